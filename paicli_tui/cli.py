@@ -1,0 +1,125 @@
+"""Entry point ``paicli-tui``: the TUI by default, headless sub-commands by name.
+
+Each sub-command lives in ``paicli_tui/commands/<module>.py`` and offers ``HELP``,
+``configure(parser)`` and ``run(args, settings) -> int``. Modules import their heavy
+dependencies inside ``run`` so that ``--help`` and start-up stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from . import __version__
+from .config import ConfigError, Settings, load_settings
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_CONFLICT = 3
+
+# sub-command name -> module under paicli_tui.commands
+COMMANDS: dict[str, str] = {
+    "exec": "exec_cmd",
+    "memory": "memory_cmd",
+    "index": "index_cmd",
+    "search": "search_cmd",
+    "graph": "graph_cmd",
+    "sessions": "sessions_cmd",
+    "context": "context_cmd",
+}
+
+
+def _available_commands() -> dict[str, str]:
+    found = {}
+    for name, module in COMMANDS.items():
+        if importlib.util.find_spec(f"paicli_tui.commands.{module}") is not None:
+            found[name] = module
+    return found
+
+
+def _load(module: str) -> ModuleType:
+    return importlib.import_module(f"paicli_tui.commands.{module}")
+
+
+def add_provider_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("model")
+    group.add_argument("--provider", help="deepseek, glm, kimi, stepfun, hunyuan, qwen, openai, "
+                       "ollama or custom")
+    group.add_argument("--model", help="model name (default: the provider's default)")
+    group.add_argument("--base-url", dest="base_url", help="override the provider's base URL")
+    group.add_argument("--window", type=int, help="context window in tokens")
+
+
+def add_project_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--project", metavar="DIR", default=None,
+                        help="project folder (default: the current directory)")
+
+
+def _flag_settings(args: argparse.Namespace) -> dict[str, object]:
+    names = ("provider", "model", "base_url", "window", "theme")
+    flags = {n: getattr(args, n, None) for n in names}
+    if getattr(args, "yes", False):
+        flags["auto_approve"] = True
+    return flags
+
+
+def _tui_parser() -> argparse.ArgumentParser:
+    commands = ", ".join(_available_commands())
+    parser = argparse.ArgumentParser(
+        prog="paicli-tui",
+        description="A terminal coding agent with long-term memory and context engineering. "
+                    f"Sub-commands: {commands} (paicli-tui COMMAND --help).",
+    )
+    parser.add_argument("--version", action="version", version=f"paicli-tui {__version__}")
+    parser.add_argument("project_dir", nargs="?", default=".", metavar="PROJECT_DIR",
+                        help="the project to open (default: the current directory)")
+    parser.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
+                        help="reopen a session (no id: pick from a list)")
+    parser.add_argument("--theme", choices=("dark", "light"))
+    add_provider_flags(parser)
+    return parser
+
+
+def _command_parser(name: str, module: ModuleType) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"paicli-tui {name}", description=module.HELP)
+    module.configure(parser)
+    return parser
+
+
+def _settings_or_exit(args: argparse.Namespace) -> Settings | None:
+    try:
+        return load_settings(_flag_settings(args))
+    except ConfigError as exc:
+        print(f"paicli-tui: {exc}", file=sys.stderr)
+        return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    available = _available_commands()
+    if argv and argv[0] in available:
+        module = _load(available[argv[0]])
+        args = _command_parser(argv[0], module).parse_args(argv[1:])
+        settings = _settings_or_exit(args)
+        if settings is None:
+            return EXIT_USAGE
+        try:
+            return int(module.run(args, settings) or 0)
+        except KeyboardInterrupt:
+            return 130
+    args = _tui_parser().parse_args(argv)
+    settings = _settings_or_exit(args)
+    if settings is None:
+        return EXIT_USAGE
+    from .app import run_app  # Textual is imported only when the TUI really starts
+
+    return run_app(settings, project_dir=args.project_dir, resume=args.resume)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

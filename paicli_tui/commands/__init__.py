@@ -1,0 +1,1 @@
+"""Headless sub-commands of the `paicli-tui` CLI, one module each."""

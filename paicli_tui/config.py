@@ -1,0 +1,240 @@
+"""Typed settings: defaults < PAICLI_HOME/config.toml < environment < command-line flags.
+
+One object, built once by the entry point and passed down; nothing reads the environment or
+the config file behind its back. Secrets are wrapped in :class:`Secret` so that a repr, a log
+line or an error message never shows them.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from .paths import HomePaths
+
+
+class Secret:
+    """A string that never prints itself."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('****')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+
+class ConfigError(ValueError):
+    """The config file or an environment variable holds a value we cannot use."""
+
+
+# Provider key variables read from the environment (DESIGN.md "Public contracts").
+PROVIDER_KEY_VARIABLES = (
+    "DEEPSEEK_API_KEY",
+    "ZHIPUAI_API_KEY",
+    "MOONSHOT_API_KEY",
+    "STEPFUN_API_KEY",
+    "HUNYUAN_API_KEY",
+    "DASHSCOPE_API_KEY",
+    "OPENAI_API_KEY",
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a user can configure. Every field documents its default and meaning."""
+
+    # --- model ---------------------------------------------------------------------------
+    provider: str | None = None
+    """Provider name from the registry (deepseek, glm, kimi, qwen, openai, ollama, custom...)."""
+    model: str | None = None
+    """Model name; None means the provider's default."""
+    base_url: str | None = None
+    """Override the provider's base URL (required for ``custom``)."""
+    api_key: Secret | None = None
+    """PAICLI_API_KEY or ``api_key`` in config.toml; else the provider's own key variable."""
+    window: int | None = None
+    """Context window in tokens; None means the provider/model's known window (128k if unknown)."""
+    light_model: str | None = None
+    """Model used for fact extraction and query rewriting; None means the main model."""
+    ollama_host: str | None = None
+    """OLLAMA_HOST, for the Ollama chat client and the Ollama embedder."""
+    request_timeout_s: float = 120.0
+    """Seconds to wait for a provider between streamed bytes."""
+    max_retries: int = 3
+    """Retries before the first streamed byte (connection errors, timeouts, 429, 5xx)."""
+
+    # --- agent ---------------------------------------------------------------------------
+    max_iterations: int = 40
+    """Model requests allowed in one user turn before the loop stops."""
+    command_timeout_s: float = 120.0
+    """Seconds an ``execute_command`` may run."""
+    auto_approve: bool = False
+    """Approve writes and commands without asking (``--yes``)."""
+
+    # --- context engine (SPEC §3–5) ----------------------------------------------------
+    offload_threshold_chars: int = 32_000
+    """Tool results longer than this are written to a file (minimum 2,000)."""
+    command_output_cap_chars: int = 2_000_000
+    """At most this much command output is captured."""
+    command_offload_chars: int = 8_000
+    """Command output longer than this is offloaded."""
+    clearing_keep_recent: int = 3
+    """Newest tool results that clearing never touches."""
+    clearing_min_chars: int = 400
+    """Tool results shorter than this are never cleared."""
+    keep_user_turns: int = 3
+    """User turns kept verbatim by an automatic summary (manual /compact keeps 1)."""
+    summary_chunk_chars: int = 60_000
+    """Largest piece of rendered history sent in one summary call."""
+    summary_partial_chars: int = 8_000
+    """Longest partial summary per chunk before the merge call."""
+    summary_fast_path: bool = False
+    """Prepare the summary in the background from 60% of the trigger (SPEC §5)."""
+
+    # --- memory (SPEC §11–16) ------------------------------------------------------------
+    memory_dice_threshold: float = 0.8
+    """Character-bigram Dice coefficient at which two memories conflict (0.99 disables)."""
+    memory_stale_days: int = 30
+    """Days after last verification when a memory is marked possibly stale."""
+    auto_extract: bool = True
+    """Extract durable facts from the person's messages after each finished turn."""
+
+    # --- code retrieval (SPEC §17) -------------------------------------------------------
+    embedder: str = "use"
+    """``use`` (offline default) or ``ollama:<model>`` (e.g. ``ollama:nomic-embed-text``)."""
+    index_uri: str | None = None
+    """LanceDB URI for the code index; None means ``<project>/.paicli/index``."""
+    search_top_k: int = 5
+    """Default number of search results (maximum 30)."""
+
+    # --- interface ------------------------------------------------------------------------
+    theme: str = "dark"
+    """``dark`` or ``light``."""
+
+    # --- not user settings: where we are and what the environment offered -------------------
+    home: HomePaths = field(default_factory=lambda: HomePaths(Path("~/.paicli").expanduser()))
+    provider_keys: Mapping[str, Secret] = field(default_factory=dict, repr=False)
+    """Provider key variables found in the environment, by variable name."""
+
+    def key_for(self, key_variable: str | None) -> Secret | None:
+        """The key to use: an explicit api_key wins over the provider's own variable."""
+        if self.api_key:
+            return self.api_key
+        if key_variable:
+            return self.provider_keys.get(key_variable)
+        return None
+
+    def with_overrides(self, **changes: Any) -> Settings:
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+_ENV_FIELDS = {
+    "PAICLI_PROVIDER": "provider",
+    "PAICLI_MODEL": "model",
+    "PAICLI_BASE_URL": "base_url",
+    "PAICLI_API_KEY": "api_key",
+    "PAICLI_WINDOW": "window",
+    "PAICLI_LIGHT_MODEL": "light_model",
+    "PAICLI_EMBEDDER": "embedder",
+    "PAICLI_THEME": "theme",
+    "OLLAMA_HOST": "ollama_host",
+}
+
+_USER_FIELDS = {f.name: f for f in fields(Settings) if f.name not in ("home", "provider_keys")}
+
+
+def _coerce(name: str, raw: Any, source: str) -> Any:
+    """Turn a file or environment value into the field's type, or say clearly what is wrong."""
+    if name == "api_key":
+        return Secret(str(raw)) if raw else None
+    default = getattr(Settings, name, None)
+    kind = type(default) if default is not None else None
+    if name == "window":
+        kind = int
+    try:
+        if kind is bool:
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
+        if kind is int:
+            return int(raw)
+        if kind is float:
+            return float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{source}: {name} must be a {kind.__name__}, got {raw!r}") from None
+    return str(raw)
+
+
+def _validate(settings: Settings) -> Settings:
+    if settings.offload_threshold_chars < 2_000:
+        raise ConfigError("offload_threshold_chars must be at least 2000")
+    if settings.window is not None and settings.window <= 0:
+        raise ConfigError("window must be a positive number of tokens")
+    if not 1 <= settings.search_top_k <= 30:
+        raise ConfigError("search_top_k must be between 1 and 30")
+    if settings.theme not in ("dark", "light"):
+        raise ConfigError("theme must be 'dark' or 'light'")
+    return settings
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Values from config.toml (missing file: none). A bad file is an error, never ignored."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    unknown = sorted(set(data) - set(_USER_FIELDS))
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting(s): {', '.join(unknown)}")
+    return {k: _coerce(k, v, str(path)) for k, v in data.items()}
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
+    """Build the settings from defaults, the config file, the environment and flags, in order."""
+    env = dict(os.environ if env is None else env)
+    home = HomePaths.from_env(env)
+    values: dict[str, Any] = {}
+    values.update(read_config_file(home.config_file))
+    for variable, name in _ENV_FIELDS.items():
+        if env.get(variable):
+            values[name] = _coerce(name, env[variable], f"environment variable {variable}")
+    for name, value in (flags or {}).items():
+        if value is None:
+            continue
+        if name not in _USER_FIELDS:
+            raise ConfigError(f"unknown flag setting {name!r}")
+        values[name] = _coerce(name, value, f"--{name.replace('_', '-')}")
+    keys = {v: Secret(env[v]) for v in PROVIDER_KEY_VARIABLES if env.get(v)}
+    return _validate(Settings(home=home, provider_keys=keys, **values))

@@ -1,0 +1,1 @@
+"""The agent core: plain async Python, no Textual import anywhere below here."""

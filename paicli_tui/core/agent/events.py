@@ -1,0 +1,125 @@
+"""Typed events the agent loop yields; the UI and headless runner only consume these.
+
+Every event has a ``type`` string used in ``paicli-tui exec --json`` output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Literal
+
+ToolStatus = Literal["running", "done", "denied", "failed"]
+
+
+@dataclass(frozen=True)
+class AgentEvent:
+    type: ClassVar[str] = "event"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class TurnStarted(AgentEvent):
+    type: ClassVar[str] = "turn_started"
+    session: str
+    user_input: str
+
+
+@dataclass(frozen=True)
+class RequestStarted(AgentEvent):
+    """A model request is about to be sent (after compaction)."""
+
+    type: ClassVar[str] = "request_started"
+    iteration: int
+    estimated_tokens: int
+    window: int
+    clearing_trigger: int
+    compaction_trigger: int
+
+
+@dataclass(frozen=True)
+class TextDelta(AgentEvent):
+    type: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta(AgentEvent):
+    type: ClassVar[str] = "reasoning_delta"
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantMessage(AgentEvent):
+    """The complete assistant message once its stream ended."""
+
+    type: ClassVar[str] = "assistant_message"
+    content: str
+    reasoning: str | None = None
+    tool_call_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolCallStarted(AgentEvent):
+    type: ClassVar[str] = "tool_call_started"
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ToolCallFinished(AgentEvent):
+    type: ClassVar[str] = "tool_call_finished"
+    call_id: str
+    name: str
+    status: ToolStatus
+    preview: str
+    """The first lines of what entered the history (after the boundary wrapper)."""
+    chars: int = 0
+    offload_path: str | None = None
+
+
+@dataclass(frozen=True)
+class ContextCompacted(AgentEvent):
+    type: ClassVar[str] = "context_compacted"
+    tier: str
+    """``offload``, ``clearing`` or ``summary``."""
+    tokens_before: int
+    tokens_after: int
+    detail: str = ""
+    summary: str | None = None
+
+
+@dataclass(frozen=True)
+class Usage(AgentEvent):
+    type: ClassVar[str] = "usage"
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int = 0
+    estimated_prompt_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class MemoryNotice(AgentEvent):
+    """A memory was saved, refused, or extracted in the background."""
+
+    type: ClassVar[str] = "memory"
+    action: str
+    detail: str
+    ids: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class TurnFinished(AgentEvent):
+    type: ClassVar[str] = "turn_finished"
+    session: str
+    reason: Literal["done", "cancelled", "max_iterations", "error"]
+    final_text: str = ""
+
+
+@dataclass(frozen=True)
+class AgentError(AgentEvent):
+    type: ClassVar[str] = "error"
+    message: str
+    recoverable: bool = True

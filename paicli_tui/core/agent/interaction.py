@@ -1,0 +1,57 @@
+"""What the agent may ask the person: awaitable callbacks handed to the core.
+
+The TUI answers with a modal; headless mode answers from its flags. The core only awaits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ApprovalDecision(StrEnum):
+    ONCE = "once"
+    ALWAYS = "always"
+    """Approve this tool for the rest of the session."""
+    DENY = "deny"
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    tool: str
+    summary: str
+    """One line: the command, or 'write path/to/file'."""
+    detail: str = ""
+    """The full command text or a unified diff of the change."""
+
+
+@dataclass(frozen=True)
+class ConflictEntry:
+    id: str
+    content: str
+
+
+class ConflictDecision(StrEnum):
+    REPLACE = "replace"
+    KEEP_BOTH = "keep_both"
+    CANCEL = "cancel"
+
+
+@dataclass(frozen=True)
+class ConflictRequest:
+    new_content: str
+    existing: tuple[ConflictEntry, ...]
+
+
+ApprovalCallback = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
+ConflictCallback = Callable[[ConflictRequest], Awaitable[tuple[ConflictDecision, str | None]]]
+"""Returns the decision and, for REPLACE, the id of the entry to replace."""
+
+
+async def deny_all(request: ApprovalRequest) -> ApprovalDecision:
+    return ApprovalDecision.DENY
+
+
+async def approve_all(request: ApprovalRequest) -> ApprovalDecision:
+    return ApprovalDecision.ONCE

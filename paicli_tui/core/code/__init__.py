@@ -1,0 +1,1 @@
+"""code layer of the core."""

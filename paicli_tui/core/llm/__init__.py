@@ -1,0 +1,1 @@
+"""llm layer of the core."""

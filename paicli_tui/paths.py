@@ -1,0 +1,106 @@
+"""Every on-disk location the program uses.
+
+Files outside a project live under PAICLI_HOME (default ``~/.paicli``); files that belong to a
+project live under ``<project>/.paicli/``. Nothing here touches the disk: callers create what
+they write, when they write it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+def normalise_project_root(path: str | os.PathLike[str]) -> Path:
+    """One directory is one project however it was reached (relative, trailing slash, symlink)."""
+    return Path(os.path.realpath(os.path.abspath(os.path.expanduser(os.fspath(path)))))
+
+
+@dataclass(frozen=True)
+class HomePaths:
+    """Locations under PAICLI_HOME, shared by every project."""
+
+    home: Path
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> HomePaths:
+        env = os.environ if env is None else env
+        raw = env.get("PAICLI_HOME") or "~/.paicli"
+        return cls(Path(os.path.abspath(os.path.expanduser(raw))))
+
+    @property
+    def config_file(self) -> Path:
+        return self.home / "config.toml"
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.home / "memory"
+
+    @property
+    def memory_file(self) -> Path:
+        return self.memory_dir / "long_term_memory.json"
+
+    @property
+    def history_raw_dir(self) -> Path:
+        return self.home / "history" / "raw"
+
+    def session_ledger(self, session_id: str) -> Path:
+        return self.history_raw_dir / f"{session_id}.jsonl"
+
+    @property
+    def global_rules_file(self) -> Path:
+        return self.home / "PAI.md"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    @property
+    def jieba_cache_dir(self) -> Path:
+        return self.cache_dir / "jieba"
+
+    @property
+    def lance_language_model_home(self) -> Path:
+        return self.cache_dir / "lance-language-models"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.home / "logs"
+
+
+@dataclass(frozen=True)
+class ProjectPaths:
+    """Locations inside one project (its root is normalised on construction)."""
+
+    root: Path
+
+    @classmethod
+    def for_dir(cls, path: str | os.PathLike[str]) -> ProjectPaths:
+        return cls(normalise_project_root(path))
+
+    @property
+    def dot_dir(self) -> Path:
+        return self.root / ".paicli"
+
+    @property
+    def tool_outputs_dir(self) -> Path:
+        return self.dot_dir / "tool-outputs"
+
+    def session_tool_outputs(self, session_id: str) -> Path:
+        return self.tool_outputs_dir / session_id
+
+    @property
+    def index_dir(self) -> Path:
+        return self.dot_dir / "index"
+
+    def rules_files(self, home: HomePaths) -> list[Path]:
+        """PAI.md locations in the order they are concatenated (SPEC §10)."""
+        return [
+            home.global_rules_file,
+            self.root / "PAI.md",
+            self.dot_dir / "PAI.md",
+            self.root / "PAI.local.md",
+            self.dot_dir / "PAI.local.md",
+        ]

@@ -1,0 +1,1 @@
+"""Textual user interface: screens, widgets and modals that render core events."""

@@ -1,0 +1,73 @@
+"""Shared fixtures: every test runs with a temporary PAICLI_HOME and no outside network."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from pathlib import Path
+
+import pytest
+
+from paicli_tui.config import Settings, load_settings
+
+
+def _is_loopback(address: object) -> bool:
+    if not isinstance(address, tuple) or not address:
+        return True  # unix sockets and the like
+    host = address[0]
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class NetworkBlocked(RuntimeError):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any accidental connection outside 127.0.0.0/8 fails loudly."""
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guarded_connect(self: socket.socket, address: object) -> object:
+        if not _is_loopback(address):
+            raise NetworkBlocked(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    def guarded_connect_ex(self: socket.socket, address: object) -> object:
+        if not _is_loopback(address):
+            raise NetworkBlocked(f"test tried to reach the network: {address!r}")
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
+
+
+@pytest.fixture(autouse=True)
+def paicli_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh PAICLI_HOME for every test; provider keys from the real environment removed."""
+    home = tmp_path_factory.mktemp("paicli-home")
+    monkeypatch.setenv("PAICLI_HOME", str(home))
+    for variable in ("PAICLI_PROVIDER", "PAICLI_MODEL", "PAICLI_BASE_URL", "PAICLI_API_KEY",
+                     "PAICLI_WINDOW", "PAICLI_LIGHT_MODEL", "PAICLI_EMBEDDER", "PAICLI_THEME",
+                     "OLLAMA_HOST", "DEEPSEEK_API_KEY", "ZHIPUAI_API_KEY", "MOONSHOT_API_KEY",
+                     "STEPFUN_API_KEY", "HUNYUAN_API_KEY", "DASHSCOPE_API_KEY",
+                     "OPENAI_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    return home
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    return project
+
+
+@pytest.fixture
+def settings(paicli_home: Path) -> Settings:
+    return load_settings({}, {"PAICLI_HOME": str(paicli_home)})

@@ -1,0 +1,69 @@
+"""Settings precedence (defaults < file < env < flags), validation and secret hiding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from paicli_tui.config import ConfigError, Secret, load_settings
+
+
+def _home(tmp_path: Path, toml: str | None = None) -> dict[str, str]:
+    if toml is not None:
+        (tmp_path / "config.toml").write_text(toml, encoding="utf-8")
+    return {"PAICLI_HOME": str(tmp_path)}
+
+
+def test_defaults(tmp_path: Path) -> None:
+    s = load_settings({}, _home(tmp_path))
+    assert s.provider is None and s.window is None
+    assert s.offload_threshold_chars == 32_000
+    assert s.home.home == tmp_path
+    assert not (tmp_path / "config.toml").exists(), "loading settings must create nothing"
+
+
+@pytest.mark.parametrize(
+    ("toml", "env", "flags", "expected"),
+    [
+        (None, {}, {}, None),
+        ('model = "from-file"', {}, {}, "from-file"),
+        ('model = "from-file"', {"PAICLI_MODEL": "from-env"}, {}, "from-env"),
+        ('model = "from-file"', {"PAICLI_MODEL": "from-env"}, {"model": "from-flag"}, "from-flag"),
+        (None, {}, {"model": None}, None),
+    ],
+)
+def test_precedence(tmp_path: Path, toml, env, flags, expected) -> None:
+    s = load_settings(flags, {**_home(tmp_path, toml), **env})
+    assert s.model == expected
+
+
+def test_types_are_coerced(tmp_path: Path) -> None:
+    s = load_settings({}, {**_home(tmp_path, "auto_extract = false\n"), "PAICLI_WINDOW": "16000"})
+    assert s.window == 16_000 and s.auto_extract is False
+
+
+@pytest.mark.parametrize(
+    ("toml", "env", "message"),
+    [
+        ("model = ", {}, "not valid TOML"),
+        ("colour = 1", {}, "unknown setting"),
+        (None, {"PAICLI_WINDOW": "lots"}, "PAICLI_WINDOW"),
+        ("offload_threshold_chars = 100", {}, "at least 2000"),
+        ('theme = "pink"', {}, "theme"),
+    ],
+)
+def test_bad_values_are_clear_errors(tmp_path: Path, toml, env, message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_settings({}, {**_home(tmp_path, toml), **env})
+
+
+def test_secrets_never_print(tmp_path: Path) -> None:
+    env = {**_home(tmp_path), "PAICLI_API_KEY": "sk-live-123", "DEEPSEEK_API_KEY": "sk-ds-456"}
+    s = load_settings({}, env)
+    text = repr(s) + str(s) + repr(s.provider_keys)
+    assert "sk-live-123" not in text and "sk-ds-456" not in text
+    assert s.key_for("DEEPSEEK_API_KEY") == Secret("sk-live-123"), "explicit key wins"
+    s2 = load_settings({}, {**_home(tmp_path), "DEEPSEEK_API_KEY": "sk-ds-456"})
+    assert s2.key_for("DEEPSEEK_API_KEY").reveal() == "sk-ds-456"
+    assert s2.key_for("OPENAI_API_KEY") is None
