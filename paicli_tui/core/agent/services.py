@@ -1,0 +1,58 @@
+"""Seams between the agent loop and the other core layers.
+
+The loop is written against these small protocols so that memory and code retrieval can be
+plugged in (or left out in tests) without the loop importing their heavy dependencies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..llm.base import TextCompleter
+from .tool_base import SessionState, Tool, ToolOutput
+
+
+@dataclass(frozen=True)
+class ProjectRules:
+    """The concatenated PAI.md text and which files it came from (SPEC §10)."""
+
+    text: str
+    files: tuple[str, ...] = field(default_factory=tuple)
+    truncated: bool = False
+
+
+class MemoryService(Protocol):
+    """Long-term memory as the agent loop sees it (implemented in core.memory)."""
+
+    def project_rules(self) -> ProjectRules:
+        """PAI.md text for the system prompt's project context."""
+        ...
+
+    def injection_block(self, query: str, budget_tokens: int) -> str:
+        """Memories relevant to ``query`` as the block placed in the newest user turn
+        ('' when nothing qualifies)."""
+        ...
+
+    def tools(self) -> Sequence[Tool]:
+        """Agent tools this service contributes (save_memory)."""
+        ...
+
+    def note_tool_result(self, tool_name: str, arguments: dict, output: ToolOutput,
+                         session: SessionState) -> None:
+        """Watch every tool result for external content (SPEC §16)."""
+        ...
+
+    async def after_turn(self, user_input: str, session: SessionState,
+                         complete: TextCompleter | None) -> list[str]:
+        """Automatic fact extraction after a finished top-level turn; returns saved ids."""
+        ...
+
+
+class CodeService(Protocol):
+    """Code retrieval as the agent loop sees it (implemented in core.code)."""
+
+    def tools(self) -> Sequence[Tool]:
+        """grep_code, glob_files, search_code, code_graph."""
+        ...

@@ -1,0 +1,75 @@
+"""What the rest of the core needs from a model, independent of the provider.
+
+Context summaries, fact extraction and query rewriting only need "send a system prompt and a
+user text, get text back": a :data:`TextCompleter`. The agent loop needs streaming with tools:
+a :class:`ChatClient`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..messages import Message, ToolCall
+
+TextCompleter = Callable[[str, str], Awaitable[str]]
+"""``await complete(system_prompt, user_text) -> answer text`` (raises LLMError on failure)."""
+
+
+class LLMError(Exception):
+    """A provider failed. The message is safe to show: it never contains a key."""
+
+
+class ContextLengthExceeded(LLMError):
+    """The provider refused the request as too long (HTTP 400 'context length')."""
+
+
+class StreamInterrupted(LLMError):
+    """The stream ended without [DONE] or a finish reason: the reply is incomplete."""
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class StreamDelta:
+    """One piece of a streamed reply: text, reasoning, or both empty."""
+
+    text: str = ""
+    reasoning: str = ""
+
+
+@dataclass(frozen=True)
+class StreamDone:
+    """The assembled reply once the stream ended properly."""
+
+    message: Message
+    finish_reason: str | None
+    usage: UsageReport | None = None
+    tool_calls: tuple[ToolCall, ...] = field(default_factory=tuple)
+
+
+StreamEvent = StreamDelta | StreamDone
+
+
+class ChatClient(Protocol):
+    provider: str
+    model: str
+    window: int
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[dict[str, Any]] = (),
+        *,
+        model: str | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Stream one reply; the last event is a StreamDone, or an LLMError is raised."""
+        ...
+
+    async def aclose(self) -> None: ...
