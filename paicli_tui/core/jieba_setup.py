@@ -1,0 +1,39 @@
+"""Load jieba once, quietly, with its cache under PAICLI_HOME.
+
+jieba writes its dictionary cache to the system temp dir and logs to stderr by default; both
+are wrong for a full-screen app. Import is deferred until a caller first needs segmentation.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from types import ModuleType
+
+from ..paths import HomePaths
+
+_lock = threading.Lock()
+_jieba: ModuleType | None = None
+
+
+def get_jieba(home: HomePaths | None = None) -> ModuleType:
+    """The initialised jieba module (first call pays ~1 s to load the dictionary)."""
+    global _jieba
+    if _jieba is not None:
+        return _jieba
+    with _lock:
+        if _jieba is None:
+            import jieba
+
+            jieba.setLogLevel(logging.WARNING)
+            if home is not None:
+                home.jieba_cache_dir.mkdir(parents=True, exist_ok=True)
+                jieba.dt.tmp_dir = str(home.jieba_cache_dir)
+            jieba.initialize()
+            _jieba = jieba
+    return _jieba
+
+
+def cut_words(text: str, home: HomePaths | None = None) -> list[str]:
+    """jieba tokens of ``text`` with whitespace-only tokens dropped."""
+    return [t for t in get_jieba(home).lcut(text) if t.strip()]
