@@ -1,0 +1,58 @@
+"""The tool-result boundary (SPEC §9): tool output is data, never instructions.
+
+Every tool result entering the history is wrapped in a ``<tool_result>`` tag marked
+untrusted; anything inside that looks like the tag itself is escaped so the content cannot
+close the wrapper early and pose as the program or the person.
+"""
+
+from __future__ import annotations
+
+import re
+
+_OPEN = '<tool_result tool="{name}" trust="untrusted-data">'
+_CLOSE = "</tool_result>"
+# Both the opening and closing forms, any letter case (models and HTML are case-blind).
+_TAG_INSIDE = re.compile(r"<(/?tool_result)", re.IGNORECASE)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_HEAD = re.compile(r'\A\s*<tool_result tool="([^"]*)"')
+
+
+def clean_text(text: str) -> str:
+    """Text safe to encode as UTF-8: lone surrogates (undecodable bytes read with
+    ``surrogateescape``) become U+FFFD instead of crashing JSON encoding later."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def _escape_attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+def _unescape_attr(value: str) -> str:
+    return value.replace("&lt;", "<").replace("&quot;", '"').replace("&amp;", "&")
+
+
+def escape_content(content: str) -> str:
+    """Escape every ``<tool_result`` / ``</tool_result`` inside ``content`` (``<`` → ``&lt;``)."""
+    return _TAG_INSIDE.sub(r"&lt;\1", content)
+
+
+def wrap_tool_result(tool_name: str, content: str) -> str:
+    """``content`` wrapped as an untrusted tool result; the wrapper cannot be closed from
+    inside, and undecodable characters are replaced."""
+    body = escape_content(clean_text(content))
+    return f"{_OPEN.format(name=_escape_attr(clean_text(tool_name)))}\n{body}\n{_CLOSE}"
+
+
+def tool_name_from_boundary(content: str) -> str | None:
+    """The tool name from a wrapped result's opening tag, or None if it is not wrapped."""
+    match = _HEAD.match(content)
+    return _unescape_attr(match.group(1)) if match else None
+
+
+def is_wrapped(content: str) -> bool:
+    """True when ``content`` starts with the boundary tag."""
+    return _HEAD.match(content) is not None
