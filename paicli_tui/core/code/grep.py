@@ -1,0 +1,269 @@
+"""grep_code: keyword or regex search over the project tree, ``path:line`` hits with context.
+
+Two backends find the matching lines — ripgrep when it is on PATH, a Python scanner
+otherwise — and one formatter turns them into text, so both give the same answer: same file
+set (.gitignore honoured, .git/ and .paicli/ skipped, binary and huge files skipped), same
+order (path, then line), same cap.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .ignore import (
+    ALWAYS_SKIPPED_DIRS,
+    MAX_FILE_BYTES,
+    glob_to_regex,
+    is_binary_bytes,
+    walk_project_files,
+)
+
+DEFAULT_MAX_MATCHES = 50
+MAX_MATCHES_LIMIT = 500
+MAX_CONTEXT = 10
+MAX_LINE_CHARS = 400
+"""Long (minified, generated) lines are cut so one hit cannot flood the result."""
+
+
+class GrepError(ValueError):
+    """The pattern or a path argument cannot be used (message says why)."""
+
+
+@dataclass(frozen=True)
+class GrepOptions:
+    pattern: str
+    regex: bool = True
+    """False: the pattern is a literal string."""
+    ignore_case: bool = False
+    context: int = 2
+    """Lines shown before and after every hit."""
+    path: str = ""
+    """Project-relative folder or file to search in ('' = the whole project)."""
+    glob: str = ""
+    """Only files whose path matches this glob (``*.java``, ``src/**/*.py``)."""
+    max_matches: int = DEFAULT_MAX_MATCHES
+
+
+@dataclass(frozen=True)
+class GrepMatch:
+    path: str
+    line: int
+    """1-based."""
+
+
+@dataclass
+class GrepResult:
+    matches: list[GrepMatch]
+    """Shown matches, sorted by path then line."""
+    total: int
+    """Matching lines found (may exceed ``len(matches)``)."""
+    files: int
+    """Files with at least one match."""
+    backend: str
+    text: str = ""
+    lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
+
+
+def compile_pattern(options: GrepOptions) -> re.Pattern[str]:
+    """The Python regex equivalent of the options, or GrepError with a clear message."""
+    if not options.pattern:
+        raise GrepError("the search pattern is empty")
+    source = options.pattern if options.regex else re.escape(options.pattern)
+    try:
+        return re.compile(source, re.IGNORECASE if options.ignore_case else 0)
+    except re.error as exc:
+        raise GrepError(f"invalid regular expression {options.pattern!r}: {exc}") from None
+
+
+def glob_matcher(pattern: str) -> re.Pattern[str] | None:
+    """Compiled matcher for an include glob; a glob without '/' matches the file name."""
+    pattern = pattern.strip()
+    if not pattern:
+        return None
+    body = glob_to_regex(pattern.lstrip("/"))
+    if "/" not in pattern:
+        body = "(?:.*/)?" + body
+    return re.compile(body, re.DOTALL)
+
+
+def safe_relative(root: Path, path: str) -> str:
+    """``path`` as a project-relative '/' path, refusing anything that leaves the project."""
+    if not path or path in (".", "./"):
+        return ""
+    candidate = Path(path)
+    full = candidate if candidate.is_absolute() else root / candidate
+    resolved_root = root.resolve()
+    try:
+        rel = full.resolve().relative_to(resolved_root)
+    except ValueError:
+        raise GrepError(f"path {path!r} is outside the project") from None
+    text = rel.as_posix()
+    return "" if text == "." else text
+
+
+def _read_text_file(full: Path) -> list[str] | None:
+    """Lines of a searchable file, or None for binary / huge / unreadable files."""
+    try:
+        if full.stat().st_size > MAX_FILE_BYTES:
+            return None
+        data = full.read_bytes()
+    except OSError:
+        return None
+    if is_binary_bytes(data):
+        return None
+    text = data.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _python_backend(root: Path, options: GrepOptions, start: str,
+                    per_file_cap: int) -> dict[str, list[int]]:
+    pattern = compile_pattern(options)
+    include = glob_matcher(options.glob)
+    hits: dict[str, list[int]] = {}
+    for rel in walk_project_files(root, start):
+        if include is not None and not include.fullmatch(rel):
+            continue
+        lines = _read_text_file(root / rel)
+        if lines is None:
+            continue
+        found = [i + 1 for i, line in enumerate(lines) if pattern.search(line)]
+        if found:
+            hits[rel] = found[:per_file_cap]
+    return hits
+
+
+def ripgrep_path() -> str | None:
+    """The ripgrep executable, when installed."""
+    return shutil.which("rg")
+
+
+def _ripgrep_backend(rg: str, root: Path, options: GrepOptions, start: str,
+                     per_file_cap: int) -> dict[str, list[int]] | None:
+    """Matches from ripgrep, or None when it cannot run this pattern (then Python scans)."""
+    compile_pattern(options)  # same validation and error text as the Python scanner
+    args = [rg, "--json", "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot",
+            "--no-ignore-exclude", "--no-ignore-global", "--no-ignore-parent",
+            "--max-filesize", str(MAX_FILE_BYTES), "--max-count", str(per_file_cap)]
+    for name in sorted(ALWAYS_SKIPPED_DIRS):
+        args += ["--glob", f"!{name}/"]
+    if options.ignore_case:
+        args.append("--ignore-case")
+    else:
+        args.append("--case-sensitive")
+    if not options.regex:
+        args.append("--fixed-strings")
+    args += ["--regexp", options.pattern, "--", start or "."]
+    try:
+        proc = subprocess.run(args, cwd=root, capture_output=True, timeout=120,
+                              env={**os.environ, "RIPGREP_CONFIG_PATH": ""})
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode not in (0, 1):  # 2: regex rg cannot compile (look-around, ...)
+        return None
+    include = glob_matcher(options.glob)
+    hits: dict[str, list[int]] = {}
+    for raw in proc.stdout.splitlines():
+        if b'"type":"match"' not in raw:
+            continue
+        event = json.loads(raw)["data"]
+        path_field = event["path"]
+        rel = path_field.get("text")
+        if rel is None:
+            continue  # a non-UTF-8 file name: the Python scanner would not see it either
+        rel = rel[2:] if rel.startswith("./") else rel
+        if include is not None and not include.fullmatch(rel):
+            continue
+        hits.setdefault(rel, []).append(int(event["line_number"]))
+    return hits
+
+
+def _format(root: Path, hits: dict[str, list[int]], options: GrepOptions,
+            backend: str) -> GrepResult:
+    cap = max(1, min(options.max_matches, MAX_MATCHES_LIMIT))
+    context = max(0, min(options.context, MAX_CONTEXT))
+    shown: list[GrepMatch] = []
+    total = 0
+    files = 0
+    blocks: list[str] = []
+    file_lines: dict[str, list[str]] = {}
+    for rel in sorted(hits):
+        lines = _read_text_file(root / rel)
+        if lines is None:  # binary past ripgrep's first buffer, or changed meanwhile
+            continue
+        numbers = sorted(set(hits[rel]))
+        files += 1
+        total += len(numbers)
+        room = cap - len(shown)
+        if room <= 0:
+            continue
+        numbers = numbers[:room]
+        file_lines[rel] = lines
+        shown.extend(GrepMatch(rel, n) for n in numbers)
+        blocks.append(_render_file(rel, lines, set(numbers), context))
+    result = GrepResult(shown, total, files, backend, lines=file_lines)
+    if not shown:
+        result.text = f"No matches for {options.pattern!r}."
+        return result
+    text = "\n--\n".join(blocks)
+    if total > len(shown):
+        text += (f"\n[{total - len(shown)} more matching lines in {files} files not shown; "
+                 "narrow the pattern, the path or the glob]")
+    result.text = text
+    return result
+
+
+def _render_file(rel: str, lines: list[str], numbers: set[int], context: int) -> str:
+    keep: set[int] = set()
+    for n in numbers:
+        keep.update(range(max(1, n - context), min(len(lines), n + context) + 1))
+    out: list[str] = []
+    previous = 0
+    for n in sorted(keep):
+        if previous and n > previous + 1:
+            out.append("--")
+        text = lines[n - 1]
+        if len(text) > MAX_LINE_CHARS:
+            text = text[:MAX_LINE_CHARS] + " …"
+        sep = ":" if n in numbers else "-"
+        out.append(f"{rel}{sep}{n}{sep}{text}")
+        previous = n
+    return "\n".join(out)
+
+
+def grep_code(root: Path, options: GrepOptions, *, use_ripgrep: bool | None = None) -> GrepResult:
+    """Search the project; ``use_ripgrep=None`` picks ripgrep when it is installed.
+
+    Raises GrepError for an empty or invalid pattern or a path outside the project.
+    """
+    root = Path(root)
+    start = safe_relative(root, options.path)
+    if start and not (root / start).exists():
+        raise GrepError(f"path {options.path!r} does not exist in the project")
+    per_file_cap = max(1, min(options.max_matches, MAX_MATCHES_LIMIT)) + 1
+    rg = ripgrep_path() if use_ripgrep in (None, True) else None
+    if use_ripgrep and rg is None:
+        raise GrepError("ripgrep (rg) is not installed")
+    hits = None
+    backend = "python"
+    if rg is not None:
+        hits = _ripgrep_backend(rg, root, options, start, per_file_cap)
+        backend = "ripgrep"
+    if hits is None:
+        hits = _python_backend(root, options, start, per_file_cap)
+        backend = "python"
+    return _format(root, hits, options, backend)
+
+
+def matches_as_pairs(result: GrepResult) -> Iterable[tuple[str, int]]:
+    """(path, line) of every shown match — handy for comparing backends."""
+    return [(m.path, m.line) for m in result.matches]

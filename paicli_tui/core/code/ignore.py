@@ -1,0 +1,201 @@
+""".gitignore semantics and the one project walk every code tool shares.
+
+grep_code, glob_files and the index must agree on which files exist, so they all list files
+through :func:`walk_project_files`. ``.git/`` and ``.paicli/`` are never entered.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".paicli"})
+"""Directory names never searched or indexed, whatever .gitignore says."""
+
+MAX_FILE_BYTES = 1_000_000
+"""Files larger than this are skipped by grep and the index (generated or data files)."""
+
+
+def glob_to_regex(pattern: str) -> str:
+    """Regex body (no anchors) for a gitignore-style glob over '/'-separated paths.
+
+    ``*`` and ``?`` never cross '/', ``**/`` matches any number of leading directories,
+    ``/**`` everything below, ``[...]`` is a character class (``[!x]`` negates).
+    """
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**", i):
+                at_start = i == 0 or pattern[i - 1] == "/"
+                j = i + 2
+                if at_start and j < n and pattern[j] == "/":
+                    out.append("(?:.*/)?")
+                    i = j + 1
+                    continue
+                if at_start and j == n:
+                    out.append(".*")
+                    i = j
+                    continue
+                out.append("[^/]*")
+                i = j
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 2)
+            if j == -1:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1 : j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class IgnoreRule:
+    base: str
+    """Directory of the .gitignore file, project-relative ('' for the root)."""
+    regex: re.Pattern[str]
+    negate: bool
+    dir_only: bool
+
+    def matches(self, rel_path: str, is_dir: bool) -> bool:
+        if self.dir_only and not is_dir:
+            return False
+        if self.base:
+            prefix = self.base + "/"
+            if not rel_path.startswith(prefix):
+                return False
+            rel_path = rel_path[len(prefix) :]
+        return self.regex.fullmatch(rel_path) is not None
+
+
+def parse_gitignore(text: str, base: str = "") -> list[IgnoreRule]:
+    """Rules of one .gitignore file whose directory is ``base`` (project-relative)."""
+    rules: list[IgnoreRule] = []
+    for raw in text.splitlines():
+        line = raw.rstrip("\n\r")
+        if not line or line.startswith("#"):
+            continue
+        # trailing spaces are ignored unless escaped with a backslash
+        stripped = line.rstrip(" ")
+        if stripped.endswith("\\") and len(stripped) < len(line):
+            stripped += " "
+        line = stripped
+        negate = line.startswith("!")
+        if negate:
+            line = line[1:]
+        elif line.startswith("\\!") or line.startswith("\\#"):
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        line = line.lstrip("/")
+        body = glob_to_regex(line)
+        if not anchored:
+            body = "(?:.*/)?" + body
+        rules.append(IgnoreRule(base, re.compile(body, re.DOTALL), negate, dir_only))
+    return rules
+
+
+@dataclass
+class IgnoreMatcher:
+    """All .gitignore rules seen so far; the last matching rule wins (as in git)."""
+
+    rules: list[IgnoreRule] = field(default_factory=list)
+
+    def add_file(self, path: Path, base: str) -> None:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return
+        self.rules.extend(parse_gitignore(text, base))
+
+    def is_ignored(self, rel_path: str, is_dir: bool) -> bool:
+        ignored = False
+        for rule in self.rules:
+            if rule.matches(rel_path, is_dir):
+                ignored = not rule.negate
+        return ignored
+
+
+def is_binary_bytes(data: bytes) -> bool:
+    """A NUL byte anywhere means binary (the rule ripgrep uses too)."""
+    return b"\0" in data
+
+
+def walk_project_files(root: Path, start: str = "",
+                       skip_dirs: frozenset[str] = ALWAYS_SKIPPED_DIRS) -> Iterator[str]:
+    """Project-relative paths ('/'-separated) of every non-ignored regular file.
+
+    ``start`` limits the walk to a sub-folder or one file (project-relative); the .gitignore
+    files of its parents still apply. Symlinks are skipped, as ripgrep does by default (no
+    loops, no escape from the project). Order: a folder's files, then its sub-folders.
+    """
+    root = Path(root)
+    matcher = IgnoreMatcher()
+    start = start.strip("/")
+    # .gitignore files on the way down to ``start`` apply to it as well
+    parts = [p for p in start.split("/") if p] if start else []
+    matcher.add_file(root / ".gitignore", "")
+    for depth in range(1, len(parts)):
+        base = "/".join(parts[:depth])
+        matcher.add_file(root / base / ".gitignore", base)
+    for depth in range(1, len(parts) + 1):
+        rel = "/".join(parts[:depth])
+        if parts[depth - 1] in skip_dirs:
+            return
+        is_dir = (root / rel).is_dir()
+        if matcher.is_ignored(rel, is_dir):
+            return
+    first = root / start if start else root
+    if first.is_file():
+        yield start
+        return
+    yield from _walk_dir(root, start, matcher, skip_dirs)
+
+
+def _walk_dir(root: Path, rel_dir: str, matcher: IgnoreMatcher,
+              skip_dirs: frozenset[str]) -> Iterator[str]:
+    directory = root / rel_dir if rel_dir else root
+    if rel_dir:
+        matcher.add_file(directory / ".gitignore", rel_dir)
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError:
+        return
+    subdirs: list[str] = []
+    for entry in entries:
+        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name in skip_dirs or matcher.is_ignored(rel, True):
+                    continue
+                subdirs.append(rel)
+            elif entry.is_file(follow_symlinks=False):
+                if not matcher.is_ignored(rel, False):
+                    yield rel
+        except OSError:
+            continue
+    for sub in subdirs:
+        # rules of a sub-folder's .gitignore must not leak into its siblings
+        saved = len(matcher.rules)
+        yield from _walk_dir(root, sub, matcher, skip_dirs)
+        del matcher.rules[saved:]
