@@ -1,0 +1,144 @@
+"""Tier 1 — offload huge tool results to a file before they enter the history (SPEC §3).
+
+Lossless: the full text goes to ``<project>/.paicli/tool-outputs/<session>/NNN-tool.txt`` and
+the history gets a notice with the path, how to page through it with ``read_file``, and the
+head and tail of the output. If the file cannot be written the notice keeps the same previews
+and says the middle was dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...config import Settings
+from ...paths import ProjectPaths
+from ..agent.tool_base import SessionState
+from .boundary import clean_text
+
+HEAD_CHARS = 2_000
+TAIL_CHARS = 800
+READ_BACK_LINES = 200
+TOOL_OUTPUTS_PREFIX = ".paicli/tool-outputs/"
+
+# The notice names the file in a fixed form so clearing can keep the path later.
+_SAVED_IN = re.compile(r"Full output saved in: (\S+)")
+
+
+@dataclass(frozen=True)
+class OffloadResult:
+    """What goes into the history for one tool result, and what happened to the original."""
+
+    content: str
+    """The text for the history (not yet wrapped by the boundary)."""
+    offload_path: str | None
+    """Project-relative path of the saved full output, or None."""
+    original_chars: int
+    truncated: bool
+    """True when the history text is shorter than the original (offloaded or cut)."""
+
+
+def offload_path_in(text: str) -> str | None:
+    """The saved-output path named in an offload notice, or None."""
+    match = _SAVED_IN.search(text)
+    return match.group(1) if match else None
+
+
+def reads_tool_outputs(arguments: Mapping[str, Any]) -> bool:
+    """True when any path-like argument points under ``.paicli/tool-outputs/``."""
+    for value in arguments.values():
+        if isinstance(value, str):
+            normal = value.replace("\\", "/")
+            if normal.startswith(TOOL_OUTPUTS_PREFIX) or f"/{TOOL_OUTPUTS_PREFIX}" in normal:
+                return True
+    return False
+
+
+def _must_bypass(tool_name: str, arguments: Mapping[str, Any], bypass: bool) -> bool:
+    if bypass or reads_tool_outputs(arguments):
+        return True
+    # A paged read_file already asked for a bounded slice; offloading it would loop.
+    return tool_name == "read_file" and any(
+        arguments.get(key) is not None for key in ("offset", "limit")
+    )
+
+
+def _safe_name(tool_name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", tool_name)[:60] or "tool"
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
+
+
+def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,
+                  text: str) -> str:
+    """Save ``text`` and return its project-relative path (raises OSError on failure)."""
+    outputs = project.tool_outputs_dir
+    folder = project.session_tool_outputs(session.session_id)
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = outputs / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n", encoding="utf-8")
+    session.tool_output_counter += 1
+    name = f"{session.tool_output_counter:03d}-{_safe_name(tool_name)}.txt"
+    (folder / name).write_text(text, encoding="utf-8")
+    return f"{TOOL_OUTPUTS_PREFIX}{session.session_id}/{name}"
+
+
+def _notice(tool_name: str, text: str, head: int, path: str | None, error: str | None) -> str:
+    chars, lines = len(text), _line_count(text)
+    shown_head, shown_tail = text[:head], text[-TAIL_CHARS:]
+    if path is not None:
+        first = (
+            f"[Large output from {tool_name}: {chars:,} characters, {lines:,} lines. "
+            f"Only the beginning and the end are shown here.\n"
+            f"Full output saved in: {path}\n"
+            f'Read more with read_file(path="{path}", offset=<first line>, '
+            f"limit={READ_BACK_LINES}), {READ_BACK_LINES} lines per call.]"
+        )
+    else:
+        first = (
+            f"[Large output from {tool_name}: {chars:,} characters, {lines:,} lines. "
+            f"It could not be saved to a file ({error}); the middle "
+            f"{chars - len(shown_head) - len(shown_tail):,} characters are lost. "
+            f"Re-run with a narrower request if you need them.]"
+        )
+    return (f"{first}\n--- first {len(shown_head):,} characters ---\n{shown_head}\n"
+            f"--- last {len(shown_tail):,} characters ---\n{shown_tail}")
+
+
+def offload_tool_result(*, tool_name: str, content: str, arguments: dict, project: ProjectPaths,
+                        session: SessionState, settings: Settings, is_command: bool = False,
+                        bypass: bool = False) -> OffloadResult:
+    """The history text for one tool result.
+
+    Promises: short results and bypassed reads come back unchanged; a result over the
+    threshold (``settings.offload_threshold_chars``, or ``command_offload_chars`` for command
+    output, which is first capped at ``command_output_cap_chars``) is saved whole and replaced
+    by a notice; if saving fails, the notice keeps the same previews and says so.
+    """
+    text = clean_text(content)
+    original = len(text)
+    capped = False
+    if is_command and original > settings.command_output_cap_chars:
+        text = text[: settings.command_output_cap_chars]
+        capped = True
+    if _must_bypass(tool_name, arguments, bypass):
+        return OffloadResult(text, None, original, capped)
+    threshold = settings.command_offload_chars if is_command else settings.offload_threshold_chars
+    head = settings.command_offload_chars if is_command else HEAD_CHARS
+    if len(text) <= threshold:
+        return OffloadResult(text, None, original, capped)
+    try:
+        path: str | None = _write_output(project, session, tool_name, text)
+        error = None
+    except OSError as exc:
+        path, error = None, exc.strerror or type(exc).__name__
+    notice = _notice(tool_name, text, head, path, error)
+    if capped:
+        notice += (f"\n[Capture stopped at {settings.command_output_cap_chars:,} characters; "
+                   f"the command printed {original:,}.]")
+    return OffloadResult(notice, path, original, True)

@@ -1,0 +1,108 @@
+"""Tool-call pairing: every assistant tool call has exactly one result, right after it.
+
+Providers reject a request where a tool result has no matching call, or a call has no
+result. Loaded sessions (torn ledgers, old versions) and cancelled turns can produce both;
+:func:`repair_pairing` turns any history into one a provider accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..messages import Message, Role
+from .boundary import tool_name_from_boundary, wrap_tool_result
+
+CANCELLED_TEXT = ("Not run: this call was cancelled or its result was lost. "
+                  "Call the tool again if you still need it.")
+
+
+def call_names(messages: Sequence[Message]) -> dict[str, str]:
+    """Tool name for every tool-call id in the assistant messages."""
+    return {call.id: call.name for m in messages if m.role is Role.ASSISTANT
+            for call in m.tool_calls}
+
+
+def tool_name_of(message: Message, names: dict[str, str]) -> str:
+    """A tool message's tool: from its call id, else the boundary tag, else its name field."""
+    if message.tool_call_id and message.tool_call_id in names:
+        return names[message.tool_call_id]
+    return tool_name_from_boundary(message.content) or message.name or "tool"
+
+
+def cancelled_result(call_id: str, tool_name: str) -> Message:
+    """The stand-in result for a call that never got one."""
+    return Message.tool(call_id, tool_name, wrap_tool_result(tool_name, CANCELLED_TEXT),
+                        synthetic=True)
+
+
+def pairing_problems(messages: Sequence[Message]) -> list[str]:
+    """Human-readable list of pairing faults ([] means a provider will accept the order)."""
+    problems: list[str] = []
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        if message.role is Role.TOOL:
+            problems.append(f"message {i}: tool result {message.tool_call_id!r} has no call "
+                            "right before it")
+            i += 1
+            continue
+        i += 1
+        if message.role is not Role.ASSISTANT or not message.tool_calls:
+            continue
+        wanted = [c.id for c in message.tool_calls]
+        if len(set(wanted)) != len(wanted):
+            problems.append(f"message {i - 1}: duplicate tool-call ids")
+        open_ids = set(wanted)
+        while i < len(messages) and messages[i].role is Role.TOOL:
+            call_id = messages[i].tool_call_id
+            if call_id in open_ids:
+                open_ids.discard(call_id)
+            else:
+                problems.append(f"message {i}: tool result {call_id!r} answers no open call")
+            i += 1
+        for call_id in sorted(open_ids):
+            problems.append(f"message {i - 1}: tool call {call_id!r} has no result")
+    return problems
+
+
+def repair_pairing(messages: Sequence[Message]) -> tuple[list[Message], list[str]]:
+    """A history a provider accepts, plus what was changed.
+
+    Drops tool results that answer no open call (orphans, duplicates), drops repeated call ids
+    within one assistant message, and answers every call left without a result by a
+    "not run / cancelled" result placed with its group. A valid history comes back unchanged
+    (same message objects).
+    """
+    out: list[Message] = []
+    notes: list[str] = []
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        i += 1
+        if message.role is Role.TOOL:
+            notes.append(f"dropped orphan tool result {message.tool_call_id!r}")
+            continue
+        if message.role is not Role.ASSISTANT or not message.tool_calls:
+            out.append(message)
+            continue
+        unique = {}
+        for call in message.tool_calls:
+            unique.setdefault(call.id, call)
+        if len(unique) != len(message.tool_calls):
+            notes.append("dropped repeated tool-call ids in an assistant message")
+            message = message.evolve(tool_calls=tuple(unique.values()))
+        out.append(message)
+        open_ids = dict.fromkeys(unique)
+        while i < len(messages) and messages[i].role is Role.TOOL:
+            result = messages[i]
+            i += 1
+            if result.tool_call_id in open_ids:
+                del open_ids[result.tool_call_id]
+                out.append(result)
+            else:
+                notes.append(f"dropped tool result {result.tool_call_id!r} that answers no "
+                             "open call")
+        for call_id in open_ids:
+            notes.append(f"answered dangling tool call {call_id!r} as not run")
+            out.append(cancelled_result(call_id, unique[call_id].name))
+    return out, notes

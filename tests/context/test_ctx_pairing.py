@@ -1,0 +1,52 @@
+"""Pairing checks and repair for loaded or interrupted histories."""
+
+from __future__ import annotations
+
+from paicli_tui.core.context.pairing import pairing_problems, repair_pairing
+from paicli_tui.core.messages import Message, Role, ToolCall
+
+
+def _calls(*ids: str) -> Message:
+    return Message.assistant(tool_calls=[ToolCall(i, "read_file", "{}") for i in ids])
+
+
+def test_valid_history_is_untouched() -> None:
+    msgs = [Message.system("s"), Message.user("u"), _calls("a", "b"),
+            Message.tool("b", "read_file", "1"), Message.tool("a", "read_file", "2"),
+            Message.assistant("done")]
+    assert pairing_problems(msgs) == []
+    out, notes = repair_pairing(msgs)
+    assert notes == [] and all(x is y for x, y in zip(out, msgs, strict=True))
+
+
+def test_orphan_result_dropped() -> None:
+    msgs = [Message.user("u"), Message.tool("ghost", "read_file", "x"), Message.assistant("ok")]
+    assert pairing_problems(msgs)
+    out, notes = repair_pairing(msgs)
+    assert [m.role for m in out] == [Role.USER, Role.ASSISTANT] and notes
+    assert pairing_problems(out) == []
+
+
+def test_dangling_call_answered() -> None:
+    msgs = [Message.user("u"), _calls("a", "b"), Message.tool("a", "read_file", "x")]
+    out, notes = repair_pairing(msgs)
+    assert pairing_problems(out) == []
+    assert out[-1].tool_call_id == "b" and "not run" in out[-1].content.lower()
+    assert out[-1].meta["synthetic"] is True and any("'b'" in n for n in notes)
+
+
+def test_result_after_interruption_and_duplicates() -> None:
+    msgs = [Message.user("u"), _calls("a"), Message.user("interrupt"),
+            Message.tool("a", "read_file", "late"), _calls("c", "c"),
+            Message.tool("c", "read_file", "1"), Message.tool("c", "read_file", "dup")]
+    assert len(pairing_problems(msgs)) >= 3
+    out, _ = repair_pairing(msgs)
+    assert pairing_problems(out) == []
+    assert [m.role for m in out] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.USER,
+                                     Role.ASSISTANT, Role.TOOL]
+    assert "not run" in out[2].content.lower()  # the late result is not moved across a user turn
+    assert [c.id for c in out[4].tool_calls] == ["c"] and out[5].content == "1"
+
+
+def test_empty() -> None:
+    assert pairing_problems([]) == [] and repair_pairing([]) == ([], [])
