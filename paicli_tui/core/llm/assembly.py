@@ -1,0 +1,175 @@
+"""Assemble an OpenAI-style streamed reply from its chunks.
+
+Kept apart from the HTTP code so every rule (tool-call slots by index, ids, reasoning fields,
+usage cache fields) can be tested with plain dicts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..messages import Message, ToolCall
+from .base import LLMError, StreamDelta, StreamDone, StreamInterrupted, UsageReport
+
+# SPEC §8: later fields override earlier ones.
+_CACHE_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("cached_tokens",),
+    ("prompt_cache_hit_tokens",),
+    ("input_cache_hit_tokens",),
+    ("prompt_tokens_details", "cached_tokens"),
+    ("input_tokens_details", "cached_tokens"),
+)
+
+
+def _dig(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = data
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def parse_usage(usage: Mapping[str, Any] | None) -> UsageReport | None:
+    """Token usage with cache hits read from every known field, later overriding earlier."""
+    if not isinstance(usage, Mapping):
+        return None
+    cached = 0
+    for path in _CACHE_FIELDS:
+        value = _dig(usage, path)
+        if value is not None:
+            cached = _int(value)
+    prompt = _int(usage.get("prompt_tokens", usage.get("input_tokens")))
+    completion = _int(usage.get("completion_tokens", usage.get("output_tokens")))
+    return UsageReport(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=cached)
+
+
+def reasoning_text(delta: Mapping[str, Any]) -> str:
+    """Reasoning from ``reasoning_content``, ``reasoning`` or ``reasoning_details``."""
+    for key in ("reasoning_content", "reasoning"):
+        value = delta.get(key)
+        if isinstance(value, str) and value:
+            return value
+    details = delta.get("reasoning_details")
+    if isinstance(details, list):
+        parts = []
+        for item in details:
+            if isinstance(item, Mapping):
+                text = item.get("text") or item.get("summary")
+                if isinstance(text, str):
+                    parts.append(text)
+        return "".join(parts)
+    return ""
+
+
+@dataclass
+class _Slot:
+    id: str | None = None
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ReplyAssembler:
+    """Feed chunks in order with :meth:`feed`; :meth:`finish` gives the complete reply."""
+
+    provider: str = "provider"
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    slots: dict[int, _Slot] = field(default_factory=dict)
+    finish_reason: str | None = None
+    usage: UsageReport | None = None
+    saw_done: bool = False
+
+    def _slot_for(self, index: Any, call_id: Any) -> _Slot:
+        if not isinstance(index, int):
+            # Some servers omit the index: a new id opens a slot, otherwise continue the last.
+            known = {s.id: i for i, s in self.slots.items() if s.id}
+            if isinstance(call_id, str) and call_id in known:
+                index = known[call_id]
+            elif isinstance(call_id, str) and call_id or not self.slots:
+                index = len(self.slots)
+            else:
+                index = max(self.slots)
+        return self.slots.setdefault(index, _Slot())
+
+    def feed(self, chunk: Mapping[str, Any]) -> StreamDelta | None:
+        """Take one parsed chunk; returns the visible delta it carried (or None)."""
+        error = chunk.get("error")
+        if error:
+            message = error.get("message") if isinstance(error, Mapping) else str(error)
+            raise LLMError(f"{self.provider} error in stream: {message}")
+        usage = parse_usage(chunk.get("usage"))
+        if usage is not None:
+            self.usage = usage
+        text_part, reasoning_part = "", ""
+        for choice in chunk.get("choices") or ():
+            if not isinstance(choice, Mapping):
+                continue
+            delta = choice.get("delta") or choice.get("message") or {}
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                text_part += content
+            reasoning_part += reasoning_text(delta)
+            for call in delta.get("tool_calls") or ():
+                if not isinstance(call, Mapping):
+                    continue
+                slot = self._slot_for(call.get("index"), call.get("id"))
+                if call.get("id") and not slot.id:
+                    slot.id = str(call["id"])
+                function = call.get("function") or {}
+                if function.get("name"):
+                    # Names arrive whole in practice; some servers repeat them per chunk.
+                    name = str(function["name"])
+                    slot.name = name if slot.name in ("", name) else slot.name + name
+                arguments = function.get("arguments")
+                if isinstance(arguments, str):
+                    slot.arguments.append(arguments)
+                elif isinstance(arguments, Mapping):
+                    slot.arguments.append(json.dumps(arguments, ensure_ascii=False))
+            if choice.get("finish_reason"):
+                self.finish_reason = str(choice["finish_reason"])
+        if text_part:
+            self.text.append(text_part)
+        if reasoning_part:
+            self.reasoning.append(reasoning_part)
+        if text_part or reasoning_part:
+            return StreamDelta(text=text_part, reasoning=reasoning_part)
+        return None
+
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """Assembled calls in index order; a missing id becomes ``call_<index>``, nameless
+        slots are dropped (they cannot be run or answered)."""
+        calls = []
+        for index in sorted(self.slots):
+            slot = self.slots[index]
+            if not slot.name:
+                continue
+            arguments = "".join(slot.arguments).strip() or "{}"
+            calls.append(ToolCall(slot.id or f"call_{index}", slot.name, arguments))
+        return tuple(calls)
+
+    def finish(self) -> StreamDone:
+        """The complete reply; StreamInterrupted when the stream never ended properly,
+        LLMError when it ended with nothing in it."""
+        if not self.saw_done and self.finish_reason is None:
+            raise StreamInterrupted(
+                f"{self.provider} stopped streaming before the reply was complete")
+        calls = self.tool_calls()
+        content = "".join(self.text)
+        reasoning = "".join(self.reasoning) or None
+        if not content.strip() and not calls:
+            raise LLMError(f"{self.provider} returned an empty reply")
+        message = Message.assistant(content, calls, reasoning=reasoning)
+        return StreamDone(message=message, finish_reason=self.finish_reason, usage=self.usage,
+                          tool_calls=calls)

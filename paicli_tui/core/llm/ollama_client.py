@@ -1,0 +1,124 @@
+"""Streaming chat client for a local Ollama server, through the ``ollama`` package.
+
+Ollama speaks its own wire form: tool-call arguments are objects rather than JSON text, calls
+carry no ids, and tool results name the tool. This module translates both ways so the agent
+loop sees the same events as from an OpenAI-compatible server.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from ..messages import Message, Role, ToolCall
+from .base import (
+    ContextLengthExceeded,
+    LLMError,
+    StreamDelta,
+    StreamDone,
+    StreamEvent,
+    StreamInterrupted,
+    UsageReport,
+)
+from .openai_client import is_context_length_error
+
+
+def to_ollama_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Messages in Ollama's chat form (arguments as objects, tool results with tool_name)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        item: dict[str, Any] = {"role": message.role.value, "content": message.content}
+        if message.role is Role.ASSISTANT and message.tool_calls:
+            item["tool_calls"] = [
+                {"function": {"name": c.name, "arguments": c.parsed_arguments()}}
+                for c in message.tool_calls
+            ]
+        if message.role is Role.TOOL and message.name:
+            item["tool_name"] = message.name
+        images = [i.data_base64 for i in message.images if i.data_base64]
+        if images:
+            item["images"] = images
+        out.append(item)
+    return out
+
+
+class OllamaClient:
+    """A :class:`~paicli_tui.core.llm.base.ChatClient` for Ollama (``OLLAMA_HOST``)."""
+
+    def __init__(self, *, host: str, model: str, window: int, timeout: float = 120.0,
+                 **httpx_options: Any) -> None:
+        import ollama  # imported here: only an Ollama user pays for it
+
+        self.provider = "ollama"
+        self.model = model
+        self.window = window
+        self.host = host
+        self._ollama = ollama
+        self._client = ollama.AsyncClient(host=host, timeout=timeout, **httpx_options)
+
+    def __repr__(self) -> str:
+        return f"OllamaClient(host={self.host!r}, model={self.model!r})"
+
+    async def stream(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = (),
+                     *, model: str | None = None) -> AsyncIterator[StreamEvent]:
+        """Stream one reply: StreamDelta events, then one StreamDone; or raise LLMError."""
+        text: list[str] = []
+        thinking: list[str] = []
+        calls: list[ToolCall] = []
+        done_reason: str | None = None
+        usage: UsageReport | None = None
+        finished = False
+        call_prefix = uuid.uuid4().hex[:8]  # Ollama gives no ids; ours must be unique
+        try:
+            response = await self._client.chat(
+                model=model or self.model, messages=to_ollama_messages(messages),
+                tools=list(tools) or None, stream=True,
+                options={"num_ctx": self.window})
+            async for part in response:
+                message = part.message
+                delta_text = message.content or ""
+                delta_thinking = getattr(message, "thinking", None) or ""
+                for call in message.tool_calls or ():
+                    arguments = call.function.arguments
+                    calls.append(ToolCall(
+                        f"call_{call_prefix}_{len(calls)}", call.function.name,
+                        json.dumps(dict(arguments or {}), ensure_ascii=False)))
+                if delta_text or delta_thinking:
+                    text.append(delta_text)
+                    thinking.append(delta_thinking)
+                    yield StreamDelta(text=delta_text, reasoning=delta_thinking)
+                if part.done:
+                    finished = True
+                    done_reason = part.done_reason or "stop"
+                    usage = UsageReport(prompt_tokens=part.prompt_eval_count or 0,
+                                        completion_tokens=part.eval_count or 0)
+        except self._ollama.ResponseError as exc:
+            message_text = str(exc.error)
+            if is_context_length_error(exc.status_code, message_text):
+                raise ContextLengthExceeded(f"ollama: {message_text}") from None
+            raise LLMError(f"ollama answered HTTP {exc.status_code}: {message_text}") from None
+        except ConnectionError as exc:
+            raise LLMError(f"ollama: cannot reach {self.host} ({exc})") from None
+        except Exception as exc:  # httpx errors surface raw from the ollama package
+            import httpx
+
+            if isinstance(exc, httpx.HTTPError):
+                if text or calls:
+                    raise StreamInterrupted(f"ollama: the stream broke ({exc})") from None
+                raise LLMError(f"ollama: cannot reach {self.host} ({exc})") from None
+            raise
+        if not finished:
+            raise StreamInterrupted("ollama stopped streaming before the reply was complete")
+        content = "".join(text)
+        if not content.strip() and not calls:
+            raise LLMError("ollama returned an empty reply")
+        assistant = Message.assistant(content, calls, reasoning="".join(thinking) or None)
+        yield StreamDone(message=assistant, finish_reason=done_reason, usage=usage,
+                         tool_calls=tuple(calls))
+
+    async def aclose(self) -> None:
+        close = getattr(self._client, "_client", None)
+        if close is not None:
+            await close.aclose()

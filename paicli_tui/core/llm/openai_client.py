@@ -1,0 +1,225 @@
+"""Streaming chat client for any OpenAI-compatible ``/chat/completions`` endpoint (httpx).
+
+Retries (connection errors, timeouts, 429, 5xx) happen only before the first streamed byte:
+once text has reached the caller a retry would show it twice. The key goes only into the
+Authorization header; every error text is passed through :func:`redact`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+import httpx
+
+from ...config import Secret
+from ..messages import Message, to_openai_messages
+from .assembly import ReplyAssembler
+from .base import ContextLengthExceeded, LLMError, StreamEvent, StreamInterrupted
+from .redact import redact
+
+log = logging.getLogger(__name__)
+
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+MAX_RETRY_AFTER_S = 60.0
+# Wording providers use when a request is longer than the model's window.
+_CONTEXT_WORDS = (
+    "context length", "context_length", "context window", "maximum context",
+    "too many tokens", "prompt is too long", "input is too long", "too long",
+    "exceeds the model", "token limit", "range of input length", "上下文", "超过最大",
+)
+
+
+def is_context_length_error(status: int, message: str) -> bool:
+    """A 400/413 whose text says the request is longer than the model accepts."""
+    if status not in (400, 413, 422):
+        return False
+    lowered = message.lower()
+    return any(word in lowered for word in _CONTEXT_WORDS)
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta seconds or an HTTP date), capped."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            moment = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = moment.timestamp() - time.time()
+    return max(0.0, min(seconds, MAX_RETRY_AFTER_S))
+
+
+def _error_message(body: bytes) -> str:
+    """The provider's own error text from a JSON or plain body."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return text[:500]
+    if isinstance(data, dict):
+        error = data.get("error", data)
+        if isinstance(error, dict):
+            message = error.get("message") or error.get("msg") or json.dumps(error)
+        else:
+            message = str(error)
+        return str(message)[:500]
+    return text[:500]
+
+
+class _Retry(Exception):
+    def __init__(self, reason: str, delay: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.delay = delay
+
+
+class OpenAICompatibleClient:
+    """A :class:`~paicli_tui.core.llm.base.ChatClient` for OpenAI-compatible servers."""
+
+    def __init__(
+        self,
+        *,
+        provider: str,
+        base_url: str,
+        model: str,
+        window: int,
+        api_key: Secret | None = None,
+        send_reasoning: bool = False,
+        stream_usage: bool = True,
+        timeout: float = 120.0,
+        max_retries: int = 3,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        backoff_base: float = 1.0,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.window = window
+        self.base_url = base_url.rstrip("/")
+        self.send_reasoning = send_reasoning
+        self.stream_usage = stream_usage
+        self.max_retries = max(0, max_retries)
+        self._key = api_key
+        self._sleep = sleep
+        self._backoff_base = backoff_base
+        headers = {"Accept": "text/event-stream"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key.reveal()}"
+        self._http = httpx.AsyncClient(
+            headers=headers, transport=transport,
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 20.0)))
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleClient(provider={self.provider!r}, model={self.model!r})"
+
+    def request_body(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = (),
+                     *, model: str | None = None) -> dict[str, Any]:
+        """The JSON body sent for these messages (also used to measure prefix stability)."""
+        body: dict[str, Any] = {
+            "model": model or self.model,
+            "messages": to_openai_messages(messages, include_reasoning=self.send_reasoning),
+            "stream": True,
+        }
+        if self.stream_usage:
+            body["stream_options"] = {"include_usage": True}
+        if tools:
+            body["tools"] = list(tools)
+        return body
+
+    def _safe(self, text: str) -> str:
+        return redact(text, self._key)
+
+    def _backoff(self, attempt: int) -> float:
+        return self._backoff_base * (2 ** attempt) * (0.75 + random.random() / 2)
+
+    async def stream(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = (),
+                     *, model: str | None = None) -> AsyncIterator[StreamEvent]:
+        """Stream one reply: StreamDelta events, then one StreamDone; or raise LLMError."""
+        body = self.request_body(messages, tools, model=model)
+        url = f"{self.base_url}/chat/completions"
+        attempt = 0
+        while True:
+            try:
+                async for event in self._attempt(url, body):
+                    yield event
+                return
+            except _Retry as retry:
+                if attempt >= self.max_retries:
+                    raise LLMError(self._safe(
+                        f"{self.provider}: {retry.reason} (gave up after "
+                        f"{attempt + 1} attempts)")) from None
+                delay = retry.delay if retry.delay is not None else self._backoff(attempt)
+                log.info("%s: %s; retrying in %.1fs", self.provider, self._safe(retry.reason),
+                         delay)
+                attempt += 1
+                await self._sleep(delay)
+
+    async def _attempt(self, url: str, body: dict[str, Any]) -> AsyncIterator[StreamEvent]:
+        assembler = ReplyAssembler(provider=self.provider)
+        started = False  # a byte of the reply body has arrived: no retry from here on
+        try:
+            async with self._http.stream("POST", url, json=body) as response:
+                if response.status_code >= 400:
+                    raw = await response.aread()
+                    self._raise_for_status(response, raw)
+                async for line in response.aiter_lines():
+                    started = True
+                    event = self._parse_line(line, assembler)
+                    if event is not None:
+                        yield event
+                    if assembler.saw_done:
+                        break
+        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            if started:
+                raise StreamInterrupted(self._safe(
+                    f"{self.provider}: the connection broke mid-reply ({reason})")) from None
+            raise _Retry(f"cannot reach {self.base_url} ({reason})") from None
+        yield assembler.finish()
+
+    def _raise_for_status(self, response: httpx.Response, raw: bytes) -> None:
+        status = response.status_code
+        message = self._safe(_error_message(raw))
+        if status in RETRY_STATUS:
+            raise _Retry(f"HTTP {status}: {message}",
+                         retry_after_seconds(response.headers.get("retry-after")))
+        if is_context_length_error(status, message):
+            raise ContextLengthExceeded(
+                f"{self.provider}: the request is longer than the model accepts ({message})")
+        if status in (401, 403):
+            raise LLMError(f"{self.provider} refused the key (HTTP {status}): {message}")
+        raise LLMError(f"{self.provider} answered HTTP {status}: {message}")
+
+    def _parse_line(self, line: str, assembler: ReplyAssembler) -> StreamEvent | None:
+        line = line.strip()
+        if not line or line.startswith(":") or not line.startswith("data:"):
+            return None  # blank separators, comments, event:/id:/retry: fields
+        data = line[5:].strip()
+        if data == "[DONE]":
+            assembler.saw_done = True
+            return None
+        try:
+            chunk = json.loads(data)
+        except json.JSONDecodeError:
+            # One garbled line should not lose a whole reply; the end check still applies.
+            log.warning("%s: skipped a malformed stream line", self.provider)
+            return None
+        if not isinstance(chunk, dict):
+            return None
+        try:
+            return assembler.feed(chunk)
+        except LLMError as exc:
+            raise LLMError(self._safe(str(exc))) from None
+
+    async def aclose(self) -> None:
+        await self._http.aclose()

@@ -1,0 +1,140 @@
+"""Provider faults: retries only before the first byte, typed errors, no key in any message."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from llm_replay import Replay, client_for, delta, sse, text_reply
+
+from paicli_tui.core.llm.base import ContextLengthExceeded, LLMError, StreamInterrupted
+from paicli_tui.core.llm.openai_client import is_context_length_error, retry_after_seconds
+from paicli_tui.core.messages import Message
+
+KEY = "sk-test-secret-key-123456"
+
+
+async def run(client):
+    return [e async for e in client.stream([Message.user("hi")])]
+
+
+async def test_500_then_success_retries_with_backoff() -> None:
+    replay = Replay([httpx.Response(500, json={"error": {"message": "boom"}}),
+                     httpx.Response(200, content=text_reply("ok"))])
+    events = await run(client_for(replay))
+    assert events[-1].message.content == "ok"
+    assert len(replay.requests) == 2 and len(replay.slept) == 1
+
+
+async def test_429_honours_retry_after() -> None:
+    replay = Replay([httpx.Response(429, headers={"Retry-After": "7"},
+                                    json={"error": {"message": "slow down"}}),
+                     httpx.Response(200, content=text_reply("ok"))])
+    await run(client_for(replay))
+    assert replay.slept == [7.0]
+
+
+async def test_gives_up_after_three_retries_with_the_reason() -> None:
+    replay = Replay([httpx.Response(503, text="overloaded")] * 4)
+    with pytest.raises(LLMError, match="503.*overloaded.*4 attempts"):
+        await run(client_for(replay))
+    assert len(replay.requests) == 4
+
+
+def _timeout(request: httpx.Request) -> httpx.Response:
+    raise httpx.ConnectTimeout("timed out", request=request)
+
+
+def _refused(request: httpx.Request) -> httpx.Response:
+    raise httpx.ConnectError("connection refused", request=request)
+
+
+async def test_timeout_and_connect_error_are_retried() -> None:
+    replay = Replay([_timeout, _refused, httpx.Response(200, content=text_reply("ok"))])
+    events = await run(client_for(replay))
+    assert events[-1].message.content == "ok" and len(replay.requests) == 3
+
+
+async def test_context_length_400_is_a_typed_error_without_retry() -> None:
+    replay = Replay([httpx.Response(400, json={"error": {
+        "message": "This model's maximum context length is 131072 tokens", "code":
+        "context_length_exceeded"}})])
+    with pytest.raises(ContextLengthExceeded):
+        await run(client_for(replay))
+    assert len(replay.requests) == 1
+
+
+async def test_other_4xx_shows_the_provider_message_and_never_the_key() -> None:
+    replay = Replay([httpx.Response(401, json={"error": {
+        "message": f"Incorrect API key provided: {KEY}"}})])
+    with pytest.raises(LLMError) as info:
+        await run(client_for(replay, key=KEY))
+    text = str(info.value)
+    assert "Incorrect API key provided" in text and "401" in text
+    assert KEY not in text and "sk-test" not in text
+
+
+async def test_malformed_sse_line_is_skipped() -> None:
+    stream = sse([delta(content="a"), "{not json", delta(content="b"), delta(finish="stop")])
+    events = await run(client_for(Replay([httpx.Response(200, content=stream)])))
+    assert events[-1].message.content == "ab"
+
+
+async def test_stream_without_done_or_finish_reason_is_interrupted() -> None:
+    stream = sse([delta(content="half an ans")], done=False)
+    with pytest.raises(StreamInterrupted):
+        await run(client_for(Replay([httpx.Response(200, content=stream)])))
+
+
+class _BreakingStream(httpx.AsyncByteStream):
+    def __init__(self, first: bytes) -> None:
+        self.first = first
+
+    async def __aiter__(self):
+        yield self.first
+        raise httpx.ReadError("connection reset by peer")
+
+
+async def test_disconnect_mid_stream_is_interrupted_and_not_retried() -> None:
+    first = sse([delta(content="partial")], done=False)
+    replay = Replay([httpx.Response(200, stream=_BreakingStream(first)),
+                     httpx.Response(200, content=text_reply("should not be used"))])
+    with pytest.raises(StreamInterrupted):
+        await run(client_for(replay))
+    assert len(replay.requests) == 1
+
+
+async def test_empty_reply_is_an_error() -> None:
+    stream = sse([delta(content=""), delta(finish="stop")])
+    with pytest.raises(LLMError, match="empty"):
+        await run(client_for(Replay([httpx.Response(200, content=stream)])))
+
+
+async def test_error_object_inside_the_stream() -> None:
+    stream = sse([{"error": {"message": "upstream failed"}}], done=False)
+    with pytest.raises(LLMError, match="upstream failed"):
+        await run(client_for(Replay([httpx.Response(200, content=stream)])))
+
+
+@pytest.mark.parametrize("status,message,expected", [
+    (400, "This model's maximum context length is 8192 tokens", True),
+    (400, "Range of input length should be [1, 30720]", True),
+    (400, "prompt is too long: 210000 tokens > 200000 maximum", True),
+    (400, "输入超过最大上下文长度", True),
+    (413, "request too long", True),
+    (400, "invalid tool schema", False),
+    (500, "context length", False),
+])
+def test_context_length_wording(status, message, expected) -> None:
+    assert is_context_length_error(status, message) is expected
+
+
+@pytest.mark.parametrize("header,seconds", [("3", 3.0), ("0.5", 0.5), ("999", 60.0),
+                                            (None, None), ("garbage", None)])
+def test_retry_after_parsing(header, seconds) -> None:
+    assert retry_after_seconds(header) == seconds
+
+
+def test_client_repr_and_request_hide_the_key() -> None:
+    client = client_for(Replay([]), key=KEY)
+    assert KEY not in repr(client)
+    assert KEY not in str(client.request_body([Message.user("x")]))

@@ -1,0 +1,93 @@
+"""The Ollama client replays an NDJSON stream into the same events as the OpenAI client."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from paicli_tui.core.llm.base import ContextLengthExceeded, LLMError, StreamDelta, StreamDone
+from paicli_tui.core.llm.ollama_client import OllamaClient, to_ollama_messages
+from paicli_tui.core.messages import Message, ToolCall
+
+
+def ndjson(parts: list[dict]) -> bytes:
+    return "".join(json.dumps(p) + "\n" for p in parts).encode()
+
+
+def part(content: str = "", done: bool = False, **extra) -> dict:
+    message = {"role": "assistant", "content": content, **extra.pop("message", {})}
+    return {"model": "qwen", "created_at": "2026-01-01T00:00:00Z", "message": message,
+            "done": done, **extra}
+
+
+def make(handler) -> OllamaClient:
+    return OllamaClient(host="http://127.0.0.1:11434", model="qwen", window=32_768,
+                        transport=httpx.MockTransport(handler))
+
+
+async def test_text_and_thinking_stream_with_usage() -> None:
+    seen = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        return httpx.Response(200, content=ndjson([
+            part(message={"thinking": "hmm"}), part("Hel"), part("lo"),
+            part("", done=True, done_reason="stop", prompt_eval_count=12, eval_count=3)]))
+
+    client = make(handler)
+    events = [e async for e in client.stream([Message.system("s"), Message.user("hi")])]
+    assert "".join(e.text for e in events if isinstance(e, StreamDelta)) == "Hello"
+    done = events[-1]
+    assert isinstance(done, StreamDone)
+    assert done.message.content == "Hello" and done.message.reasoning == "hmm"
+    assert done.usage.prompt_tokens == 12 and done.usage.completion_tokens == 3
+    assert seen[0]["stream"] is True and seen[0]["options"]["num_ctx"] == 32_768
+    assert str(seen and "/api/chat")
+    await client.aclose()
+
+
+async def test_tool_calls_get_unique_ids_and_json_arguments() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=ndjson([
+            part(message={"tool_calls": [
+                {"function": {"name": "read_file", "arguments": {"path": "a.py"}}},
+                {"function": {"name": "list_dir", "arguments": {}}}]}),
+            part("", done=True, done_reason="stop")]))
+
+    done = [e async for e in make(handler).stream([Message.user("x")])][-1]
+    names = [(c.name, json.loads(c.arguments)) for c in done.tool_calls]
+    assert names == [("read_file", {"path": "a.py"}), ("list_dir", {})]
+    ids = [c.id for c in done.tool_calls]
+    assert len(set(ids)) == 2 and all(i.startswith("call_") for i in ids)
+
+
+def test_messages_translate_to_ollama_form() -> None:
+    history = [Message.user("u"),
+               Message.assistant("", [ToolCall("c1", "read_file", '{"path": "a"}')]),
+               Message.tool("c1", "read_file", "content")]
+    wire = to_ollama_messages(history)
+    assert wire[1]["tool_calls"] == [{"function": {"name": "read_file",
+                                                   "arguments": {"path": "a"}}}]
+    assert wire[2] == {"role": "tool", "content": "content", "tool_name": "read_file"}
+
+
+async def test_unfinished_stream_and_errors() -> None:
+    def cut(request):
+        return httpx.Response(200, content=ndjson([part("partial")]))
+
+    with pytest.raises(LLMError):
+        _ = [e async for e in make(cut).stream([Message.user("x")])]
+
+    def too_long(request):
+        return httpx.Response(400, json={"error": "input length exceeds the context length"})
+
+    with pytest.raises(ContextLengthExceeded):
+        _ = [e async for e in make(too_long).stream([Message.user("x")])]
+
+    def missing(request):
+        return httpx.Response(404, json={"error": "model 'qwen' not found"})
+
+    with pytest.raises(LLMError, match="not found"):
+        _ = [e async for e in make(missing).stream([Message.user("x")])]
