@@ -1,0 +1,240 @@
+"""The person's operations on long-term memory for one project: list, save, replace, verify,
+delete, clear (SPEC §11–13). The TUI memory browser, the CLI and the agent tool all go through
+here, so the duplicate and conflict rules live in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from ...config import Settings
+from ...paths import normalise_project_root
+from .budget import estimate_tokens
+from .dedup import find_conflicts, find_duplicate
+from .entry import (
+    DEFAULT_TYPE,
+    SCOPE_GLOBAL,
+    SCOPE_PROJECT,
+    SCOPES,
+    SOURCE_EXPLICIT,
+    UNVERIFIED,
+    VERIFIED,
+    MemoryEntry,
+    format_time,
+    new_entry_id,
+    utc_now,
+)
+from .freshness import is_stale
+from .store import MemoryStore
+
+MAX_CONTENT_CHARS = 2_000
+"""A memory is a fact, not a document; longer text belongs in PAI.md or a file."""
+
+SaveStatus = Literal["saved", "duplicate", "conflict", "replaced", "refused", "not_found"]
+ClearScope = Literal["project", "global", "all"]
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    """What a save or replace did. On ``conflict`` nothing was written and ``conflicts`` holds
+    the entries the person must choose between; on ``duplicate`` ``entry`` is the existing one."""
+
+    status: SaveStatus
+    entry: MemoryEntry | None = None
+    conflicts: tuple[MemoryEntry, ...] = ()
+    message: str = ""
+
+    @property
+    def written(self) -> bool:
+        return self.status in ("saved", "replaced")
+
+
+class MemoryBook:
+    """Long-term memory as seen from one project.
+
+    ``clock`` returns the current time (timezone-aware); tests pass a fixed one.
+    """
+
+    def __init__(self, settings: Settings, project_root: str | Path, *,
+                 clock: Callable[[], datetime] | None = None,
+                 store: MemoryStore | None = None) -> None:
+        self.settings = settings
+        self.project_root = str(normalise_project_root(project_root))
+        self.clock: Callable[[], datetime] = clock or utc_now
+        self.store = store or MemoryStore(settings.home.memory_file, clock=self.clock)
+
+    # -- reading ----------------------------------------------------------------------------
+    def list_all(self) -> list[MemoryEntry]:
+        """Every entry of every project, oldest first."""
+        return self.store.entries()
+
+    def list_visible(self) -> list[MemoryEntry]:
+        """Global entries and this project's entries, oldest first."""
+        return [e for e in self.store.entries() if e.visible_in(self.project_root)]
+
+    def get(self, entry_id: str) -> MemoryEntry | None:
+        """The visible entry with this id, or with this unique id prefix (≥ 4 characters)."""
+        return _find(self.list_visible(), entry_id)
+
+    def is_stale(self, entry: MemoryEntry) -> bool:
+        """Possibly stale: verified too long ago, or its linked file changed since (SPEC §13)."""
+        return is_stale(entry, self.clock(), self.settings.memory_stale_days, self.project_root)
+
+    # -- writing ----------------------------------------------------------------------------
+    def save(self, content: str, *, scope: str = SCOPE_PROJECT, force: bool = False,
+             source: str = SOURCE_EXPLICIT, type: str = DEFAULT_TYPE,
+             source_file: str | None = None, refresh_duplicate: bool | None = None,
+             ) -> SaveResult:
+        """Save a fact unless it duplicates or conflicts with a stored one.
+
+        - duplicate: nothing added; an explicit save (source ``explicit``) refreshes the
+          existing entry's last-verified time.
+        - conflict: nothing written, the conflicting entries are returned; ``force=True``
+          keeps both.
+        Entries saved by the person are ``verified``; all others start ``unverified``.
+        """
+        text = content.strip()
+        problem = _check_content(text) or (None if scope in SCOPES else f"unknown scope {scope!r}")
+        if problem:
+            return SaveResult("refused", message=problem)
+        if refresh_duplicate is None:
+            refresh_duplicate = source == SOURCE_EXPLICIT
+        now = format_time(self.clock())
+        candidate = MemoryEntry(
+            id=new_entry_id(), content=text, created_at=now, last_verified_at=now, type=type,
+            scope=scope, project=self.project_root if scope == SCOPE_PROJECT else None,
+            source=source, verification=VERIFIED if source == SOURCE_EXPLICIT else UNVERIFIED,
+            source_file=source_file, token_count=estimate_tokens(text),
+        )
+        threshold = self.settings.memory_dice_threshold
+
+        def change(entries: list[MemoryEntry]) -> SaveResult:
+            duplicate = find_duplicate(entries, candidate)
+            if duplicate is not None:
+                if refresh_duplicate:
+                    duplicate.last_verified_at = now
+                    duplicate.verification = VERIFIED
+                return SaveResult("duplicate", entry=duplicate.evolve(),
+                                  message=f"already remembered as {duplicate.id}")
+            found = find_conflicts(entries, candidate, threshold)
+            if found and not force:
+                return SaveResult("conflict", entry=candidate, conflicts=tuple(found),
+                                  message=_conflict_message(found))
+            entries.append(candidate)
+            return SaveResult("saved", entry=candidate)
+
+        return self.store.update(change)
+
+    def replace(self, entry_id: str, content: str) -> SaveResult:
+        """Put ``content`` in place of a visible entry (same id, scope and project).
+
+        Refused while another entry still conflicts with the new text: the person resolves
+        each conflict explicitly (SPEC §12).
+        """
+        text = content.strip()
+        problem = _check_content(text)
+        if problem:
+            return SaveResult("refused", message=problem)
+        now = format_time(self.clock())
+        threshold = self.settings.memory_dice_threshold
+
+        def change(entries: list[MemoryEntry]) -> SaveResult:
+            target = _find([e for e in entries if e.visible_in(self.project_root)], entry_id)
+            if target is None:
+                return SaveResult("not_found", message=f"no memory {entry_id!r} here")
+            candidate = target.evolve(content=text)
+            duplicate = find_duplicate(entries, candidate)
+            if duplicate is not None:
+                return SaveResult("refused", entry=duplicate.evolve(),
+                                  message=f"that text is already remembered as {duplicate.id}")
+            found = find_conflicts(entries, candidate, threshold)
+            if found:
+                return SaveResult(
+                    "conflict", entry=candidate, conflicts=tuple(found),
+                    message="replace refused: other memories still conflict with the new text "
+                            f"({', '.join(e.id for e in found)}); delete or replace them first")
+            target.content = text
+            target.created_at = now
+            target.last_verified_at = now
+            target.source = SOURCE_EXPLICIT
+            target.verification = VERIFIED
+            target.token_count = estimate_tokens(text)
+            return SaveResult("replaced", entry=target.evolve())
+
+        return self.store.update(change)
+
+    def verify(self, entry_id: str) -> MemoryEntry | None:
+        """Mark a visible entry as checked by the person now; None when there is no such id."""
+        now = format_time(self.clock())
+
+        def change(entries: list[MemoryEntry]) -> MemoryEntry | None:
+            target = _find([e for e in entries if e.visible_in(self.project_root)], entry_id)
+            if target is None:
+                return None
+            target.last_verified_at = now
+            target.verification = VERIFIED
+            return target.evolve()
+
+        return self.store.update(change)
+
+    def delete(self, entry_id: str) -> MemoryEntry | None:
+        """Remove a visible entry; returns it, or None when there is no such id."""
+
+        def change(entries: list[MemoryEntry]) -> MemoryEntry | None:
+            target = _find([e for e in entries if e.visible_in(self.project_root)], entry_id)
+            if target is not None:
+                entries.remove(target)
+            return target
+
+        return self.store.update(change)
+
+    def clear(self, scope: ClearScope = "project") -> int:
+        """Remove this project's entries, the global ones, or every entry; returns how many."""
+
+        def doomed(entry: MemoryEntry) -> bool:
+            if scope == "all":
+                return True
+            if scope == "global":
+                return entry.is_global
+            return not entry.is_global and entry.project == self.project_root
+
+        def change(entries: list[MemoryEntry]) -> int:
+            keep = [e for e in entries if not doomed(e)]
+            removed = len(entries) - len(keep)
+            entries[:] = keep
+            return removed
+
+        return self.store.update(change)
+
+
+def _check_content(text: str) -> str | None:
+    if not text:
+        return "nothing to remember: the text is empty"
+    if len(text) > MAX_CONTENT_CHARS:
+        return (f"a memory holds at most {MAX_CONTENT_CHARS} characters "
+                f"(this one has {len(text)}); put long text in PAI.md instead")
+    return None
+
+
+def _conflict_message(found: list[MemoryEntry]) -> str:
+    ids = ", ".join(e.id for e in found)
+    return f"conflicts with {ids}: replace one, keep both (--force), or cancel"
+
+
+def _find(entries: list[MemoryEntry], entry_id: str) -> MemoryEntry | None:
+    entry_id = entry_id.strip()
+    for entry in entries:
+        if entry.id == entry_id:
+            return entry
+    if len(entry_id) >= 4:
+        matches = [e for e in entries if e.id.startswith(entry_id)]
+        if len(matches) == 1:
+            return matches[0]
+    return None
+
+
+__all__ = ["MemoryBook", "SaveResult", "SCOPE_GLOBAL", "SCOPE_PROJECT"]

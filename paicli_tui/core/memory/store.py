@@ -1,0 +1,196 @@
+"""The long-term memory file: locked, atomic, and never lost to a bad write (SPEC §11).
+
+Every change runs ``lock → re-read → change → write .tmp → fsync → os.replace``. The lock is
+two-level: a ``threading.Lock`` per file path (threads of this process) and a portalocker lock
+on a sibling ``.lock`` file (other processes). Readers never lock: ``os.replace`` means they see
+either the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .entry import SCHEMA_VERSION, MemoryEntry, utc_now
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_path_locks: dict[str, threading.RLock] = {}
+_path_locks_guard = threading.Lock()
+
+
+class MemoryFileError(Exception):
+    """The memory file could not be written. The message names the file, never its content."""
+
+
+def _thread_lock(path: Path) -> threading.RLock:
+    key = os.path.abspath(path)
+    with _path_locks_guard:
+        lock = _path_locks.get(key)
+        if lock is None:
+            lock = _path_locks[key] = threading.RLock()
+        return lock
+
+
+def _parse(text: str) -> list[MemoryEntry]:
+    """Entries in the file's text; ValueError when it is not a memory file."""
+    data = json.loads(text)
+    if isinstance(data, list):  # an early format: a bare list of entries
+        raw_entries = data
+    elif isinstance(data, dict) and isinstance(data.get("entries"), list):
+        raw_entries = data["entries"]
+    else:
+        raise ValueError("not a memory file: no 'entries' list")
+    entries = []
+    for raw in raw_entries:
+        if not isinstance(raw, dict):
+            raise ValueError("not a memory file: an entry is not an object")
+        entries.append(MemoryEntry.from_dict(raw))
+    return entries
+
+
+def serialise(entries: list[MemoryEntry]) -> str:
+    payload = {"schema_version": SCHEMA_VERSION, "entries": [e.to_dict() for e in entries]}
+    return json.dumps(payload, ensure_ascii=False, indent=1)
+
+
+class MemoryStore:
+    """The entries of one memory file, safe to share between threads and processes.
+
+    ``clock`` gives the time used in backup names; pass a fixed one in tests.
+    """
+
+    def __init__(self, path: Path, *, clock: Callable[[], datetime] = utc_now) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        self._lock = _thread_lock(self.path)
+        self._cache: list[MemoryEntry] = []
+        self._stamp: tuple[int, int, int] | None = None
+        self.last_backup: Path | None = None
+        """Where the most recent unreadable file was moved (for a notice to the person)."""
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    @property
+    def tmp_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".tmp")
+
+    # -- reading ----------------------------------------------------------------------------
+    def _file_stamp(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _read(self) -> list[MemoryEntry]:
+        """The file's entries, re-parsed only when the file changed since we last saw it.
+
+        An unparsable file is moved aside and the entries we already hold are returned, so the
+        next save writes them back instead of an empty list.
+        """
+        stamp = self._file_stamp()
+        if stamp is None:
+            self._stamp = None
+            return [copy.copy(e) for e in self._cache]
+        if stamp == self._stamp:
+            return [copy.copy(e) for e in self._cache]
+        try:
+            text = self.path.read_text(encoding="utf-8")
+            entries = _parse(text)
+        except FileNotFoundError:
+            return [copy.copy(e) for e in self._cache]
+        except (ValueError, UnicodeDecodeError) as exc:
+            self._move_aside(exc)
+            return [copy.copy(e) for e in self._cache]
+        self._cache = entries
+        self._stamp = stamp
+        return [copy.copy(e) for e in entries]
+
+    def _move_aside(self, reason: Exception) -> None:
+        stamp = self._clock().strftime("%Y%m%dT%H%M%S%fZ")
+        backup = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        try:
+            os.replace(self.path, backup)
+        except FileNotFoundError:
+            return
+        self.last_backup = backup
+        self._stamp = None
+        log.warning("memory file %s was unreadable (%s); moved to %s",
+                    self.path, type(reason).__name__, backup)
+
+    def entries(self) -> list[MemoryEntry]:
+        """A snapshot of all entries (copies: changing them changes nothing on disk)."""
+        with self._lock:
+            return self._read()
+
+    # -- writing ----------------------------------------------------------------------------
+    def update(self, change: Callable[[list[MemoryEntry]], T]) -> T:
+        """Apply ``change`` to the freshest entries under both locks and write the result.
+
+        ``change`` edits the list in place and returns a value handed back to the caller. If it
+        raises, nothing is written. The file is rewritten only when the entries changed.
+        """
+        import portalocker
+
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # A blocking OS lock: waiting happens in the kernel, not in a polling loop, so
+            # eight busy writers do not slow each other down by a check interval each.
+            with open(self.lock_path, "a") as lock_handle:
+                portalocker.lock(lock_handle, portalocker.LockFlags.EXCLUSIVE)
+                try:
+                    entries = self._read()
+                    original = list(self._cache) if self._stamp is not None else None
+                    result = change(entries)
+                    if original is None or entries != original:
+                        self._write(serialise(entries))
+                        self._cache = [copy.copy(e) for e in entries]
+                        self._stamp = self._file_stamp()
+                    return result
+                finally:
+                    portalocker.unlock(lock_handle)
+
+    def _write(self, text: str) -> None:
+        tmp = self.tmp_path
+        try:
+            with open(tmp, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            raise MemoryFileError(f"could not write {self.path}: {exc.strerror or exc}") from None
+        # Make the rename itself durable (best effort: not every platform can open a folder).
+        try:
+            fd = os.open(self.path.parent, os.O_RDONLY)
+        except OSError:
+            return
+        try:
+            os.fsync(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    # -- convenience ------------------------------------------------------------------------
+    def add(self, entry: MemoryEntry) -> MemoryEntry:
+        """Append one entry without any duplicate or conflict check (callers check first)."""
+        self.update(lambda entries: entries.append(entry))
+        return entry
+
+
+def load_raw(path: Path) -> Any:
+    """The parsed JSON of a memory file (tests and tools that inspect the format)."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))

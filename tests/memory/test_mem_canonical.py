@@ -1,0 +1,99 @@
+"""Canonical form, duplicates and conflicts (SPEC §12): table tests with the spec's numbers."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from paicli_tui.core.memory.canonical import (
+    canonical,
+    conflicts,
+    dice,
+    is_duplicate,
+    is_version_variant,
+)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Use  Tabs", "use tabs"),
+    ("  项目的 构建 是 Maven。 ", "项目 构建 maven"),
+    ("我们地址得到的", "我们址到"),
+    ("Hello, World!", "hello world"),
+    ("路径：/usr/local_bin", "路径/usr/local_bin"),
+    ("#tag @me 50% a-b c\\d", "#tag @me 50% a-b c\\d"),
+    ("“引号”和「括号」", "引号和括号"),
+    ("`ruff` format", "ruff format"),
+    ("Tabs\n\tand\r\nspaces", "tabs and spaces"),
+])
+def test_canonical_form(text: str, expected: str) -> None:
+    assert canonical(text) == expected
+
+
+@pytest.mark.parametrize(("a", "b", "duplicate"), [
+    ("项目使用 Java 17", "项目使用 java 17。", True),
+    ("We use   pytest.", "we use pytest", True),
+    ("我们的项目是 Maven", "我们项目 Maven", True),
+    ("We use pytest", "We use unittest", False),
+])
+def test_duplicates(a: str, b: str, duplicate: bool) -> None:
+    assert is_duplicate(a, b) is duplicate
+
+
+@pytest.mark.parametrize(("a", "b", "variant"), [
+    ("项目使用 Java 17", "项目使用 Java 21", True),
+    ("Node 18", "Node 20", True),
+    ("uses Java 17", "uses Java 21", True),
+    ("Python 3.11 is the target", "Python 3.12.1 is the target", True),
+    ("API v1 is frozen", "API v2 is frozen", True),
+    ("项目使用 Java 17", "项目使用 Java 17", False),  # same fact: a duplicate, not a conflict
+    ("Node 18", "Deno 18", False),
+    ("18", "20", False),  # nothing left once numbers go: no basis for a conflict
+])
+def test_version_variants(a: str, b: str, variant: bool) -> None:
+    assert is_version_variant(a, b) is variant
+
+
+@pytest.mark.parametrize(("a", "b", "threshold", "conflict"), [
+    ("项目使用 Java 17", "项目使用 Java 21", 0.8, True),
+    ("Node 18", "Node 20", 0.99, True),  # version rule is independent of Dice
+    ("We always format code with ruff", "We always format code with ruff!", 0.8, False),  # dup
+    ("We always format the code with ruff", "We always format the code with black", 0.8, True),
+    ("We use pytest for unit tests", "We use Playwright for browser tests", 0.8, False),
+    ("The main branch is called main", "The main branch is called trunk", 0.8, True),
+    ("我们默认的主分支叫 main", "我们默认的主分支叫 master", 0.7, True),
+    ("我们默认的主分支叫 main", "我们默认的主分支叫 master", 0.99, False),
+    ("We deploy with helm charts stored in deploy/", "We deploy with helm charts kept in deploy/",
+     0.8, True),
+    ("We deploy with helm charts stored in deploy/", "We deploy with helm charts kept in deploy/",
+     0.99, False),
+    ("We use pytest", "Lombok is forbidden", 0.8, False),
+])
+def test_conflicts(a: str, b: str, threshold: float, conflict: bool) -> None:
+    assert conflicts(a, b, threshold) is conflict
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    ("abc", "abc", 1.0),
+    ("abcd", "abce", 2 * 2 / 6),
+    ("ab", "cd", 0.0),
+])
+def test_dice_values(a: str, b: str, expected: float) -> None:
+    assert dice(a, b) == pytest.approx(expected)
+
+
+@given(st.text(max_size=60))
+def test_canonical_is_idempotent(text: str) -> None:
+    assert canonical(canonical(text)) == canonical(text)
+
+
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_dice_is_symmetric_and_bounded(a: str, b: str) -> None:
+    value = dice(a, b)
+    assert 0.0 <= value <= 1.0
+    assert value == pytest.approx(dice(b, a))
+
+
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_never_both_duplicate_and_conflict(a: str, b: str) -> None:
+    assert not (is_duplicate(a, b) and conflicts(a, b, 0.8))

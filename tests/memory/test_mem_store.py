@@ -1,0 +1,134 @@
+"""The memory file: format, locking under concurrency, crash safety, corrupt files (SPEC §11)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import random
+import signal
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from paicli_tui.core.memory.entry import SCHEMA_VERSION, MemoryEntry, new_entry_id
+from paicli_tui.core.memory.store import MemoryStore, _parse
+
+FIXED = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
+
+
+def _entry(content: str) -> MemoryEntry:
+    return MemoryEntry(id=new_entry_id(), content=content, created_at="2026-11-01T12:00:00+00:00",
+                       last_verified_at="2026-11-01T12:00:00+00:00", project="/p")
+
+
+def test_file_has_schema_version_and_round_trips(tmp_path: Path) -> None:
+    store = MemoryStore(tmp_path / "m.json")
+    saved = store.add(_entry("我们用 Maven 构建"))
+    data = json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert data["entries"][0]["content"] == "我们用 Maven 构建"
+    assert set(data["entries"][0]) == {"id", "content", "type", "created_at",
+                                       "last_verified_at", "metadata", "token_count"}
+    assert data["entries"][0]["metadata"]["scope"] == "project"
+    assert MemoryStore(tmp_path / "m.json").entries() == [saved]
+
+
+def test_unknown_metadata_survives_a_rewrite(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    raw = _entry("fact one").to_dict()
+    raw["metadata"]["future_field"] = {"x": 1}
+    path.write_text(json.dumps({"schema_version": 1, "entries": [raw]}), encoding="utf-8")
+    store = MemoryStore(path)
+    store.add(_entry("fact two"))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["entries"][0]["metadata"]["future_field"] == {"x": 1}
+
+
+def test_entries_without_scope_count_as_global(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps([{"id": "a1", "content": "old fact"}]), encoding="utf-8")
+    (entry,) = MemoryStore(path).entries()
+    assert entry.is_global and entry.visible_in("/anywhere")
+
+
+def test_corrupt_file_is_moved_aside_and_held_entries_are_written_back(tmp_path: Path) -> None:
+    path = tmp_path / "long_term_memory.json"
+    store = MemoryStore(path, clock=lambda: FIXED)
+    first = store.add(_entry("kept fact"))
+    path.write_text('{"schema_version": 1, "entries": [', encoding="utf-8")  # torn by someone
+    assert store.entries() == [first]  # the program keeps working with what it held
+    backups = list(tmp_path.glob("long_term_memory.json.corrupt-*"))
+    assert [b.name for b in backups] == ["long_term_memory.json.corrupt-20261101T120000000000Z"]
+    assert backups[0].read_text(encoding="utf-8").startswith('{"schema_version"')
+    store.add(_entry("new fact"))
+    contents = [e["content"] for e in json.loads(path.read_text(encoding="utf-8"))["entries"]]
+    assert contents == ["kept fact", "new fact"]
+
+
+@pytest.mark.parametrize("garbage", ["", "not json", "[1, 2]", '{"entries": 5}',
+                                     '{"entries": [{"content": "no id"}]}', "\udcff"])
+def test_unreadable_files_are_never_overwritten_empty(tmp_path: Path, garbage: str) -> None:
+    path = tmp_path / "long_term_memory.json"
+    path.write_bytes(garbage.encode("utf-8", "surrogateescape"))
+    store = MemoryStore(path)
+    assert store.entries() == []
+    assert not path.exists()
+    assert len(list(tmp_path.glob("*.corrupt-*"))) == 1
+
+
+def _save_many(path: str, worker: int, count: int) -> None:
+    store = MemoryStore(Path(path))
+    for i in range(count):
+        store.add(_entry(f"worker {worker} fact {i}"))
+
+
+def test_eight_processes_saving_fifty_each_lose_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "long_term_memory.json"
+    ctx = multiprocessing.get_context("fork")
+    workers = [ctx.Process(target=_save_many, args=(str(path), w, 50)) for w in range(8)]
+    for w in workers:
+        w.start()
+    reads = 0
+    while any(w.is_alive() for w in workers):
+        if path.exists():
+            _parse(path.read_text(encoding="utf-8"))  # readers never see half a file
+            reads += 1
+        time.sleep(0.005)
+    for w in workers:
+        w.join()
+        assert w.exitcode == 0
+    entries = _parse(path.read_text(encoding="utf-8"))
+    assert len(entries) == 400
+    assert len({e.content for e in entries}) == 400
+    assert reads > 0
+
+
+def _write_forever(path: str) -> None:
+    store = MemoryStore(Path(path))
+    i = 0
+    while True:
+        store.add(_entry(f"fact {i} " + "x" * 200))
+        i += 1
+
+
+def test_writer_killed_at_random_moments_never_leaves_a_broken_file(tmp_path: Path) -> None:
+    path = tmp_path / "long_term_memory.json"
+    rng = random.Random(4)
+    seen = 0
+    for _ in range(100):
+        pid = os.fork()
+        if pid == 0:  # child: write until killed
+            try:
+                _write_forever(str(path))
+            finally:
+                os._exit(0)
+        time.sleep(rng.uniform(0.0, 0.015))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        if path.exists():
+            seen = len(_parse(path.read_text(encoding="utf-8")))
+    assert seen > 0
+    assert not list(tmp_path.glob("*.corrupt-*"))
