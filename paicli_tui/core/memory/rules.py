@@ -1,0 +1,102 @@
+"""Project rules from PAI.md files (SPEC §10).
+
+Five files are read in a fixed order and concatenated (later ones never override earlier
+ones). A line ``@relative/path`` includes another file, at most three levels deep and never
+from outside the project (or PAICLI_HOME for the global file). The total is capped at 24,000
+characters, and the result says which files were loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...paths import HomePaths, ProjectPaths
+from ..agent.services import ProjectRules
+
+MAX_RULES_CHARS = 24_000
+MAX_INCLUDE_DEPTH = 3
+_INCLUDE = re.compile(r"^\s*@(\S+)\s*$")
+_TRUNCATED_MARK = "\n[PAI.md text cut at 24,000 characters]"
+
+
+@dataclass
+class _Walk:
+    files: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def _inside(path: Path, base: Path) -> bool:
+    try:
+        path.relative_to(base)
+    except ValueError:
+        return False
+    return True
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+
+
+def _expand(path: Path, base: Path, depth: int, stack: tuple[Path, ...], walk: _Walk) -> str:
+    """The text of ``path`` with its @includes replaced, recorded in ``walk``."""
+    text = _read(path)
+    if text is None:
+        return ""
+    walk.files.append(str(path))
+    out: list[str] = []
+    for line in text.splitlines():
+        match = _INCLUDE.match(line)
+        if not match:
+            out.append(line)
+            continue
+        target_text = match.group(1)
+        target = Path(os.path.realpath(path.parent / target_text))
+        reason = None
+        if os.path.isabs(target_text) or not _inside(target, base):
+            reason = "outside the project"
+        elif depth >= MAX_INCLUDE_DEPTH:
+            reason = f"deeper than {MAX_INCLUDE_DEPTH} levels"
+        elif target in stack:
+            reason = "includes itself"
+        elif not target.is_file():
+            reason = "not found"
+        if reason:
+            walk.skipped.append(f"{target_text} ({reason})")
+            out.append(f"[include @{target_text} skipped: {reason}]")
+            continue
+        out.append(_expand(target, base, depth + 1, stack + (target,), walk))
+    return "\n".join(out)
+
+
+def load_project_rules(project_root: str | os.PathLike[str], home: HomePaths) -> ProjectRules:
+    """The concatenated PAI.md text for ``project_root`` and the files it came from.
+
+    Missing files are skipped silently; unreadable includes leave a visible marker line so the
+    person and the model can see what was left out.
+    """
+    project = ProjectPaths.for_dir(project_root)
+    home_root = Path(os.path.realpath(home.home))
+    walk = _Walk()
+    parts: list[str] = []
+    for location in project.rules_files(home):
+        if not location.is_file():
+            continue
+        real = Path(os.path.realpath(location))
+        base = home_root if location == home.global_rules_file else project.root
+        if not _inside(real, base):
+            walk.skipped.append(f"{location} (outside the project)")
+            continue
+        text = _expand(real, base, 0, (real,), walk).strip()
+        if text:
+            parts.append(text)
+    text = "\n\n".join(parts)
+    truncated = len(text) > MAX_RULES_CHARS
+    if truncated:
+        text = text[:MAX_RULES_CHARS - len(_TRUNCATED_MARK)] + _TRUNCATED_MARK
+    return ProjectRules(text=text, files=tuple(walk.files), truncated=truncated)
