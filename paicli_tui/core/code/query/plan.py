@@ -1,0 +1,105 @@
+"""QueryPlan: what each ranker of a code search is asked, decided once per question.
+
+English questions are used as they are. A Chinese or mixed question keeps its original text
+for the multilingual embedder and also gets an English reading (the light model's rewrite
+when one is configured and answers sensibly, else the offline dictionary gloss) for the
+full-text index and a second embedding query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ....paths import HomePaths
+from ...llm.base import TextCompleter
+from .gloss import Gloss, gloss_question
+from .language import QueryLanguage, detect_language
+from .rewrite import rewrite_query
+from .terms import code_terms, has_cjk
+
+TermsSource = Literal["question", "gloss", "rewrite"]
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """The queries one search runs. ``fulltext_query`` is plain space-separated words (no
+    query syntax); ``embedding_queries`` starts with the original question."""
+
+    original: str
+    language: QueryLanguage
+    english_terms: str
+    fulltext_query: str
+    embedding_queries: list[str]
+    terms_source: TermsSource = "question"
+    """Where ``english_terms`` came from: the question itself, the offline gloss, or the model."""
+    gloss: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+    """Each Chinese word of the question and the English it was glossed to (for --explain)."""
+
+
+def _fulltext(english: str, chinese_words: list[str]) -> str:
+    words = list(dict.fromkeys(code_terms(english)))
+    words += [w for w in dict.fromkeys(chinese_words) if w not in words]
+    return " ".join(words)
+
+
+def _build(
+    question: str, language: QueryLanguage, gloss: Gloss | None, rewritten: str | None
+) -> QueryPlan:
+    text = " ".join(question.split())
+    if language == "en" or gloss is None:
+        return QueryPlan(text, language, text, _fulltext(text, []), [text])
+    chinese = [p.source for p in gloss.pieces if has_cjk(p.source)]
+    english = rewritten or gloss.text
+    source: TermsSource = "rewrite" if rewritten else "gloss"
+    queries = [text]
+    if english and english != text:
+        queries.append(english)
+    return QueryPlan(
+        original=text,
+        language=language,
+        english_terms=english,
+        fulltext_query=_fulltext(english, chinese),
+        embedding_queries=queries,
+        terms_source=source,
+        gloss=tuple((p.source, p.english) for p in gloss.pieces if has_cjk(p.source)),
+    )
+
+
+async def plan_query_async(
+    question: str, *, home: HomePaths, rewrite: TextCompleter | None = None
+) -> QueryPlan:
+    """Like :func:`plan_query`, for callers already inside an event loop (the agent)."""
+    language = detect_language(question)
+    if language == "en":
+        return _build(question, language, None, None)
+    gloss = gloss_question(question, home=home)
+    rewritten = await rewrite_query(question, rewrite, home=home) if rewrite is not None else None
+    return _build(question, language, gloss, rewritten)
+
+
+def _plan_offline(question: str, home: HomePaths) -> QueryPlan:
+    language = detect_language(question)
+    gloss = None if language == "en" else gloss_question(question, home=home)
+    return _build(question, language, gloss, None)
+
+
+def plan_query(
+    question: str, *, home: HomePaths, rewrite: TextCompleter | None = None
+) -> QueryPlan:
+    """The plan for ``question``. Offline unless ``rewrite`` (the light model) is given, and
+    then only for non-English questions; a failing or nonsensical model never fails the plan.
+    Safe to call from synchronous code, also while an event loop runs in this thread."""
+    if rewrite is None or detect_language(question) == "en":
+        return _plan_offline(question, home)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(plan_query_async(question, home=home, rewrite=rewrite))
+    # A loop is running in this thread: run ours in a helper thread rather than nest loops.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(
+            asyncio.run, plan_query_async(question, home=home, rewrite=rewrite)
+        ).result()

@@ -1,0 +1,84 @@
+"""Words out of code and questions: identifier splitting, stop words, plural folding.
+
+Both sides of full-text ranking use these rules, so a question word ("colors") meets the
+code word it names (``get_color_system``) whatever the index's own tokenizer does.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+# English words that carry no meaning for finding code. Small on purpose: a question's
+# nouns and verbs must survive, and code words such as "set" or "get" are kept elsewhere.
+STOP_WORDS = frozenset(
+    """a an the of to in on at by for from with and or not no nor is are was were be been being
+    it its this that these those there here where which what how why when who whom whose do does
+    did done can could should would will shall may might must i we you he she they my our your
+    me us them their his her as if then than so such any some all each every into onto about
+    over under out up down off just only also very too more most much many other another same
+    own one ones thing things way ways something someone anything get gets got use used uses
+    using make makes made isn't doesn't don't let lets happen happens place part code function
+    functions method methods class classes find found look looking want wants need needs
+    which whether while within without through via per etc e.g i.e sth sb oneself""".split()
+)
+
+
+def split_identifier(token: str) -> list[str]:
+    """Lower-case word parts of one identifier: ``getHTTPResponse_code2`` → get, http,
+    response, code, 2. A plain word gives itself; punctuation-only input gives nothing."""
+    parts: list[str] = []
+    for piece in re.split(r"[_\W]+", token):
+        parts.extend(m.group(0).lower() for m in _CAMEL.finditer(piece))
+    return [p for p in parts if p]
+
+
+def fold(word: str) -> str:
+    """Crude English plural folding (``colors`` → ``color``, ``entries`` → ``entry``), the
+    same on both sides so that a question's plural meets the code's singular."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def has_cjk(text: str) -> bool:
+    """True when ``text`` holds at least one Chinese (CJK ideograph) character."""
+    return _CJK.search(text) is not None
+
+
+def code_terms(text: str, *, keep_compounds: bool = True) -> list[str]:
+    """Searchable lower-case words of ASCII text or code, in order.
+
+    Every identifier gives its split parts; a compound identifier (``cell_len``,
+    ``ColorSystem``) is also kept whole when ``keep_compounds`` so an exact name still wins.
+    Stop words and one-letter words are dropped; plurals are folded.
+    """
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        token = m.group(0)
+        parts = split_identifier(token)
+        if keep_compounds and len(parts) > 1:
+            out.append(token.lower())
+        out.extend(fold(p) for p in parts if len(p) > 1 and p not in STOP_WORDS)
+    return out
+
+
+def expand_identifiers(text: str) -> str:
+    """The split parts of every compound identifier in ``text``, space separated and each
+    compound listed once, so a word-level index also matches the parts."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        token = m.group(0)
+        if token in seen:
+            continue
+        seen.add(token)
+        parts = split_identifier(token)
+        if len(parts) > 1:
+            out.append(" ".join(parts))
+    return " ".join(out)

@@ -1,0 +1,130 @@
+"""The text a chunk is ranked by: what is embedded, and what is full-text indexed.
+
+The source shown to the model is ``Chunk.source``; ranking needs more and less than that.
+More: where the code lives (path, class), its signature and doc comment up front, and for
+full-text the split parts of every identifier (``cell_len`` also as ``cell len``) so plain
+words in a question meet code names. Less: a huge literal table (width tables, emoji maps,
+palettes) is cut to its first lines so it cannot flood the results, and the embedded text is
+capped, because a sentence embedder averages a long chunk into mush.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .chunk import Chunk
+from .query.terms import expand_identifiers, split_identifier
+
+EMBED_MAX_CHARS = 1_200
+"""Embedded text is cut here: header, doc and the start of the body carry the meaning."""
+DOC_MAX_CHARS = 600
+CONTEXT_MAX_CHARS = 200
+DATA_MIN_LINES = 30
+DATA_SHARE = 0.6
+DATA_KEEP_LINES = 8
+
+_STRING = re.compile(r"""("([^"\\]|\\.)*"|'([^'\\]|\\.)*')""")
+_NUMBER = re.compile(r"\b(0[xob][0-9a-fA-F_]+|\d[\d_]*(\.\d+)?([eE][+-]?\d+)?)\b")
+_WORDS = re.compile(r"[A-Za-z_]{2,}")
+_PARAMS = re.compile(r"\(.*$", re.S)
+
+
+def _is_data_line(line: str) -> bool:
+    """A line that is only literals and punctuation (a table row), not logic."""
+    stripped = line.strip()
+    if not stripped:
+        return False
+    rest = _NUMBER.sub(" ", _STRING.sub(" ", stripped))
+    return len(_WORDS.findall(rest)) == 0 and len(stripped) >= 3
+
+
+def compact_data(source: str) -> str:
+    """``source`` with a large literal block cut to its first lines and a note of how many
+    lines were left out; other code unchanged."""
+    lines = source.splitlines()
+    if len(lines) < DATA_MIN_LINES:
+        return source
+    data = sum(1 for ln in lines if _is_data_line(ln))
+    if data < DATA_SHARE * len(lines):
+        return source
+    kept: list[str] = []
+    run = 0
+    dropped = 0
+    for ln in lines:
+        if _is_data_line(ln):
+            run += 1
+            if run > DATA_KEEP_LINES:
+                dropped += 1
+                continue
+        else:
+            if dropped:
+                kept.append(f"... {dropped} data lines ...")
+                dropped = 0
+            run = 0
+        kept.append(ln)
+    if dropped:
+        kept.append(f"... {dropped} data lines ...")
+    return "\n".join(kept)
+
+
+def _short_name(chunk: Chunk) -> str:
+    """``Class.method`` without the parameter list (which the signature carries)."""
+    name = _PARAMS.sub("", chunk.name).strip()
+    if chunk.parent and not name.startswith(chunk.parent + "."):
+        name = f"{chunk.parent}.{name}"
+    return name
+
+
+def _words_of(name: str) -> str:
+    return " ".join(p for part in name.split(".") for p in split_identifier(part))
+
+
+def _path_words(path: str) -> str:
+    stem = re.sub(r"\.[A-Za-z0-9]+$", "", path)
+    return " ".join(p for part in re.split(r"[/\\]", stem) for p in split_identifier(part))
+
+
+def _strip_doc(source: str, doc: str) -> str:
+    """The source without its doc comment when the doc is repeated verbatim inside it."""
+    if not doc:
+        return source
+    first = doc.strip().splitlines()[0].strip() if doc.strip() else ""
+    if not first or first not in source:
+        return source
+    # Python docstring: drop the triple-quoted block that holds the first doc line.
+    m = re.search(r'[rRuU]?("""|\'\'\')[\s\S]*?\1', source)
+    if m and first in m.group(0):
+        return source[: m.start()] + source[m.end() :]
+    return source
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """The text embedded for ``chunk``: a header (path, ``Class.method``, its words), the
+    doc comment, the signature, then the start of the body without the doc; at most
+    ``EMBED_MAX_CHARS`` characters, data tables cut short."""
+    name = _short_name(chunk)
+    parts = [f"{chunk.path} {name}", _words_of(name)]
+    if chunk.doc.strip():
+        parts.append(chunk.doc.strip()[:DOC_MAX_CHARS])
+    if chunk.signature.strip():
+        parts.append(chunk.signature.strip())
+    body = compact_data(_strip_doc(chunk.source, chunk.doc))
+    head = "\n".join(p for p in parts if p)
+    room = EMBED_MAX_CHARS - len(head) - 1
+    text = head + ("\n" + body[:room] if room > 0 and body.strip() else "")
+    return text[:EMBED_MAX_CHARS]
+
+
+def fulltext_text(chunk: Chunk) -> str:
+    """The text full-text indexed for ``chunk``: path and its words, ``Class.method`` and
+    its words, signature, doc comment, context line, the source (data tables cut short), and
+    the split parts of every compound identifier in all of it."""
+    name = _short_name(chunk)
+    source = compact_data(chunk.source)
+    head = [chunk.path, _path_words(chunk.path), name, _words_of(name), chunk.signature.strip()]
+    if chunk.doc.strip() and chunk.doc.strip() not in source:
+        head.append(chunk.doc.strip())
+    if chunk.context.strip():
+        head.append(chunk.context.strip()[:CONTEXT_MAX_CHARS])
+    text = "\n".join(p for p in head if p) + "\n" + source
+    return text + "\n" + expand_identifiers(text)

@@ -1,0 +1,68 @@
+"""Offline Chinese→English gloss: jieba + developer vocabulary + CC-CEDICT."""
+
+from __future__ import annotations
+
+import pytest
+
+from paicli_tui.core.code.query.dictionary import clean_sense, lookup, senses
+from paicli_tui.core.code.query.gloss import gloss_question
+from paicli_tui.paths import HomePaths
+
+
+@pytest.fixture
+def home(paicli_home) -> HomePaths:
+    return HomePaths(paicli_home)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("怎么把表格渲染到终端上？", {"table", "render", "terminal"}),
+        ("如何检测 FORCE_COLOR 环境变量", {"detect", "FORCE_COLOR", "environment", "variable"}),
+        ("把异常的堆栈打印出来", {"exception", "stack", "print"}),
+        ("进度条剩余时间是怎么估算的", {"progress", "bar", "remaining", "time", "estimate"}),
+        ("日志怎么格式化时间", {"log", "format", "time"}),
+        ("解析配置文件", {"parse", "config", "file"}),
+        ("光标移动到行首", {"cursor"}),  # 光标 comes from CC-CEDICT's "(computing)" sense too
+    ],
+)
+def test_gloss_developer_phrases(home: HomePaths, question: str, expected: set[str]) -> None:
+    gloss = gloss_question(question, home=home)
+    assert expected <= set(gloss.terms), gloss.pieces
+
+
+def test_gloss_drops_question_scaffolding(home: HomePaths) -> None:
+    gloss = gloss_question("在哪里怎么样如何", home=home)
+    assert gloss.terms == ()
+
+
+def test_gloss_keeps_order_and_has_no_repeats(home: HomePaths) -> None:
+    gloss = gloss_question("终端宽度 终端 宽度", home=home)
+    assert gloss.terms[:2] == ("terminal", "width")
+    assert len(gloss.terms) == len(set(gloss.terms))
+
+
+def test_word_missing_from_dictionary_is_covered_by_its_parts(home: HomePaths) -> None:
+    # jieba keeps 颜色系统 apart or whole depending on its dictionary; either way both halves count
+    gloss = gloss_question("颜色系统", home=home)
+    assert {"color", "system"} <= set(gloss.terms)
+
+
+def test_cc_cedict_prefers_technical_senses() -> None:
+    raw = lookup(["渲染", "没有这个词语"])
+    assert raw["没有这个词语"] == ()
+    assert senses("渲染", raw["渲染"])[0] == "rendering"
+
+
+@pytest.mark.parametrize(
+    ("sense", "clean"),
+    [
+        ("to highlight (computing)", "highlight"),
+        ("CL:張|张[zhang1]", ""),
+        ("variant of 吧[ba5]", ""),
+        ("to cut sth off", "cut off"),
+        ("(math.) to truncate", "truncate"),
+    ],
+)
+def test_clean_sense(sense: str, clean: str) -> None:
+    assert clean_sense(sense) == clean

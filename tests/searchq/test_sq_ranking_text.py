@@ -1,0 +1,86 @@
+"""What a chunk is embedded and full-text indexed as."""
+
+from __future__ import annotations
+
+from paicli_tui.core.code.chunk import Chunk
+from paicli_tui.core.code.query import plan_query
+from paicli_tui.core.code.ranking_text import (
+    EMBED_MAX_CHARS,
+    compact_data,
+    embedding_text,
+    fulltext_text,
+)
+from paicli_tui.paths import HomePaths
+
+SOURCE = '''def cell_len(text: str) -> int:
+    """Get the number of cells required to display text."""
+    return _cell_len(text, get_character_cell_size)
+'''
+
+
+def _chunk(**over: object) -> Chunk:
+    base: dict[str, object] = dict(
+        path="pkg/cells.py",
+        kind="function",
+        name="cell_len(text: str)",
+        start_line=10,
+        end_line=12,
+        source=SOURCE,
+        language="python",
+        parent=None,
+        doc="Get the number of cells required to display text.",
+        signature="def cell_len(text: str) -> int:",
+        context="module pkg.cells",
+    )
+    base.update(over)
+    return Chunk(**base)  # type: ignore[arg-type]
+
+
+def test_embedding_text_puts_name_doc_and_signature_first_without_repeating_the_doc() -> None:
+    text = embedding_text(_chunk())
+    lines = text.splitlines()
+    assert lines[0] == "pkg/cells.py cell_len"
+    assert lines[1] == "cell len"
+    assert lines[2] == "Get the number of cells required to display text."
+    assert text.count("number of cells") == 1
+    assert "_cell_len(text, get_character_cell_size)" in text
+
+
+def test_method_names_carry_their_class() -> None:
+    text = embedding_text(_chunk(kind="method", name="export_svg(self)", parent="Console"))
+    assert text.startswith("pkg/cells.py Console.export_svg\nconsole export svg")
+    assert "Console.export_svg" in fulltext_text(
+        _chunk(name="Console.export_svg()", parent="Console")
+    )
+
+
+def test_embedding_text_is_capped() -> None:
+    body = "def f():\n" + "\n".join(f"    value_{i} = compute_{i}(x)" for i in range(500))
+    assert len(embedding_text(_chunk(source=body, doc=""))) <= EMBED_MAX_CHARS
+
+
+def test_fulltext_text_has_split_identifiers_path_words_and_context() -> None:
+    text = fulltext_text(_chunk())
+    words = text.split()
+    for expected in ("cell_len", "cell", "len", "character", "size", "pkg", "cells", "module"):
+        assert expected in words, expected
+
+
+def test_data_tables_are_cut_short() -> None:
+    rows = "\n".join(f"    ({i}, {i + 5}, 2)," for i in range(300))
+    table = f"TABLE = [\n{rows}\n]\n"
+    compact = compact_data(table)
+    assert len(compact.splitlines()) < 15 and "292 data lines" in compact
+    chunk = _chunk(kind="file", name="pkg/_table.py#1", source=table, doc="", signature="")
+    assert len(fulltext_text(chunk)) < 600 and len(embedding_text(chunk)) < 600
+    normal = "\n".join(f"x{i} = compute(y{i})" for i in range(60))
+    assert compact_data(normal) == normal
+
+
+def test_offline_plan_for_a_chinese_question(paicli_home) -> None:
+    plan = plan_query("怎么把表格渲染到终端上？", home=HomePaths(paicli_home))
+    assert plan.language == "zh" and plan.terms_source == "gloss"
+    assert plan.embedding_queries[0] == "怎么把表格渲染到终端上？"
+    assert {"table", "render", "terminal"} <= set(plan.embedding_queries[1].split())
+    assert {"table", "render", "terminal", "表格", "渲染"} <= set(plan.fulltext_query.split())
+    assert ("渲染", ("render",)) in plan.gloss
