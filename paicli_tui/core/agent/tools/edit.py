@@ -1,0 +1,141 @@
+"""Tools that change files: write_file and edit_file. Both show a diff and ask first."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..interaction import ApprovalRequest
+from ..tool_base import ToolContext, ToolOutput
+from .approval import ask_approval, denied
+from .files import read_text_file
+from .guard import ToolArgumentError, relative_label, resolve_in_project
+
+MAX_DIFF_CHARS = 20_000
+
+
+def unified_diff(label: str, before: str, after: str) -> str:
+    """A unified diff of one file (``/dev/null`` side for a new file), capped in length."""
+    old_name = f"a/{label}" if before else "/dev/null"
+    diff = "".join(difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True),
+        fromfile=old_name, tofile=f"b/{label}"))
+    if len(diff) > MAX_DIFF_CHARS:
+        diff = diff[:MAX_DIFF_CHARS] + f"\n[diff cut at {MAX_DIFF_CHARS:,} characters]\n"
+    return diff
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step, so a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+async def _apply(context: ToolContext, tool: str, path: Path, label: str, before: str,
+                 after: str, summary: str) -> ToolOutput:
+    diff = unified_diff(label, before, after)
+    if not await ask_approval(context, ApprovalRequest(tool=tool, summary=summary, detail=diff)):
+        return ToolOutput(denied(summary), status="denied")
+    await asyncio.to_thread(write_atomically, path, after)
+    added = sum(1 for line in diff.splitlines() if line.startswith("+") and
+                not line.startswith("+++"))
+    removed = sum(1 for line in diff.splitlines() if line.startswith("-") and
+                  not line.startswith("---"))
+    return ToolOutput(f"{summary}: done (+{added} -{removed} lines).")
+
+
+class WriteFileTool:
+    name = "write_file"
+    description = (
+        "Create a file or replace its whole content (parent folders are created). The person "
+        "sees a diff and must approve. For a small change to an existing file use edit_file "
+        "instead. Paths are relative to the project root."
+    )
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path relative to the project root."},
+            "content": {"type": "string", "description": "The complete new file content."},
+        },
+        "required": ["path", "content"],
+    }
+    requires_approval = True
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
+        root = context.project_root
+        try:
+            content = arguments.get("content")
+            if not isinstance(content, str):
+                raise ToolArgumentError("content is required and must be a string")
+            path = resolve_in_project(root, arguments.get("path"))
+            label = relative_label(root, path)
+            before = read_text_file(path, label) if path.exists() else ""
+            if path.exists() and before == content:
+                return ToolOutput(f"{label} already has exactly this content; nothing changed.")
+            verb = "overwrite" if path.exists() else "create"
+            lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+            return await _apply(context, self.name, path, label, before, content,
+                                f"{verb} {label} ({lines} lines)")
+        except (ToolArgumentError, OSError) as exc:
+            return ToolOutput(f"write_file failed: {exc}", status="failed")
+
+
+class EditFileTool:
+    name = "edit_file"
+    description = (
+        "Replace one exact piece of text in a file. old_string must match the file exactly "
+        "(spaces and indentation included, without read_file's line numbers) and occur exactly "
+        "once; add surrounding lines to make it unique. The person sees a diff and must "
+        "approve. Paths are relative to the project root."
+    )
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path relative to the project root."},
+            "old_string": {"type": "string", "description": "Exact text to replace (unique)."},
+            "new_string": {"type": "string", "description": "Replacement text."},
+        },
+        "required": ["path", "old_string", "new_string"],
+    }
+    requires_approval = True
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
+        root = context.project_root
+        try:
+            old, new = arguments.get("old_string"), arguments.get("new_string")
+            if not isinstance(old, str) or not old:
+                raise ToolArgumentError("old_string is required and must not be empty")
+            if not isinstance(new, str):
+                raise ToolArgumentError("new_string is required and must be a string")
+            if old == new:
+                raise ToolArgumentError("old_string and new_string are the same")
+            path = resolve_in_project(root, arguments.get("path"), must_exist=True)
+            label = relative_label(root, path)
+            before = read_text_file(path, label)
+            count = before.count(old)
+            if count == 0:
+                raise ToolArgumentError(
+                    f"old_string was not found in {label}; read the file again and copy the "
+                    "text exactly (without line numbers)")
+            if count > 1:
+                raise ToolArgumentError(
+                    f"old_string occurs {count} times in {label}; include more surrounding "
+                    "lines so it matches exactly once")
+            after = before.replace(old, new, 1)
+            return await _apply(context, self.name, path, label, before, after, f"edit {label}")
+        except (ToolArgumentError, OSError) as exc:
+            return ToolOutput(f"edit_file failed: {exc}", status="failed")

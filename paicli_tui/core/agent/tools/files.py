@@ -1,0 +1,170 @@
+"""Read-only file tools: read_file and list_dir."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from ..tool_base import ToolContext, ToolOutput
+from .guard import (
+    ToolArgumentError,
+    int_argument,
+    looks_binary,
+    relative_label,
+    resolve_in_project,
+)
+
+PAGE_LINES = 200
+"""Lines per paged read, the figure offload notices quote (SPEC §3)."""
+MAX_PAGE_LINES = 2_000
+MAX_PAGE_CHARS = 40_000
+"""A paged read is never offloaded, so it is bounded here instead."""
+MAX_FILE_BYTES = 20_000_000
+MAX_LIST_ENTRIES = 500
+SKIP_DIRS = frozenset({".git", "__pycache__", "node_modules", ".venv", ".mypy_cache",
+                       ".ruff_cache", ".pytest_cache"})
+
+
+def _number(lines: list[str], first: int) -> str:
+    return "\n".join(f"{first + i:>6}\t{line}" for i, line in enumerate(lines))
+
+
+def read_text_file(path: Path, label: str) -> str:
+    """The file's text; ToolArgumentError for folders, binaries and huge files."""
+    if path.is_dir():
+        raise ToolArgumentError(f"{label} is a folder; use list_dir to see what is in it")
+    if not path.is_file():
+        raise ToolArgumentError(f"{label} does not exist")
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise ToolArgumentError(f"{label} is {size:,} bytes; too large to read")
+    with path.open("rb") as handle:
+        if looks_binary(handle.read(8192)):
+            raise ToolArgumentError(f"{label} looks like a binary file; it cannot be read as text")
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+class ReadFileTool:
+    name = "read_file"
+    description = (
+        "Read a text file of the project. Lines come numbered (`   12\\tcode`; the number and "
+        "tab are not part of the file). Without offset/limit the whole file is returned (a very "
+        "large one is saved to a file and previewed). With offset (1-based first line) and/or "
+        f"limit (number of lines, default {PAGE_LINES}, at most {MAX_PAGE_LINES}) you get that "
+        "page; use this to read saved outputs under .paicli/tool-outputs/ and big files piece "
+        "by piece. Paths are relative to the project root; files outside it and binary files "
+        "are refused."
+    )
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path relative to the project root."},
+            "offset": {"type": "integer", "description": "First line to read, 1-based."},
+            "limit": {"type": "integer",
+                      "description": f"Number of lines to read (default {PAGE_LINES})."},
+        },
+        "required": ["path"],
+    }
+    requires_approval = False
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
+        try:
+            return await asyncio.to_thread(self._read, arguments, context.project_root)
+        except (ToolArgumentError, OSError) as exc:
+            return ToolOutput(f"read_file failed: {exc}", status="failed")
+
+    def _read(self, arguments: dict[str, Any], root: Path) -> ToolOutput:
+        path = resolve_in_project(root, arguments.get("path"))
+        label = relative_label(root, path)
+        text = read_text_file(path, label)
+        lines = text.splitlines()
+        offset = int_argument(arguments, "offset", default=None, low=1, high=10**9)
+        limit = int_argument(arguments, "limit", default=None, low=1, high=MAX_PAGE_LINES)
+        paged = offset is not None or limit is not None
+        if not paged:
+            if not lines:
+                return ToolOutput(f"{label} is empty.")
+            return ToolOutput(f"{label} ({len(lines)} lines)\n{_number(lines, 1)}")
+        first = offset or 1
+        count = limit or PAGE_LINES
+        if first > len(lines):
+            return ToolOutput(f"{label} has only {len(lines)} lines; offset {first} is past "
+                              "the end.", bypass_offload=True)
+        page: list[str] = []
+        size = 0
+        for line in lines[first - 1:first - 1 + count]:
+            size += len(line) + 8  # the number column and newline
+            if page and size > MAX_PAGE_CHARS:
+                break  # bounded here because paged reads are never offloaded
+            page.append(line[:MAX_PAGE_CHARS])
+        body = _number(page, first)
+        last = first + len(page) - 1
+        header = f"{label} lines {first}-{last} of {len(lines)}"
+        if last < len(lines):
+            header += f" (more: offset={last + 1})"
+        return ToolOutput(f"{header}\n{body}", bypass_offload=True)
+
+
+class ListDirTool:
+    name = "list_dir"
+    description = (
+        "List a folder of the project: sub-folders end with `/`, files show their size. "
+        "depth 1 (default) lists only the folder itself, up to 3 goes deeper. Skips .git, "
+        "node_modules, virtual environments and caches. Use glob_files to find files by name."
+    )
+    parameters: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "Folder relative to the project root.",
+                     "default": "."},
+            "depth": {"type": "integer", "description": "Levels to list (1-3).", "default": 1},
+        },
+    }
+    requires_approval = False
+
+    async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
+        try:
+            return await asyncio.to_thread(self._list, arguments, context.project_root)
+        except (ToolArgumentError, OSError) as exc:
+            return ToolOutput(f"list_dir failed: {exc}", status="failed")
+
+    def _list(self, arguments: dict[str, Any], root: Path) -> ToolOutput:
+        path = resolve_in_project(root, arguments.get("path") or ".", must_exist=True)
+        label = relative_label(root, path)
+        if not path.is_dir():
+            raise ToolArgumentError(f"{label} is a file; use read_file to read it")
+        depth = int_argument(arguments, "depth", default=1, low=1, high=3) or 1
+        out: list[str] = []
+        more = self._walk(path, depth, "", out)
+        if not out:
+            return ToolOutput(f"{label}/ is empty.")
+        text = f"{label}/\n" + "\n".join(out)
+        if more:
+            text += f"\n[listing stopped at {MAX_LIST_ENTRIES} entries]"
+        return ToolOutput(text)
+
+    def _walk(self, folder: Path, depth: int, indent: str, out: list[str]) -> bool:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: (not e.is_dir(), e.name.lower()))
+        except OSError as exc:
+            out.append(f"{indent}[cannot list: {exc.strerror}]")
+            return False
+        for entry in entries:
+            if len(out) >= MAX_LIST_ENTRIES:
+                return True
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name in SKIP_DIRS:
+                    continue
+                out.append(f"{indent}{entry.name}/")
+                if depth > 1 and self._walk(Path(entry.path), depth - 1, indent + "  ", out):
+                    return True
+            else:
+                try:
+                    size = entry.stat(follow_symlinks=False).st_size
+                except OSError:
+                    size = 0
+                suffix = " -> (link)" if entry.is_symlink() else ""
+                out.append(f"{indent}{entry.name}  {size:,} B{suffix}")
+        return False
