@@ -1,9 +1,72 @@
-"""The Textual application (filled in by the TUI issue)."""
+"""The Textual application: one chat screen, panels pushed on top, every slash command in
+the command palette. ``run_app`` is what ``paicli-tui`` calls."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
 from .config import Settings
+from .paths import normalise_project_root
+from .resources import style_paths
+from .ui.backend import Backend, CoreBackend
+from .ui.screens.chat import ChatScreen
+from .ui.slash import SLASH_COMMANDS
+
+
+class PaicliApp(App[int]):
+    """Give it settings and a project; tests also give it a backend built from fakes."""
+
+    TITLE = "paicli-tui"
+    CSS_PATH = [str(p) for p in style_paths()]
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+
+    def __init__(self, settings: Settings, project_root: Path, *, resume: str | None = None,
+                 backend: Backend | None = None) -> None:
+        super().__init__()
+        self.settings = settings
+        self.project_root = project_root
+        self.backend: Backend = backend or CoreBackend(settings, project_root)
+        self.resume = resume
+        self.theme = "textual-light" if settings.theme == "light" else "textual-dark"
+        self.sub_title = project_root.name
+
+    def on_mount(self) -> None:
+        self.push_screen(ChatScreen(self.backend, self.resume))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        chat = self._chat_screen()
+        if chat is None:
+            return
+        for command in SLASH_COMMANDS:
+            if command.needs_args:
+                def run(c: str = command.name) -> None:
+                    chat.prompt.load_text(c + " ")
+                    chat.prompt.move_cursor(chat.prompt.document.end)
+                    chat.prompt.focus()
+            else:
+                def run(c: str = command.name) -> None:
+                    chat.action_slash(c)
+            yield SystemCommand(f"{command.name} {command.usage}".strip(), command.help, run)
+
+    def _chat_screen(self) -> ChatScreen | None:
+        for screen in self.screen_stack:
+            if isinstance(screen, ChatScreen):
+                return screen
+        return None
 
 
 def run_app(settings: Settings, project_dir: str, resume: str | None) -> int:
-    raise SystemExit("paicli-tui: the full-screen interface is not built yet")
+    """Run the full-screen interface on ``project_dir``; returns the exit code."""
+    root = normalise_project_root(project_dir)
+    if not root.is_dir():
+        print(f"paicli-tui: {project_dir} is not a directory")
+        return 2
+    app = PaicliApp(settings, root, resume=resume)
+    result = app.run()
+    return int(result or 0)

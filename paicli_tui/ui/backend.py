@@ -1,0 +1,235 @@
+"""What the UI needs from the core, as small shapes the widgets can render.
+
+The screens talk to a :class:`Backend`; :class:`CoreBackend` fills it from the real core
+(agent session, provider registry, session ledger, memory and code services), importing each
+part only when first used so start-up stays light. Tests hand the app a backend built from
+fakes. Every call here may block on disk, so screens run them in workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..config import Settings
+from ..core.agent.interaction import ApprovalCallback, ConflictCallback, ConflictEntry
+from ..core.messages import Message
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    """One visible memory as the browser shows it."""
+
+    id: str
+    scope: str
+    content: str
+    written: str
+    verified: str
+    stale: bool = False
+    source: str = "explicit"
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    """What an explicit save did: saved, refreshed a duplicate, or hit conflicts."""
+
+    saved_id: str | None = None
+    duplicate_of: str | None = None
+    conflicts: tuple[ConflictEntry, ...] = ()
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class CodeHit:
+    path: str
+    line: int
+    name: str
+    score: float
+    preview: str
+    language: str = ""
+    end_line: int = 0
+
+    @property
+    def reference(self) -> str:
+        """``path:line`` as inserted into the chat input."""
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    indexed: bool
+    files: int = 0
+    chunks: int = 0
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    done: int
+    total: int
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    session_id: str
+    title: str
+    updated: str
+    message_count: int
+    project: str = ""
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    provider: str
+    model: str
+    window: int
+    configured: bool
+    """A key (or a local server) is available for it."""
+
+
+class MemoryBackend(Protocol):
+    def rows(self) -> list[MemoryRow]: ...
+    def save(self, content: str, scope: str, force: bool = False) -> SaveOutcome: ...
+    def replace(self, memory_id: str, content: str) -> None: ...
+    def verify(self, memory_id: str) -> None: ...
+    def delete(self, memory_id: str) -> None: ...
+    def clear(self) -> int: ...
+
+
+class CodeBackend(Protocol):
+    def status(self) -> IndexStatus: ...
+    def search(self, query: str, mode: str, top_k: int) -> list[CodeHit]: ...
+    def index(self, progress: Callable[[IndexProgress], None]) -> str: ...
+    def graph(self, name: str) -> str: ...
+
+
+class Backend(Protocol):
+    """Everything the screens call; one per app."""
+
+    settings: Settings
+    project_root: Path
+
+    def how_to_configure(self) -> str: ...
+    def build_client(self, settings: Settings) -> Any: ...
+    async def start_session(self, client: Any, approve: ApprovalCallback,
+                            resolve_conflict: ConflictCallback | None,
+                            resume: str | None) -> Any: ...
+    def memory(self) -> MemoryBackend: ...
+    def code(self) -> CodeBackend: ...
+    def sessions(self) -> list[SessionRow]: ...
+    def compaction_history(self, session_id: str) -> list[dict]: ...
+    def view_before_last_compaction(self, session_id: str) -> list[Message] | None: ...
+    def models(self) -> list[ModelChoice]: ...
+
+
+def _date(value: Any) -> str:
+    """A date for a table cell from a datetime, an ISO string or a timestamp."""
+    if value is None or value == "":
+        return "—"
+    text = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    return text[:10]
+
+
+@dataclass
+class CoreBackend:
+    """The real core, imported lazily."""
+
+    settings: Settings
+    project_root: Path
+    _memory: Any = field(default=None, repr=False)
+    _code: Any = field(default=None, repr=False)
+
+    # -- model ---------------------------------------------------------------------------------
+    def how_to_configure(self) -> str:
+        from ..core.llm.registry import how_to_configure
+
+        return how_to_configure()
+
+    def build_client(self, settings: Settings) -> Any:
+        from ..core.llm.registry import build_client
+
+        return build_client(settings)
+
+    def models(self) -> list[ModelChoice]:
+        from ..core.llm.registry import PROVIDERS
+
+        out = []
+        for name, spec in PROVIDERS.items():
+            key_variable = getattr(spec, "key_variable", None)
+            configured = (not key_variable) or bool(self.settings.key_for(key_variable))
+            out.append(ModelChoice(name, spec.default_model or "", int(spec.window or 0),
+                                   configured))
+        return out
+
+    async def start_session(self, client: Any, approve: ApprovalCallback,
+                            resolve_conflict: ConflictCallback | None,
+                            resume: str | None) -> Any:
+        from ..core.agent.session import AgentSession
+
+        return await AgentSession.start(
+            self.settings, self.project_root, client=client,
+            memory=self._memory_service(), code=self._code_service(), approve=approve,
+            resolve_conflict=resolve_conflict, resume=resume or None)
+
+    # -- ledger --------------------------------------------------------------------------------
+    def sessions(self) -> list[SessionRow]:
+        from ..core.context.ledger import list_sessions
+
+        return [
+            SessionRow(s.session_id, s.title or "(untitled)", _date(s.updated),
+                       int(s.message_count), str(s.project or ""))
+            for s in list_sessions(self.settings.home, None)
+        ]
+
+    def compaction_history(self, session_id: str) -> list[dict]:
+        from ..core.context.ledger import SessionLedger
+
+        return SessionLedger.open(self.settings.home, session_id).compaction_history()
+
+    def view_before_last_compaction(self, session_id: str) -> list[Message] | None:
+        from ..core.context.ledger import SessionLedger
+
+        ledger = SessionLedger.open(self.settings.home, session_id)
+        return ledger.checkpoint_before_last_compaction()
+
+    # -- memory and code -----------------------------------------------------------------------
+    def _memory_service(self) -> Any:
+        if self._memory is None:
+            from ..core.memory.service import LocalMemoryService
+
+            self._memory = LocalMemoryService(self.settings, self.project_root)
+        return self._memory
+
+    def _code_service(self) -> Any:
+        if self._code is None:
+            from ..core.code.service import LocalCodeService
+
+            self._code = LocalCodeService(self.settings, self.project_root)
+        return self._code
+
+    def memory(self) -> MemoryBackend:
+        from .core_adapters import MemoryAdapter
+
+        return MemoryAdapter(self._memory_service())
+
+    def code(self) -> CodeBackend:
+        from .core_adapters import CodeAdapter
+
+        return CodeAdapter(self._code_service(), self.settings, self.project_root)
+
+
+def conflict_entries(items: Sequence[Any]) -> tuple[ConflictEntry, ...]:
+    """Conflict entries from whatever the memory service returned (objects or dicts)."""
+    out = []
+    for item in items:
+        if isinstance(item, ConflictEntry):
+            out.append(item)
+        elif isinstance(item, dict):
+            out.append(ConflictEntry(str(item.get("id", "")), str(item.get("content", ""))))
+        else:
+            out.append(ConflictEntry(str(getattr(item, "id", "")),
+                                     str(getattr(item, "content", ""))))
+    return tuple(out)

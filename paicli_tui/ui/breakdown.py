@@ -1,0 +1,60 @@
+"""Tokens of the current history by category, for the context inspector (pure, no Textual)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.messages import InternalKind, Message, Role
+
+CATEGORIES = ("system prompt", "tool schemas", "project rules", "memories", "conversation",
+              "live tool results", "cleared tool results", "summary")
+
+
+def categorise(message: Message) -> str:
+    """Which category a message's tokens count under."""
+    if message.role is Role.SYSTEM:
+        return "system prompt"
+    if message.role is Role.TOOL:
+        return "cleared tool results" if message.meta.get("cleared") else "live tool results"
+    if message.internal is InternalKind.SUMMARY or message.meta.get("summary"):
+        return "summary"
+    return "conversation"
+
+
+def token_breakdown(history: Sequence[Message], tool_schemas: Sequence[dict] = (),
+                    rules_text: str = "", memories_text: str = "") -> dict[str, int]:
+    """Estimated tokens per category; the total equals the request estimate's parts.
+
+    Project rules and injected memories live inside the system prompt and the newest user
+    turn; their share is moved out of those categories so nothing is counted twice.
+    """
+    from ..core.tokens import estimate_message, estimate_text
+
+    out = dict.fromkeys(CATEGORIES, 0)
+    for message in history:
+        out[categorise(message)] += estimate_message(message)
+    if tool_schemas:
+        out["tool schemas"] = estimate_text(json.dumps(list(tool_schemas), ensure_ascii=False))
+    if rules_text:
+        rules = estimate_text(rules_text)
+        moved = min(rules, out["system prompt"])
+        out["system prompt"] -= moved
+        out["project rules"] = moved
+    if memories_text:
+        memories = estimate_text(memories_text)
+        moved = min(memories, out["conversation"])
+        out["conversation"] -= moved
+        out["memories"] = moved
+    return out
+
+
+def event_row(event: dict[str, Any]) -> tuple[str, str, str, str]:
+    """(time, tier, before → after, detail) for one ledger compaction event."""
+    time = str(event.get("time") or event.get("ts") or event.get("at") or "")[:19]
+    tier = str(event.get("tier", "?"))
+    before, after = event.get("tokens_before"), event.get("tokens_after")
+    change = f"{before:,} → {after:,}" if isinstance(before, int) and isinstance(after, int) \
+        else "—"
+    return time.replace("T", " "), tier, change, str(event.get("detail", ""))

@@ -1,0 +1,77 @@
+"""Pure display helpers shared by widgets: token numbers, gauge zones, short previews.
+
+Nothing here imports Textual, so the rules are tested as plain functions.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Zone = Literal["ok", "near", "clearing", "compaction"]
+
+NEAR_FRACTION = 0.9
+"""The gauge warns once the estimate reaches this share of the clearing trigger."""
+
+
+def fmt_tokens(n: int) -> str:
+    """Compact token count: 950, 12.3k, 95k, 1.2M."""
+    if n < 1_000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1_000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1_000}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def zone_for(tokens: int, clearing_trigger: int, compaction_trigger: int) -> Zone:
+    """Which zone an estimate falls in: the gauge colours itself by it.
+
+    ``near`` starts at 90% of the clearing trigger, ``clearing`` at the clearing trigger,
+    ``compaction`` at the compaction trigger.
+    """
+    if compaction_trigger and tokens >= compaction_trigger:
+        return "compaction"
+    if clearing_trigger and tokens >= clearing_trigger:
+        return "clearing"
+    if clearing_trigger and tokens >= NEAR_FRACTION * clearing_trigger:
+        return "near"
+    return "ok"
+
+
+def marker_column(value: int, window: int, width: int) -> int:
+    """Column (0-based, within ``width``) at which a threshold marker is drawn."""
+    if window <= 0 or width <= 0:
+        return 0
+    return max(0, min(width - 1, round(value / window * width) - 1))
+
+
+def short_args(arguments: str, limit: int = 60) -> str:
+    """One-line summary of a tool call's JSON arguments for a block title."""
+    import json
+
+    try:
+        parsed = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        parsed = None
+    if isinstance(parsed, dict):
+        parts = []
+        for key, value in parsed.items():
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            parts.append(f"{key}={text}")
+        line = " ".join(parts)
+    else:
+        line = arguments or ""
+    line = " ".join(line.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def preview_lines(text: str, lines: int = 8, width: int = 200) -> str:
+    """The first ``lines`` lines of a tool result, each cut to ``width`` characters."""
+    out = []
+    all_lines = text.splitlines()
+    for line in all_lines[:lines]:
+        out.append(line if len(line) <= width else line[: width - 1] + "…")
+    if len(all_lines) > lines:
+        out.append(f"… ({len(all_lines) - lines} more lines)")
+    return "\n".join(out)

@@ -1,0 +1,22 @@
+"""Global keys of the chat screen, shown by the help screen and docs/tui.md."""
+
+from __future__ import annotations
+
+KEY_HELP: tuple[tuple[str, str], ...] = (
+    ("Enter", "send the message"),
+    ("Ctrl+J / Alt+Enter", "new line in the message"),
+    ("↑ / ↓", "previous / next input (at the first / last line)"),
+    ("Tab", "complete a slash command"),
+    ("Esc", "cancel the running turn; close a panel or dialog"),
+    ("Ctrl+P", "command palette (every slash command is there)"),
+    ("F1", "this help"),
+    ("F2", "memory browser"),
+    ("F3", "code search"),
+    ("F4", "context inspector"),
+    ("F5", "resume a session"),
+    ("F6", "switch model"),
+    ("Ctrl+T", "toggle dark / light theme"),
+    ("Ctrl+Q", "quit"),
+    ("memory browser: a / e / v / d / /", "add / replace / verify / delete / filter"),
+    ("code search: Enter / i / m / x", "search / insert reference / change mode / index now"),
+)

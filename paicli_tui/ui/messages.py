@@ -1,0 +1,43 @@
+"""Messages the UI posts between workers, widgets and screens ("messages up")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.message import Message
+
+from ..core.agent.events import AgentEvent
+
+
+class AgentEventPosted(Message):
+    """A worker received one event from the agent session; the chat screen renders it."""
+
+    def __init__(self, event: AgentEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class TurnEnded(Message):
+    """The turn worker finished (normally, cancelled or with an exception)."""
+
+    def __init__(self, reason: str, error: str | None = None) -> None:
+        super().__init__()
+        self.reason = reason
+        self.error = error
+
+
+class SessionReady(Message):
+    """The agent session is started (or failed to start: ``session`` is None)."""
+
+    def __init__(self, session: Any, error: str | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.error = error
+
+
+class InsertIntoInput(Message):
+    """Put text at the cursor of the chat input (a code reference, a command)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text

@@ -1,0 +1,52 @@
+"""Ask the person before a command runs or a file is written: once, always, or deny."""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from ...core.agent.interaction import ApprovalDecision, ApprovalRequest
+
+
+class ApprovalModal(ModalScreen[ApprovalDecision]):
+    """Shows the command text or the diff; Esc or ``n`` denies."""
+
+    BINDINGS = [
+        Binding("y", "decide('once')", "Approve once"),
+        Binding("a", "decide('always')", "Always for this tool"),
+        Binding("n,escape", "decide('deny')", "Deny"),
+    ]
+
+    def __init__(self, request: ApprovalRequest) -> None:
+        super().__init__(classes="dialog-screen")
+        self.request = request
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        with Vertical(classes="dialog approval-dialog"):
+            yield Label(f"Allow [b]{request.tool}[/b]?", classes="dialog-title")
+            yield Static(request.summary, markup=False, classes="approval-summary")
+            if request.detail:
+                lexer = "diff" if request.detail.lstrip().startswith(("---", "@@", "diff ")) \
+                    else "bash"
+                with VerticalScroll(classes="approval-detail"):
+                    yield Static(Syntax(request.detail, lexer, word_wrap=True,
+                                        theme="ansi_dark"))
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Approve once (y)", id="once", variant="success")
+                yield Button("Always (a)", id="always", variant="primary")
+                yield Button("Deny (n)", id="deny", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#deny", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_decide(event.button.id or "deny")
+
+    def action_decide(self, value: str) -> None:
+        self.dismiss(ApprovalDecision(value))

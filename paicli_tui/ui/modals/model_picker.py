@@ -1,0 +1,65 @@
+"""/model: choose a provider and model; the context thresholds follow its window."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, OptionList
+from textual.widgets.option_list import Option
+
+from ..backend import ModelChoice
+from ..format import fmt_tokens
+
+ModelAnswer = tuple[str, str] | None
+"""(provider, model) or None."""
+
+
+class ModelPicker(ModalScreen[ModelAnswer]):
+    """Providers with their default model and window; the model name can be edited."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, choices: list[ModelChoice], current: str = "") -> None:
+        super().__init__(classes="dialog-screen")
+        self.choices = choices
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog picker-dialog"):
+            yield Label("Switch model", classes="dialog-title")
+            yield Label(f"current: {self.current or 'none'}", classes="dim", markup=False)
+            yield OptionList(*[
+                Option(f"{c.provider:<10} {c.model:<28} {fmt_tokens(c.window):>6}  "
+                       f"{'ready' if c.configured else 'no key'}", id=c.provider)
+                for c in self.choices], id="model-options")
+            yield Input(placeholder="model name (Enter to use the provider's default)",
+                        id="model-name")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        if options.option_count:
+            options.highlighted = 0
+        options.focus()
+
+    def _chosen(self) -> ModelChoice | None:
+        options = self.query_one(OptionList)
+        if options.highlighted is None:
+            return None
+        return self.choices[options.highlighted]
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        choice = self._chosen()
+        if choice is not None:
+            name = self.query_one("#model-name", Input)
+            name.value = choice.model
+            name.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        choice = self._chosen()
+        if choice is not None:
+            self.dismiss((choice.provider, event.value.strip() or choice.model))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,69 @@
+"""/resume: pick a previous session from a searchable list."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, OptionList
+from textual.widgets.option_list import Option
+
+from ..backend import SessionRow
+
+
+class SessionPicker(ModalScreen[str | None]):
+    """Type to filter by title, id or project; Enter reopens the highlighted session."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel"),
+                Binding("down", "move(1)", show=False), Binding("up", "move(-1)", show=False)]
+
+    def __init__(self, sessions: list[SessionRow]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.sessions = sessions
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog picker-dialog"):
+            yield Label("Resume a session", classes="dialog-title")
+            yield Input(placeholder="filter sessions…", id="picker-filter")
+            yield OptionList(id="picker-options")
+            yield Label("", id="picker-empty", classes="dim")
+
+    def on_mount(self) -> None:
+        self._fill("")
+        self.query_one(Input).focus()
+
+    def _fill(self, text: str) -> None:
+        needle = text.lower().strip()
+        options = self.query_one(OptionList)
+        options.clear_options()
+        shown = [s for s in self.sessions
+                 if not needle or needle in f"{s.title} {s.session_id} {s.project}".lower()]
+        options.add_options([
+            Option(f"{s.title}\n  {s.updated} · {s.message_count} messages · {s.session_id}",
+                   id=s.session_id)
+            for s in shown])
+        if shown:
+            options.highlighted = 0
+        self.query_one("#picker-empty", Label).update(
+            "" if shown else ("No sessions yet." if not self.sessions else "No match."))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is not None:
+            self.dismiss(options.get_option_at_index(options.highlighted).id)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_move(self, step: int) -> None:
+        options = self.query_one(OptionList)
+        if options.option_count:
+            current = options.highlighted or 0
+            options.highlighted = max(0, min(options.option_count - 1, current + step))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,62 @@
+"""Ask for a line of text (a new memory, a replacement), optionally with a scope choice."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+
+TextAnswer = tuple[str, str] | None
+"""(text, scope) or None when cancelled."""
+
+
+class TextEntryModal(ModalScreen[TextAnswer]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, initial: str = "", *, choose_scope: bool = False,
+                 scope: str = "project") -> None:
+        super().__init__(classes="dialog-screen")
+        self.title_text, self.initial = title, initial
+        self.choose_scope, self.scope = choose_scope, scope
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog entry-dialog"):
+            yield Label(self.title_text, classes="dialog-title", markup=False)
+            yield Input(self.initial, placeholder="text", id="entry-text")
+            if self.choose_scope:
+                with RadioSet(id="entry-scope"):
+                    yield RadioButton("project (only this project)",
+                                      value=self.scope == "project", id="scope-project")
+                    yield RadioButton("global (every project)",
+                                      value=self.scope == "global", id="scope-global")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save", id="ok", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def _answer(self) -> None:
+        text = self.query_one("#entry-text", Input).value.strip()
+        if not text:
+            self.notify("Type some text first", severity="warning")
+            return
+        scope = self.scope
+        if self.choose_scope:
+            pressed = self.query_one(RadioSet).pressed_button
+            scope = "global" if pressed is not None and pressed.id == "scope-global" \
+                else "project"
+        self.dismiss((text, scope))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._answer()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "ok":
+            self._answer()
+        else:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,290 @@
+"""The main screen: conversation, input, context gauge. It owns the agent session and the
+turn worker; workers post events, handlers here render them."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+from textual.worker import Worker
+
+from ...core.agent import events as ev
+from ...core.agent.interaction import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ConflictDecision,
+    ConflictRequest,
+)
+from ...core.messages import Message, Role
+from ..backend import Backend
+from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
+from ..modals.approval import ApprovalModal
+from ..modals.conflict import ConflictModal
+from ..slash import completions, parse_slash
+from ..widgets.chat_log import ChatLog
+from ..widgets.context_gauge import ContextGauge
+from ..widgets.prompt_input import PromptInput
+from .chat_commands import SlashCommandsMixin
+
+
+class ChatScreen(SlashCommandsMixin, Screen[None]):
+    BINDINGS = [
+        Binding("escape", "cancel_turn", "Cancel turn", show=False),
+        Binding("f1", "slash('/help')", "Help"),
+        Binding("f2", "slash('/memory')", "Memory"),
+        Binding("f3", "slash('/search')", "Search"),
+        Binding("f4", "slash('/context')", "Context"),
+        Binding("f5", "slash('/resume')", "Resume"),
+        Binding("f6", "slash('/model')", "Model"),
+        Binding("ctrl+t", "slash('/theme')", "Theme", show=False),
+    ]
+
+    def __init__(self, backend: Backend, resume: str | None = None) -> None:
+        super().__init__(classes="chat-screen")
+        self.backend = backend
+        self.resume = resume
+        self.session: Any = None
+        self.client: Any = None
+        self.turn_worker: Worker[None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        yield ChatLog(id="chat-log")
+        yield Static("", id="command-hint", markup=False)
+        yield PromptInput(id="prompt")
+        yield ContextGauge(id="gauge")
+        yield Footer()
+
+    @property
+    def chat(self) -> ChatLog:
+        return self.query_one(ChatLog)
+
+    @property
+    def gauge(self) -> ContextGauge:
+        return self.query_one(ContextGauge)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def turn_running(self) -> bool:
+        return self.turn_worker is not None and self.turn_worker.is_running
+
+    def on_mount(self) -> None:
+        self.query_one("#command-hint").display = False
+        self.prompt.focus()
+        self.start_session(self.resume)
+
+    # -- session -------------------------------------------------------------------------------
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def start_session(self, resume: str | None) -> None:
+        """Build the client and start (or resume) the agent session off the UI's back."""
+        try:
+            client = self.backend.build_client(self.backend.settings)
+        except Exception as exc:  # a bad provider setting must not stop the app opening
+            self.post_message(SessionReady(None, f"Cannot connect the model: {exc}"))
+            client = None
+        try:
+            session = await self.backend.start_session(
+                client, self.approve, self.resolve_conflict, resume)
+        except Exception as exc:
+            self.post_message(SessionReady(None, f"Cannot start the session: {exc}"))
+            return
+        self.client = client
+        self.post_message(SessionReady(session))
+
+    @on(SessionReady)
+    async def session_ready(self, message: SessionReady) -> None:
+        if message.session is None:
+            await self.chat.add_notice(message.error or "The session did not start.", "error")
+            return
+        old = self.session
+        self.session = message.session
+        if old is not None and old is not self.session:
+            self.close_session(old)
+        await self.chat.reset()
+        self.gauge.reset_session()
+        self.refresh_gauge()
+        self.sub_title = self.title_line()
+        if self.session.history:
+            await self.render_history(self.session.history)
+        if self.session.client is None:
+            await self.chat.add_notice(self.backend.how_to_configure(), "setup")
+
+    @work(group="close", exit_on_error=False)
+    async def close_session(self, session: Any) -> None:
+        await session.aclose()
+
+    def title_line(self) -> str:
+        return f"{self.backend.project_root.name} · {self.model_label()}"
+
+    def model_label(self) -> str:
+        client = self.session.client if self.session is not None else None
+        if client is None:
+            return "no model"
+        return f"{client.provider}:{client.model}"
+
+    def refresh_gauge(self, tokens: int | None = None) -> None:
+        """Thresholds from the session's profile; the estimate from the session unless given."""
+        if self.session is None:
+            return
+        profile = self.session.profile
+        self.gauge.show(
+            tokens=self.session.estimate() if tokens is None else tokens,
+            window=profile.window, clearing_trigger=profile.clearing_trigger,
+            compaction_trigger=profile.compaction_trigger, model_label=self.model_label())
+
+    async def render_history(self, history: list[Message]) -> None:
+        """Show a restored conversation: user turns, replies, finished tool blocks."""
+        for message in history:
+            if message.role is Role.USER:
+                if message.internal is not None and message.internal.value == "summary":
+                    await self.chat.add_compaction("summary", 0, 0, "restored summary",
+                                                   message.content)
+                elif message.internal is None:
+                    await self.chat.add_user(message.content)
+            elif message.role is Role.ASSISTANT:
+                if message.content or message.reasoning:
+                    block = await self.chat.assistant()
+                    if message.reasoning:
+                        block.append_reasoning(message.reasoning)
+                    await block.set_text(message.content)
+                    await self.chat.end_assistant()
+                for call in message.tool_calls:
+                    await self.chat.add_tool(call.id, call.name, call.arguments)
+            elif message.role is Role.TOOL and message.tool_call_id:
+                block = self.chat.tool_blocks.get(message.tool_call_id)
+                if block is not None:
+                    block.finish("done", message.content,
+                                 offload_path=message.meta.get("offload_path"))
+
+    # -- asking the person (called by the core from inside the turn worker) --------------------
+    async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        return await self.app.push_screen_wait(ApprovalModal(request))
+
+    async def resolve_conflict(self, request: ConflictRequest
+                               ) -> tuple[ConflictDecision, str | None]:
+        return await self.app.push_screen_wait(ConflictModal(request))
+
+    # -- input ---------------------------------------------------------------------------------
+    @on(PromptInput.Changed)
+    def update_hint(self, event: PromptInput.Changed) -> None:
+        hint = self.query_one("#command-hint", Static)
+        matches = completions(self.prompt.text)
+        hint.display = bool(matches)
+        if matches:
+            hint.update("  ".join(f"{c.name} {c.usage}".strip() for c in matches[:6])
+                        + "   (Tab completes)")
+
+    @on(PromptInput.Submitted)
+    async def submitted(self, event: PromptInput.Submitted) -> None:
+        text = event.text.strip()
+        parsed = parse_slash(text)
+        if parsed is not None:
+            await self.run_slash(*parsed)
+            return
+        if self.session is None:
+            self.notify("The session is still starting…", severity="warning")
+            return
+        if self.session.client is None:
+            await self.chat.add_notice(self.backend.how_to_configure(), "setup")
+            return
+        if self.turn_running:
+            self.notify("A turn is running: wait for it, or press Esc to cancel it.",
+                        severity="warning")
+            return
+        await self.chat.add_user(text)
+        self.turn_worker = self.run_turn(text)
+
+    @on(InsertIntoInput)
+    def insert_into_input(self, message: InsertIntoInput) -> None:
+        self.prompt.insert_reference(message.text)
+        self.prompt.focus()
+
+    def action_slash(self, command: str) -> None:
+        self.run_worker(self.run_slash(*(parse_slash(command) or (command, ""))),
+                        group="slash", exit_on_error=False)
+
+    def action_cancel_turn(self) -> None:
+        if self.turn_running and self.turn_worker is not None:
+            self.turn_worker.cancel()
+
+    # -- the turn ------------------------------------------------------------------------------
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_turn(self, text: str) -> None:
+        """Iterate the core's events; every event goes to the handler as a message."""
+        try:
+            async for event in self.session.run_turn(text):
+                self.post_message(AgentEventPosted(event))
+        except asyncio.CancelledError:
+            self.post_message(TurnEnded("cancelled"))
+            raise
+        except Exception as exc:
+            self.post_message(TurnEnded("error", str(exc)))
+            return
+        self.post_message(TurnEnded("done"))
+
+    @on(TurnEnded)
+    async def turn_ended(self, message: TurnEnded) -> None:
+        await self.chat.end_assistant()
+        for block in self.chat.tool_blocks.values():
+            if block.status == "running":
+                block.finish("failed", "cancelled before it finished")
+        if message.reason == "cancelled":
+            await self.chat.add_notice("Turn cancelled.", "warning")
+        elif message.reason == "error":
+            await self.chat.add_notice(f"The turn failed: {message.error}", "error")
+        self.refresh_gauge()
+
+    @on(AgentEventPosted)
+    async def agent_event(self, message: AgentEventPosted) -> None:
+        event = message.event
+        chat = self.chat
+        if isinstance(event, ev.TextDelta):
+            await (await chat.assistant()).append_text(event.text)
+        elif isinstance(event, ev.ReasoningDelta):
+            (await chat.assistant()).append_reasoning(event.text)
+        elif isinstance(event, ev.RequestStarted):
+            self.gauge.show(tokens=event.estimated_tokens, window=event.window,
+                            clearing_trigger=event.clearing_trigger,
+                            compaction_trigger=event.compaction_trigger)
+        elif isinstance(event, ev.AssistantMessage):
+            if chat.current is None and event.content:
+                block = await chat.assistant()
+                await block.set_text(event.content)
+            await chat.end_assistant()
+        elif isinstance(event, ev.ToolCallStarted):
+            await chat.add_tool(event.call_id, event.name, event.arguments)
+        elif isinstance(event, ev.ToolCallFinished):
+            block = chat.tool_blocks.get(event.call_id)
+            if block is None:
+                block = await chat.add_tool(event.call_id, event.name, "{}")
+            block.finish(event.status, event.preview, event.chars, event.offload_path)
+        elif isinstance(event, ev.ContextCompacted):
+            await chat.add_compaction(event.tier, event.tokens_before, event.tokens_after,
+                                      event.detail, event.summary)
+            self.gauge.show(tokens=event.tokens_after)
+        elif isinstance(event, ev.Usage):
+            self.gauge.record_usage(event.prompt_tokens, event.cached_tokens)
+        elif isinstance(event, ev.MemoryNotice):
+            self.notify(event.detail, title=f"memory {event.action}")
+        elif isinstance(event, ev.AgentError):
+            await chat.add_notice(event.message, "error")
+        elif isinstance(event, ev.TurnFinished):
+            await chat.end_assistant()
+            if event.reason == "max_iterations":
+                await chat.add_notice("Stopped: the turn used its allowed model requests.",
+                                      "warning")
+
+    @on(ContextGauge.NearClearing)
+    def near_clearing(self, message: ContextGauge.NearClearing) -> None:
+        self.notify(f"The context is near the clearing threshold "
+                    f"({message.tokens:,} of {message.clearing_trigger:,} tokens): old tool "
+                    f"results will be cleared before the next requests.",
+                    title="context", severity="warning", timeout=8)

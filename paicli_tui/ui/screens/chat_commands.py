@@ -1,0 +1,232 @@
+"""Slash commands of the chat screen (SPEC §18 plus the panels), as a mixin so the chat
+screen stays about rendering. Each command either opens a screen or runs a worker."""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+
+from ...core.agent.interaction import ConflictDecision, ConflictRequest
+from ..backend import SaveOutcome
+from ..slash import BY_NAME
+
+if TYPE_CHECKING:
+    from .chat import ChatScreen
+
+
+class SlashCommandsMixin:
+    async def run_slash(self: ChatScreen, name: str, rest: str) -> None:
+        """Run one slash command; unknown names get a clear message, nothing is lost."""
+        if name not in BY_NAME:
+            await self.chat.add_notice(f"Unknown command `{name}`. Press F1 for the list.",
+                                       "warning")
+            return
+        handler = getattr(self, "slash_" + name[1:], None)
+        if handler is not None:
+            await handler(rest)
+
+    # -- panels ---------------------------------------------------------------------------
+    async def slash_help(self: ChatScreen, rest: str) -> None:
+        from ..modals.help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    async def slash_memory(self: ChatScreen, rest: str) -> None:
+        from .memory import MemoryScreen
+
+        words = rest.split(maxsplit=1)
+        action = words[0].lower() if words else "list"
+        argument = words[1] if len(words) > 1 else ""
+        if action in ("list", "search"):
+            self.app.push_screen(MemoryScreen(self.backend, filter_text=argument))
+        elif action in ("delete", "verify", "replace", "clear"):
+            self.app.push_screen(MemoryScreen(self.backend, command=(action, argument)))
+        else:
+            await self.chat.add_notice(
+                "Usage: `/memory [list|search TEXT|delete ID|verify ID|replace ID TEXT|clear]`",
+                "warning")
+
+    async def slash_search(self: ChatScreen, rest: str) -> None:
+        from .code_search import CodeSearchScreen
+
+        self.app.push_screen(CodeSearchScreen(self.backend, query=rest))
+
+    async def slash_index(self: ChatScreen, rest: str) -> None:
+        from .code_search import CodeSearchScreen
+
+        self.app.push_screen(CodeSearchScreen(self.backend, index_now=True))
+
+    async def slash_context(self: ChatScreen, rest: str) -> None:
+        from .context_inspector import ContextInspector
+
+        if self.session is None:
+            self.notify("The session is still starting…", severity="warning")
+            return
+        self.app.push_screen(ContextInspector(self.backend, self.session),
+                             callback=self.after_inspector)
+
+    def after_inspector(self: ChatScreen, result: Any) -> None:
+        self.run_worker(self._after_inspector(result), group="rerender", exit_on_error=False)
+
+    async def _after_inspector(self: ChatScreen, result: Any) -> None:
+        from ...core.agent.events import ContextCompacted
+        from ..messages import AgentEventPosted
+
+        if result is not None and result.restored:
+            await self.chat.reset()
+            await self.chat.add_notice("View restored from before the last compaction.")
+            await self.render_history(self.session.history)
+        for report in getattr(result, "reports", ()):
+            self.post_message(AgentEventPosted(ContextCompacted(
+                report.tier, report.tokens_before, report.tokens_after, report.detail,
+                report.summary)))
+        self.refresh_gauge()
+
+    async def slash_resume(self: ChatScreen, rest: str) -> None:
+        if rest:
+            self.start_session(rest)
+            return
+        self.pick_session()
+
+    @work(group="picker", exit_on_error=False)
+    async def pick_session(self: ChatScreen) -> None:
+        from ..modals.session_picker import SessionPicker
+
+        rows = self.backend.sessions()
+        chosen = await self.app.push_screen_wait(SessionPicker(rows))
+        if chosen:
+            self.start_session(chosen)
+
+    async def slash_model(self: ChatScreen, rest: str) -> None:
+        self.pick_model(rest)
+
+    @work(group="model", exit_on_error=False)
+    async def pick_model(self: ChatScreen, rest: str) -> None:
+        from ..modals.model_picker import ModelPicker
+
+        if rest:
+            provider, _, model = rest.partition(":")
+            answer: Any = (provider, model or None)
+        else:
+            answer = await self.app.push_screen_wait(
+                ModelPicker(self.backend.models(), self.model_label()))
+        if not answer or self.session is None:
+            return
+        provider, model = answer
+        settings = self.backend.settings.with_overrides(provider=provider, model=model)
+        try:
+            client = self.backend.build_client(settings)
+        except Exception as exc:
+            self.notify(f"Cannot use {provider}: {exc}", severity="error")
+            return
+        if client is None:
+            self.notify(f"{provider} is not configured: set its key first.", severity="error")
+            return
+        self.session.switch_model(client)
+        self.sub_title = self.title_line()
+        self.refresh_gauge()
+        self.notify(f"Now using {self.model_label()}; thresholds follow its window.")
+
+    async def slash_theme(self: ChatScreen, rest: str) -> None:
+        wanted = rest.strip().lower()
+        if wanted not in ("dark", "light"):
+            wanted = "light" if self.app.theme == "textual-dark" else "dark"
+        self.app.theme = f"textual-{wanted}"
+
+    async def slash_quit(self: ChatScreen, rest: str) -> None:
+        self.app.exit()
+
+    # -- conversation -------------------------------------------------------------------------
+    async def slash_clear(self: ChatScreen, rest: str) -> None:
+        if self.session is None or self.turn_running:
+            self.notify("Wait for the turn to finish first.", severity="warning")
+            return
+        self.session.clear_history()
+        await self.chat.reset()
+        await self.chat.add_notice("History cleared. The session ledger keeps everything.")
+        self.refresh_gauge()
+
+    async def slash_compact(self: ChatScreen, rest: str) -> None:
+        if self.session is None or self.turn_running:
+            self.notify("Wait for the turn to finish first.", severity="warning")
+            return
+        self.compact_now()
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def compact_now(self: ChatScreen) -> None:
+        from ...core.agent.events import ContextCompacted
+        from ..messages import AgentEventPosted
+
+        try:
+            reports = await self.session.compact_now()
+        except Exception as exc:
+            self.notify(f"Compaction failed: {exc}", severity="error")
+            return
+        changed = [r for r in reports if r.changed]
+        for report in changed:
+            self.post_message(AgentEventPosted(ContextCompacted(
+                report.tier, report.tokens_before, report.tokens_after, report.detail,
+                report.summary)))
+        if not changed:
+            self.notify("Nothing to compact yet.")
+
+    # -- memory and code from the input line --------------------------------------------------
+    async def slash_save(self: ChatScreen, rest: str) -> None:
+        try:
+            words = shlex.split(rest)
+        except ValueError:
+            words = rest.split()
+        scope = "global" if "--global" in words else "project"
+        force = "--force" in words
+        text = " ".join(w for w in words if w not in ("--global", "--force")).strip()
+        if not text:
+            await self.chat.add_notice("Usage: `/save [--global] [--force] <fact>`", "warning")
+            return
+        self.save_memory(text, scope, force)
+
+    @work(group="memory", exit_on_error=False)
+    async def save_memory(self: ChatScreen, text: str, scope: str, force: bool) -> None:
+        memory = self.backend.memory()
+        outcome: SaveOutcome = memory.save(text, scope, force)
+        if outcome.conflicts:
+            decision, target = await self.app.push_screen_wait(
+                _conflict_modal(ConflictRequest(text, outcome.conflicts)))
+            if decision is ConflictDecision.REPLACE and target:
+                memory.replace(target, text)
+                self.notify(f"Replaced memory {target}.", title="memory")
+            elif decision is ConflictDecision.KEEP_BOTH:
+                again = memory.save(text, scope, True)
+                self.notify(f"Saved as {again.saved_id} (kept both).", title="memory")
+            else:
+                self.notify("Nothing saved.", title="memory")
+        elif outcome.duplicate_of:
+            self.notify(f"Already known as {outcome.duplicate_of}; marked verified now.",
+                        title="memory")
+        else:
+            self.notify(outcome.message or f"Saved {outcome.saved_id} ({scope}).",
+                        title="memory")
+
+    async def slash_graph(self: ChatScreen, rest: str) -> None:
+        if not rest:
+            await self.chat.add_notice("Usage: `/graph <Class>`", "warning")
+            return
+        self.show_graph(rest)
+
+    @work(group="graph", exit_on_error=False, thread=True)
+    def show_graph(self: ChatScreen, name: str) -> None:
+        try:
+            text = self.backend.code().graph(name)
+        except Exception as exc:
+            text = f"Cannot read the code graph: {exc}"
+        self.app.call_from_thread(self._show_notice, f"```\n{text}\n```")
+
+    async def _show_notice(self: ChatScreen, text: str) -> None:
+        await self.chat.add_notice(text)
+
+
+def _conflict_modal(request: ConflictRequest) -> Any:
+    from ..modals.conflict import ConflictModal
+
+    return ConflictModal(request)

@@ -1,0 +1,188 @@
+"""Code search: query, mode, results (path:line, name, score), highlighted preview,
+insert the reference into the chat; index status and "index now" with progress."""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Select, Static
+
+from ..backend import Backend, CodeHit, IndexProgress
+from ..messages import InsertIntoInput
+
+MODES = [("hybrid", "hybrid"), ("grep", "grep"), ("semantic", "semantic"), ("text", "text")]
+
+LANGUAGES = {"py": "python", "java": "java", "js": "javascript", "ts": "typescript",
+             "go": "go", "md": "markdown", "toml": "toml", "json": "json", "rs": "rust"}
+
+
+def lexer_for(hit: CodeHit) -> str:
+    if hit.language:
+        return hit.language
+    return LANGUAGES.get(hit.path.rsplit(".", 1)[-1].lower(), "text")
+
+
+class CodeSearchScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("i", "insert", "Insert ref"),
+        Binding("m", "cycle_mode", "Mode"),
+        Binding("x", "index_now", "Index now"),
+        Binding("slash", "focus_query", "Query"),
+    ]
+
+    def __init__(self, backend: Backend, query: str = "", index_now: bool = False,
+                 top_k: int | None = None) -> None:
+        super().__init__(classes="code-screen")
+        self.backend = backend
+        self.initial_query = query
+        self.index_on_open = index_now
+        self.top_k = top_k or backend.settings.search_top_k
+        self.hits: list[CodeHit] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        with Horizontal(classes="toolbar"):
+            yield Input(self.initial_query, placeholder="search code (Enter)…", id="code-query")
+            yield Select(MODES, value="hybrid", allow_blank=False, id="code-mode")
+        with Horizontal(classes="code-body"):
+            yield DataTable(id="code-results", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="code-preview-box"):
+                yield Static("", id="code-preview")
+        with Horizontal(classes="index-row"):
+            yield Label("", id="index-status", markup=False)
+            yield ProgressBar(id="index-progress", show_eta=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "code search"
+        table = self.query_one(DataTable)
+        table.add_column("location", key="loc", width=30)
+        table.add_column("name", key="name", width=24)
+        table.add_column("score", key="score", width=6)
+        self.query_one(ProgressBar).display = False
+        self.query_one("#code-query", Input).focus()
+        self.load_status()
+        if self.index_on_open:
+            self.action_index_now()
+        elif self.initial_query:
+            self.search(self.initial_query, self.mode)
+
+    @property
+    def mode(self) -> str:
+        return str(self.query_one("#code-mode", Select).value)
+
+    # -- status and index --------------------------------------------------------------------
+    @work(group="code-status", exit_on_error=False, thread=True)
+    def load_status(self) -> None:
+        try:
+            status = self.backend.code().status()
+            text = (f"index: {status.files} files, {status.chunks} chunks {status.detail}"
+                    if status.indexed else "no index yet: press x to build it (grep works "
+                    "without one)")
+        except Exception as exc:
+            text = f"index status unavailable: {exc}"
+        self.app.call_from_thread(self.query_one("#index-status", Label).update, text)
+
+    def action_index_now(self) -> None:
+        bar = self.query_one(ProgressBar)
+        bar.display = True
+        bar.update(total=None, progress=0)
+        self.query_one("#index-status", Label).update("indexing…")
+        self.build_index()
+
+    @work(exclusive=True, group="code-index", exit_on_error=False, thread=True)
+    def build_index(self) -> None:
+        def progress(step: IndexProgress) -> None:
+            self.app.call_from_thread(self._progress, step)
+
+        try:
+            summary = self.backend.code().index(progress)
+        except Exception as exc:
+            summary = f"indexing failed: {exc}"
+        self.app.call_from_thread(self._indexed, summary)
+
+    def _progress(self, step: IndexProgress) -> None:
+        bar = self.query_one(ProgressBar)
+        bar.update(total=step.total or None, progress=step.done)
+        if step.message:
+            self.query_one("#index-status", Label).update(step.message)
+
+    def _indexed(self, summary: str) -> None:
+        self.query_one(ProgressBar).display = False
+        self.notify(summary, title="index")
+        self.load_status()
+
+    # -- search ------------------------------------------------------------------------------
+    @on(Input.Submitted, "#code-query")
+    def submitted(self, event: Input.Submitted) -> None:
+        if event.value.strip():
+            self.search(event.value.strip(), self.mode)
+
+    @on(Select.Changed, "#code-mode")
+    def mode_changed(self) -> None:
+        query = self.query_one("#code-query", Input).value.strip()
+        if query and self.is_mounted:
+            self.search(query, self.mode)
+
+    def action_cycle_mode(self) -> None:
+        values = [v for _, v in MODES]
+        select = self.query_one("#code-mode", Select)
+        select.value = values[(values.index(str(select.value)) + 1) % len(values)]
+
+    def action_focus_query(self) -> None:
+        self.query_one("#code-query", Input).focus()
+
+    @work(exclusive=True, group="code-search", exit_on_error=False, thread=True)
+    def search(self, query: str, mode: str) -> None:
+        try:
+            hits = self.backend.code().search(query, mode, self.top_k)
+            error = None
+        except Exception as exc:
+            hits, error = [], str(exc)
+        self.app.call_from_thread(self._show_hits, hits, error)
+
+    def _show_hits(self, hits: list[CodeHit], error: str | None) -> None:
+        self.hits = hits
+        table = self.query_one(DataTable)
+        table.clear()
+        for index, hit in enumerate(hits):
+            table.add_row(hit.reference, hit.name, f"{hit.score:.3f}", key=str(index))
+        if error:
+            self.query_one("#code-preview", Static).update(f"Search failed: {error}")
+        elif not hits:
+            self.query_one("#code-preview", Static).update("No results.")
+        else:
+            table.focus()
+            table.move_cursor(row=0)
+            self._preview(0)
+
+    @on(DataTable.RowHighlighted, "#code-results")
+    def highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._preview(event.cursor_row)
+
+    @on(DataTable.RowSelected, "#code-results")
+    def selected(self, event: DataTable.RowSelected) -> None:
+        self.action_insert()
+
+    def _preview(self, index: int) -> None:
+        if not 0 <= index < len(self.hits):
+            return
+        hit = self.hits[index]
+        self.query_one("#code-preview", Static).update(Syntax(
+            hit.preview, lexer_for(hit), line_numbers=True, start_line=max(1, hit.line),
+            word_wrap=False, theme="ansi_dark" if self.app.current_theme.dark else "ansi_light"))
+
+    def action_insert(self) -> None:
+        table = self.query_one(DataTable)
+        index = table.cursor_row
+        if not 0 <= index < len(self.hits):
+            return
+        hit = self.hits[index]
+        self.app.pop_screen()
+        chat = self.app.screen
+        chat.post_message(InsertIntoInput(hit.reference))

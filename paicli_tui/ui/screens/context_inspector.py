@@ -1,0 +1,152 @@
+"""/context: what fills the window, both thresholds, this session's compaction history,
+compact now, and restore the view before the last compaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label, Static
+
+from ..backend import Backend
+from ..breakdown import event_row, token_breakdown
+from ..format import fmt_tokens
+from ..widgets.context_gauge import ContextGauge
+
+
+@dataclass
+class InspectorResult:
+    reports: list[Any] = field(default_factory=list)
+    """Compaction reports from "compact now", for the chat to show."""
+    restored: bool = False
+
+
+class ContextInspector(Screen[InspectorResult]):
+    BINDINGS = [
+        Binding("escape", "close", "Back"),
+        Binding("c", "compact", "Compact now"),
+        Binding("r", "restore", "Restore view before last compaction"),
+    ]
+
+    def __init__(self, backend: Backend, session: Any) -> None:
+        super().__init__(classes="context-screen")
+        self.backend = backend
+        self.session = session
+        self.result = InspectorResult()
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        with Horizontal(classes="inspector-body"):
+            with Vertical(classes="inspector-left"):
+                yield Label("Tokens by category", classes="section-title")
+                yield DataTable(id="categories", cursor_type="none", zebra_stripes=True)
+                yield Static("", id="thresholds", markup=False)
+            with Vertical(classes="inspector-right"):
+                yield Label("Compaction history (ledger)", classes="section-title")
+                yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
+        yield ContextGauge(id="inspector-gauge")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "context"
+        categories = self.query_one("#categories", DataTable)
+        categories.add_column("category", width=22)
+        categories.add_column("tokens", width=9)
+        categories.add_column("share", width=6)
+        history = self.query_one("#history", DataTable)
+        history.add_column("time", width=19)
+        history.add_column("tier", width=9)
+        history.add_column("tokens", width=17)
+        history.add_column("detail")
+        self.refresh_view()
+        self.load_history()
+
+    def refresh_view(self) -> None:
+        session = self.session
+        schemas = _call(session, "tool_schemas") or ()
+        rules = _call(session, "rules_text") or ""
+        memories = _call(session, "memories_text") or ""
+        parts = token_breakdown(session.history, schemas, rules, memories)
+        total = sum(parts.values()) or 1
+        table = self.query_one("#categories", DataTable)
+        table.clear()
+        for name, tokens in parts.items():
+            table.add_row(name, f"{tokens:,}", f"{tokens / total:.0%}")
+        table.add_row("total", f"{sum(parts.values()):,}", "")
+        profile = session.profile
+        estimate = session.estimate()
+        self.query_one("#thresholds", Static).update(
+            f"estimate {estimate:,} of {profile.window:,} (effective "
+            f"{profile.effective_window:,})\n"
+            f"clearing trigger {profile.clearing_trigger:,} "
+            f"({fmt_tokens(max(0, profile.clearing_trigger - estimate))} left)\n"
+            f"compaction trigger {profile.compaction_trigger:,} "
+            f"({fmt_tokens(max(0, profile.compaction_trigger - estimate))} left)\n"
+            f"messages {len(session.history)} · memory budget {profile.memory_budget:,}")
+        self.query_one(ContextGauge).show(
+            tokens=estimate, window=profile.window, clearing_trigger=profile.clearing_trigger,
+            compaction_trigger=profile.compaction_trigger)
+
+    @work(group="ledger", exit_on_error=False, thread=True)
+    def load_history(self) -> None:
+        try:
+            events = self.backend.compaction_history(self.session.session_id)
+        except Exception as exc:
+            events = [{"tier": "—", "detail": f"ledger unavailable: {exc}"}]
+        self.app.call_from_thread(self._show_history, events)
+
+    def _show_history(self, events: list[dict]) -> None:
+        table = self.query_one("#history", DataTable)
+        table.clear()
+        for event in events:
+            table.add_row(*event_row(event))
+        if not events:
+            table.add_row("", "—", "", "no compaction in this session yet")
+
+    # -- actions -------------------------------------------------------------------------
+    @work(exclusive=True, group="compact", exit_on_error=False)
+    async def action_compact(self) -> None:
+        self.notify("Compacting…")
+        try:
+            reports = await self.session.compact_now()
+        except Exception as exc:
+            self.notify(f"Compaction failed: {exc}", severity="error")
+            return
+        self.result.reports.extend(r for r in reports if r.changed)
+        self.notify("Compacted." if any(r.changed for r in reports) else "Nothing to compact.")
+        self.refresh_view()
+        self.load_history()
+
+    @work(exclusive=True, group="restore", exit_on_error=False)
+    async def action_restore(self) -> None:
+        from ..modals.confirm import ConfirmModal
+
+        messages = self.backend.view_before_last_compaction(self.session.session_id)
+        if not messages:
+            self.notify("No compaction to undo in this session.", severity="warning")
+            return
+        if not await self.app.push_screen_wait(ConfirmModal(
+                "Restore the view before the last compaction?",
+                f"{len(messages)} messages come back; the ledger keeps both.", yes="Restore")):
+            return
+        restore = getattr(self.session, "restore_view", None)
+        if callable(restore):
+            restore(messages)
+        else:
+            self.session.history = list(messages)
+        self.result.restored = True
+        self.refresh_view()
+        self.notify("View restored.")
+
+    def action_close(self) -> None:
+        self.dismiss(self.result)
+
+
+def _call(obj: Any, name: str) -> Any:
+    value = getattr(obj, name, None)
+    return value() if callable(value) else value

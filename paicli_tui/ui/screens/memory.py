@@ -1,0 +1,227 @@
+"""The memory browser: visible memories in a table, filter, verify / replace / delete / add."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Label, Select
+
+from ...core.agent.interaction import ConflictDecision, ConflictRequest
+from ..backend import Backend, MemoryRow
+
+SCOPES = [("all scopes", "all"), ("project", "project"), ("global", "global")]
+
+
+def filter_rows(rows: list[MemoryRow], scope: str, text: str) -> list[MemoryRow]:
+    """Rows of the chosen scope whose text or id contains every word typed (any case)."""
+    words = text.lower().split()
+    return [r for r in rows
+            if (scope == "all" or r.scope == scope)
+            and all(w in f"{r.content} {r.id}".lower() for w in words)]
+
+
+class MemoryScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("a", "add", "Add"),
+        Binding("e", "replace", "Replace"),
+        Binding("v", "verify", "Verify"),
+        Binding("d", "delete", "Delete"),
+        Binding("slash", "focus_filter", "Filter"),
+        Binding("ctrl+r", "reload", "Reload", show=False),
+    ]
+
+    def __init__(self, backend: Backend, filter_text: str = "",
+                 command: tuple[str, str] | None = None) -> None:
+        super().__init__(classes="memory-screen")
+        self.backend = backend
+        self.filter_text = filter_text
+        self.command = command
+        self.rows: list[MemoryRow] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        with Horizontal(classes="toolbar"):
+            yield Input(self.filter_text, placeholder="filter memories…", id="memory-filter")
+            yield Select(SCOPES, value="all", allow_blank=False, id="memory-scope")
+        yield DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
+        yield Label("", id="memory-status", classes="status-line", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "memory"
+        table = self.query_one(DataTable)
+        table.add_column("scope", key="scope", width=7)
+        table.add_column("memory", key="content", width=48)
+        table.add_column("written", key="written", width=10)
+        table.add_column("verified", key="verified", width=10)
+        table.add_column("!", key="stale", width=1)
+        table.add_column("source", key="source", width=8)
+        table.focus()
+        self.reload()
+
+    # -- data ------------------------------------------------------------------------------
+    @work(exclusive=True, group="memory-load", exit_on_error=False, thread=True)
+    def reload(self) -> None:
+        try:
+            rows = self.backend.memory().rows()
+        except Exception as exc:
+            self.app.call_from_thread(self._status, f"Cannot read memories: {exc}")
+            return
+        self.app.call_from_thread(self._loaded, rows)
+
+    def _loaded(self, rows: list[MemoryRow]) -> None:
+        self.rows = rows
+        self._fill()
+        if self.command is not None:
+            action, argument = self.command
+            self.command = None
+            self._run_command(action, argument)
+
+    def _fill(self) -> None:
+        table = self.query_one(DataTable)
+        scope = str(self.query_one("#memory-scope", Select).value)
+        text = self.query_one("#memory-filter", Input).value
+        shown = filter_rows(self.rows, scope, text)
+        table.clear()
+        for row in shown:
+            table.add_row(row.scope, row.content, row.written, row.verified,
+                          "⚠" if row.stale else "", row.source, key=row.id)
+        stale = sum(1 for r in shown if r.stale)
+        self._status(f"{len(shown)} of {len(self.rows)} memories"
+                     + (f" · {stale} possibly stale (v verifies)" if stale else ""))
+
+    def _status(self, text: str) -> None:
+        self.query_one("#memory-status", Label).update(text)
+
+    def selected(self) -> MemoryRow | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return next((r for r in self.rows if r.id == key), None)
+
+    @on(Input.Changed, "#memory-filter")
+    @on(Select.Changed, "#memory-scope")
+    def filter_changed(self) -> None:
+        if self.is_mounted:
+            self._fill()
+
+    @on(Input.Submitted, "#memory-filter")
+    def filter_done(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#memory-filter", Input).focus()
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def _run_command(self, action: str, argument: str) -> None:
+        memory_id, _, text = argument.partition(" ")
+        if action == "verify" and memory_id:
+            self.operate("verify", memory_id)
+        elif action == "delete" and memory_id:
+            self.confirm_delete(memory_id)
+        elif action == "replace" and memory_id and text.strip():
+            self.operate("replace", memory_id, text.strip())
+        elif action == "clear":
+            self.confirm_clear()
+        else:
+            self.notify(f"/memory {action} needs an id{' and the new text' if action == 'replace' else ''}.",
+                        severity="warning")
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_verify(self) -> None:
+        row = self.selected()
+        if row is not None:
+            self.operate("verify", row.id)
+
+    def action_delete(self) -> None:
+        row = self.selected()
+        if row is not None:
+            self.confirm_delete(row.id)
+
+    def action_replace(self) -> None:
+        row = self.selected()
+        if row is not None:
+            self.ask_replace(row)
+
+    def action_add(self) -> None:
+        self.ask_add()
+
+    @work(group="memory-op", exit_on_error=False)
+    async def confirm_delete(self, memory_id: str) -> None:
+        from ..modals.confirm import ConfirmModal
+
+        row = next((r for r in self.rows if r.id == memory_id), None)
+        body = row.content if row else memory_id
+        if await self.app.push_screen_wait(ConfirmModal("Delete this memory?", body)):
+            await self._apply("delete", memory_id)
+
+    @work(group="memory-op", exit_on_error=False)
+    async def confirm_clear(self) -> None:
+        from ..modals.confirm import ConfirmModal
+
+        if await self.app.push_screen_wait(ConfirmModal(
+                "Delete every memory visible here?", f"{len(self.rows)} memories",
+                yes="Clear")):
+            await self._apply("clear", "")
+
+    @work(group="memory-op", exit_on_error=False)
+    async def ask_replace(self, row: MemoryRow) -> None:
+        from ..modals.text_entry import TextEntryModal
+
+        answer = await self.app.push_screen_wait(TextEntryModal("Replace memory", row.content))
+        if answer:
+            await self._apply("replace", row.id, answer[0])
+
+    @work(group="memory-op", exit_on_error=False)
+    async def ask_add(self) -> None:
+        from ..modals.conflict import ConflictModal
+        from ..modals.text_entry import TextEntryModal
+
+        answer = await self.app.push_screen_wait(
+            TextEntryModal("New memory", choose_scope=True))
+        if not answer:
+            return
+        text, scope = answer
+        memory = self.backend.memory()
+        outcome = memory.save(text, scope, False)
+        if outcome.conflicts:
+            decision, target = await self.app.push_screen_wait(
+                ConflictModal(ConflictRequest(text, outcome.conflicts)))
+            if decision is ConflictDecision.REPLACE and target:
+                await self._apply("replace", target, text)
+            elif decision is ConflictDecision.KEEP_BOTH:
+                memory.save(text, scope, True)
+                self.notify("Saved (kept both).")
+                self.reload()
+            return
+        self.notify(f"Already saved as {outcome.duplicate_of}." if outcome.duplicate_of
+                    else "Saved.")
+        self.reload()
+
+    def operate(self, action: str, memory_id: str, text: str = "") -> None:
+        self.run_worker(self._apply(action, memory_id, text), group="memory-op",
+                        exit_on_error=False)
+
+    async def _apply(self, action: str, memory_id: str, text: str = "") -> None:
+        memory = self.backend.memory()
+        try:
+            if action == "verify":
+                memory.verify(memory_id)
+            elif action == "delete":
+                memory.delete(memory_id)
+            elif action == "replace":
+                memory.replace(memory_id, text)
+            elif action == "clear":
+                memory.clear()
+        except Exception as exc:  # the service explains (unknown id, conflicts left…)
+            self.notify(str(exc), title=f"{action} failed", severity="error")
+            return
+        self.notify(f"{action}: {memory_id or 'all'}")
+        self.reload()

@@ -1,0 +1,63 @@
+"""The slash commands (SPEC §18 plus the panels of the TUI), and parsing of a typed line.
+
+One table feeds the input completion, the command palette, the help screen and docs/tui.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    """With the leading slash: ``/save``."""
+    usage: str
+    """Arguments, as shown in help: ``[--global] [--force] <fact>``."""
+    help: str
+    needs_args: bool = False
+    """Choosing it from the palette puts it in the input instead of running it."""
+
+
+SLASH_COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("/save", "[--global] [--force] <fact>", "Save a fact to long-term memory",
+                 needs_args=True),
+    SlashCommand("/memory", "[list|search|delete|verify|replace|clear] …",
+                 "Open the memory browser, or run a memory operation"),
+    SlashCommand("/compact", "", "Summarise older turns now (keeps the last user turn)"),
+    SlashCommand("/context", "", "Open the context inspector: tokens by category, thresholds"),
+    SlashCommand("/clear", "", "Clear the conversation history (the ledger keeps everything)"),
+    SlashCommand("/resume", "[SESSION]", "Pick a previous session and reopen it"),
+    SlashCommand("/index", "", "Build or refresh the code index of this project"),
+    SlashCommand("/search", "[query]", "Open the code search panel"),
+    SlashCommand("/graph", "<Class>", "Show a class's relations in the code graph",
+                 needs_args=True),
+    SlashCommand("/model", "[provider[:model]]", "Switch model; thresholds follow its window"),
+    SlashCommand("/theme", "[dark|light]", "Switch between the dark and light theme"),
+    SlashCommand("/help", "", "All keys and slash commands"),
+    SlashCommand("/quit", "", "Leave paicli-tui"),
+)
+
+BY_NAME = {c.name: c for c in SLASH_COMMANDS}
+
+
+def parse_slash(text: str) -> tuple[str, str] | None:
+    """``("/name", "rest")`` for a line starting with a slash, else None.
+
+    The name is lower-cased; the rest keeps its spacing inside but not at its ends.
+    """
+    stripped = text.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    head, _, rest = stripped.partition(" ")
+    if len(head) < 2:
+        return None
+    return head.lower(), rest.strip()
+
+
+def completions(prefix: str) -> list[SlashCommand]:
+    """Commands whose name starts with what was typed (only while typing the name)."""
+    if not prefix.startswith("/") or " " in prefix or "\n" in prefix:
+        return []
+    low = prefix.lower()
+    return [c for c in SLASH_COMMANDS if c.name.startswith(low)]

@@ -1,0 +1,65 @@
+"""The scrolling conversation. Anchored to the bottom while streaming, until the person
+scrolls up; scrolling back to the bottom re-anchors it (Textual's anchor())."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from .assistant_block import AssistantBlock
+from .compaction_notice import CompactionNotice
+from .notice import ChatNotice
+from .tool_block import ToolBlock
+from .user_message import UserMessage
+
+
+class ChatLog(VerticalScroll):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="chat-log")
+        self.tool_blocks: dict[str, ToolBlock] = {}
+        self.current: AssistantBlock | None = None
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    async def _add(self, widget: Widget) -> Widget:
+        await self.mount(widget)
+        return widget
+
+    async def add_user(self, text: str) -> UserMessage:
+        self.current = None
+        return await self._add(UserMessage(text))  # type: ignore[return-value]
+
+    async def assistant(self) -> AssistantBlock:
+        """The assistant block being streamed into (created on first use in a reply)."""
+        if self.current is None:
+            self.current = AssistantBlock()
+            await self._add(self.current)
+        return self.current
+
+    async def end_assistant(self) -> None:
+        if self.current is not None:
+            await self.current.finish()
+            self.current = None
+
+    async def add_tool(self, call_id: str, name: str, arguments: str) -> ToolBlock:
+        await self.end_assistant()
+        block = ToolBlock(call_id, name, arguments)
+        self.tool_blocks[call_id] = block
+        await self._add(block)
+        return block
+
+    async def add_compaction(self, tier: str, before: int, after: int, detail: str = "",
+                             summary: str | None = None) -> CompactionNotice:
+        await self.end_assistant()
+        return await self._add(  # type: ignore[return-value]
+            CompactionNotice(tier, before, after, detail, summary))
+
+    async def add_notice(self, text: str, kind: str = "info") -> ChatNotice:
+        await self.end_assistant()
+        return await self._add(ChatNotice(text, kind))  # type: ignore[return-value]
+
+    async def reset(self) -> None:
+        self.current = None
+        self.tool_blocks.clear()
+        await self.remove_children()

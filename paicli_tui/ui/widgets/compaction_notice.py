@@ -1,0 +1,32 @@
+"""A compaction notice in the chat: tier, tokens before → after, summary expandable."""
+
+from __future__ import annotations
+
+from textual.widgets import Collapsible, Markdown, Static
+
+from ..format import fmt_tokens
+
+TIER_LABELS = {
+    "offload": "Large tool output saved to a file",
+    "clearing": "Old tool results cleared",
+    "summary": "Older turns summarised",
+}
+
+
+class CompactionNotice(Collapsible):
+    """Folded by default; opening it shows the summary (or the detail line)."""
+
+    def __init__(self, tier: str, tokens_before: int, tokens_after: int, detail: str = "",
+                 summary: str | None = None) -> None:
+        self.tier = tier
+        self.summary = summary
+        self.detail = detail
+        label = TIER_LABELS.get(tier, f"Context compacted ({tier})")
+        title = f"⇣ {label}: {fmt_tokens(tokens_before)} → {fmt_tokens(tokens_after)} tokens"
+        children = []
+        if detail:
+            children.append(Static(detail, markup=False, classes="compaction-detail"))
+        if summary:
+            children.append(Markdown(summary, classes="compaction-summary"))
+        super().__init__(*children, title=title, collapsed=True,
+                         classes=f"compaction-notice tier-{tier}")

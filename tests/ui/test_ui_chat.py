@@ -1,0 +1,123 @@
+"""Pilot flows on the chat screen against a scripted session (tests/ui/ui_fakes.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from ui_fakes import FakeBackend, FakeClient, FakeSession, chat_script
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.config import Settings
+from paicli_tui.core.agent import events as ev
+from paicli_tui.ui.widgets.chat_log import ChatLog
+from paicli_tui.ui.widgets.compaction_notice import CompactionNotice
+from paicli_tui.ui.widgets.context_gauge import ContextGauge
+from paicli_tui.ui.widgets.notice import ChatNotice
+from paicli_tui.ui.widgets.prompt_input import PromptInput
+from paicli_tui.ui.widgets.tool_block import ToolBlock
+
+SIZE = (100, 30)
+
+
+def make_app(settings: Settings, project: Path, session: FakeSession,
+             client: object = None) -> tuple[PaicliApp, FakeBackend]:
+    backend = FakeBackend(settings, project, session=session, client=client)
+    return PaicliApp(settings, project, backend=backend), backend
+
+
+async def send(pilot, text: str) -> None:
+    prompt = pilot.app.screen.query_one(PromptInput)
+    prompt.load_text(text)
+    await pilot.press("enter")
+
+
+async def wait_turn(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_full_turn_renders_text_tools_compaction_and_moves_gauge(settings, project_dir):
+    session = FakeSession(script=chat_script())
+    app, _ = make_app(settings, project_dir, session, FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        gauge = app.screen.query_one(ContextGauge)
+        assert gauge.tokens == 1_200
+        await send(pilot, "find the config loader")
+        await wait_turn(pilot)
+        log = app.screen.query_one(ChatLog)
+        blocks = list(log.query(ToolBlock))
+        assert [b.status for b in blocks] == ["done", "done"]
+        assert "offloaded" in str(blocks[1].title)
+        notices = list(log.query(CompactionNotice))
+        assert len(notices) == 1 and "61k → 44k" in str(notices[0].title)
+        assert gauge.tokens == 44_000
+        assert gauge.last_prompt == 44_100 and gauge.cached == 41_000
+        assert gauge.per_request == [41_200.0, 44_100.0]
+        assert "load_settings" in log.query("AssistantBlock").last().text
+
+
+async def test_no_model_shows_how_to_connect_and_keeps_the_input(settings, project_dir):
+    app, _ = make_app(settings, project_dir, FakeSession(), None)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        notices = list(app.screen.query(ChatNotice))
+        assert notices and notices[0].kind == "setup"
+        await send(pilot, "hello")
+        await pilot.pause()
+        assert len(list(app.screen.query(ChatNotice))) == 2
+
+
+async def test_escape_mid_stream_cancels_and_leaves_paired_history(settings, project_dir):
+    hold = asyncio.Event()
+    script = [ev.RequestStarted(1, 1_000, 128_000, 57_000, 95_000), ev.TextDelta("Partial "),
+              hold, ev.TextDelta("never shown")]
+    session = FakeSession(script=script)
+    app, _ = make_app(settings, project_dir, session, FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "start")
+        await pilot.pause(0.1)
+        assert app.screen.turn_running
+        await pilot.press("escape")
+        await wait_turn(pilot)
+        assert not app.screen.turn_running
+        texts = [n.kind for n in app.screen.query(ChatNotice)]
+        assert "warning" in texts
+        roles = [m.role.value for m in session.history]
+        assert roles == ["user", "assistant"]
+        assert "never shown" not in app.screen.query("AssistantBlock").last().text
+
+
+async def test_gauge_warns_once_near_clearing(settings, project_dir):
+    script = [ev.RequestStarted(1, 52_000, 128_000, 57_000, 95_000),
+              ev.RequestStarted(2, 58_000, 128_000, 57_000, 95_000),
+              ev.RequestStarted(3, 96_000, 128_000, 57_000, 95_000)]
+    app, _ = make_app(settings, project_dir, FakeSession(script=script), FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "go")
+        await wait_turn(pilot)
+        warnings = [n for n in app._notifications if "clearing threshold" in n.message]
+        assert len(warnings) == 1
+
+
+async def test_input_history_and_slash_completion(settings, project_dir):
+    app, _ = make_app(settings, project_dir, FakeSession(script=[]), FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        await send(pilot, "first")
+        await send(pilot, "second")
+        await wait_turn(pilot)
+        await pilot.press("up")
+        assert prompt.text == "second"
+        await pilot.press("up")
+        assert prompt.text == "first"
+        await pilot.press("down", "down")
+        assert prompt.text == ""
+        prompt.load_text("/comp")
+        prompt.move_cursor(prompt.document.end)
+        await pilot.press("tab")
+        assert prompt.text == "/compact "

@@ -1,0 +1,302 @@
+"""Small fakes of the core for UI tests (never used by the product).
+
+FakeSession follows the agent-session API (history, profile, client, run_turn, estimate,
+compact_now, clear_history, switch_model, aclose) and yields scripted events, so screens can be
+tested before and independently of the real agent loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from paicli_tui.config import Settings
+from paicli_tui.core.agent import events as ev
+from paicli_tui.core.agent.interaction import (
+    ApprovalRequest,
+    ConflictDecision,
+    ConflictEntry,
+    ConflictRequest,
+)
+from paicli_tui.core.messages import Message, Role, ToolCall
+from paicli_tui.ui.backend import (
+    CodeHit,
+    IndexProgress,
+    IndexStatus,
+    MemoryRow,
+    ModelChoice,
+    SaveOutcome,
+    SessionRow,
+)
+
+
+@dataclass(frozen=True)
+class FakeProfile:
+    window: int = 128_000
+    effective_window: int = 128_000
+    summary_reserve: int = 20_000
+    buffer: int = 13_000
+    compaction_trigger: int = 95_000
+    clearing_trigger: int = 57_000
+    memory_budget: int = 640
+
+
+@dataclass
+class FakeClient:
+    provider: str = "fake"
+    model: str = "scripted-1"
+    window: int = 128_000
+
+
+@dataclass(frozen=True)
+class FakeReport:
+    tier: str
+    changed: bool
+    tokens_before: int
+    tokens_after: int
+    detail: str = ""
+    summary: str | None = None
+
+
+def chat_script(session: str = "s1") -> list[ev.AgentEvent]:
+    """A turn with reasoning, two tool calls, a compaction, usage and a final answer."""
+    return [
+        ev.TurnStarted(session, "find the config loader"),
+        ev.RequestStarted(1, 40_000, 128_000, 57_000, 95_000),
+        ev.ReasoningDelta("The user wants the loader; grep first."),
+        ev.TextDelta("Let me look for the loader."),
+        ev.AssistantMessage("Let me look for the loader.", None, ("c1", "c2")),
+        ev.ToolCallStarted("c1", "grep_code", '{"pattern": "load_settings", "path": "."}'),
+        ev.ToolCallFinished("c1", "grep_code", "done",
+                            "paicli_tui/config.py:204: def load_settings(", 52),
+        ev.ToolCallStarted("c2", "execute_command", '{"command": "pytest -q"}'),
+        ev.ToolCallFinished("c2", "execute_command", "done", "120 passed in 3.2s", 41_000,
+                            ".paicli/tool-outputs/s1/001-execute_command.txt"),
+        ev.Usage(41_200, 300, 38_000, 40_000),
+        ev.ContextCompacted("clearing", 61_000, 44_000, "3 old tool results cleared"),
+        ev.RequestStarted(2, 44_000, 128_000, 57_000, 95_000),
+        ev.TextDelta("The loader is `load_settings` in "),
+        ev.TextDelta("`paicli_tui/config.py`.\n\n- defaults\n- config file\n- environment"),
+        ev.AssistantMessage("The loader is …"),
+        ev.Usage(44_100, 80, 41_000, 44_000),
+        ev.TurnFinished(session, "done", "The loader is …"),
+    ]
+
+
+class FakeSession:
+    """Scripted agent session. ``script`` is a list of events, or of callables that receive
+    the session and return an event (to await approvals) — or an ``asyncio.Event`` to wait on
+    (used to hold a turn mid-stream)."""
+
+    def __init__(self, *, client: Any = None, script: Sequence[Any] = (),
+                 history: Sequence[Message] = (), profile: FakeProfile | None = None,
+                 session_id: str = "s1") -> None:
+        self.session_id = session_id
+        self.client = client
+        self.script = list(script)
+        self.history: list[Message] = list(history)
+        self.profile = profile or FakeProfile()
+        self.approve: Any = None
+        self.resolve_conflict: Any = None
+        self.closed = False
+        self.compactions: list[FakeReport] = []
+        self.estimate_value = 1_200
+
+    def estimate(self) -> int:
+        return self.estimate_value
+
+    async def run_turn(self, user_input: str) -> AsyncIterator[ev.AgentEvent]:
+        self.history.append(Message.user(user_input))
+        text: list[str] = []
+        try:
+            for item in self.script:
+                if isinstance(item, asyncio.Event):
+                    await item.wait()
+                    continue
+                event = await item(self) if callable(item) else item
+                if isinstance(event, ev.TextDelta):
+                    text.append(event.text)
+                if isinstance(event, ev.AssistantMessage):
+                    calls = tuple(ToolCall(i, "tool") for i in event.tool_call_ids)
+                    self.history.append(Message.assistant("".join(text), calls))
+                    text = []
+                if isinstance(event, ev.ToolCallFinished):
+                    self.history.append(Message.tool(event.call_id, event.name, event.preview))
+                if isinstance(event, ev.RequestStarted):
+                    self.estimate_value = event.estimated_tokens
+                yield event
+                await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            # like the real loop: close the reply and answer dangling calls
+            self.history.append(Message.assistant("".join(text)))
+            raise
+
+    async def compact_now(self) -> list[FakeReport]:
+        report = FakeReport("summary", True, self.estimate_value, 900, "kept 1 user turn",
+                            "## Goal\nFind the loader.")
+        self.compactions.append(report)
+        self.estimate_value = 900
+        return [report]
+
+    def clear_history(self) -> None:
+        self.history = [m for m in self.history if m.role is Role.SYSTEM]
+        self.estimate_value = 300
+
+    def switch_model(self, client: Any) -> None:
+        self.client = client
+        self.profile = FakeProfile(window=client.window)
+
+    async def wait_background(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+@dataclass
+class FakeMemory:
+    rows_: list[MemoryRow] = field(default_factory=list)
+    saved: list[tuple[str, str, bool]] = field(default_factory=list)
+
+    def rows(self) -> list[MemoryRow]:
+        return list(self.rows_)
+
+    def save(self, content: str, scope: str, force: bool = False) -> SaveOutcome:
+        self.saved.append((content, scope, force))
+        conflicts = tuple(ConflictEntry(r.id, r.content) for r in self.rows_
+                          if not force and _numbers_removed(r.content) == _numbers_removed(content))
+        if conflicts:
+            return SaveOutcome(conflicts=conflicts)
+        new_id = f"m{len(self.rows_) + 1}"
+        self.rows_.append(MemoryRow(new_id, scope, content, "2026-11-01", "2026-11-01"))
+        return SaveOutcome(saved_id=new_id)
+
+    def replace(self, memory_id: str, content: str) -> None:
+        self.rows_ = [MemoryRow(r.id, r.scope, content, r.written, "2026-11-02")
+                      if r.id == memory_id else r for r in self.rows_]
+
+    def verify(self, memory_id: str) -> None:
+        self.rows_ = [MemoryRow(r.id, r.scope, r.content, r.written, "2026-11-02", False,
+                                r.source) if r.id == memory_id else r for r in self.rows_]
+
+    def delete(self, memory_id: str) -> None:
+        self.rows_ = [r for r in self.rows_ if r.id != memory_id]
+
+    def clear(self) -> int:
+        count = len(self.rows_)
+        self.rows_ = []
+        return count
+
+
+def _numbers_removed(text: str) -> str:
+    return "".join(c for c in text.lower() if not c.isdigit() and not c.isspace())
+
+
+def seeded_memories() -> list[MemoryRow]:
+    return [
+        MemoryRow("m1", "project", "The project uses Java 17 and Gradle 8.", "2026-09-01",
+                  "2026-09-01", True, "explicit"),
+        MemoryRow("m2", "global", "I prefer answers in Chinese with English code terms.",
+                  "2026-10-20", "2026-11-20", False, "explicit"),
+        MemoryRow("m3", "project", "项目统一使用 UTF-8 编码，禁止使用 GBK。", "2026-11-10",
+                  "2026-11-10", False, "auto"),
+    ]
+
+
+@dataclass
+class FakeCode:
+    hits: list[CodeHit] = field(default_factory=list)
+    indexed: bool = True
+    searches: list[tuple[str, str, int]] = field(default_factory=list)
+
+    def status(self) -> IndexStatus:
+        return IndexStatus(self.indexed, 42, 310, "(use, 512-d)")
+
+    def search(self, query: str, mode: str, top_k: int) -> list[CodeHit]:
+        self.searches.append((query, mode, top_k))
+        return list(self.hits)
+
+    def index(self, progress: Callable[[IndexProgress], None]) -> str:
+        for done in range(0, 11, 5):
+            progress(IndexProgress(done, 10, f"indexing {done}/10 files"))
+        self.indexed = True
+        return "indexed 10 files, 80 chunks"
+
+    def graph(self, name: str) -> str:
+        return f"{name}\n  extends Base\n  calls Loader.load()"
+
+
+def seeded_hits() -> list[CodeHit]:
+    return [
+        CodeHit("src/main/java/app/ConfigLoader.java", 12, "ConfigLoader.load(Path path)", 0.912,
+                "public Config load(Path path) throws IOException {\n"
+                "    String text = Files.readString(path);\n"
+                "    return parse(text);\n}", "java"),
+        CodeHit("paicli_tui/config.py", 204, "load_settings(flags, env)", 0.804,
+                "def load_settings(flags=None, env=None):\n    env = dict(os.environ)\n",
+                "python"),
+    ]
+
+
+@dataclass
+class FakeBackend:
+    settings: Settings
+    project_root: Path
+    session: FakeSession | None = None
+    client: Any = None
+    memory_: FakeMemory = field(default_factory=FakeMemory)
+    code_: FakeCode = field(default_factory=FakeCode)
+    sessions_: list[SessionRow] = field(default_factory=list)
+    history_events: list[dict] = field(default_factory=list)
+    before_compaction: list[Message] | None = None
+    started: list[str | None] = field(default_factory=list)
+    approvals: list[ApprovalRequest] = field(default_factory=list)
+
+    def how_to_configure(self) -> str:
+        return ("**No model is configured.** Set a key such as `DEEPSEEK_API_KEY`, put "
+                "`provider = \"deepseek\"` in `~/.paicli/config.toml`, or run a local "
+                "Ollama and start with `--provider ollama`.")
+
+    def build_client(self, settings: Settings) -> Any:
+        if settings.provider and settings.provider != "fake":
+            return FakeClient(settings.provider, settings.model or "default", 200_000)
+        return self.client
+
+    async def start_session(self, client: Any, approve: Any, resolve_conflict: Any,
+                            resume: str | None) -> FakeSession:
+        self.started.append(resume)
+        session = self.session or FakeSession()
+        session.client = client
+        session.approve = approve
+        session.resolve_conflict = resolve_conflict
+        if resume:
+            session.session_id = resume
+        return session
+
+    def memory(self) -> FakeMemory:
+        return self.memory_
+
+    def code(self) -> FakeCode:
+        return self.code_
+
+    def sessions(self) -> list[SessionRow]:
+        return list(self.sessions_)
+
+    def compaction_history(self, session_id: str) -> list[dict]:
+        return list(self.history_events)
+
+    def view_before_last_compaction(self, session_id: str) -> list[Message] | None:
+        return self.before_compaction
+
+    def models(self) -> list[ModelChoice]:
+        return [ModelChoice("deepseek", "deepseek-chat", 128_000, True),
+                ModelChoice("glm", "glm-4.6", 200_000, False),
+                ModelChoice("ollama", "qwen3", 32_000, True)]
+
+
+async def ask_conflict(session: FakeSession, new: str, existing: ConflictEntry
+                       ) -> tuple[ConflictDecision, str | None]:
+    return await session.resolve_conflict(ConflictRequest(new, (existing,)))
