@@ -1,0 +1,161 @@
+"""The compaction manager (SPEC §6): tier order, triggers, force, /compact, fast path."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from conftest import FakeSummariser
+
+from paicli_tui.config import Settings
+from paicli_tui.core.context.boundary import wrap_tool_result
+from paicli_tui.core.context.clearing import is_cleared
+from paicli_tui.core.context.fastpath import SummaryCache
+from paicli_tui.core.context.manager import ContextManager
+from paicli_tui.core.context.pairing import pairing_problems
+from paicli_tui.core.context.profile import ContextProfile
+from paicli_tui.core.messages import InternalKind, Message, ToolCall
+from paicli_tui.core.tokens import TokenCalibrator, estimate_request
+
+SMALL = ContextProfile.for_window(8_000)  # clearing 3,000 / compaction 5,000 tokens
+
+
+def _turn(n: int, size: int) -> list[Message]:
+    return [Message.user(f"request {n}"),
+            Message.assistant(tool_calls=[ToolCall(f"c{n}", "read_file", "{}")]),
+            Message.tool(f"c{n}", "read_file", wrap_tool_result("read_file", "x" * size)),
+            Message.assistant(f"answer {n}")]
+
+
+def _history(turns: int, size: int) -> list[Message]:
+    msgs = [Message.system("system prompt")]
+    for n in range(turns):
+        msgs += _turn(n, size)
+    return msgs
+
+
+def _manager(settings: Settings, fake: FakeSummariser | None = None, **kw) -> ContextManager:
+    return ContextManager(settings, SMALL, fake, **kw)
+
+
+async def test_below_triggers_nothing_happens(settings: Settings,
+                                              fake_summariser: FakeSummariser) -> None:
+    msgs = _history(2, 1_000)
+    prepared = await _manager(settings, fake_summariser).prepare(msgs)
+    assert prepared.reports == [] and all(a is b for a, b in zip(prepared.messages, msgs,
+                                                                 strict=True))
+    assert prepared.estimated_tokens == estimate_request(msgs)
+
+
+async def test_clearing_alone_when_enough(settings: Settings,
+                                          fake_summariser: FakeSummariser) -> None:
+    msgs = _history(5, 3_000)  # ~3,800 tokens: over clearing, under compaction
+    assert SMALL.clearing_trigger <= estimate_request(msgs) < SMALL.compaction_trigger
+    prepared = await _manager(settings, fake_summariser).prepare(msgs)
+    assert [r.tier for r in prepared.reports] == ["clearing"]
+    assert prepared.reports[0].changed and fake_summariser.calls == []
+    assert len(prepared.messages) == len(msgs)
+
+
+async def test_clearing_then_summary(settings: Settings,
+                                     fake_summariser: FakeSummariser) -> None:
+    msgs = _history(8, 3_000)
+    msgs += [Message.user("big paste " + "p" * 30_000), Message.assistant("ok")]
+    prepared = await _manager(settings, fake_summariser).prepare(msgs)
+    assert [r.tier for r in prepared.reports] == ["clearing", "summary"]
+    assert prepared.reports[1].changed
+    assert prepared.messages[1].internal is InternalKind.SUMMARY
+    assert pairing_problems(prepared.messages) == []
+
+
+async def test_force_runs_both_tiers(settings: Settings, fake_summariser: FakeSummariser) -> None:
+    msgs = _history(5, 1_000)
+    prepared = await _manager(settings, fake_summariser).prepare(msgs, force=True)
+    assert [r.tier for r in prepared.reports] == ["clearing", "summary"]
+    assert prepared.reports[1].changed
+
+
+async def test_force_with_one_long_turn_keeps_that_turn(settings: Settings,
+                                                        fake_summariser: FakeSummariser) -> None:
+    msgs = [Message.system("s"), Message.user("one task")]
+    for n in range(10):
+        msgs += [Message.assistant(tool_calls=[ToolCall(f"c{n}", "read_file", "{}")]),
+                 Message.tool(f"c{n}", "read_file", "y" * 3_000)]
+    msgs += [Message.user("and now this")]
+    prepared = await _manager(settings, fake_summariser).prepare(msgs, force=True)
+    assert prepared.reports[-1].changed and prepared.messages[-1] is msgs[-1]
+
+
+async def test_compact_now_keeps_one_turn(settings: Settings,
+                                          fake_summariser: FakeSummariser) -> None:
+    msgs = _history(4, 500)
+    prepared = await _manager(settings, fake_summariser).compact_now(msgs)
+    assert prepared.reports[0].tier == "summary" and prepared.reports[0].changed
+    assert prepared.messages[3:] == msgs[-4:]
+
+
+async def test_compact_now_without_model_clears(settings: Settings) -> None:
+    msgs = _history(6, 2_000)
+    prepared = await _manager(settings, None).compact_now(msgs)
+    assert [r.tier for r in prepared.reports] == ["summary", "clearing"]
+    assert not prepared.reports[0].changed and "no model" in prepared.reports[0].detail
+    assert any(is_cleared(m) for m in prepared.messages)
+
+
+async def test_pairing_is_guaranteed(settings: Settings) -> None:
+    broken = [Message.system("s"), Message.user("u"),
+              Message.assistant(tool_calls=[ToolCall("a", "read_file", "{}")]),
+              Message.tool("ghost", "read_file", "x")]
+    prepared = await _manager(settings).prepare(broken)
+    assert pairing_problems(prepared.messages) == []
+
+
+async def test_empty_history(settings: Settings) -> None:
+    prepared = await _manager(settings).prepare([], force=True)
+    assert prepared.messages == [] and prepared.estimated_tokens == 0
+
+
+async def test_set_window_recomputes(settings: Settings) -> None:
+    manager = _manager(settings)
+    manager.set_window(200_000)
+    assert manager.profile.compaction_trigger == 167_000
+    manager.set_window(None)
+    assert manager.profile.compaction_trigger == 95_000
+
+
+async def test_calibration_moves_the_decision(settings: Settings,
+                                              fake_summariser: FakeSummariser) -> None:
+    msgs = _history(4, 2_000)  # ~2,100 tokens by estimate: under clearing
+    calibrator = TokenCalibrator()
+    calibrator.observe(1_000, 1_600)  # the provider counts 60% more
+    manager = _manager(settings, fake_summariser, calibrator=calibrator)
+    prepared = await manager.prepare(msgs)
+    assert [r.tier for r in prepared.reports] == ["clearing"]
+    assert prepared.reports[0].tokens_before == calibrator.adjust(estimate_request(msgs))
+
+
+async def test_tool_schemas_count(settings: Settings) -> None:
+    schema = {"type": "function", "function": {"name": "t", "description": "d" * 12_000}}
+    prepared = await _manager(settings).prepare(_history(1, 10), [schema])
+    assert [r.tier for r in prepared.reports] == ["clearing"]
+
+
+async def test_fast_path_uses_background_summary(settings: Settings) -> None:
+    fake = FakeSummariser()
+    fast = replace(settings, summary_fast_path=True)
+    manager = _manager(fast, fake)
+    assert isinstance(manager.summary_cache, SummaryCache)
+    msgs = _history(6, 400)
+    msgs += [Message.user("paste " + "q" * 11_000), Message.assistant("ok")]
+    assert 0.6 * SMALL.compaction_trigger <= estimate_request(msgs) < SMALL.compaction_trigger
+    first = await manager.prepare(msgs)
+    assert [r.tier for r in first.reports] == ["clearing"]
+    msgs = first.messages
+    await manager.summary_cache.wait()
+    assert len(fake.calls) == 1 and manager.summary_cache.ready is not None
+    msgs += [Message.user("more " + "m" * 8_000), Message.assistant("fine")]
+    second = await manager.prepare(msgs)
+    summary = second.reports[-1]
+    assert summary.changed and "background" in summary.detail
+    assert len(fake.calls) == 1  # no new call at the trigger
+    assert pairing_problems(second.messages) == []
+    await manager.aclose()
