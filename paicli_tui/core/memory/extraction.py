@@ -1,0 +1,223 @@
+"""Automatic fact extraction from the person's own words (SPEC §15).
+
+The model only proposes verbatim quotes; this module decides. Local filters run first (no
+model call when they fail); the reply must be exactly ``{"facts":[{"quote": str}, ...]}`` with
+at most three items; each quote must appear verbatim in what we sent, outside code fences,
+block quotes and quotation marks, in a sentence that is neither a question nor about the
+current moment, with nothing sensitive in it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...resources import load_prompt
+from ..llm.base import TextCompleter
+from .lexicon import has_fact_cue, is_question, is_temporary, mentions_sensitive
+from .textspans import (
+    Sentence,
+    blockquote_mask,
+    fenced_mask,
+    quoted_regions,
+    split_sentences,
+    without_regions,
+)
+
+log = logging.getLogger(__name__)
+
+MIN_INPUT_CHARS = 5
+MAX_INPUT_CHARS = 4_000
+MIN_QUOTE_CHARS = 5
+MAX_QUOTE_CHARS = 180
+MAX_FACTS = 3
+PROMPT_NAME = "extract_facts"
+
+
+@dataclass
+class Extraction:
+    """What one extraction did: accepted quotes, whether the model was asked, and why any
+    quote (or the whole batch) was turned down."""
+
+    quotes: list[str] = field(default_factory=list)
+    called_model: bool = False
+    skipped: str | None = None
+    """Why no model call was made (a local filter), else None."""
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+    """(quote or '<batch>', reason) pairs."""
+
+
+@dataclass(frozen=True)
+class FilteredInput:
+    text: str
+    """The input with every sensitive sentence removed (what the model sees)."""
+    sentences: list[Sentence]
+    fenced: list[bool]
+    blockquoted: list[bool]
+    quoted: list[tuple[int, int]]
+
+    @classmethod
+    def of(cls, text: str) -> FilteredInput:
+        return cls(text, split_sentences(text), fenced_mask(text), blockquote_mask(text),
+                   quoted_regions(text))
+
+    def sentences_over(self, start: int, end: int) -> list[Sentence]:
+        return [s for s in self.sentences if s.start < end and start < s.end]
+
+    def _eligible(self, sentence: Sentence) -> bool:
+        inside_code = any(self.fenced[sentence.start:sentence.end]) and all(
+            self.fenced[i] or self.text[i].isspace() for i in range(sentence.start, sentence.end))
+        quoted_line = all(self.blockquoted[i] or self.text[i].isspace()
+                          for i in range(sentence.start, sentence.end))
+        return not (inside_code or quoted_line or is_question(sentence.text, sentence.terminator)
+                    or is_temporary(sentence.text))
+
+    def worth_asking(self) -> bool:
+        """True when some sentence that could hold a fact (not code, not quoted, not a question,
+        not about the moment) carries a durable-fact cue outside quotation marks."""
+        unquoted = without_regions(self.text, self.quoted)
+        return any(self._eligible(s) and has_fact_cue(unquoted[s.start:s.end])
+                   for s in self.sentences)
+
+
+def drop_sensitive_sentences(text: str) -> str:
+    """``text`` without the sentences that mention a credential or personal identifier; a
+    dropped sentence that ended a line leaves its newline so line structure is kept."""
+    kept = []
+    for sentence in split_sentences(text):
+        if mentions_sensitive(sentence.text):
+            if sentence.terminator == "\n":
+                kept.append("\n")
+            continue
+        kept.append(sentence.text)
+    return "".join(kept)
+
+
+def prefilter(user_input: str) -> tuple[FilteredInput | None, str | None]:
+    """The filtered input worth a model call, or (None, reason) when a local filter fails."""
+    stripped = user_input.strip()
+    if len(stripped) < MIN_INPUT_CHARS:
+        return None, "too short"
+    if len(stripped) > MAX_INPUT_CHARS:
+        return None, "too long"
+    filtered = drop_sensitive_sentences(user_input).strip()
+    if not filtered:
+        return None, "only sensitive content"
+    if not has_fact_cue(filtered):
+        return None, "no durable-fact cue"
+    candidate = FilteredInput.of(filtered)
+    if not candidate.worth_asking():
+        return None, "no sentence that could state a durable fact"
+    return candidate, None
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise _DuplicateKey("duplicate key")
+    return dict(pairs)
+
+
+_FENCED_REPLY = re.compile(r"^```(?:json)?[ \t]*\n(.*)\n```$", re.DOTALL)
+
+
+def parse_reply(reply: str) -> list[str] | None:
+    """The quotes in a reply of exactly ``{"facts":[{"quote": str}, ...]}`` (≤ 3 items), or
+    None when anything else is there: an unknown key anywhere, a non-string quote, too many
+    items, not JSON. A single surrounding ```json fence is tolerated."""
+    text = reply.strip()
+    fenced = _FENCED_REPLY.match(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or set(data) != {"facts"}:
+        return None
+    facts = data["facts"]
+    if not isinstance(facts, list) or len(facts) > MAX_FACTS:
+        return None
+    quotes = []
+    for item in facts:
+        if not isinstance(item, dict) or set(item) != {"quote"}:
+            return None
+        if not isinstance(item["quote"], str):
+            return None
+        quotes.append(item["quote"])
+    return quotes
+
+
+def check_quote(quote: str, source: FilteredInput) -> str | None:
+    """None when the quote is acceptable, else the reason it is not."""
+    if not MIN_QUOTE_CHARS <= len(quote.strip()) <= MAX_QUOTE_CHARS:
+        return "length"
+    if "\n" in quote or "\r" in quote:
+        return "not a single line"
+    if mentions_sensitive(quote):
+        return "sensitive"
+    if quote not in source.text:
+        return "not verbatim"
+    reasons = []
+    start = source.text.find(quote)
+    while start >= 0:  # any clean occurrence will do
+        reason = _check_occurrence(source, start, start + len(quote))
+        if reason is None:
+            return None
+        reasons.append(reason)
+        start = source.text.find(quote, start + 1)
+    return reasons[0]
+
+
+def _check_occurrence(source: FilteredInput, start: int, end: int) -> str | None:
+    if any(source.fenced[start:end]):
+        return "inside a code fence"
+    if any(source.blockquoted[start:end]):
+        return "inside a block quote"
+    if any(a <= start and end <= b for a, b in source.quoted):
+        return "inside quotation marks"
+    for sentence in source.sentences_over(start, end):
+        if is_question(sentence.text, sentence.terminator):
+            return "a question"
+        if is_temporary(sentence.text):
+            return "temporary state"
+        if mentions_sensitive(sentence.text):
+            return "sensitive"
+    return None
+
+
+def check_reply(reply: str, source: FilteredInput) -> Extraction:
+    """Apply every code check to a model reply (the model's answer is never trusted)."""
+    result = Extraction(called_model=True)
+    quotes = parse_reply(reply)
+    if quotes is None:
+        result.rejected.append(("<batch>", "reply is not exactly {\"facts\":[{\"quote\":…}]}"))
+        return result
+    for quote in quotes:
+        reason = check_quote(quote, source)
+        if reason:
+            result.rejected.append((quote, reason))
+        elif quote.strip() not in result.quotes:
+            result.quotes.append(quote.strip())
+    return result
+
+
+async def extract_facts(user_input: str, complete: TextCompleter) -> Extraction:
+    """Ask the light model for durable facts in ``user_input`` and keep only the quotes that
+    pass every check. Model errors are logged and yield no facts."""
+    source, reason = prefilter(user_input)
+    if source is None:
+        return Extraction(skipped=reason)
+    try:
+        reply = await complete(load_prompt(PROMPT_NAME), source.text)
+    except Exception as exc:  # the turn already finished; extraction must never break it
+        log.warning("fact extraction failed: %s", type(exc).__name__)
+        return Extraction(called_model=True, rejected=[("<batch>", "model error")])
+    return check_reply(reply, source)

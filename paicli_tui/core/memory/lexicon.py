@@ -1,0 +1,127 @@
+"""Word lists behind the extraction filters and the external-content guard (SPEC §15–16).
+
+Chinese words match as substrings (Chinese has no spaces); English words match as whole
+words, case-insensitively.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+
+def _english(words: list[str]) -> re.Pattern[str]:
+    alternatives = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in words),
+                                   key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9_'])(?:{alternatives})(?![A-Za-z0-9_])", re.IGNORECASE)
+
+
+# --- sensitive content: a sentence that mentions any of these is never sent or saved --------
+SENSITIVE_ZH = ("密码", "密钥", "秘钥", "口令", "令牌", "私钥", "凭证", "凭据", "手机号",
+                "电话号码", "身份证", "邮箱", "银行卡", "信用卡", "验证码", "家庭住址")
+# Prefix matches on purpose: "tokens", "secret_key", "passwords", "credentials".
+_SENSITIVE_EN = re.compile(
+    r"(?<![a-z0-9])(?:password|passwd|passphrase|secret|token|api[_\- ]?key|apikey|bearer"
+    r"|credential|private[_\- ]?key|access[_\- ]?key|ssh[_\- ]?key|auth[_\- ]?key|session[_\- ]?id)",
+    re.IGNORECASE,
+)
+# Values that look like secrets even without a telling word next to them.
+_SECRET_VALUES = re.compile(
+    r"(?<![A-Za-z0-9])(?:sk|pk|rk|ghp|gho|ghs|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_\-]{6,}"
+    r"|AKIA[0-9A-Z]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    r"|[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}"
+    r"|(?<!\d)1[3-9]\d{9}(?!\d)",
+)
+
+
+def mentions_sensitive(text: str) -> bool:
+    """True when ``text`` names a credential or personal identifier, or contains a value that
+    looks like one (API keys, e-mail addresses, phone numbers)."""
+    return (any(word in text for word in SENSITIVE_ZH) or bool(_SENSITIVE_EN.search(text))
+            or bool(_SECRET_VALUES.search(text)))
+
+
+def looks_like_secret_value(text: str) -> bool:
+    """True when ``text`` carries a secret-looking value (not merely the word "token")."""
+    return bool(_SECRET_VALUES.search(text)) or bool(
+        re.search(r"(?i)(?:password|passwd|secret|token|api[_\- ]?key|bearer)\s*(?:is|=|:|是)\s*\S{4,}",
+                  text))
+
+
+# --- durable-fact cues: without one, the input is not worth a model call -------------------
+CUES_ZH = ("我", "项目", "仓库", "团队", "偏好", "习惯", "默认", "统一", "使用", "采用", "基于",
+           "构建", "技术栈", "语言", "框架", "版本", "编码", "规范", "禁止", "不要", "一律",
+           "以后", "总是", "始终", "必须")
+_CUES_EN = _english([
+    "i", "i'm", "i've", "we", "we're", "our", "us", "my", "project", "repo", "repository",
+    "codebase", "team", "prefer", "prefers", "preferred", "preference", "habit", "usually",
+    "default", "defaults", "standard", "standardise", "standardize", "convention", "conventions",
+    "use", "uses", "using", "adopt", "adopted", "based on", "build", "builds", "built with",
+    "stack", "language", "framework", "version", "encoding", "style", "forbid", "forbidden",
+    "never", "don't", "do not", "must", "always", "from now on", "going forward", "in future",
+    "target", "targets", "like", "want",
+])
+
+
+def has_fact_cue(text: str) -> bool:
+    """True when ``text`` contains a durable-fact cue word (SPEC §15)."""
+    return any(word in text for word in CUES_ZH) or bool(_CUES_EN.search(text))
+
+
+# --- temporary state: facts about this moment, not durable ones (stricter than SPEC) --------
+TEMPORARY_ZH = ("今天", "明天", "昨天", "现在", "刚刚", "刚才", "这次", "本轮", "临时", "暂时",
+                "马上", "立刻", "顺便", "报错", "先帮", "先把", "先看", "待会", "等会")
+_TEMPORARY_EN = _english([
+    "today", "tomorrow", "yesterday", "tonight", "now", "right now", "just now", "this time",
+    "for now", "temporarily", "temporary", "at the moment", "by the way", "right away",
+])
+# "From now on" announces a lasting rule (the English 以后), not a temporary state.
+_FROM_NOW_ON = re.compile(r"(?i)\bfrom\s+now\s+on\b")
+
+
+def is_temporary(sentence: str) -> bool:
+    """True when the sentence describes the current moment rather than a lasting fact."""
+    if any(word in sentence for word in TEMPORARY_ZH):
+        return True
+    return bool(_TEMPORARY_EN.search(_FROM_NOW_ON.sub(" ", sentence)))
+
+
+# --- questions ---------------------------------------------------------------------------------
+_AUX = (r"do|does|did|is|are|was|were|can|could|should|would|will|shall|may|have|has"
+        r"|isn't|aren't|doesn't|didn't|won't|can't")
+_SUBJECT = r"we|you|i|they|it|this|that|these|those|the|there|he|she|our|your|my|their|any"
+_WH = r"why|what|how|which|where|when|who|whose|whom"
+# "Do we use Redis" asks; "Do not commit build output" instructs: the subject decides.
+_QUESTION_START = re.compile(
+    rf"^(?:(?:{_WH})\s+(?:{_AUX}|{_SUBJECT})|(?:{_AUX})\s+(?:{_SUBJECT}))(?![A-Za-z0-9_])",
+    re.IGNORECASE,
+)
+
+
+def is_question(sentence: str, terminator: str) -> bool:
+    """A sentence ending in ? or ？, a Chinese one ending in 吗/呢 or asking 是不是, or an
+    English one opening like a question without a closing full stop."""
+    if terminator and terminator in "?？":
+        return True
+    body = sentence.strip().rstrip("。.！!；;，,、 ")
+    if body.endswith(("吗", "呢", "么")) or "是不是" in body or "是否" in body:
+        return True
+    if terminator and terminator in ".。!！":
+        return False
+    return _QUESTION_START.match(body) is not None
+
+
+# --- the person asks to remember (the guard's exception, SPEC §16) ----------------------------
+REMEMBER_ZH = ("记住", "记一下", "记下", "记着", "记得", "保存到记忆", "存到记忆", "存入记忆",
+               "写入记忆", "写到记忆", "加到记忆", "加入记忆", "放进记忆", "别忘了", "不要忘")
+_REMEMBER_EN = _english([
+    "remember", "memorise", "memorize", "save to memory", "save this to memory",
+    "save it to memory", "add to memory", "add this to memory", "store in memory",
+    "keep in mind", "note this down", "make a note", "don't forget",
+])
+
+
+@lru_cache(maxsize=256)
+def asks_to_remember(text: str) -> bool:
+    """True when the person's own words explicitly ask to remember something."""
+    return any(word in text for word in REMEMBER_ZH) or bool(_REMEMBER_EN.search(text))
