@@ -1,0 +1,87 @@
+"""Split source files into chunks (and graph edges) by language.
+
+Java: javalang first, tree-sitter-java when javalang cannot parse the file; Python,
+JavaScript, TypeScript and Go: tree-sitter; everything else: line-split file chunks.
+Parsers are imported on first use.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from .common import ChunkedFile, Edge, source_lines, split_lines_into_chunks
+
+LANGUAGES: dict[str, str] = {
+    ".java": "java",
+    ".py": "python", ".pyi": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go",
+}
+
+TEXT_EXTENSIONS = frozenset({
+    ".md", ".rst", ".txt", ".kt", ".kts", ".scala", ".groovy", ".gradle", ".c", ".h", ".cc",
+    ".cpp", ".hpp", ".cs", ".rs", ".rb", ".php", ".swift", ".m", ".sh", ".bash", ".zsh",
+    ".sql", ".xml", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".properties", ".json",
+    ".html", ".css", ".scss", ".vue", ".svelte", ".lua", ".r", ".dart", ".ex", ".exs",
+    ".erl", ".hs", ".ml", ".clj", ".proto", ".graphql", ".tf", ".dockerfile", ".mk",
+})
+"""Files chunked by lines; others (images, archives, lock files, data) are not indexed."""
+
+SPECIAL_NAMES = frozenset({"Dockerfile", "Makefile", "README", "pom.xml", "build.gradle"})
+
+__all__ = ["ChunkedFile", "Edge", "chunk_file", "language_of", "is_indexable"]
+
+
+def language_of(path: str) -> str | None:
+    """The parser language of a project path, 'text' for line-split files, None to skip."""
+    pure = PurePosixPath(path)
+    suffix = pure.suffix.lower()
+    if suffix in LANGUAGES:
+        return LANGUAGES[suffix]
+    if suffix in TEXT_EXTENSIONS or pure.name in SPECIAL_NAMES:
+        return "text"
+    return None
+
+
+def is_indexable(path: str) -> bool:
+    return language_of(path) is not None
+
+
+def chunk_file(path: str, text: str) -> ChunkedFile:
+    """Chunks and edges of one file (``path`` project-relative, '/'-separated).
+
+    Never raises for bad source: a file no parser can read becomes line-split file chunks.
+    """
+    language = language_of(path) or "text"
+    if language == "java":
+        from .java import chunk_java
+
+        return chunk_java(path, text)
+    if language == "python":
+        from .python_ts import chunk_python
+
+        return chunk_python(path, text)
+    if language in ("javascript", "typescript", "tsx"):
+        from .js_ts import chunk_js
+
+        return chunk_js(path, text, language)
+    if language == "go":
+        from .go_ts import chunk_go
+
+        return chunk_go(path, text)
+    return chunk_by_lines(path, text, language)
+
+
+def chunk_by_lines(path: str, text: str, language: str) -> ChunkedFile:
+    """Line-split file chunks of at most about 2,000 characters (SPEC §17)."""
+    from .common import is_data_heavy
+
+    result = ChunkedFile(path=path, language=language, parser="lines")
+    for chunk in split_lines_into_chunks(path, source_lines(text), language,
+                                         context=f"file {path}"):
+        if is_data_heavy(chunk.source):
+            result.skipped_data_chunks += 1
+        else:
+            result.chunks.append(chunk)
+    return result

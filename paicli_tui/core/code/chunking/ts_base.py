@@ -1,0 +1,106 @@
+"""tree-sitter plumbing shared by the per-language chunkers.
+
+Grammars come from the per-language wheels (tree-sitter-java, -python, -javascript,
+-typescript, -go), imported on first use; nothing is downloaded at run time.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from typing import Any
+
+_GRAMMARS: dict[str, tuple[str, str]] = {
+    "java": ("tree_sitter_java", "language"),
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+}
+
+_local = threading.local()
+
+
+def parse(language: str, data: bytes) -> Any:
+    """The tree-sitter tree of ``data`` (parsers are cached per thread: they are not
+    thread-safe)."""
+    parsers: dict[str, Any] = getattr(_local, "parsers", None) or {}
+    _local.parsers = parsers
+    parser = parsers.get(language)
+    if parser is None:
+        from tree_sitter import Language, Parser
+
+        module_name, function = _GRAMMARS[language]
+        module = importlib.import_module(module_name)
+        parser = Parser(Language(getattr(module, function)()))
+        parsers[language] = parser
+    return parser.parse(data)
+
+
+def text_of(node: Any) -> str:
+    return node.text.decode("utf-8", errors="replace") if node is not None else ""
+
+
+def start_line(node: Any) -> int:
+    return node.start_point[0] + 1
+
+
+def end_line(node: Any) -> int:
+    """Last line of the node (1-based); a node ending at column 0 ends on the line before."""
+    row, column = node.end_point
+    if column == 0 and row > node.start_point[0]:
+        return row
+    return row + 1
+
+
+def squash(text: str) -> str:
+    """Whitespace runs collapsed to one space (signatures, types)."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def normalise_type(text: str) -> str:
+    """One spelling for a type however it was spaced: ``Map<K, V>``, ``int[]``, ``T...``."""
+    text = re.sub(r"\s*([<>,\[\]]|\.\.\.)\s*", r"\1", squash(text))
+    return text.replace(",", ", ")
+
+
+def preceding_comment(node: Any, comment_types: tuple[str, ...], *,
+                      doc_only_prefix: str | None = None) -> str:
+    """The comment block right above ``node`` (adjacent lines), or ''.
+
+    With ``doc_only_prefix`` (``/**`` for Javadoc) a comment must start with it to count.
+    """
+    parts: list[str] = []
+    current = node
+    expected_line = start_line(node)
+    while True:
+        sibling = current.prev_sibling
+        if sibling is None or sibling.type not in comment_types:
+            break
+        if end_line(sibling) < expected_line - 1:
+            break
+        text = text_of(sibling)
+        if doc_only_prefix is not None:
+            if not text.startswith(doc_only_prefix):
+                break
+            parts.insert(0, text)
+            break
+        parts.insert(0, text)
+        expected_line = start_line(sibling)
+        current = sibling
+    return "\n".join(parts)
+
+
+def children_of_type(node: Any, *types: str) -> list[Any]:
+    return [child for child in node.named_children if child.type in types]
+
+
+def walk(node: Any):
+    """Every descendant of ``node`` (pre-order), iteratively: deep trees must not recurse."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
