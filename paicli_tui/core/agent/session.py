@@ -1,0 +1,258 @@
+"""One agent session: the history the model sees, its ledger, tools, services and model.
+
+The TUI and ``paicli-tui exec`` both drive an :class:`AgentSession`: ``run_turn`` yields typed
+events (see :mod:`.events`); everything that changes the history goes through this class so
+that every message reaches the ledger and every change of the view is checkpointed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...config import Settings
+from ...paths import ProjectPaths
+from ..context.ledger import SessionLedger
+from ..context.manager import ContextManager, Prepared
+from ..context.pairing import pairing_problems, repair_pairing
+from ..context.profile import ContextProfile
+from ..context.report import CompactionReport
+from ..llm.base import ChatClient
+from ..llm.complete import completer_for
+from ..llm.registry import light_completer
+from ..messages import Message, Role
+from ..tokens import TokenCalibrator
+from .events import AgentEvent, ContextCompacted, MemoryNotice
+from .interaction import ApprovalCallback, ConflictCallback, deny_all
+from .prompt import Mode, build_system_prompt, person_text
+from .services import CodeService, MemoryService, ProjectRules
+from .tool_base import SessionState, ToolContext
+from .tool_registry import ToolRegistry
+from .tools import builtin_tools
+
+log = logging.getLogger(__name__)
+TITLE_CHARS = 80
+
+
+class AgentSession:
+    """A running conversation with tools; create it with :meth:`start`."""
+
+    session_id: str
+    history: list[Message]
+    client: ChatClient | None
+
+    def __init__(self, *, settings: Settings, project: ProjectPaths, ledger: SessionLedger,
+                 history: list[Message], client: ChatClient | None,
+                 memory: MemoryService | None, code: CodeService | None,
+                 approve: ApprovalCallback, resolve_conflict: ConflictCallback | None,
+                 mode: Mode) -> None:
+        self.settings = settings
+        self.project = project
+        self.ledger = ledger
+        self.session_id = ledger.session_id
+        self.history = history
+        self.client = client
+        self.memory = memory
+        self.code = code
+        self.mode = mode
+        self.state = SessionState(ledger.session_id)
+        self.tool_context = ToolContext(project_root=project.root, settings=settings,
+                                        session=self.state, approve=approve,
+                                        resolve_conflict=resolve_conflict)
+        self.calibrator = TokenCalibrator()
+        self.manager = ContextManager(
+            settings, ContextProfile.for_window(client.window if client else None),
+            summarise=completer_for(client) if client else None, calibrator=self.calibrator)
+        self.tools = ToolRegistry(builtin_tools())
+        for service in (code, memory):
+            if service is not None:
+                for tool in service.tools():
+                    self.tools.add(tool)
+        self.pending_notices: list[AgentEvent] = []
+        self._background: set[asyncio.Task[Any]] = set()
+        self.turns = 0
+
+    @property
+    def profile(self) -> ContextProfile:
+        """The thresholds in force (they follow the model's window)."""
+        return self.manager.profile
+
+    # -- construction ------------------------------------------------------------------------
+    @classmethod
+    async def start(cls, settings: Settings, project_root: Path, *,
+                    client: ChatClient | None = None, memory: MemoryService | None = None,
+                    code: CodeService | None = None, approve: ApprovalCallback = deny_all,
+                    resolve_conflict: ConflictCallback | None = None,
+                    resume: str | None = None, mode: Mode = "interactive") -> AgentSession:
+        """A new session (or ``resume`` an existing one by id), ready for ``run_turn``.
+
+        Raises LedgerError for an unknown or invalid session id.
+        """
+        project = ProjectPaths.for_dir(project_root)
+        rules = _project_rules(memory)
+        system = Message.system(build_system_prompt(project_root=project.root, mode=mode,
+                                                    rules=rules))
+        if resume:
+            ledger = await asyncio.to_thread(SessionLedger.open, settings.home, resume)
+            restored = await asyncio.to_thread(ledger.restore)
+            history = list(restored.messages)
+            for warning in restored.warnings:
+                log.warning("session %s: %s", resume, warning)
+        else:
+            ledger = await asyncio.to_thread(SessionLedger.create, settings.home, project.root)
+            history = []
+        session = cls(settings=settings, project=project, ledger=ledger, history=history,
+                      client=client, memory=memory, code=code, approve=approve,
+                      resolve_conflict=resolve_conflict, mode=mode)
+        session._install_system_prompt(system)
+        if client is not None:
+            ledger.event("model", provider=client.provider, model=client.model,
+                         window=client.window)
+        return session
+
+    def _install_system_prompt(self, system: Message) -> None:
+        """Put this session's system prompt first (a resumed session gets today's rules;
+        an unchanged prompt is left alone so the provider's cached prefix survives)."""
+        if self.history and self.history[0].role is Role.SYSTEM and \
+                self.history[0].content == system.content:
+            return
+        self.ledger.append(system)
+        rest = [m for m in self.history if m.role is not Role.SYSTEM]
+        self.replace_view([system, *rest], "system_prompt")
+
+    # -- history changes (every one reaches the ledger) ------------------------------------------
+    def append(self, message: Message, *, checkpoint: bool = False) -> None:
+        """Add a message to the view and the ledger (restore replays appended messages, so a
+        checkpoint is only needed when asked)."""
+        if message.is_real_user_turn and self.ledger.title is None:
+            # Title from the person's words, not the program's turn context.
+            title = " ".join(person_text(message).split())[:TITLE_CHARS]
+            if title:
+                self.ledger.title = title
+                self.ledger.event("title", title=title)
+        self.history.append(message)
+        self.ledger.append(message)
+        if checkpoint:
+            self.ledger.checkpoint(self.history, "append")
+
+    def replace_view(self, messages: Sequence[Message], reason: str) -> None:
+        """The model now sees ``messages``; record the new view."""
+        self.history = list(messages)
+        self.ledger.checkpoint(self.history, reason)
+
+    def repair(self, reason: str = "repair") -> list[str]:
+        """Make the history valid for any provider (answer dangling calls); returns what was
+        fixed. Messages added by the repair are written to the ledger."""
+        if not pairing_problems(self.history):
+            return []
+        before = {id(m) for m in self.history}
+        repaired, fixes = repair_pairing(self.history)
+        for message in repaired:
+            if id(message) not in before:
+                self.ledger.append(message)
+        self.replace_view(repaired, reason)
+        return fixes
+
+    def record_reports(self, reports: Sequence[CompactionReport]) -> list[ContextCompacted]:
+        """Ledger events for the tiers that changed something; the matching UI events."""
+        events = []
+        for report in reports:
+            if not report.changed:
+                continue
+            self.ledger.event("compaction", **report.to_json())
+            events.append(ContextCompacted(tier=report.tier, tokens_before=report.tokens_before,
+                                           tokens_after=report.tokens_after,
+                                           detail=report.detail, summary=report.summary))
+        return events
+
+    def apply_prepared(self, prepared: Prepared) -> list[ContextCompacted]:
+        """Adopt the manager's history (events first, then the checkpoint, so 'the view
+        before the last compaction' stays findable in the ledger)."""
+        events = self.record_reports(prepared.reports)
+        if len(prepared.messages) != len(self.history) or any(
+                a is not b for a, b in zip(prepared.messages, self.history, strict=True)):
+            known = {id(m) for m in self.history}
+            for message in prepared.messages:
+                if id(message) not in known:
+                    self.ledger.append(message)
+            self.replace_view(prepared.messages, "compaction" if events else "prepare")
+        return events
+
+    # -- the public API --------------------------------------------------------------------------
+    def run_turn(self, user_input: str) -> AsyncIterator[AgentEvent]:
+        """Run one user turn; yields events ending with TurnFinished (or stops early when
+        cancelled, leaving a valid history)."""
+        from .loop import run_turn
+
+        return run_turn(self, user_input)
+
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return self.tools.schemas()
+
+    def estimate(self) -> int:
+        """Estimated (calibrated) tokens of the next request as the history stands."""
+        return self.manager.estimate(self.history, self.tool_schemas())
+
+    async def compact_now(self) -> list[CompactionReport]:
+        """Manual /compact: summarise all but the last user turn (or clear tool results)."""
+        prepared = await self.manager.compact_now(self.history, self.tool_schemas())
+        self.apply_prepared(prepared)
+        return prepared.reports
+
+    def clear_history(self) -> None:
+        """/clear: the model starts fresh (system prompt kept); the ledger keeps everything."""
+        self.replace_view([m for m in self.history[:1] if m.role is Role.SYSTEM], "clear")
+
+    def switch_model(self, client: ChatClient) -> None:
+        """Use another model from the next request on; thresholds follow its window."""
+        self.client = client
+        self.manager.set_window(client.window)
+        self.manager.summarise = completer_for(client)
+        self.ledger.event("model", provider=client.provider, model=client.model,
+                          window=client.window)
+
+    def light_completer(self):  # noqa: ANN201 - TextCompleter | None
+        return light_completer(self.settings, self.client)
+
+    def start_background(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def wait_background(self) -> None:
+        """Wait for background work (fact extraction) to finish; failures are logged."""
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+
+    def take_notices(self) -> list[AgentEvent]:
+        """Events produced in the background since the last call (memory saves)."""
+        notices, self.pending_notices = self.pending_notices, []
+        return notices
+
+    async def aclose(self) -> None:
+        """Stop background work and release the client's connections."""
+        for task in list(self._background):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+        await self.manager.aclose()
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.client.aclose()
+
+    def note_memory(self, action: str, detail: str, ids: Sequence[str] = ()) -> None:
+        self.pending_notices.append(MemoryNotice(action=action, detail=detail, ids=tuple(ids)))
+
+
+def _project_rules(memory: MemoryService | None) -> ProjectRules | None:
+    if memory is None:
+        return None
+    try:
+        return memory.project_rules()
+    except Exception:  # unreadable rules must not stop the session
+        log.exception("could not load project rules")
+        return None

@@ -1,0 +1,64 @@
+"""The tools of one session, by name, and running one call safely."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from .tool_base import Tool, ToolContext, ToolOutput, tool_schema
+
+log = logging.getLogger(__name__)
+
+
+class ToolRegistry:
+    """Tools in registration order; a later tool with the same name replaces an earlier one."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+        self._schemas: list[dict[str, Any]] | None = None
+
+    def add(self, tool: Tool) -> None:
+        self._tools[tool.name] = tool
+        self._schemas = None
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The ``tools`` list for requests; the same object while the registry is unchanged
+        (its serialised bytes stay identical, which keeps the request prefix stable)."""
+        if self._schemas is None:
+            self._schemas = [tool_schema(t) for t in self._tools.values()]
+        return self._schemas
+
+    async def run(self, name: str, raw_arguments: str, context: ToolContext
+                  ) -> tuple[dict[str, Any], ToolOutput]:
+        """Run one call. Never raises for the tool's own faults: unknown tools, malformed
+        arguments and tool exceptions become a failed result the model can read."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return {}, ToolOutput(
+                f"Unknown tool {name!r}. Available tools: {', '.join(self._tools)}.",
+                status="failed")
+        try:
+            arguments = json.loads(raw_arguments or "{}")
+        except json.JSONDecodeError as exc:
+            return {}, ToolOutput(
+                f"The arguments for {name} are not valid JSON ({exc.msg} at position "
+                f"{exc.pos}). Send a JSON object matching the tool's schema.", status="failed")
+        if not isinstance(arguments, dict):
+            return {}, ToolOutput(f"The arguments for {name} must be a JSON object.",
+                                  status="failed")
+        try:
+            return arguments, await tool.run(arguments, context)
+        except Exception as exc:  # a tool bug must not end the turn or corrupt history
+            log.exception("tool %s failed", name)
+            return arguments, ToolOutput(f"{name} failed unexpectedly: {type(exc).__name__}: "
+                                         f"{exc}", status="failed")

@@ -1,0 +1,146 @@
+"""Faults in the loop: context overflow, broken streams, cancellation; history stays valid."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from agent_script import ScriptedClient, Step, call, drain
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from paicli_tui.core.agent.events import AgentError, ContextCompacted, ToolCallStarted
+from paicli_tui.core.agent.interaction import ApprovalDecision
+from paicli_tui.core.agent.session import AgentSession
+from paicli_tui.core.context.ledger import SessionLedger
+from paicli_tui.core.context.pairing import pairing_problems
+from paicli_tui.core.llm.base import ContextLengthExceeded, LLMError, StreamInterrupted
+from paicli_tui.core.messages import Role
+
+
+async def start(settings, project, steps, **kwargs):
+    client = ScriptedClient(list(steps))
+    return await AgentSession.start(settings, project, client=client, **kwargs), client
+
+
+def big_file(project, name="big.txt", lines=3000):
+    (project / name).write_text("".join(f"row {i} " + "x" * 40 + "\n" for i in range(lines)))
+
+
+async def test_context_length_forces_compaction_and_retries_once(settings, project_dir) -> None:
+    for i in range(5):
+        big_file(project_dir, f"f{i}.txt", lines=300)
+    reads = [Step(calls=[call("read_file", path=f"f{i}.txt")]) for i in range(5)]
+    steps = [*reads, Step(error=ContextLengthExceeded("maximum context length")),
+             Step(text="finished")]
+    session, client = await start(settings, project_dir, steps)
+    events = await drain(session.run_turn("read them all"))
+    assert events[-1].reason == "done"
+    cleared = [e for e in events if isinstance(e, ContextCompacted) and e.tier == "clearing"]
+    assert cleared, "a forced prepare must clear old tool results"
+    retry_request = client.requests[-1]
+    assert sum("cleared" in m.content.lower() or "placeholder" in m.content.lower()
+               for m in retry_request if m.role is Role.TOOL) >= 1
+    assert client.problems == []
+    history = SessionLedger.open(settings.home, session.session_id).compaction_history()
+    assert history and history[0]["tier"] == "clearing"
+
+
+async def test_second_context_length_error_ends_the_turn(settings, project_dir) -> None:
+    steps = [Step(error=ContextLengthExceeded("too long")),
+             Step(error=ContextLengthExceeded("too long"))]
+    session, client = await start(settings, project_dir, steps)
+    events = await drain(session.run_turn("x"))
+    assert events[-1].reason == "error" and len(client.requests) == 2
+    assert "still too long" in events[-2].message
+    assert not pairing_problems(session.history)
+
+
+@pytest.mark.parametrize("error", [StreamInterrupted("cut"), LLMError("HTTP 500 boom")])
+async def test_failing_provider_appends_no_half_message(settings, project_dir, error) -> None:
+    steps = [Step(text="partial answ", error=error, error_after_text=True)]
+    session, _ = await start(settings, project_dir, steps)
+    events = await drain(session.run_turn("x"))
+    assert isinstance(events[-2], AgentError) and events[-1].reason == "error"
+    assert [m.role for m in session.history] == [Role.SYSTEM, Role.USER]
+
+
+async def test_cancel_during_tool_leaves_valid_history(settings, project_dir) -> None:
+    started = asyncio.Event()
+
+    async def slow_approval(request):
+        started.set()
+        await asyncio.sleep(60)
+        return ApprovalDecision.ONCE
+
+    steps = [Step(calls=[call("execute_command", command="true"),
+                         call("read_file", path="nothing")])]
+    session, _ = await start(settings, project_dir, steps, approve=slow_approval)
+
+    async def consume():
+        return await drain(session.run_turn("run"))
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(started.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not pairing_problems(session.history)
+    results = [m for m in session.history if m.role is Role.TOOL]
+    assert len(results) == 2 and all("cancel" in m.content.lower() for m in results)
+    restored = SessionLedger.open(settings.home, session.session_id).restore()
+    assert not pairing_problems(restored.messages)
+    assert len(restored.messages) == len(session.history)
+
+
+async def test_aclose_mid_turn_repairs(settings, project_dir) -> None:
+    (project_dir / "a.txt").write_text("a")
+    steps = [Step(calls=[call("read_file", path="a.txt"), call("list_dir")])]
+    session, _ = await start(settings, project_dir, steps)
+    events = session.run_turn("x")
+    async for event in events:
+        if isinstance(event, ToolCallStarted):
+            break
+    await events.aclose()
+    assert not pairing_problems(session.history)
+    assert session.history[-1].role is Role.TOOL
+
+
+async def test_next_turn_after_cancel_is_valid(settings, project_dir) -> None:
+    gate = asyncio.Event()
+    steps = [Step(text="never", wait=gate), Step(text="second ok")]
+    session, client = await start(settings, project_dir, steps)
+    task = asyncio.create_task(drain(session.run_turn("first")))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    events = await drain(session.run_turn("second"))
+    assert events[-1].reason == "done" and client.problems == []
+
+
+# A random script of model behaviour never leaves an invalid history.
+_STEP = st.one_of(
+    st.just(Step(text="answer")),
+    st.builds(lambda n: Step(calls=[call("list_dir", depth=(i % 3) + 1) for i in range(n)]),
+              st.integers(1, 3)),
+    st.just(Step(calls=[call("nope")])),
+    st.just(Step(error=LLMError("boom"))),
+    st.just(Step(text="half", error=StreamInterrupted("cut"), error_after_text=True)),
+    st.just(Step(error=ContextLengthExceeded("too long"))),
+)
+
+
+@hsettings(max_examples=25, deadline=None,
+           suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(script=st.lists(_STEP, min_size=1, max_size=8), turns=st.integers(1, 3))
+async def test_history_always_valid(settings, project_dir, script, turns) -> None:
+    steps = list(script) + [Step(text="end")] * 30
+    session, client = await start(settings.with_overrides(max_iterations=4), project_dir, steps)
+    for turn in range(turns):
+        await drain(session.run_turn(f"turn {turn}"))
+        assert not pairing_problems(session.history)
+    assert client.problems == []
+    restored = SessionLedger.open(settings.home, session.session_id).restore()
+    assert not pairing_problems(restored.messages)

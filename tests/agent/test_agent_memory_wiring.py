@@ -1,0 +1,71 @@
+"""How the loop uses a memory service: rules in the system prompt, memories in the user turn,
+every tool result noted, extraction after a finished turn (in the background)."""
+
+from __future__ import annotations
+
+from agent_script import ScriptedClient, Step, call, drain
+
+from paicli_tui.core.agent.events import MemoryNotice
+from paicli_tui.core.agent.interaction import approve_all
+from paicli_tui.core.agent.services import ProjectRules
+from paicli_tui.core.agent.session import AgentSession
+
+
+class FakeMemory:
+    def __init__(self) -> None:
+        self.noted: list[tuple[str, bool]] = []
+        self.after: list[tuple[str, bool]] = []
+        self.queries: list[str] = []
+
+    def project_rules(self) -> ProjectRules:
+        return ProjectRules("Always use tabs.", files=("PAI.md",))
+
+    def injection_block(self, query: str, budget_tokens: int) -> str:
+        self.queries.append(query)
+        return f"Memories (clues):\n- memory for {query}"
+
+    def tools(self):
+        return []
+
+    def note_tool_result(self, tool_name, arguments, output, session) -> None:
+        self.noted.append((tool_name, output.external))
+
+    async def after_turn(self, user_input, session, complete):
+        self.after.append((user_input, complete is not None))
+        return ["m1"]
+
+
+async def test_memory_wiring(settings, project_dir) -> None:
+    memory = FakeMemory()
+    steps = [Step(calls=[call("execute_command", command="curl --help >/dev/null; true")]),
+             Step(text="done"), Step(text="again")]
+    client = ScriptedClient(steps)
+    session = await AgentSession.start(settings, project_dir, client=client, memory=memory,
+                                       approve=approve_all)
+    await drain(session.run_turn("first task"))
+    await session.wait_background()
+    events = await drain(session.run_turn("second task"))
+    await session.wait_background()
+    system = session.history[0].content
+    assert "Always use tabs." in system and "memory for" not in system
+    users = [m for m in session.history if m.is_real_user_turn]
+    assert "memory for first task" in users[0].content
+    assert "memory for second task" in users[1].content
+    assert memory.noted == [("execute_command", True)]
+    assert session.state.external_content_used
+    assert memory.after == [("first task", True), ("second task", True)]
+    assert isinstance(events[0], MemoryNotice) and events[0].ids == ("m1",)
+    assert [m.content for m in client.requests[2][:len(client.requests[1])]] == \
+        [m.content for m in client.requests[1]]
+    assert session.take_notices()[0].ids == ("m1",)
+
+
+async def test_no_extraction_after_failed_turn(settings, project_dir) -> None:
+    from paicli_tui.core.llm.base import LLMError
+
+    memory = FakeMemory()
+    session = await AgentSession.start(settings, project_dir, memory=memory,
+                                       client=ScriptedClient([Step(error=LLMError("x"))]))
+    await drain(session.run_turn("task"))
+    await session.wait_background()
+    assert memory.after == []
