@@ -1,0 +1,92 @@
+"""The external-content guard (SPEC §16).
+
+Once a session has brought in outside content (web search or fetch, a browser, an ``mcp__``
+tool, a network command), text an attacker controls may be in the context. From then on,
+automatic extraction stops and ``save_memory`` works only when the person's own message this
+turn asks to remember something.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from ..agent.tool_base import SessionState, ToolOutput
+from .lexicon import asks_to_remember
+
+EXTERNAL_TOOL_PREFIXES = ("mcp__",)
+_EXTERNAL_TOOL_NAME = re.compile(
+    r"(?i)(web[_-]?search|web[_-]?fetch|fetch[_-]?url|url[_-]?fetch|http[_-]?(get|request)"
+    r"|browser|browse|playwright|puppeteer|search[_-]?web|download)")
+NETWORK_COMMANDS = frozenset({
+    "curl", "wget", "httpie", "xh", "aria2c", "nc", "ncat", "netcat", "telnet", "ssh", "scp",
+    "sftp", "ftp", "rsync", "lynx", "w3m", "elinks", "invoke-webrequest", "iwr",
+    "invoke-restmethod", "irm", "http", "https",
+})
+_GIT_NETWORK = frozenset({"clone", "fetch", "pull", "ls-remote", "submodule"})
+_WRAPPERS = frozenset({"sudo", "xargs", "env", "time", "nohup", "command", "exec", "timeout",
+                       "nice", "watch"})
+_SEPARATORS = re.compile(r"&&|\|\||[;&|()\n`]|\$\(")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _words(segment: str) -> list[str]:
+    try:
+        return shlex.split(segment)
+    except ValueError:
+        return segment.split()
+
+
+def is_network_command(command: str) -> bool:
+    """True when any simple command in ``command`` is a network client (curl, wget, ssh, ...)
+    or a git operation that talks to a remote."""
+    for segment in _SEPARATORS.split(command):
+        words = [w for w in _words(segment) if not _ASSIGNMENT.match(w)]
+        while words and (words[0] in _WRAPPERS or words[0].startswith("-")):
+            words.pop(0)
+        if not words:
+            continue
+        program = words[0].rsplit("/", 1)[-1].lower()
+        if program in NETWORK_COMMANDS:
+            return True
+        # Options such as -C take a value, so look for the verb among all the words.
+        if program == "git" and any(w in _GIT_NETWORK for w in words[1:]):
+            return True
+    return False
+
+
+def is_external(tool_name: str, arguments: Mapping[str, Any], output: ToolOutput | None) -> bool:
+    """True when this tool call brought content from outside the project into the session."""
+    if output is not None and output.external:
+        return True
+    if tool_name.startswith(EXTERNAL_TOOL_PREFIXES) or _EXTERNAL_TOOL_NAME.search(tool_name):
+        return True
+    for key in ("command", "cmd", "script"):
+        value = arguments.get(key)
+        if isinstance(value, str) and is_network_command(value):
+            return True
+    return False
+
+
+def note_tool_result(session: SessionState, tool_name: str, arguments: Mapping[str, Any],
+                     output: ToolOutput | None) -> bool:
+    """Mark the session once external content arrives; returns whether it is marked now."""
+    if not session.external_content_used and is_external(tool_name, arguments, output):
+        session.external_content_used = True
+    return session.external_content_used
+
+
+def save_refusal(session: SessionState) -> str | None:
+    """Why ``save_memory`` must refuse now, or None when it may save."""
+    if not session.external_content_used or asks_to_remember(session.current_user_input):
+        return None
+    return ("Refused: this session has read outside content (web, MCP or a network command), "
+            "so memories are saved only when the person's own message asks to remember "
+            "something. Ask the person to tell you explicitly what to remember.")
+
+
+def extraction_allowed(session: SessionState) -> bool:
+    """Automatic extraction stops for good once the session consumed external content."""
+    return not session.external_content_used

@@ -1,0 +1,144 @@
+"""Choosing the memories worth showing for a question, and the block that carries them
+(SPEC §13–14).
+
+Visible entries only (global + this project). Score = (keyword overlap of jieba words +
+vector similarity) × a time weight that falls with age. Entries scoring 0 are dropped; the best
+ten are kept and cut to the token budget.
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from ...paths import HomePaths
+from ...resources import load_prompt
+from .budget import estimate_tokens
+from .entry import SOURCE_AUTO, UNVERIFIED, MemoryEntry, parse_time
+from .freshness import age_days
+from .vectors import VectorCache
+
+log = logging.getLogger(__name__)
+
+MAX_RESULTS = 10
+TIME_WEIGHT_DAYS = 90.0
+"""Age at which the time weight has halved (1 / (1 + age / 90))."""
+VECTOR_FLOOR = 0.3
+"""Cosine below which two texts are treated as unrelated (sentence embedders rarely give 0)."""
+BLOCK_OPEN = "<long_term_memory>"
+BLOCK_CLOSE = "</long_term_memory>"
+
+
+@dataclass(frozen=True)
+class ScoredEntry:
+    entry: MemoryEntry
+    score: float
+    keyword: float
+    vector: float
+    stale: bool = False
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or unicodedata.category(ch).startswith("L")
+
+
+class KeywordIndex:
+    """jieba keywords per text, cached: words of length ≥ 2, lower case, no punctuation."""
+
+    def __init__(self, home: HomePaths | None) -> None:
+        self.home = home
+        self._cache: dict[str, frozenset[str]] = {}
+
+    def words(self, text: str) -> frozenset[str]:
+        cached = self._cache.get(text)
+        if cached is not None:
+            return cached
+        from ..jieba_setup import cut_words
+
+        words = frozenset(
+            w.lower() for w in cut_words(text, self.home)
+            if len(w) >= 2 and any(_is_word_char(ch) for ch in w)
+        )
+        if len(self._cache) > 100_000:
+            self._cache.clear()
+        self._cache[text] = words
+        return words
+
+
+def time_weight(days: float) -> float:
+    return 1.0 / (1.0 + days / TIME_WEIGHT_DAYS)
+
+
+def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
+         vectors: VectorCache | None, now: datetime, limit: int = MAX_RESULTS
+         ) -> list[ScoredEntry]:
+    """The best ``limit`` entries for ``query`` with a score above zero, best first (ties: the
+    more recently verified first)."""
+    if not entries or not query.strip():
+        return []
+    query_words = keywords.words(query)
+    sims: list[float] = [0.0] * len(entries)
+    if vectors is not None:
+        try:
+            matrix = vectors.matrix([e.content for e in entries])
+            query_row = vectors.embedder.embed([query])[0]
+            sims = [float(x) for x in matrix @ query_row]
+        except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
+            log.warning("memory vectors unavailable (%s); using keywords only",
+                        type(exc).__name__)
+    scored = []
+    for entry, cosine in zip(entries, sims, strict=True):
+        overlap = 0.0
+        if query_words:
+            overlap = len(query_words & keywords.words(entry.content)) / len(query_words)
+        vector = max(0.0, (cosine - VECTOR_FLOOR) / (1.0 - VECTOR_FLOOR))
+        score = (overlap + vector) * time_weight(age_days(entry, now))
+        if score > 0:
+            scored.append(ScoredEntry(entry, score, overlap, vector))
+    scored.sort(key=lambda s: (s.score, s.entry.last_verified_at), reverse=True)
+    return scored[:limit]
+
+
+def _date(text: str) -> str:
+    moment = parse_time(text)
+    return moment.date().isoformat() if moment else "unknown"
+
+
+def format_line(entry: MemoryEntry, stale: bool) -> str:
+    """One injected memory: id, scope, written and verified dates, marks, then the text."""
+    marks = []
+    if stale:
+        marks.append("possibly stale")
+    if entry.verification == UNVERIFIED:
+        marks.append("auto-extracted, unverified" if entry.source == SOURCE_AUTO
+                     else "unverified")
+    mark = f" [{'; '.join(marks)}]" if marks else ""
+    text = " ".join(entry.content.split())
+    text = text.replace(BLOCK_CLOSE, "&lt;/long_term_memory>").replace(BLOCK_OPEN,
+                                                                      "&lt;long_term_memory>")
+    return (f"- [{entry.id}] ({entry.effective_scope}; written {_date(entry.created_at)}; "
+            f"verified {_date(entry.last_verified_at)}){mark} {text}")
+
+
+def build_block(ranked: Sequence[ScoredEntry], budget_tokens: int,
+                is_stale: Callable[[MemoryEntry], bool]) -> str:
+    """The injection block: a 'clues, not facts' header and one line per memory, as many of
+    the ranked memories as fit in ``budget_tokens`` ('' when none fits)."""
+    if not ranked:
+        return ""
+    header = load_prompt("memory_injection").strip()
+    used = estimate_tokens(f"{BLOCK_OPEN}\n{header}\n{BLOCK_CLOSE}")
+    lines = []
+    for item in ranked:
+        line = format_line(item.entry, is_stale(item.entry))
+        cost = estimate_tokens(line) + 1
+        if used + cost > budget_tokens:
+            continue
+        lines.append(line)
+        used += cost
+    if not lines:
+        return ""
+    return "\n".join([BLOCK_OPEN, header, *lines, BLOCK_CLOSE])

@@ -1,0 +1,127 @@
+"""Long-term memory for the agent loop, the TUI and the CLI: one object per project.
+
+:class:`LocalMemoryService` implements the agent's ``MemoryService`` protocol (project rules,
+the per-turn injection block, the ``save_memory`` tool, the external-content watch, automatic
+extraction) and, through :class:`~paicli_tui.core.memory.book.MemoryBook`, the plain API the
+memory browser and ``paicli-tui memory`` use:
+
+- ``list_visible()`` / ``list_all()`` / ``get(id)`` — entries (ids also match by unique prefix)
+- ``search(query, limit)`` — ranked :class:`ScoredEntry` items, with ``stale`` set
+- ``save(content, scope=, force=)`` → :class:`SaveResult` (``conflicts`` on a conflict)
+- ``replace(id, content)``, ``verify(id)``, ``delete(id)``, ``clear(scope)``, ``is_stale(entry)``
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ...config import Settings
+from ..agent.services import ProjectRules
+from ..agent.tool_base import SessionState, Tool, ToolOutput
+from ..llm.base import TextCompleter
+from .auto import extract_and_save
+from .book import MemoryBook, SaveResult
+from .extraction import Extraction
+from .guard import extraction_allowed, note_tool_result
+from .retrieval import MAX_RESULTS, KeywordIndex, ScoredEntry, build_block, rank
+from .rules import load_project_rules
+from .store import MemoryStore
+from .tool import SaveMemoryTool
+from .vectors import Embedder, VectorCache
+
+log = logging.getLogger(__name__)
+
+__all__ = ["LocalMemoryService", "SaveResult", "ScoredEntry"]
+
+
+class LocalMemoryService(MemoryBook):
+    """Long-term memory of one project, backed by the shared file under PAICLI_HOME.
+
+    ``embedder``: an object with ``name``, ``dim`` and ``embed(texts)``; None means the
+    configured offline embedder, loaded on the first search (keywords only if it cannot load).
+    ``use_vectors=False`` ranks by keywords alone. ``clock`` returns an aware datetime.
+    """
+
+    def __init__(self, settings: Settings, project_root: str | Path, *,
+                 embedder: Embedder | None = None,
+                 clock: Callable[[], datetime] | None = None,
+                 store: MemoryStore | None = None, use_vectors: bool = True) -> None:
+        super().__init__(settings, project_root, clock=clock, store=store)
+        self._embedder = embedder
+        self._use_vectors = use_vectors
+        self._vectors: VectorCache | None = None
+        self._vectors_ready = False
+        self._keywords = KeywordIndex(settings.home)
+        self._tool = SaveMemoryTool(self)
+        self.last_extraction: Extraction | None = None
+        """What the most recent automatic extraction did (for notices and tests)."""
+
+    # -- MemoryService ----------------------------------------------------------------------
+    def project_rules(self) -> ProjectRules:
+        """PAI.md text for the system prompt, with the files it came from."""
+        return load_project_rules(self.project_root, self.settings.home)
+
+    def injection_block(self, query: str, budget_tokens: int) -> str:
+        """The memories relevant to ``query`` as the block for the newest user turn, within
+        ``budget_tokens``; '' when nothing qualifies. Never raises: memory must not break a
+        turn."""
+        try:
+            ranked = self.search(query)
+            return build_block(ranked, budget_tokens, lambda e: self.is_stale(e))
+        except Exception:
+            log.exception("memory retrieval failed; continuing without memories")
+            return ""
+
+    def tools(self) -> Sequence[Tool]:
+        return [self._tool]
+
+    def note_tool_result(self, tool_name: str, arguments: dict[str, Any], output: ToolOutput,
+                         session: SessionState) -> None:
+        note_tool_result(session, tool_name, arguments or {}, output)
+
+    async def after_turn(self, user_input: str, session: SessionState,
+                         complete: TextCompleter | None) -> list[str]:
+        """Extract and save durable facts from the person's input of a finished turn; the ids
+        saved. Does nothing when extraction is off, no model is given, or the session consumed
+        external content. Never raises."""
+        if not self.settings.auto_extract or complete is None or not extraction_allowed(session):
+            return []
+        try:
+            saved, self.last_extraction = await extract_and_save(self, user_input, complete)
+        except Exception:
+            log.exception("automatic fact extraction failed")
+            return []
+        return [entry.id for entry in saved]
+
+    # -- plain API ----------------------------------------------------------------------------
+    def search(self, query: str, limit: int = MAX_RESULTS) -> list[ScoredEntry]:
+        """Visible memories ranked for ``query`` (score > 0, best first), stale ones marked."""
+        ranked = rank(query, self.list_visible(), keywords=self._keywords,
+                      vectors=self._vector_cache(), now=self.clock(), limit=limit)
+        return [replace(item, stale=self.is_stale(item.entry)) for item in ranked]
+
+    def _vector_cache(self) -> VectorCache | None:
+        if not self._vectors_ready:
+            self._vectors_ready = True
+            embedder = self._embedder if self._embedder is not None else (
+                self._default_embedder() if self._use_vectors else None)
+            if embedder is not None and self._use_vectors:
+                self._vectors = VectorCache(self.settings.home.memory_dir / "vectors", embedder)
+        return self._vectors
+
+    def _default_embedder(self) -> Embedder | None:
+        try:
+            from ..embedders import get_embedder
+        except ImportError:
+            return None
+        try:
+            return get_embedder(self.settings)
+        except Exception as exc:  # no model available: keyword ranking still works
+            log.warning("memory embedder unavailable (%s); ranking by keywords",
+                        type(exc).__name__)
+            return None
