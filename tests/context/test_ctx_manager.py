@@ -159,3 +159,14 @@ async def test_fast_path_uses_background_summary(settings: Settings) -> None:
     assert len(fake.calls) == 1  # no new call at the trigger
     assert pairing_problems(second.messages) == []
     await manager.aclose()
+
+
+async def test_incremental_pairing_check_sees_new_faults(settings: Settings) -> None:
+    manager = _manager(settings)
+    history = (await manager.prepare(_history(2, 10))).messages
+    history.append(Message.tool("ghost", "read_file", "late"))  # appended to the returned list
+    prepared = await manager.prepare(history)
+    assert pairing_problems(prepared.messages) == [] and len(prepared.messages) == 9
+    # a changed prefix (not the same objects) is checked in full
+    changed = [history[0], Message.tool("ghost2", "x", "y"), *history[1:8]]
+    assert pairing_problems((await manager.prepare(changed)).messages) == []

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..messages import Message, Role
-from ..tokens import estimate_request, estimate_text
+from ..tokens import MESSAGE_OVERHEAD, estimate_message, estimate_request
 from .boundary import wrap_tool_result
 from .offload import offload_path_in
 from .pairing import call_names, tool_name_of
@@ -58,7 +58,8 @@ def clear_tool_results(messages: Sequence[Message], *, keep_recent: int = 3,
         name = tool_name_of(message, names)
         path = message.meta.get("offload_path") or offload_path_in(message.content)
         original = int(message.meta.get("original_chars") or len(message.content))
-        tokens = estimate_text(message.content)
+        # the memoised estimate (minus framing) avoids rescanning megabytes of text
+        tokens = max(0, estimate_message(message) - MESSAGE_OVERHEAD)
         new_content = placeholder(name, original, tokens, path)
         if len(new_content) >= len(message.content):
             continue  # nothing to gain

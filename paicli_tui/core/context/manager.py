@@ -7,6 +7,7 @@ summary when it is still at the compaction trigger, and a final pairing guarante
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -43,6 +44,7 @@ class ContextManager:
         self.summarise = summarise
         self.calibrator = calibrator or TokenCalibrator()
         self.summary_cache = summary_cache
+        self._checked: list[Message] = []
         if self.summary_cache is None and settings.summary_fast_path:
             self.summary_cache = SummaryCache()
 
@@ -136,10 +138,22 @@ class ContextManager:
         history = self._ensure_pairing(history)
         return Prepared(history, reports, self.estimate(history, tool_schemas))
 
-    @staticmethod
-    def _ensure_pairing(history: list[Message]) -> list[Message]:
-        if pairing_problems(history):
+    def _ensure_pairing(self, history: list[Message]) -> list[Message]:
+        """``history`` if a provider accepts its pairing, else a repaired copy.
+
+        Incremental: when the history starts with exactly the messages (same objects) of
+        the last history this check passed, only the new messages are examined. A valid
+        history ends with every tool call answered, so the new part stands on its own.
+        """
+        checked = self._checked
+        if checked and len(history) >= len(checked) and all(map(operator.is_, checked,
+                                                                history)):
+            problems = pairing_problems(history[len(checked):])
+        else:
+            problems = pairing_problems(history)
+        if problems:
             history, _ = repair_pairing(history)
+        self._checked = list(history)  # a copy: callers may append to the list we return
         return history
 
     async def aclose(self) -> None:
