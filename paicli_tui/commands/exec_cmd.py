@@ -1,0 +1,186 @@
+"""``paicli-tui exec PROMPT``: run one agent task headless (like ``codex exec``).
+
+Plain mode streams the answer to stdout and tool activity to stderr; ``--json`` prints one
+JSON event per line, each carrying the session id (so the first and the last do). Exit codes:
+0 done, 1 error (no model, provider failure, iteration limit), 2 usage error, 3 a memory
+conflict needs the person's decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..cli import (
+    EXIT_CONFLICT,
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_project_flag,
+    add_provider_flags,
+)
+from ..config import Settings
+
+HELP = ("Run one agent task without the TUI and print the answer (or, with --json, one JSON "
+        "event per line). Writes and commands are refused unless --yes is given.")
+
+CONFLICT_MARK = "conflicts with these memories"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("prompt", metavar="PROMPT",
+                        help="the task; '-' reads it from standard input")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON event per line (each with 'type' and 'session')")
+    parser.add_argument("--yes", action="store_true",
+                        help="approve every file change and command without asking")
+    parser.add_argument("--max-turns", dest="max_turns", type=int, metavar="N",
+                        help="at most N model requests for this task (default 40)")
+    parser.add_argument("--resume", metavar="SESSION",
+                        help="continue a session (its id is printed by every run)")
+    add_project_flag(parser)
+    add_provider_flags(parser)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    import asyncio
+
+    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        print("paicli-tui exec: the prompt is empty", file=sys.stderr)
+        return EXIT_USAGE
+    if args.max_turns is not None:
+        if args.max_turns < 1:
+            print("paicli-tui exec: --max-turns must be at least 1", file=sys.stderr)
+            return EXIT_USAGE
+        settings = settings.with_overrides(max_iterations=args.max_turns)
+    project = Path(args.project or ".").expanduser()
+    if not project.is_dir():
+        print(f"paicli-tui exec: project folder {str(project)!r} does not exist",
+              file=sys.stderr)
+        return EXIT_USAGE
+    return asyncio.run(_run(prompt, args, settings, project))
+
+
+class _Printer:
+    """Turns agent events into output lines (JSON or human text)."""
+
+    def __init__(self, as_json: bool, out: TextIO, err: TextIO) -> None:
+        self.as_json = as_json
+        self.out = out
+        self.err = err
+        self.session = ""
+        self.open_line = False
+        self.conflict = False
+
+    def _text(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+        self.open_line = not text.endswith("\n")
+
+    def _note(self, text: str) -> None:
+        if self.open_line:
+            self._text("\n")
+        print(text, file=self.err, flush=True)
+
+    def emit(self, event: Any) -> None:
+        from ..core.agent import events as ev
+
+        if isinstance(event, ev.ToolCallFinished) and event.name == "save_memory":
+            self.conflict = event.status == "denied" and CONFLICT_MARK in event.preview
+        if self.as_json:
+            record = {**event.to_json(), "session": self.session}
+            print(json.dumps(record, ensure_ascii=False), file=self.out, flush=True)
+            return
+        if isinstance(event, ev.TextDelta):
+            self._text(event.text)
+        elif isinstance(event, ev.ToolCallStarted):
+            self._note(f"→ {event.name} {event.arguments[:200]}")
+        elif isinstance(event, ev.ToolCallFinished) and event.status != "done":
+            self._note(f"  {event.name}: {event.status}")
+        elif isinstance(event, ev.ContextCompacted):
+            self._note(f"[context] {event.tier}: {event.tokens_before:,} → "
+                       f"{event.tokens_after:,} tokens {event.detail}".rstrip())
+        elif isinstance(event, ev.AgentError):
+            self._note(f"error: {event.message}")
+        elif isinstance(event, ev.MemoryNotice):
+            self._note(f"[memory] {event.detail}")
+        elif isinstance(event, ev.AssistantMessage) and self.open_line:
+            self._text("\n")
+
+    def finish(self) -> None:
+        if self.open_line:
+            self._text("\n")
+        if not self.as_json:
+            print(f"session: {self.session} (continue with: paicli-tui exec --resume "
+                  f"{self.session} ...)", file=self.err, flush=True)
+
+
+def _services(settings: Settings, project: Path, err: TextIO) -> tuple[Any, Any]:
+    """Memory and code services; a broken one is reported and left out, not fatal."""
+    memory = code = None
+    try:
+        from ..core.memory.service import LocalMemoryService
+
+        memory = LocalMemoryService(settings, project)
+    except Exception as exc:  # noqa: BLE001 - a memory problem must not stop the task
+        print(f"paicli-tui exec: long-term memory unavailable ({exc})", file=err)
+    try:
+        from ..core.code.service import LocalCodeService
+
+        code = LocalCodeService(settings, project)
+    except Exception as exc:  # noqa: BLE001
+        print(f"paicli-tui exec: code tools unavailable ({exc})", file=err)
+    return memory, code
+
+
+async def _run(prompt: str, args: argparse.Namespace, settings: Settings, project: Path,
+               out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from ..core.agent.events import TurnFinished
+    from ..core.agent.interaction import deny_all
+    from ..core.agent.session import AgentSession
+    from ..core.context.ledger import LedgerError
+    from ..core.llm.registry import ProviderConfigError, build_client, how_to_configure
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        client = build_client(settings)
+    except ProviderConfigError as exc:
+        print(f"paicli-tui exec: {exc}", file=err)
+        return EXIT_USAGE
+    if client is None:
+        print(how_to_configure(settings), file=err)
+        return EXIT_ERROR
+    memory, code = _services(settings, project, err)
+    try:
+        session = await AgentSession.start(settings, project, client=client, memory=memory,
+                                           code=code, approve=deny_all, resume=args.resume,
+                                           mode="headless")
+    except LedgerError as exc:
+        await client.aclose()
+        print(f"paicli-tui exec: {exc}", file=err)
+        return EXIT_USAGE
+    printer = _Printer(args.json, out, err)
+    printer.session = session.session_id
+    finished: TurnFinished | None = None
+    try:
+        async for event in session.run_turn(prompt):
+            if isinstance(event, TurnFinished):
+                finished = event  # printed last, after background work
+                continue
+            printer.emit(event)
+        await session.wait_background()
+        for notice in session.take_notices():
+            printer.emit(notice)
+        if finished is not None:
+            printer.emit(finished)
+        printer.finish()
+    finally:
+        await session.aclose()
+    if finished is None or finished.reason != "done":
+        return EXIT_ERROR
+    return EXIT_CONFLICT if printer.conflict else EXIT_OK

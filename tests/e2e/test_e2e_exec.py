@@ -1,0 +1,129 @@
+"""End to end: `paicli-tui exec` as a subprocess against a local OpenAI-compatible server.
+
+The whole path is real: flags → settings → registry → httpx → SSE → tools → offload →
+compaction → ledger → --resume. A four-turn task in a 16k window with large tool outputs
+makes all three compaction tiers happen; the server validates every request it receives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from e2e_fake_openai import FakeOpenAI
+
+from paicli_tui.config import load_settings
+from paicli_tui.core.context.ledger import SessionLedger
+
+KEY = "e2e-secret-key-0123456789"
+
+
+def _env(home: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PAICLI_", "OLLAMA_")) and not k.endswith("_API_KEY")}
+    env.update(PAICLI_HOME=str(home), RUST_LOG="error", **extra)
+    return env
+
+
+def _exec(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "paicli_tui", "exec", *args], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def _project(root: Path) -> Path:
+    root.mkdir()
+    (root / "gen.py").write_text("for i in range(600):\n    print(f'log line {i:04d} ' + "
+                                 "'=' * 40)\n")
+    for i in range(1, 11):
+        body = "".join(f"d{i} record {n:03d}: " + "lorem ipsum " * 6 + "\n" for n in range(110))
+        (root / f"d{i}.txt").write_text(body)
+    return root
+
+
+SCRIPT = {
+    1: [[("execute_command", {"command": "python3 gen.py"})],
+        [("read_file", {"path": "d1.txt"}), ("read_file", {"path": "d2.txt"})],
+        [("read_file", {"path": "d3.txt"})]],
+    2: [[("read_file", {"path": "d4.txt"}), ("list_dir", {"path": "."})],
+        [("read_file", {"path": "d5.txt"})]],
+    3: [[("read_file", {"path": "d6.txt"}), ("read_file", {"path": "d7.txt"})]],
+    4: [[("read_file", {"path": "d8.txt"})], [("read_file", {"path": "d9.txt"})],
+        [("read_file", {"path": "d10.txt"})]],
+}
+
+
+@pytest.mark.slow
+def test_long_task_in_small_window_runs_all_tiers(tmp_path: Path, paicli_home: Path) -> None:
+    project = _project(tmp_path / "project")
+    with FakeOpenAI(SCRIPT, api_key=KEY) as server:
+        env = _env(paicli_home, PAICLI_API_KEY=KEY)
+        flags = ["--provider", "custom", "--base-url", server.base_url, "--model", "fake-1",
+                 "--window", "16000", "--yes", "--json"]
+        first = _exec(["TURN 1: run gen.py and read d1-d3", *flags], env, project)
+        assert first.returncode == 0, first.stderr
+        lines = [json.loads(line) for line in first.stdout.splitlines()]
+        session = lines[0]["session"]
+        assert session and lines[-1]["session"] == session
+        assert lines[0]["type"] == "turn_started" and lines[-1]["type"] == "turn_finished"
+        assert lines[-1]["final_text"] == "Turn 1 is complete."
+        assert all(line["session"] == session for line in lines)
+        outputs = []
+        for turn in (2, 3, 4):
+            result = _exec([f"TURN {turn}: keep reading", *flags, "--resume", session], env,
+                           project)
+            assert result.returncode == 0, result.stderr
+            outputs += [json.loads(line) for line in result.stdout.splitlines()]
+        assert server.problems == []
+        assert server.summary_calls >= 1
+    tiers = {e["tier"] for e in [*lines, *outputs] if e["type"] == "context_compacted"}
+    assert tiers == {"offload", "clearing", "summary"}
+    saved = list((project / ".paicli/tool-outputs" / session).glob("*-execute_command.txt"))
+    assert saved and saved[0].read_text().count("log line") == 600
+    ledger = SessionLedger.open(load_settings({}, {"PAICLI_HOME": str(paicli_home)}).home,
+                                session)
+    history = {e["tier"] for e in ledger.compaction_history()}
+    assert {"clearing", "summary"} <= history
+    restored = ledger.restore()
+    assert restored.warnings == [] and restored.title.startswith("TURN 1")
+    text = ledger.path.read_text()
+    assert KEY not in text and KEY not in first.stderr
+    # every request after the first of a turn extended the previous one byte for byte,
+    # except right after a compaction
+    assert len(server.requests) >= 12
+
+
+def test_plain_text_mode_and_resume_errors(tmp_path: Path, paicli_home: Path) -> None:
+    project = _project(tmp_path / "project")
+    script = {1: [[("write_file", {"path": "out.txt", "content": "hi"})]]}
+    with FakeOpenAI(script) as server:
+        env = _env(paicli_home)
+        flags = ["--provider", "custom", "--base-url", server.base_url, "--model", "m"]
+        result = _exec(["TURN 1: write out.txt", *flags], env, project)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == "Turn 1 is complete."
+        assert "write_file" in result.stderr and "denied" in result.stderr
+        assert "session: " in result.stderr
+        assert not (project / "out.txt").exists()  # no --yes: writes are refused
+        missing = _exec(["TURN 1", *flags, "--resume", "no-such-session"], env, project)
+        assert missing.returncode == 2 and "no-such-session" in missing.stderr
+        assert server.problems == []
+
+
+def test_no_model_configured_exits_1_with_instructions(tmp_path: Path,
+                                                       paicli_home: Path) -> None:
+    result = _exec(["hello"], _env(paicli_home), tmp_path)
+    assert result.returncode == 1
+    assert "No model connected" in result.stderr and "DEEPSEEK_API_KEY" in result.stderr
+    assert "--provider custom --base-url URL --model NAME" in result.stderr
+
+
+def test_usage_errors_exit_2(tmp_path: Path, paicli_home: Path) -> None:
+    env = _env(paicli_home)
+    assert _exec(["   "], env, tmp_path).returncode == 2
+    assert _exec(["x", "--max-turns", "0"], env, tmp_path).returncode == 2
+    assert _exec(["x", "--project", str(tmp_path / "missing")], env, tmp_path).returncode == 2
+    assert _exec([], env, tmp_path).returncode == 2
