@@ -1,0 +1,185 @@
+"""``paicli-tui memory``: list, search, save, delete, verify, replace and clear long-term
+memories from a script (the same operations as ``/save`` and ``/memory``). Exit code 3 means a
+conflict that needs the person's decision."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..cli import EXIT_CONFLICT, EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
+from ..config import Settings
+
+if TYPE_CHECKING:
+    from ..core.memory.entry import MemoryEntry
+    from ..core.memory.service import LocalMemoryService
+
+HELP = ("Long-term memory of this project and your global memories: list, search, save, "
+        "delete, verify, replace, clear. A save that conflicts with a stored memory exits "
+        "with code 3 and prints both; rerun with --force to keep both, or replace one.")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    add_project_flag(common)
+    common.add_argument("--json", action="store_true", help="print JSON instead of text")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    show = actions.add_parser("list", parents=[common], help="memories visible here")
+    show.add_argument("--all", action="store_true", help="every project's memories too")
+    find = actions.add_parser("search", parents=[common], help="memories ranked for a query")
+    find.add_argument("query", nargs="+")
+    find.add_argument("--limit", type=int, default=10, help="at most this many (default 10)")
+    find.add_argument("--keywords-only", action="store_true",
+                      help="rank by keywords alone (no embedder is loaded)")
+    save = actions.add_parser("save", parents=[common], help="remember a fact")
+    save.add_argument("text", nargs="+")
+    save.add_argument("--global", dest="is_global", action="store_true",
+                      help="visible in every project (default: this project only)")
+    save.add_argument("--force", action="store_true", help="keep both on a conflict")
+    delete = actions.add_parser("delete", parents=[common], help="forget one memory")
+    delete.add_argument("id")
+    verify = actions.add_parser("verify", parents=[common],
+                                help="confirm a memory is still true (clears 'possibly stale')")
+    verify.add_argument("id")
+    change = actions.add_parser("replace", parents=[common], help="put new text in place of one")
+    change.add_argument("id")
+    change.add_argument("text", nargs="+")
+    clear = actions.add_parser("clear", parents=[common],
+                               help="forget this project's memories (or --global / --all)")
+    which = clear.add_mutually_exclusive_group()
+    which.add_argument("--global", dest="is_global", action="store_true",
+                       help="forget the global memories instead")
+    which.add_argument("--all", action="store_true", help="forget every memory of every project")
+    clear.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+
+
+def _entry_json(service: LocalMemoryService, entry: MemoryEntry) -> dict[str, Any]:
+    return {**entry.to_dict(), "stale": service.is_stale(entry)}
+
+
+def _line(service: LocalMemoryService, entry: MemoryEntry) -> str:
+    marks = []
+    if service.is_stale(entry):
+        marks.append("possibly stale")
+    if entry.verification != "verified":
+        marks.append(f"{entry.source}, unverified")
+    mark = f" [{'; '.join(marks)}]" if marks else ""
+    where = entry.effective_scope if entry.is_global or entry.project == service.project_root \
+        else f"project {entry.project}"
+    return (f"{entry.id}  {where}  written {entry.created_at[:10]}  "
+            f"verified {entry.last_verified_at[:10]}{mark}\n    {entry.content}")
+
+
+class _Out:
+    def __init__(self, service: LocalMemoryService, as_json: bool) -> None:
+        self.service = service
+        self.as_json = as_json
+
+    def emit(self, payload: dict[str, Any], text: str, *, error: bool = False) -> None:
+        if self.as_json:
+            print(json.dumps(payload, ensure_ascii=False))
+        else:
+            print(text, file=sys.stderr if error else sys.stdout)
+
+    def entries(self, entries: list[MemoryEntry], empty: str) -> None:
+        if self.as_json:
+            print(json.dumps([_entry_json(self.service, e) for e in entries], ensure_ascii=False))
+        else:
+            print("\n".join(_line(self.service, e) for e in entries) if entries else empty)
+
+
+def _save_outcome(out: _Out, result: Any, verb: str) -> int:
+    service = out.service
+    entry = result.entry
+    payload: dict[str, Any] = {"status": result.status, "message": result.message,
+                               "entry": _entry_json(service, entry) if entry else None}
+    if result.status == "conflict":
+        payload["conflicts"] = [_entry_json(service, e) for e in result.conflicts]
+        text = "\n".join([
+            f"conflict: not {verb}.", "new:", f"    {entry.content if entry else ''}",
+            "existing:", *(_line(service, e) for e in result.conflicts),
+            "Replace one (paicli-tui memory replace ID TEXT), keep both (--force), or leave it."])
+        out.emit(payload, text, error=True)
+        return EXIT_CONFLICT
+    if result.status in ("saved", "replaced"):
+        out.emit(payload, f"{result.status} {entry.id}")
+        return EXIT_OK
+    if result.status == "duplicate":
+        out.emit(payload, f"already remembered as {entry.id} (verification refreshed)")
+        return EXIT_OK
+    out.emit(payload, f"paicli-tui memory: {result.message}", error=True)
+    return EXIT_ERROR if result.status == "not_found" else EXIT_USAGE
+
+
+def _clear(out: _Out, args: argparse.Namespace) -> int:
+    service = out.service
+    scope = "all" if args.all else "global" if args.is_global else "project"
+    entries = service.list_all()
+    count = sum(1 for e in entries if scope == "all" or (e.is_global if scope == "global" else
+                (not e.is_global and e.project == service.project_root)))
+    if count and not args.yes:
+        what = {"all": "every memory of every project", "global": "the global memories",
+                "project": f"the memories of {service.project_root}"}[scope]
+        if not sys.stdin.isatty():
+            print(f"paicli-tui memory clear: would forget {count} ({what}); "
+                  "pass --yes to confirm", file=sys.stderr)
+            return EXIT_USAGE
+        answer = input(f"Forget {count} memories ({what})? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            print("nothing cleared")
+            return EXIT_OK
+    removed = service.clear(scope)
+    out.emit({"status": "cleared", "removed": removed, "scope": scope},
+             f"forgot {removed} memories")
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from ..core.memory.service import LocalMemoryService
+    from ..core.memory.store import MemoryFileError
+
+    project = Path(args.project or ".")
+    if not project.is_dir():
+        print(f"paicli-tui memory: {project} is not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    keywords_only = getattr(args, "keywords_only", False)
+    service = LocalMemoryService(settings, project, use_vectors=not keywords_only)
+    out = _Out(service, args.json)
+    try:
+        if args.action == "list":
+            entries = service.list_all() if args.all else service.list_visible()
+            out.entries(entries, "no memories yet")
+            return EXIT_OK
+        if args.action == "search":
+            ranked = service.search(" ".join(args.query), limit=max(1, args.limit))
+            if args.json:
+                print(json.dumps([{**_entry_json(service, r.entry), "score": round(r.score, 4)}
+                                  for r in ranked], ensure_ascii=False))
+            else:
+                print("\n".join(f"{r.score:.3f}  {_line(service, r.entry)}" for r in ranked)
+                      if ranked else "no matching memories")
+            return EXIT_OK
+        if args.action == "save":
+            result = service.save(" ".join(args.text), force=args.force,
+                                  scope="global" if args.is_global else "project")
+            return _save_outcome(out, result, "saved")
+        if args.action == "replace":
+            return _save_outcome(out, service.replace(args.id, " ".join(args.text)), "replaced")
+        if args.action in ("delete", "verify"):
+            entry = service.delete(args.id) if args.action == "delete" else \
+                service.verify(args.id)
+            if entry is None:
+                out.emit({"status": "not_found", "id": args.id},
+                         f"paicli-tui memory: no memory {args.id!r} here", error=True)
+                return EXIT_ERROR
+            done = "deleted" if args.action == "delete" else "verified"
+            out.emit({"status": done, "entry": _entry_json(service, entry)},
+                     f"{done} {entry.id}")
+            return EXIT_OK
+        return _clear(out, args)
+    except MemoryFileError as exc:
+        print(f"paicli-tui memory: {exc}", file=sys.stderr)
+        return EXIT_ERROR

@@ -1,0 +1,82 @@
+"""``paicli-tui memory ...``: the scriptable memory commands and their exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paicli_tui.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["memory", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_save_list_search_verify_delete(project_dir: Path, capsys) -> None:
+    p = ("--project", str(project_dir))
+    code, out, _ = _run(capsys, "save", "我们团队统一用", "pytest", "写测试", *p, "--json")
+    saved = json.loads(out)
+    assert code == 0 and saved["status"] == "saved"
+    assert saved["entry"]["content"] == "我们团队统一用 pytest 写测试"
+    entry_id = saved["entry"]["id"]
+    code, out, _ = _run(capsys, "list", *p)
+    assert code == 0 and entry_id in out and "pytest" in out
+    code, out, _ = _run(capsys, "search", "pytest", *p, "--keywords-only", "--json")
+    assert [r["id"] for r in json.loads(out)] == [entry_id]
+    code, out, _ = _run(capsys, "verify", entry_id[:6], *p)
+    assert code == 0 and out.startswith("verified")
+    code, out, _ = _run(capsys, "delete", entry_id, *p)
+    assert code == 0
+    code, out, _ = _run(capsys, "list", *p, "--json")
+    assert json.loads(out) == []
+    code, _, err = _run(capsys, "delete", entry_id, *p)
+    assert code == 1 and "no memory" in err
+
+
+def test_conflict_exits_3_and_prints_both(project_dir: Path, capsys) -> None:
+    p = ("--project", str(project_dir))
+    _run(capsys, "save", "项目使用 Java 17", *p)
+    code, out, err = _run(capsys, "save", "项目使用 Java 21", *p)
+    assert code == 3 and "项目使用 Java 17" in err and "项目使用 Java 21" in err
+    code, out, _ = _run(capsys, "save", "项目使用 Java 21", *p, "--json")
+    payload = json.loads(out)
+    assert code == 3 and payload["status"] == "conflict"
+    old_id = payload["conflicts"][0]["id"]
+    code, out, _ = _run(capsys, "replace", old_id, "项目使用 Java 21", *p)
+    assert code == 0 and out.startswith("replaced")
+    code, out, _ = _run(capsys, "save", "项目使用 Java 11", *p, "--force")
+    assert code == 0
+    code, out, _ = _run(capsys, "list", *p, "--json")
+    assert sorted(e["content"] for e in json.loads(out)) == ["项目使用 Java 11", "项目使用 Java 21"]
+
+
+def test_global_and_all(tmp_path: Path, capsys) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    _run(capsys, "save", "one uses Gradle", "--project", str(one))
+    _run(capsys, "save", "I prefer short answers", "--global", "--project", str(one))
+    _, out, _ = _run(capsys, "list", "--project", str(two), "--json")
+    assert [e["content"] for e in json.loads(out)] == ["I prefer short answers"]
+    _, out, _ = _run(capsys, "list", "--all", "--project", str(two), "--json")
+    assert len(json.loads(out)) == 2
+
+
+def test_clear_asks_unless_yes(project_dir: Path, capsys, monkeypatch) -> None:
+    p = ("--project", str(project_dir))
+    _run(capsys, "save", "one fact here", *p)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    code, _, err = _run(capsys, "clear", *p)
+    assert code == 2 and "--yes" in err
+    code, out, _ = _run(capsys, "clear", *p, "--yes")
+    assert code == 0 and "forgot 1" in out
+
+
+def test_bad_input_is_a_usage_error(project_dir: Path, tmp_path: Path, capsys) -> None:
+    code, _, err = _run(capsys, "save", " ", "--project", str(project_dir))
+    assert code == 2 and "empty" in err
+    code, _, err = _run(capsys, "list", "--project", str(tmp_path / "missing"))
+    assert code == 2 and "not a folder" in err
