@@ -12,7 +12,7 @@ from paicli_tui.core.code.query import (
     expand_identifiers,
     split_identifier,
 )
-from paicli_tui.core.code.query.terms import fold
+from paicli_tui.core.code.query.terms import fold, stem_line
 
 
 @pytest.mark.parametrize(
@@ -51,14 +51,21 @@ def test_code_terms_keeps_compounds_and_drops_stop_words() -> None:
     terms = code_terms("How does the console read FORCE_COLOR and colorSystems?")
     assert terms == [
         "console",
+        "consol",
         "read",
         "force_color",
         "force",
+        "forc",
         "color",
         "colorsystems",
         "color",
+        "systems",
         "system",
     ]
+
+
+def test_stem_line_lists_changed_stems_once() -> None:
+    assert stem_line("merged merging merge rendered table") == "merg render tabl"
 
 
 def test_expand_identifiers_lists_each_compound_once() -> None:

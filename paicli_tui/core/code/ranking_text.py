@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 
 from .chunk import Chunk
-from .query.terms import expand_identifiers, split_identifier
+from .query.terms import expand_identifiers, split_identifier, stem_line
 
-EMBED_MAX_CHARS = 1_200
+EMBED_MAX_CHARS = 800
 """Embedded text is cut here: header, doc and the start of the body carry the meaning."""
 DOC_MAX_CHARS = 600
 CONTEXT_MAX_CHARS = 200
@@ -27,6 +27,8 @@ _STRING = re.compile(r"""("([^"\\]|\\.)*"|'([^'\\]|\\.)*')""")
 _NUMBER = re.compile(r"\b(0[xob][0-9a-fA-F_]+|\d[\d_]*(\.\d+)?([eE][+-]?\d+)?)\b")
 _WORDS = re.compile(r"[A-Za-z_]{2,}")
 _PARAMS = re.compile(r"\(.*$", re.S)
+_PY_DOC = re.compile(r"[rRuU]?(\"\"\"|\'\'\')[\s\S]*?\1")
+_BLOCK_DOC = re.compile(r"/\*\*[\s\S]*?\*/")
 
 
 def _is_data_line(line: str) -> bool:
@@ -91,10 +93,10 @@ def _strip_doc(source: str, doc: str) -> str:
     first = doc.strip().splitlines()[0].strip() if doc.strip() else ""
     if not first or first not in source:
         return source
-    # Python docstring: drop the triple-quoted block that holds the first doc line.
-    m = re.search(r'[rRuU]?("""|\'\'\')[\s\S]*?\1', source)
-    if m and first in m.group(0):
-        return source[: m.start()] + source[m.end() :]
+    # Python docstring, or a /** ... */ doc comment: drop the block holding the first doc line.
+    for m in (_PY_DOC.search(source), _BLOCK_DOC.search(source)):
+        if m and first in m.group(0):
+            return source[: m.start()] + source[m.end() :]
     return source
 
 
@@ -120,11 +122,11 @@ def fulltext_text(chunk: Chunk) -> str:
     its words, signature, doc comment, context line, the source (data tables cut short), and
     the split parts of every compound identifier in all of it."""
     name = _short_name(chunk)
-    source = compact_data(chunk.source)
+    source = compact_data(_strip_doc(chunk.source, chunk.doc))
     head = [chunk.path, _path_words(chunk.path), name, _words_of(name), chunk.signature.strip()]
-    if chunk.doc.strip() and chunk.doc.strip() not in source:
+    if chunk.doc.strip():
         head.append(chunk.doc.strip())
     if chunk.context.strip():
         head.append(chunk.context.strip()[:CONTEXT_MAX_CHARS])
     text = "\n".join(p for p in head if p) + "\n" + source
-    return text + "\n" + expand_identifiers(text)
+    return f"{text}\n{expand_identifiers(text)}\n{stem_line(text)}"

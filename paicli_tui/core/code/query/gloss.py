@@ -27,7 +27,9 @@ ZH_STOP_WORDS = frozenset(
     这 那 这个 那个 这些 那些 这里 那里 哪 哪里 哪儿 哪个 哪些 什么 怎么 怎样 怎么样 如何 为什么 是否
     能 能够 可以 会 要 想 需要 应该 应当 得到 一个 一种 一下 某个 某些 每个 所有 各种 我 我们 你 你们
     他 她 它 他们 它们 自己 其 其中 中 里 里面 上 下 内 外 时 当 代码 函数 方法 哪段 位置 地方 处理 进行
-    实现 做 做到 写 找 找到 查找 知道 告诉 一下 如何 怎么办 请问 谁 多少 几 个 些 等 等等 其他 里头""".split()
+    实现 做 做到 写 找 找到 查找 知道 告诉 一下 如何 怎么办 请问 谁 多少 几 个 些 等 等等 其他 里头
+    成 变成 带 带有 像 这样 那样 这种 那种 一些 有些 可能 正好 比如 例如 譬如 之类 一样 似的 然后 并且
+    就是 还是 只是 总是 已经 正在 将 之 所 着呢 来 去 拿到 得出 出来 起来 下来 上去 下去 出 功能""".split()
 )
 
 
@@ -76,6 +78,15 @@ def _cover(word: str, known: dict[str, list[str]]) -> list[str]:
     return out
 
 
+def _dev_parts(word: str) -> list[str]:
+    """Developer senses of the vocabulary words inside ``word`` (一行 holds 行 "line")."""
+    out: list[str] = []
+    for sub in sorted(_substrings(word), key=len, reverse=True):
+        if sub != word and sub in DEV_VOCABULARY:
+            out.extend(DEV_VOCABULARY[sub])
+    return out
+
+
 def gloss_question(
     question: str, *, home: HomePaths | None = None, senses_per_word: int = 2
 ) -> Gloss:
@@ -111,7 +122,7 @@ def gloss_question(
         if text in DEV_VOCABULARY:
             english = list(DEV_VOCABULARY[text])
         elif known.get(text):
-            english = known[text]
+            english = known[text] + _dev_parts(text)
         else:
             sub = {
                 s: (list(DEV_VOCABULARY[s]) if s in DEV_VOCABULARY else known.get(s, []))

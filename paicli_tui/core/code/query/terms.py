@@ -7,6 +7,8 @@ code word it names (``get_color_system``) whatever the index's own tokenizer doe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import lru_cache
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
@@ -46,6 +48,24 @@ def fold(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """English Snowball stem of a lower-case word (``merged``, ``merging`` → ``merg``), or the
+    crude plural fold when the stemmer package is missing."""
+    global _stemmer
+    if _stemmer is None:
+        try:
+            import snowballstemmer
+
+            _stemmer = snowballstemmer.stemmer("english").stemWord
+        except ImportError:  # pragma: no cover - a declared dependency
+            _stemmer = fold
+    return _stemmer(word)
+
+
+_stemmer: Callable[[str], str] | None = None
+
+
 def has_cjk(text: str) -> bool:
     """True when ``text`` holds at least one Chinese (CJK ideograph) character."""
     return _CJK.search(text) is not None
@@ -56,7 +76,8 @@ def code_terms(text: str, *, keep_compounds: bool = True) -> list[str]:
 
     Every identifier gives its split parts; a compound identifier (``cell_len``,
     ``ColorSystem``) is also kept whole when ``keep_compounds`` so an exact name still wins.
-    Stop words and one-letter words are dropped; plurals are folded.
+    Stop words and one-letter words are dropped; a part whose stem (:func:`stem`) differs
+    is followed by its stem, which :func:`stem_line` puts in indexed text.
     """
     out: list[str] = []
     for m in _WORD.finditer(text):
@@ -64,7 +85,12 @@ def code_terms(text: str, *, keep_compounds: bool = True) -> list[str]:
         parts = split_identifier(token)
         if keep_compounds and len(parts) > 1:
             out.append(token.lower())
-        out.extend(fold(p) for p in parts if len(p) > 1 and p not in STOP_WORDS)
+        for p in parts:
+            if len(p) > 1 and p not in STOP_WORDS:
+                out.append(p)
+                s = stem(p)
+                if s != p:
+                    out.append(s)
     return out
 
 
@@ -81,4 +107,22 @@ def expand_identifiers(text: str) -> str:
         parts = split_identifier(token)
         if len(parts) > 1:
             out.append(" ".join(parts))
+    return " ".join(out)
+
+
+def stem_line(text: str) -> str:
+    """Each distinct stem of the words in ``text`` that differs from its word, space
+    separated: appended to indexed text so stemmed query words (:func:`code_terms`) match
+    whatever the index's own tokenizer does."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for m in _WORD.finditer(text):
+        for part in split_identifier(m.group(0)):
+            if part in seen or len(part) < 3 or part.isdigit():
+                continue
+            seen.add(part)
+            s = stem(part)
+            if s != part and s not in seen:
+                seen.add(s)
+                out.append(s)
     return " ".join(out)
