@@ -50,6 +50,8 @@ class CodeHit:
     preview: str
     language: str = ""
     end_line: int = 0
+    preview_start: int = 0
+    """Line number of the preview's first line (0: the hit's line)."""
 
     @property
     def reference(self) -> str:
@@ -146,7 +148,7 @@ class CoreBackend:
     def how_to_configure(self) -> str:
         from ..core.llm.registry import how_to_configure
 
-        return how_to_configure()
+        return how_to_configure(self.settings)
 
     def build_client(self, settings: Settings) -> Any:
         from ..core.llm.registry import build_client

@@ -52,7 +52,7 @@ def token_breakdown(history: Sequence[Message], tool_schemas: Sequence[dict] = (
 
 def event_row(event: dict[str, Any]) -> tuple[str, str, str, str]:
     """(time, tier, before → after, detail) for one ledger compaction event."""
-    time = str(event.get("time") or event.get("ts") or event.get("at") or "")[:19]
+    time = str(event.get("time") or event.get("ts") or event.get("at") or "")[5:16]
     tier = str(event.get("tier", "?"))
     before, after = event.get("tokens_before"), event.get("tokens_after")
     change = f"{before:,} → {after:,}" if isinstance(before, int) and isinstance(after, int) \

@@ -66,6 +66,16 @@ def short_args(arguments: str, limit: int = 60) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+def left_truncate(text: str, width: int, *, keep_start: bool = False) -> str:
+    """Fit ``text`` in ``width`` cells: paths keep their end (``…/app/Loader.java:12``),
+    names keep their start when ``keep_start``."""
+    if len(text) <= width:
+        return text
+    if keep_start:
+        return text[: width - 1] + "…"
+    return "…" + text[-(width - 1):]
+
+
 def preview_lines(text: str, lines: int = 8, width: int = 200) -> str:
     """The first ``lines`` lines of a tool result, each cut to ``width`` characters."""
     out = []

@@ -15,6 +15,7 @@ from paicli_tui.ui.widgets.compaction_notice import CompactionNotice
 from paicli_tui.ui.widgets.context_gauge import ContextGauge
 from paicli_tui.ui.widgets.notice import ChatNotice
 from paicli_tui.ui.widgets.prompt_input import PromptInput
+from paicli_tui.ui.widgets.setup_notice import SetupNotice
 from paicli_tui.ui.widgets.tool_block import ToolBlock
 
 SIZE = (100, 30)
@@ -62,11 +63,11 @@ async def test_no_model_shows_how_to_connect_and_keeps_the_input(settings, proje
     app, _ = make_app(settings, project_dir, FakeSession(), None)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        notices = list(app.screen.query(ChatNotice))
+        notices = list(app.screen.query(SetupNotice))
         assert notices and notices[0].kind == "setup"
         await send(pilot, "hello")
         await pilot.pause()
-        assert len(list(app.screen.query(ChatNotice))) == 2
+        assert len(list(app.screen.query(SetupNotice))) == 2
 
 
 async def test_escape_mid_stream_cancels_and_leaves_paired_history(settings, project_dir):

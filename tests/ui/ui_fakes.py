@@ -141,6 +141,12 @@ class FakeSession:
         self.estimate_value = 900
         return [report]
 
+    def replace_view(self, messages: Sequence[Message], reason: str) -> None:
+        self.history = list(messages)
+
+    def take_notices(self) -> list[ev.AgentEvent]:
+        return []
+
     def clear_history(self) -> None:
         self.history = [m for m in self.history if m.role is Role.SYSTEM]
         self.estimate_value = 300
@@ -256,9 +262,9 @@ class FakeBackend:
     approvals: list[ApprovalRequest] = field(default_factory=list)
 
     def how_to_configure(self) -> str:
-        return ("**No model is configured.** Set a key such as `DEEPSEEK_API_KEY`, put "
-                "`provider = \"deepseek\"` in `~/.paicli/config.toml`, or run a local "
-                "Ollama and start with `--provider ollama`.")
+        from paicli_tui.core.llm.registry import how_to_configure
+
+        return how_to_configure(self.settings)
 
     def build_client(self, settings: Settings) -> Any:
         if settings.provider and settings.provider != "fake":

@@ -241,6 +241,17 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
         elif message.reason == "error":
             await self.chat.add_notice(f"The turn failed: {message.error}", "error")
         self.refresh_gauge()
+        self.collect_notices()
+
+    @work(group="background", exit_on_error=False)
+    async def collect_notices(self) -> None:
+        """Memory saves from background extraction arrive after the turn: show them."""
+        session = self.session
+        if session is None or not hasattr(session, "take_notices"):
+            return
+        await session.wait_background()
+        for notice in session.take_notices():
+            self.post_message(AgentEventPosted(notice))
 
     @on(AgentEventPosted)
     async def agent_event(self, message: AgentEventPosted) -> None:

@@ -12,9 +12,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Select, Static
 
 from ..backend import Backend, CodeHit, IndexProgress
+from ..format import left_truncate
 from ..messages import InsertIntoInput
 
 MODES = [("hybrid", "hybrid"), ("grep", "grep"), ("semantic", "semantic"), ("text", "text")]
+
+LOCATION_WIDTH = 28
 
 LANGUAGES = {"py": "python", "java": "java", "js": "javascript", "ts": "typescript",
              "go": "go", "md": "markdown", "toml": "toml", "json": "json", "rs": "rust"}
@@ -61,8 +64,8 @@ class CodeSearchScreen(Screen[None]):
     def on_mount(self) -> None:
         self.sub_title = "code search"
         table = self.query_one(DataTable)
-        table.add_column("location", key="loc", width=30)
-        table.add_column("name", key="name", width=24)
+        table.add_column("location", key="loc", width=LOCATION_WIDTH)
+        table.add_column("name", key="name", width=18)
         table.add_column("score", key="score", width=6)
         self.query_one(ProgressBar).display = False
         self.query_one("#code-query", Input).focus()
@@ -151,7 +154,8 @@ class CodeSearchScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.clear()
         for index, hit in enumerate(hits):
-            table.add_row(hit.reference, hit.name, f"{hit.score:.3f}", key=str(index))
+            table.add_row(left_truncate(hit.reference, LOCATION_WIDTH),
+                          left_truncate(hit.name, 18, keep_start=True), f"{hit.score:.3f}", key=str(index))
         if error:
             self.query_one("#code-preview", Static).update(f"Search failed: {error}")
         elif not hits:
@@ -174,7 +178,7 @@ class CodeSearchScreen(Screen[None]):
             return
         hit = self.hits[index]
         self.query_one("#code-preview", Static).update(Syntax(
-            hit.preview, lexer_for(hit), line_numbers=True, start_line=max(1, hit.line),
+            hit.preview, lexer_for(hit), line_numbers=True, start_line=max(1, hit.preview_start or hit.line),
             word_wrap=False, theme="ansi_dark" if self.app.current_theme.dark else "ansi_light"))
 
     def action_insert(self) -> None:

@@ -59,7 +59,7 @@ class ContextInspector(Screen[InspectorResult]):
         categories.add_column("tokens", width=9)
         categories.add_column("share", width=6)
         history = self.query_one("#history", DataTable)
-        history.add_column("time", width=19)
+        history.add_column("time", width=11)
         history.add_column("tier", width=9)
         history.add_column("tokens", width=17)
         history.add_column("detail")
@@ -69,7 +69,7 @@ class ContextInspector(Screen[InspectorResult]):
     def refresh_view(self) -> None:
         session = self.session
         schemas = _call(session, "tool_schemas") or ()
-        rules = _call(session, "rules_text") or ""
+        rules = _rules_text(session)
         memories = _call(session, "memories_text") or ""
         parts = token_breakdown(session.history, schemas, rules, memories)
         total = sum(parts.values()) or 1
@@ -84,11 +84,13 @@ class ContextInspector(Screen[InspectorResult]):
             f"estimate {estimate:,} of {profile.window:,} (effective "
             f"{profile.effective_window:,})\n"
             f"clearing trigger {profile.clearing_trigger:,} "
-            f"({fmt_tokens(max(0, profile.clearing_trigger - estimate))} left)\n"
+            f"({_left(profile.clearing_trigger, estimate)})\n"
             f"compaction trigger {profile.compaction_trigger:,} "
-            f"({fmt_tokens(max(0, profile.compaction_trigger - estimate))} left)\n"
+            f"({_left(profile.compaction_trigger, estimate)})\n"
             f"messages {len(session.history)} · memory budget {profile.memory_budget:,}")
-        self.query_one(ContextGauge).show(
+        gauge = self.query_one(ContextGauge)
+        gauge.warned = True  # the chat already warned; the inspector only shows
+        gauge.show(
             tokens=estimate, window=profile.window, clearing_trigger=profile.clearing_trigger,
             compaction_trigger=profile.compaction_trigger)
 
@@ -134,17 +136,27 @@ class ContextInspector(Screen[InspectorResult]):
                 "Restore the view before the last compaction?",
                 f"{len(messages)} messages come back; the ledger keeps both.", yes="Restore")):
             return
-        restore = getattr(self.session, "restore_view", None)
-        if callable(restore):
-            restore(messages)
-        else:
-            self.session.history = list(messages)
+        self.session.replace_view(messages, "restore_before_compaction")
         self.result.restored = True
         self.refresh_view()
         self.notify("View restored.")
 
     def action_close(self) -> None:
         self.dismiss(self.result)
+
+
+def _left(trigger: int, estimate: int) -> str:
+    return f"{fmt_tokens(trigger - estimate)} left" if trigger > estimate else "reached"
+
+
+def _rules_text(session: Any) -> str:
+    memory = getattr(session, "memory", None)
+    if memory is None:
+        return ""
+    try:
+        return memory.project_rules().text
+    except Exception:  # unreadable rules: the inspector still shows the rest
+        return ""
 
 
 def _call(obj: Any, name: str) -> Any:

@@ -167,7 +167,9 @@ class MemoryScreen(Screen[None]):
         from ..modals.confirm import ConfirmModal
 
         if await self.app.push_screen_wait(ConfirmModal(
-                "Delete every memory visible here?", f"{len(self.rows)} memories",
+                "Delete every memory of this project?",
+                f"{sum(r.scope == 'project' for r in self.rows)} project memories; global "
+                "ones stay.",
                 yes="Clear")):
             await self._apply("clear", "")
 

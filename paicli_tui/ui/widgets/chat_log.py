@@ -9,6 +9,7 @@ from textual.widget import Widget
 from .assistant_block import AssistantBlock
 from .compaction_notice import CompactionNotice
 from .notice import ChatNotice
+from .setup_notice import SetupNotice
 from .tool_block import ToolBlock
 from .user_message import UserMessage
 
@@ -55,9 +56,10 @@ class ChatLog(VerticalScroll):
         return await self._add(  # type: ignore[return-value]
             CompactionNotice(tier, before, after, detail, summary))
 
-    async def add_notice(self, text: str, kind: str = "info") -> ChatNotice:
+    async def add_notice(self, text: str, kind: str = "info") -> Widget:
+        """Program text; ``setup`` is the how-to-connect guide, shown verbatim."""
         await self.end_assistant()
-        return await self._add(ChatNotice(text, kind))  # type: ignore[return-value]
+        return await self._add(SetupNotice(text) if kind == "setup" else ChatNotice(text, kind))
 
     async def reset(self) -> None:
         self.current = None

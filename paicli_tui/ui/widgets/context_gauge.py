@@ -103,8 +103,7 @@ class ContextGauge(Vertical):
             f"{fmt_tokens(self.tokens)}/{fmt_tokens(self.window)} {percent:4.1f}% {ZONE_LABELS[zone]}")
         last = "—" if self.last_prompt is None else fmt_tokens(self.last_prompt)
         cache = f" ({fmt_tokens(self.cached)} cached)" if self.last_prompt is not None else ""
-        model = f"{self.model_label} · " if self.model_label else ""
         self.query_one(".gauge-numbers", Static).update(
-            f"{model}clear {fmt_tokens(self.clearing_trigger)} · compact "
+            f"clear at {fmt_tokens(self.clearing_trigger)} · compact at "
             f"{fmt_tokens(self.compaction_trigger)} · last prompt {last}{cache}")
-        self.query_one(Sparkline).data = list(self.per_request) or [0.0]
+        self.query_one(Sparkline).data = list(self.per_request)

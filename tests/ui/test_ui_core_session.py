@@ -1,0 +1,143 @@
+"""The TUI on the real core: AgentSession, ledger, memory and code services, with a scripted
+ChatClient at the provider protocol (StreamDelta / StreamDone)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.config import Settings
+from paicli_tui.core.context.pairing import pairing_problems
+from paicli_tui.core.llm.base import StreamDelta, StreamDone, UsageReport
+from paicli_tui.core.messages import Message, Role, ToolCall
+from paicli_tui.ui.backend import CoreBackend
+from paicli_tui.ui.widgets.chat_log import ChatLog
+from paicli_tui.ui.widgets.compaction_notice import CompactionNotice
+from paicli_tui.ui.widgets.context_gauge import ContextGauge
+from paicli_tui.ui.widgets.prompt_input import PromptInput
+from paicli_tui.ui.widgets.tool_block import ToolBlock
+
+SIZE = (100, 30)
+
+
+class ScriptedClient:
+    """Replies from a list: each reply is (text pieces, tool calls). ``hold`` pauses a reply
+    after its first piece until set (to cancel mid-stream)."""
+
+    provider = "scripted"
+    model = "scripted-1"
+
+    def __init__(self, replies: list[tuple[list[str], list[ToolCall]]], window: int = 128_000,
+                 hold: asyncio.Event | None = None) -> None:
+        self.replies = list(replies)
+        self.window = window
+        self.hold = hold
+        self.requests: list[list[Message]] = []
+
+    async def stream(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = (),
+                     *, model: str | None = None) -> AsyncIterator[Any]:
+        self.requests.append(list(messages))
+        pieces, calls = self.replies.pop(0) if self.replies else (["Done."], [])
+        for index, piece in enumerate(pieces):
+            yield StreamDelta(text=piece)
+            if index == 0 and self.hold is not None:
+                await self.hold.wait()
+        message = Message.assistant("".join(pieces), calls)
+        yield StreamDone(message, "tool_calls" if calls else "stop",
+                         UsageReport(prompt_tokens=900 + 100 * len(self.requests),
+                                     completion_tokens=20, cached_tokens=512),
+                         tuple(calls))
+
+    async def aclose(self) -> None:
+        return None
+
+
+class ScriptedBackend(CoreBackend):
+    def __init__(self, settings: Settings, root: Path, client: ScriptedClient) -> None:
+        super().__init__(settings, root)
+        self.client = client
+
+    def build_client(self, settings: Settings) -> Any:
+        return self.client
+
+
+def make_app(settings: Settings, project: Path, client: ScriptedClient) -> PaicliApp:
+    return PaicliApp(settings, project, backend=ScriptedBackend(settings, project, client))
+
+
+async def send(pilot, text: str) -> None:
+    pilot.app.screen.query_one(PromptInput).load_text(text)
+    await pilot.press("enter")
+
+
+async def test_full_turn_with_a_tool_against_the_real_session(settings, project_dir):
+    (project_dir / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
+    call = ToolCall("call_1", "read_file", '{"path": "notes.txt"}')
+    client = ScriptedClient([(["Reading ", "the file."], [call]),
+                             (["It says **alpha** ", "and beta."], [])])
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        gauge = app.screen.query_one(ContextGauge)
+        start_tokens = gauge.tokens
+        assert start_tokens > 0  # the system prompt counts from the start
+        await send(pilot, "what is in notes.txt?")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        log = app.screen.query_one(ChatLog)
+        blocks = list(log.query(ToolBlock))
+        assert len(blocks) == 1 and blocks[0].status == "done"
+        assert "alpha" in str(blocks[0]._preview.render())
+        # the gauge moved and shows the session's (calibrated) estimate after the turn
+        assert gauge.tokens != start_tokens
+        assert gauge.tokens == app.screen.session.estimate()
+        assert gauge.last_prompt == 1_100 and gauge.cached == 512
+        assert len(gauge.per_request) == 2
+        assert "alpha" in log.query("AssistantBlock").last().text
+        session = app.screen.session
+        assert [m.role for m in session.history[-4:]] == [
+            Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
+
+
+async def test_compaction_notice_appears_in_a_small_window(settings, project_dir):
+    big = "x" * 3_000
+    (project_dir / "big.txt").write_text("\n".join([big] * 12), encoding="utf-8")
+    replies = []
+    for n in range(4):
+        replies.append(([f"step {n}"], [ToolCall(f"c{n}", "read_file", '{"path": "big.txt"}')]))
+    replies.append((["finished"], []))
+    client = ScriptedClient(replies, window=8_000)
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "read big.txt several times")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        notices = list(app.screen.query(CompactionNotice))
+        assert notices, "a small window must trigger a compaction tier"
+        assert app.screen.query_one(ContextGauge).window == 8_000
+
+
+async def test_escape_mid_stream_leaves_a_valid_history(settings, project_dir):
+    hold = asyncio.Event()
+    client = ScriptedClient([(["Partial ", "rest"], [])], hold=hold)
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "start something long")
+        await pilot.pause(0.2)
+        assert app.screen.turn_running
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        session = app.screen.session
+        assert not app.screen.turn_running
+        assert pairing_problems(session.history) == []
+        assert any(m.role is Role.USER and "start something long" in m.content
+                   for m in session.history)

@@ -1,0 +1,265 @@
+"""Seeded scenes of every screen and dialog, shared by the snapshot tests and
+scripts/screenshots.py (one source, so the screenshots are what the tests check)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.pilot import Pilot
+from textual.widgets import Label
+from ui_fakes import (
+    FakeBackend,
+    FakeClient,
+    FakeCode,
+    FakeMemory,
+    FakeSession,
+    chat_script,
+    seeded_hits,
+    seeded_memories,
+)
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.config import Settings
+from paicli_tui.core.agent import events as ev
+from paicli_tui.core.agent.interaction import ApprovalRequest
+from paicli_tui.core.messages import InternalKind, Message, ToolCall
+from paicli_tui.resources import style_paths
+from paicli_tui.ui.backend import SessionRow
+from paicli_tui.ui.widgets.context_gauge import ContextGauge
+from paicli_tui.ui.widgets.prompt_input import PromptInput
+
+SIZE = (100, 30)
+
+Before = Callable[[Pilot], Awaitable[None]]
+
+
+@dataclass
+class Scene:
+    name: str
+    app: App
+    before: Before
+    about: str
+    """What you should see."""
+
+
+async def settle(pilot: Pilot, rounds: int = 3) -> None:
+    """Let workers and redraws finish; stop cursor blinking so a snapshot is stable."""
+    for _ in range(rounds):
+        await pilot.pause(0.05)
+    await pilot.wait_for_scheduled_animations()
+    for screen in pilot.app.screen_stack:
+        for widget in screen.query("Input, TextArea"):
+            widget.cursor_blink = False  # type: ignore[attr-defined]
+    await pilot.pause()
+
+
+async def type_and_send(pilot: Pilot, text: str) -> None:
+    prompt = pilot.app.screen.query_one(PromptInput)
+    prompt.load_text(text)
+    await pilot.press("enter")
+
+
+def _backend(settings: Settings, project: Path, **kw: object) -> FakeBackend:
+    kw.setdefault("memory_", FakeMemory(seeded_memories()))
+    kw.setdefault("code_", FakeCode(seeded_hits()))
+    return FakeBackend(settings, project, **kw)  # type: ignore[arg-type]
+
+
+def _app(backend: FakeBackend, *, theme: str = "dark") -> PaicliApp:
+    settings = backend.settings.with_overrides(theme=theme)
+    backend.settings = settings
+    return PaicliApp(settings, backend.project_root, backend=backend)
+
+
+def seeded_history() -> list[Message]:
+    call = ToolCall("c1", "read_file", '{"path": "src/Config.java"}')
+    return [
+        Message.system("You are paicli-tui, a coding agent. " * 40),
+        Message.user("Summary of earlier work:\n## Goal\nMove config loading to TOML.",
+                     internal=InternalKind.SUMMARY),
+        Message.assistant("Understood."),
+        Message.user("Where is the config parsed?"),
+        Message.assistant("Let me read it.", (call,)),
+        Message.tool("c1", "read_file", "public class Config { }\n" * 60),
+        Message.tool("c0", "grep_code", "[cleared: grep_code result, ~4,000 chars]",
+                     cleared=True),
+        Message.assistant("It is parsed in `Config.load()`."),
+    ]
+
+
+def scenes(settings: Settings, project: Path) -> list[Scene]:
+    """Every screen and dialog, each with its seeded data and the keys that reach it."""
+    out: list[Scene] = []
+
+    hold = asyncio.Event()
+    script = chat_script()[:9] + [
+        ev.RequestStarted(2, 44_000, 128_000, 57_000, 95_000),
+        ev.TextDelta("The loader is `load_settings` in `paicli_tui/config.py`. It reads\n\n"
+                     "1. the defaults\n2. `config.toml`\n"),
+        hold,
+    ]
+    chat = _app(_backend(settings, project, session=FakeSession(script=script),
+                         client=FakeClient()))
+
+    async def chat_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "find the config loader")
+        await settle(pilot, 6)
+    out.append(Scene("chat_midstream", chat, chat_before,
+                     "The chat mid-stream: the question, folded reasoning, two finished tool "
+                     "blocks (the second offloaded), a partial Markdown answer; the gauge at "
+                     "44k of 128k in the ok zone with both markers."))
+
+    nomodel = _app(_backend(settings, project, session=FakeSession(), client=None))
+    out.append(Scene("no_model", nomodel, settle,
+                     "No model configured: the chat shows how to connect one (keys, config "
+                     "file, Ollama); the input and the gauge are there."))
+
+    out.append(Scene("gauge_zones", GaugeZones(), settle,
+                     "Four gauges: ok (green), near clearing (yellow), clearing (bold "
+                     "yellow), compacting (red); markers at 57k and 95k."))
+
+    memory = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
+
+    async def memory_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+    out.append(Scene("memory_browser", memory, memory_before,
+                     "The memory browser: three memories (one stale with ⚠, one global, one "
+                     "Chinese auto-extracted), filter box, scope selector, key hints."))
+
+    conflict = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
+
+    async def conflict_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "/save The project uses Java 21 and Gradle 9.")
+        await settle(pilot)
+    out.append(Scene("conflict_dialog", conflict, conflict_before,
+                     "The conflict dialog: the new fact (Java 21) beside the existing one "
+                     "(Java 17), with Replace / Keep both / Cancel."))
+
+    code = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
+
+    async def code_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        await pilot.press(*"load config", "enter")
+        await settle(pilot)
+    out.append(Scene("code_search", code, code_before,
+                     "Code search: two results (Java method and Python function) with "
+                     "path:line, name, score; the first previewed with syntax colours; the "
+                     "index status line."))
+
+    inspector_session = FakeSession(history=seeded_history())
+    inspector_session.estimate_value = 61_500
+    inspector = _app(_backend(
+        settings, project, session=inspector_session, client=FakeClient(),
+        history_events=[
+            {"ts": "2026-11-29T10:02:11", "tier": "clearing", "tokens_before": 61_000,
+             "tokens_after": 44_000, "detail": "3 tool results cleared"},
+            {"ts": "2026-11-29T10:40:52", "tier": "summary", "tokens_before": 96_100,
+             "tokens_after": 12_300, "detail": "kept 3 user turns"},
+        ]))
+
+    async def inspector_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("f4")
+        await settle(pilot)
+    out.append(Scene("context_inspector", inspector, inspector_before,
+                     "The context inspector: tokens by category (system prompt, conversation, "
+                     "live and cleared tool results, summary), both thresholds with what is "
+                     "left, and two compaction events from the ledger."))
+
+    picker = _app(_backend(settings, project, session=FakeSession(), client=FakeClient(),
+                           sessions_=[
+                               SessionRow("a1b2c3", "Move config loading to TOML",
+                                          "2026-11-29", 84, str(project)),
+                               SessionRow("d4e5f6", "修复索引增量更新", "2026-11-28", 31,
+                                          str(project)),
+                               SessionRow("0719aa", "Explain the compaction tiers",
+                                          "2026-11-20", 12, str(project)),
+                           ]))
+
+    async def picker_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+    out.append(Scene("session_picker", picker, picker_before,
+                     "The session picker: a filter box and three sessions, newest first."))
+
+    async def ask(session: FakeSession) -> ev.AgentEvent:
+        decision = await session.approve(ApprovalRequest(
+            "edit_file", "write src/Config.java",
+            "--- a/src/Config.java\n+++ b/src/Config.java\n@@ -1,3 +1,3 @@\n"
+            " public class Config {\n-    int port = 80;\n+    int port = 8080;\n }\n"))
+        return ev.ToolCallFinished("c9", "edit_file", "done", f"decision {decision}")
+
+    approval = _app(_backend(settings, project, client=FakeClient(), session=FakeSession(
+        script=[ev.ToolCallStarted("c9", "edit_file", '{"path": "src/Config.java"}'), ask])))
+
+    async def approval_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "use port 8080")
+        await settle(pilot)
+    out.append(Scene("approval_dialog", approval, approval_before,
+                     "The approval dialog over the chat: the file write with its diff, "
+                     "Approve once / Always / Deny (Deny focused)."))
+
+    help_app = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
+
+    async def help_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+    out.append(Scene("help", help_app, help_before,
+                     "The help screen: the keys table and every slash command."))
+
+    model = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
+
+    async def model_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("f6")
+        await settle(pilot)
+    out.append(Scene("model_picker", model, model_before,
+                     "The model picker: providers with default model, window and whether a "
+                     "key is set."))
+
+    light = _app(_backend(settings, project, session=FakeSession(script=chat_script()),
+                          client=FakeClient()), theme="light")
+
+    async def light_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "find the config loader")
+        await pilot.app.workers.wait_for_complete()
+        await settle(pilot, 6)
+    out.append(Scene("chat_light", light, light_before,
+                     "A finished turn in the light theme: answer with a list, tool blocks, "
+                     "the compaction notice, the gauge with two points in the sparkline."))
+    return out
+
+
+class GaugeZones(App):
+    """Four gauges side by side in one small app, one per zone."""
+
+    CSS_PATH = [str(p) for p in style_paths()]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            for label in ("ok", "near clearing", "clearing", "compacting"):
+                yield Label(label)
+                yield ContextGauge()
+
+    def on_mount(self) -> None:
+        for gauge, tokens in zip(self.query(ContextGauge), (20_000, 53_000, 70_000, 99_000),
+                                 strict=True):
+            gauge.warned = True
+            gauge.show(tokens=tokens, window=128_000, clearing_trigger=57_000,
+                       compaction_trigger=95_000, model_label="deepseek:deepseek-chat")
+            gauge.record_usage(tokens - 500, tokens // 2)
