@@ -118,7 +118,8 @@ class TokenCalibrator:
         self.observations = 0
 
     def observe(self, estimated: int, reported_prompt_tokens: int) -> None:
-        """Fold one (estimate, provider-reported prompt_tokens) pair into the factor."""
+        """Fold one pair into the factor: ``estimated`` is the raw (uncalibrated) estimate of
+        the request that was sent, ``reported_prompt_tokens`` the provider's count for it."""
         if estimated < self.min_estimate or reported_prompt_tokens <= 0:
             return
         ratio = reported_prompt_tokens / estimated

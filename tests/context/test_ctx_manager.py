@@ -170,3 +170,15 @@ async def test_incremental_pairing_check_sees_new_faults(settings: Settings) -> 
     # a changed prefix (not the same objects) is checked in full
     changed = [history[0], Message.tool("ghost2", "x", "y"), *history[1:8]]
     assert pairing_problems((await manager.prepare(changed)).messages) == []
+
+
+async def test_force_without_summary_clears_harder(settings: Settings) -> None:
+    msgs = [Message.system("s"), Message.user("one long task")]
+    for n in range(4):
+        msgs += [Message.assistant(tool_calls=[ToolCall(f"c{n}", "read_file", "{}")]),
+                 Message.tool(f"c{n}", "read_file", "z" * 8_000)]
+    prepared = await _manager(settings, None).prepare(msgs, force=True)
+    assert prepared.reports[-1].detail.startswith("forced:")
+    tools = [m for m in prepared.messages if m.role.value == "tool"]
+    assert [is_cleared(m) for m in tools] == [True, True, True, False]
+    assert prepared.estimated_tokens < SMALL.compaction_trigger

@@ -119,6 +119,14 @@ class ContextManager:
             history, report = await self._summarise(history, allow_fewer_turns=True)
             reports.append(self._calibrated(report, schema_tokens))
             tokens = self.estimate(history, tool_schemas)
+        if force and tokens >= self.profile.compaction_trigger:
+            # The provider already refused this history once: spare only the newest result.
+            history, report = clear_tool_results(history, keep_recent=1,
+                                                 min_chars=self.settings.clearing_min_chars)
+            if report.changed:
+                reports.append(self._calibrated(
+                    replace(report, detail="forced: " + report.detail), schema_tokens))
+                tokens = self.estimate(history, tool_schemas)
         history = self._ensure_pairing(history)
         if self.summary_cache is not None and self.summarise is not None:
             self.summary_cache.maybe_refresh(history, tokens, self.profile.compaction_trigger,
