@@ -15,8 +15,9 @@ from typing import Any
 
 from .messages import ImagePart, Message
 
-# Code points strictly between U+4E00 and U+9FFF (SPEC §1: both ends excluded).
-_CJK = re.compile("[\u4e01-\u9ffe]")
+# Code points strictly between U+4E00 and U+9FFF (SPEC §1: both ends excluded); matched in
+# runs so Chinese text yields a few long matches instead of one per character.
+_CJK_RUNS = re.compile("[\u4e01-\u9ffe]+")
 
 MESSAGE_OVERHEAD = 4
 """Tokens added per message for role and framing."""
@@ -31,7 +32,7 @@ def estimate_text(text: str) -> int:
     if not text:
         return 0
     total = len(text)
-    cjk = 0 if text.isascii() else len(_CJK.findall(text))
+    cjk = 0 if text.isascii() else sum(map(len, _CJK_RUNS.findall(text)))
     # cjk/1.5 + other/4 == (8*cjk + 3*other) / 12, kept in integers so rounding is exact.
     return -(-(8 * cjk + 3 * (total - cjk)) // 12)
 
