@@ -308,32 +308,43 @@ def _first_record(path: Path) -> dict[str, Any]:
     return record if isinstance(record, dict) else {}
 
 
+def _count_and_title(path: Path) -> tuple[int, str | None]:
+    """Message records and the title event, read line by line in blocks (ledgers can be
+    large; only the head of each line is inspected, except for the one title line)."""
+    count, title, carry = 0, None, b""
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            lines = (carry + block).split(b"\n")
+            carry = lines.pop()
+            for line in lines:
+                head = line[:160]
+                if b'"type":"message"' in head:
+                    count += 1
+                elif title is None and b'"kind":"title"' in head:
+                    try:
+                        title = json.loads(line).get("title")
+                    except (ValueError, AttributeError):
+                        pass
+    if b'"type":"message"' in carry[:160] and carry.rstrip().endswith(b"}"):
+        count += 1  # a last line without its newline, but complete
+    return count, title
+
+
 def _session_info(path: Path) -> SessionInfo | None:
+    head = _first_record(path)
     try:
-        raw = path.read_bytes()
         mtime = path.stat().st_mtime
+        count, title_event = _count_and_title(path)
     except OSError:
         return None
-    head = _first_record(path)
-    title = head.get("title")
-    if not title:
-        # the title event is written once, early; find it without parsing every line
-        at = raw.find(b'"kind":"title"')
-        if at >= 0:
-            start = raw.rfind(b"\n", 0, at) + 1
-            end = raw.find(b"\n", at)
-            try:
-                title = json.loads(raw[start:end if end >= 0 else None]).get("title")
-            except ValueError:
-                title = None
     updated = datetime.fromtimestamp(mtime, UTC).isoformat(timespec="milliseconds")
     return SessionInfo(
         session_id=path.stem,
-        title=title,
+        title=head.get("title") or title_event,
         created=head.get("created"),
         updated=updated,
         project=head.get("project"),
-        message_count=raw.count(b'"type":"message"'),
+        message_count=count,
     )
 
 
