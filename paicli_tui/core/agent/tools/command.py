@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import os
 import re
 import shlex
@@ -102,6 +103,9 @@ async def run_command(command: str, cwd: str, timeout_s: float, cap_chars: int
         await process.wait()
     except BaseException:
         _kill(process)
+        # Reap it so no zombie or open pipe outlives a cancelled turn.
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(process.wait(), 2)
         raise
     return code, "".join(kept), total, timed_out
 
