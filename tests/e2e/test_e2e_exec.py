@@ -91,9 +91,12 @@ def test_long_task_in_small_window_runs_all_tiers(tmp_path: Path, paicli_home: P
     assert restored.warnings == [] and restored.title.startswith("TURN 1")
     text = ledger.path.read_text()
     assert KEY not in text and KEY not in first.stderr
-    # every request after the first of a turn extended the previous one byte for byte,
-    # except right after a compaction
-    assert len(server.requests) >= 12
+    # the system prompt is byte-identical in every agent request, across all four processes
+    agent_requests = [r for r in server.requests if r.get("tools")]
+    assert len(agent_requests) >= 12
+    assert len({json.dumps(r["messages"][0]) for r in agent_requests}) == 1
+    # and so are the tool schemas (part of the cached prefix too)
+    assert len({json.dumps(r["tools"]) for r in agent_requests}) == 1
 
 
 def test_plain_text_mode_and_resume_errors(tmp_path: Path, paicli_home: Path) -> None:
