@@ -130,3 +130,22 @@ def test_usage_errors_exit_2(tmp_path: Path, paicli_home: Path) -> None:
     assert _exec(["x", "--max-turns", "0"], env, tmp_path).returncode == 2
     assert _exec(["x", "--project", str(tmp_path / "missing")], env, tmp_path).returncode == 2
     assert _exec([], env, tmp_path).returncode == 2
+
+
+@pytest.mark.slow
+def test_memory_conflict_exits_3(tmp_path: Path, paicli_home: Path) -> None:
+    project = _project(tmp_path / "project")
+    script = {1: [[("save_memory", {"content": "This project builds with Java 17."})]],
+              2: [[("save_memory", {"content": "This project builds with Java 21."})]]}
+    with FakeOpenAI(script) as server:
+        env = _env(paicli_home)
+        flags = ["--provider", "custom", "--base-url", server.base_url, "--model", "m",
+                 "--json"]
+        first = _exec(["TURN 1: remember the Java version", *flags], env, project)
+        assert first.returncode == 0, first.stderr
+        second = _exec(["TURN 2: remember the new Java version", *flags], env, project)
+        assert second.returncode == 3, second.stdout + second.stderr
+        finished = [json.loads(line) for line in second.stdout.splitlines()
+                    if '"tool_call_finished"' in line]
+        assert finished[-1]["name"] == "save_memory" and finished[-1]["status"] == "denied"
+        assert server.problems == []
