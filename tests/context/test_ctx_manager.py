@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from conftest import FakeSummariser
+from ctx_fakes import FakeSummariser
 
 from paicli_tui.config import Settings
 from paicli_tui.core.context.boundary import wrap_tool_result

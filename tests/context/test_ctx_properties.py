@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import VALID_SUMMARY, FakeSummariser
+from ctx_fakes import VALID_SUMMARY, FakeSummariser
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

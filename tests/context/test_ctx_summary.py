@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import VALID_SUMMARY, FakeSummariser
+from ctx_fakes import VALID_SUMMARY, FakeSummariser
 
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.context.summary import (
