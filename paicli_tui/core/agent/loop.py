@@ -13,6 +13,7 @@ every tool call in the history has its result (a cancelled turn answers dangling
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -56,6 +57,17 @@ def _preview(text: str) -> str:
     return "\n".join(lines)[:PREVIEW_CHARS]
 
 
+@contextlib.asynccontextmanager
+async def _closing(stream: AsyncIterator[object]) -> AsyncIterator[AsyncIterator[object]]:
+    """Close a client's stream when the request ends early (cancel, error), if it can be."""
+    try:
+        yield stream
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
+
+
 def _call_key(call: ToolCall) -> tuple[str, str]:
     """Identity of a call for the runaway guard: name + arguments in canonical JSON."""
     try:
@@ -95,8 +107,9 @@ def _turn_message(session: AgentSession, user_input: str) -> Message:
 
 
 async def _run_tool(session: AgentSession, call: ToolCall
-                    ) -> AsyncIterator[AgentEvent | Message]:
-    """Run one call; yields an offload event if any, then the tool message (last)."""
+                    ) -> tuple[Message, ContextCompacted | None, str]:
+    """Run one call: the tool message for the history, an offload event if the result was
+    too big, and the result text as the person should see it (unwrapped)."""
     arguments, output = await session.tools.run(call.name, call.arguments,
                                                 session.tool_context)
     if output.external:
@@ -110,18 +123,22 @@ async def _run_tool(session: AgentSession, call: ToolCall
         tool_name=call.name, content=output.content, arguments=arguments,
         project=session.project, session=session.state, settings=session.settings,
         is_command=call.name == "execute_command", bypass=output.bypass_offload)
+    event = None
     if offloaded.truncated:
-        yield ContextCompacted(tier="offload", tokens_before=estimate_text(output.content),
-                               tokens_after=estimate_text(offloaded.content),
-                               detail=f"{call.name}: {offloaded.original_chars:,} characters"
-                                      + (f" saved to {offloaded.offload_path}"
-                                         if offloaded.offload_path else " truncated"))
-    meta = {"status": output.status}
+        where = (f" saved to {offloaded.offload_path}" if offloaded.offload_path
+                 else " truncated")
+        event = ContextCompacted(tier="offload", tokens_before=estimate_text(output.content),
+                                 tokens_after=estimate_text(offloaded.content),
+                                 detail=f"{call.name}: {offloaded.original_chars:,} "
+                                        f"characters{where}")
+    meta: dict[str, object] = {"status": output.status}
     if offloaded.offload_path:
         meta["offload_path"] = offloaded.offload_path
     if output.external:
         meta["external"] = True
-    yield Message.tool(call.id, call.name, wrap_tool_result(call.name, offloaded.content), **meta)
+    message = Message.tool(call.id, call.name, wrap_tool_result(call.name, offloaded.content),
+                           **meta)
+    return message, event, offloaded.content
 
 
 async def _extract_after_turn(session: AgentSession, user_input: str) -> None:
@@ -177,14 +194,16 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
                                  compaction_trigger=profile.compaction_trigger)
             done: StreamDone | None = None
             try:
-                async for part in client.stream(session.history, schemas):
-                    if isinstance(part, StreamDelta):
-                        if part.reasoning:
-                            yield ReasoningDelta(text=part.reasoning)
-                        if part.text:
-                            yield TextDelta(text=part.text)
-                    elif isinstance(part, StreamDone):
-                        done = part
+                # aclosing: a cancelled turn releases the HTTP stream at once, not at GC.
+                async with _closing(client.stream(session.history, schemas)) as parts:
+                    async for part in parts:
+                        if isinstance(part, StreamDelta):
+                            if part.reasoning:
+                                yield ReasoningDelta(text=part.reasoning)
+                            if part.text:
+                                yield TextDelta(text=part.text)
+                        elif isinstance(part, StreamDone):
+                            done = part
             except ContextLengthExceeded as exc:
                 if retried:
                     reason = "error"
@@ -223,16 +242,14 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
             runaway: ToolCall | None = None
             for call in assistant.tool_calls:
                 yield ToolCallStarted(call_id=call.id, name=call.name, arguments=call.arguments)
-                async for item in _run_tool(session, call):
-                    if isinstance(item, Message):
-                        session.append(item)
-                        yield ToolCallFinished(
-                            call_id=call.id, name=call.name,
-                            status=item.meta.get("status", "done"),
-                            preview=_preview(item.content), chars=len(item.content),
-                            offload_path=item.meta.get("offload_path"))
-                    else:
-                        yield item
+                message, offload_event, shown = await _run_tool(session, call)
+                session.append(message)
+                if offload_event is not None:
+                    yield offload_event
+                yield ToolCallFinished(
+                    call_id=call.id, name=call.name, status=message.meta["status"],
+                    preview=_preview(shown), chars=len(message.content),
+                    offload_path=message.meta.get("offload_path"))
                 if guard.observe(call):
                     runaway = call
             if runaway is not None:

@@ -26,7 +26,7 @@ from .redact import redact
 
 log = logging.getLogger(__name__)
 
-RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 MAX_RETRY_AFTER_S = 60.0
 # Wording providers use when a request is longer than the model's window.
 _CONTEXT_WORDS = (
