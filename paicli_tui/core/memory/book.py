@@ -14,7 +14,7 @@ from typing import Literal
 from ...config import Settings
 from ...paths import normalise_project_root
 from .budget import estimate_tokens
-from .dedup import find_conflicts, find_duplicate
+from .dedup import scan
 from .entry import (
     DEFAULT_TYPE,
     SCOPE_GLOBAL,
@@ -113,14 +113,13 @@ class MemoryBook:
         threshold = self.settings.memory_dice_threshold
 
         def change(entries: list[MemoryEntry]) -> SaveResult:
-            duplicate = find_duplicate(entries, candidate)
+            duplicate, found = scan(entries, candidate, threshold)
             if duplicate is not None:
                 if refresh_duplicate:
-                    duplicate.last_verified_at = now
-                    duplicate.verification = VERIFIED
-                return SaveResult("duplicate", entry=duplicate.evolve(),
+                    duplicate = _swap(entries, duplicate, duplicate.evolve(
+                        last_verified_at=now, verification=VERIFIED))
+                return SaveResult("duplicate", entry=duplicate,
                                   message=f"already remembered as {duplicate.id}")
-            found = find_conflicts(entries, candidate, threshold)
             if found and not force:
                 return SaveResult("conflict", entry=candidate, conflicts=tuple(found),
                                   message=_conflict_message(found))
@@ -147,23 +146,19 @@ class MemoryBook:
             if target is None:
                 return SaveResult("not_found", message=f"no memory {entry_id!r} here")
             candidate = target.evolve(content=text)
-            duplicate = find_duplicate(entries, candidate)
+            duplicate, found = scan(entries, candidate, threshold)
             if duplicate is not None:
-                return SaveResult("refused", entry=duplicate.evolve(),
+                return SaveResult("refused", entry=duplicate,
                                   message=f"that text is already remembered as {duplicate.id}")
-            found = find_conflicts(entries, candidate, threshold)
             if found:
                 return SaveResult(
                     "conflict", entry=candidate, conflicts=tuple(found),
                     message="replace refused: other memories still conflict with the new text "
                             f"({', '.join(e.id for e in found)}); delete or replace them first")
-            target.content = text
-            target.created_at = now
-            target.last_verified_at = now
-            target.source = SOURCE_EXPLICIT
-            target.verification = VERIFIED
-            target.token_count = estimate_tokens(text)
-            return SaveResult("replaced", entry=target.evolve())
+            new = _swap(entries, target, target.evolve(
+                content=text, created_at=now, last_verified_at=now, source=SOURCE_EXPLICIT,
+                verification=VERIFIED, token_count=estimate_tokens(text)))
+            return SaveResult("replaced", entry=new)
 
         return self.store.update(change)
 
@@ -175,9 +170,8 @@ class MemoryBook:
             target = _find([e for e in entries if e.visible_in(self.project_root)], entry_id)
             if target is None:
                 return None
-            target.last_verified_at = now
-            target.verification = VERIFIED
-            return target.evolve()
+            return _swap(entries, target, target.evolve(last_verified_at=now,
+                                                        verification=VERIFIED))
 
         return self.store.update(change)
 
@@ -223,6 +217,11 @@ def _check_content(text: str) -> str | None:
 def _conflict_message(found: list[MemoryEntry]) -> str:
     ids = ", ".join(e.id for e in found)
     return f"conflicts with {ids}: replace one, keep both (--force), or cancel"
+
+
+def _swap(entries: list[MemoryEntry], old: MemoryEntry, new: MemoryEntry) -> MemoryEntry:
+    entries[entries.index(old)] = new
+    return new
 
 
 def _find(entries: list[MemoryEntry], entry_id: str) -> MemoryEntry | None:

@@ -6,9 +6,11 @@ without recomputing the forms of the entries it already saw.
 
 from __future__ import annotations
 
+import operator
 import re
 import unicodedata
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 
 # Characters that carry meaning in paths, handles, percentages and identifiers: kept.
@@ -34,12 +36,25 @@ def _drop_char(ch: str) -> bool:
     return unicodedata.category(ch).startswith("P")
 
 
+class _Table(dict[int, "int | str | None"]):
+    """str.translate table filled on first sight of each character: whitespace becomes a
+    space, dropped characters vanish, the rest stay (C speed after the first time)."""
+
+    def __missing__(self, code: int) -> int | str | None:
+        ch = chr(code)
+        value: int | str | None = " " if ch.isspace() else None if _drop_char(ch) else code
+        self[code] = value
+        return value
+
+
+_TABLE = _Table()
+
+
 @lru_cache(maxsize=65_536)
 def canonical(text: str) -> str:
     """Lower case, whitespace runs collapsed, ordinary punctuation and 的地得是 removed,
     keeping ``# / @ \\ % _ -``."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    kept = "".join(" " if ch.isspace() else ch for ch in text if not _drop_char(ch))
+    kept = unicodedata.normalize("NFKC", text).lower().translate(_TABLE)
     return _SPACES.sub(" ", kept).strip()
 
 
@@ -50,10 +65,39 @@ def version_skeleton(text: str) -> str:
     return canonical(_VERSION.sub(" ", text))
 
 
+@dataclass(frozen=True)
+class _Bigrams:
+    counts: Counter[str]
+    keys: frozenset[str]
+    total: int
+    repeats: int
+    """total − distinct: how far the multiset exceeds its set."""
+
+
 @lru_cache(maxsize=65_536)
-def _bigrams(text: str) -> Counter[str]:
+def _bigrams(text: str) -> _Bigrams:
     form = canonical(text).replace(" ", "")
-    return Counter(form[i:i + 2] for i in range(len(form) - 1))
+    counts = Counter(map(operator.add, form[:-1], form[1:]))
+    total = max(0, len(form) - 1)
+    return _Bigrams(counts, frozenset(counts), total, total - len(counts))
+
+
+def bigram_total(text: str) -> int:
+    """How many character bigrams the canonical form (spaces removed) has."""
+    return _bigrams(text).total
+
+
+def dice_at_least(a: str, b: str, threshold: float) -> bool:
+    """dice(a, b) ≥ threshold, answered from cheap upper bounds whenever they suffice."""
+    ba, bb = _bigrams(a), _bigrams(b)
+    total = ba.total + bb.total
+    if total == 0:
+        return canonical(a) == canonical(b)
+    # Shared multiset ≤ shared distinct bigrams + the repeats of either side.
+    bound = len(ba.keys & bb.keys) + min(ba.repeats, bb.repeats)
+    if 2 * min(bound, ba.total, bb.total) / total < threshold:
+        return False
+    return dice(a, b) >= threshold
 
 
 def dice(a: str, b: str) -> float:
@@ -62,15 +106,29 @@ def dice(a: str, b: str) -> float:
     if ca == cb:
         return 1.0
     ba, bb = _bigrams(a), _bigrams(b)
-    total = sum(ba.values()) + sum(bb.values())
+    total = ba.total + bb.total
     if total == 0:
         return 0.0
-    return 2 * sum((ba & bb).values()) / total
+    small, large = (ba.counts, bb.counts) if len(ba.counts) <= len(bb.counts) \
+        else (bb.counts, ba.counts)
+    shared = 0
+    for key, count in small.items():
+        other = large.get(key, 0)
+        shared += count if count < other else other
+    return 2 * shared / total
 
 
 def is_duplicate(a: str, b: str) -> bool:
     """Same canonical form."""
     return canonical(a) == canonical(b)
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def has_digit(text: str) -> bool:
+    """Numbers and versions need a digit: without one on either side, no version variant."""
+    return _DIGIT.search(text) is not None
 
 
 def is_version_variant(a: str, b: str) -> bool:
@@ -95,8 +153,4 @@ def conflicts(a: str, b: str, threshold: float) -> bool:
         return True
     if not dice_enabled(threshold):
         return False
-    # Cheap bound first: Dice can never exceed 2·min/(|A|+|B|), so most pairs stop here.
-    na, nb = sum(_bigrams(a).values()), sum(_bigrams(b).values())
-    if na + nb == 0 or 2 * min(na, nb) / (na + nb) < threshold:
-        return False
-    return dice(a, b) >= threshold
+    return dice_at_least(a, b, threshold)

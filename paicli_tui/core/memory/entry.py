@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 SCHEMA_VERSION = 1
@@ -47,10 +48,8 @@ def format_time(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="seconds")
 
 
-def parse_time(text: object) -> datetime | None:
-    """The datetime in ``text`` (naive values are taken as UTC); None when unreadable."""
-    if not isinstance(text, str) or not text:
-        return None
+@lru_cache(maxsize=65_536)
+def _parse_time(text: str) -> datetime | None:
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
@@ -58,9 +57,19 @@ def parse_time(text: object) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-@dataclass
+def parse_time(text: object) -> datetime | None:
+    """The datetime in ``text`` (naive values are taken as UTC); None when unreadable."""
+    if not isinstance(text, str) or not text:
+        return None
+    return _parse_time(text)
+
+
+@dataclass(frozen=True)
 class MemoryEntry:
-    """A durable fact. ``scope`` None (old files) counts as global."""
+    """A durable fact. ``scope`` None (old files) counts as global.
+
+    Immutable: the store shares one object between every reader of an unchanged file, so a
+    change is a new entry (:meth:`evolve`) put in the list in place of the old one."""
 
     id: str
     content: str
@@ -79,6 +88,13 @@ class MemoryEntry:
     """Metadata keys written by newer versions, kept untouched on rewrite."""
 
     @property
+    def bucket(self) -> tuple[str, str, str | None]:
+        """(type, scope, project): duplicates and conflicts are only looked for within one
+        bucket (SPEC §12)."""
+        scope = self.effective_scope
+        return (self.type, scope, self.project if scope == SCOPE_PROJECT else None)
+
+    @property
     def effective_scope(self) -> str:
         return SCOPE_PROJECT if self.scope == SCOPE_PROJECT and self.project else SCOPE_GLOBAL
 
@@ -93,8 +109,7 @@ class MemoryEntry:
     def same_bucket(self, other: MemoryEntry) -> bool:
         """Duplicates and conflicts are only looked for among entries of one type, scope and
         project (SPEC §12)."""
-        return (self.type == other.type and self.effective_scope == other.effective_scope
-                and (self.is_global or self.project == other.project))
+        return self.bucket == other.bucket
 
     def evolve(self, **changes: Any) -> MemoryEntry:
         return replace(self, **changes)

@@ -46,14 +46,17 @@ def _is_word_char(ch: str) -> bool:
 
 
 class KeywordIndex:
-    """jieba keywords per text, cached: words of length ≥ 2, lower case, no punctuation."""
+    """jieba keywords per text (words of length ≥ 2, lower case, no punctuation) and an
+    inverted index over every text seen, so a turn touches only the memories that share a
+    word with the question."""
 
     def __init__(self, home: HomePaths | None) -> None:
         self.home = home
-        self._cache: dict[str, frozenset[str]] = {}
+        self._words: dict[str, frozenset[str]] = {}
+        self._postings: dict[str, set[str]] = {}
 
     def words(self, text: str) -> frozenset[str]:
-        cached = self._cache.get(text)
+        cached = self._words.get(text)
         if cached is not None:
             return cached
         from ..jieba_setup import cut_words
@@ -62,10 +65,25 @@ class KeywordIndex:
             w.lower() for w in cut_words(text, self.home)
             if len(w) >= 2 and any(_is_word_char(ch) for ch in w)
         )
-        if len(self._cache) > 100_000:
-            self._cache.clear()
-        self._cache[text] = words
+        self._words[text] = words
+        for word in words:
+            self._postings.setdefault(word, set()).add(text)
         return words
+
+    def overlap(self, query: str, texts: Sequence[str]) -> dict[str, float]:
+        """For each text sharing a keyword with ``query``: the share of the query's keywords
+        it contains (texts sharing none are left out)."""
+        for text in texts:
+            if text not in self._words:
+                self.words(text)
+        query_words = self.words(query)
+        if not query_words:
+            return {}
+        counts: dict[str, int] = {}
+        for word in query_words:
+            for text in self._postings.get(word, ()):
+                counts[text] = counts.get(text, 0) + 1
+        return {text: n / len(query_words) for text, n in counts.items()}
 
 
 def time_weight(days: float) -> float:
@@ -79,25 +97,27 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     more recently verified first)."""
     if not entries or not query.strip():
         return []
-    query_words = keywords.words(query)
-    sims: list[float] = [0.0] * len(entries)
+    contents = [e.content for e in entries]
+    overlaps = keywords.overlap(query, contents)
+    vector_scores: list[float] | None = None
     if vectors is not None:
         try:
-            matrix = vectors.matrix([e.content for e in entries])
-            query_row = vectors.embedder.embed([query])[0]
-            sims = [float(x) for x in matrix @ query_row]
+            matrix = vectors.matrix(contents)
+            # Some embedders encode questions differently from documents.
+            embed_query = getattr(vectors.embedder, "embed_queries", vectors.embedder.embed)
+            cosines = matrix @ embed_query([query])[0]
+            vector_scores = ((cosines - VECTOR_FLOOR) / (1.0 - VECTOR_FLOOR)).clip(min=0).tolist()
         except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
             log.warning("memory vectors unavailable (%s); using keywords only",
                         type(exc).__name__)
     scored = []
-    for entry, cosine in zip(entries, sims, strict=True):
-        overlap = 0.0
-        if query_words:
-            overlap = len(query_words & keywords.words(entry.content)) / len(query_words)
-        vector = max(0.0, (cosine - VECTOR_FLOOR) / (1.0 - VECTOR_FLOOR))
+    for i, entry in enumerate(entries):
+        overlap = overlaps.get(entry.content, 0.0)
+        vector = vector_scores[i] if vector_scores is not None else 0.0
+        if overlap + vector <= 0:
+            continue  # the time weight is positive, so only relevance decides "> 0"
         score = (overlap + vector) * time_weight(age_days(entry, now))
-        if score > 0:
-            scored.append(ScoredEntry(entry, score, overlap, vector))
+        scored.append(ScoredEntry(entry, score, overlap, float(vector)))
     scored.sort(key=lambda s: (s.score, s.entry.last_verified_at), reverse=True)
     return scored[:limit]
 

@@ -8,7 +8,6 @@ either the old file or the new one, never half of one.
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import os
@@ -59,8 +58,16 @@ def _parse(text: str) -> list[MemoryEntry]:
 
 
 def serialise(entries: list[MemoryEntry]) -> str:
-    payload = {"schema_version": SCHEMA_VERSION, "entries": [e.to_dict() for e in entries]}
-    return json.dumps(payload, ensure_ascii=False, indent=1)
+    """The file text: one entry per line, so it stays readable and diffable by a person (and
+    json's fast C encoder does the work)."""
+    rows = ",\n  ".join(json.dumps(e.to_dict(), ensure_ascii=False) for e in entries)
+    body = f"[\n  {rows}\n ]" if entries else "[]"
+    return f'{{"schema_version": {SCHEMA_VERSION},\n "entries": {body}\n}}\n'
+
+
+def _same(a: list[MemoryEntry], b: list[MemoryEntry]) -> bool:
+    """Entries are immutable, so an unchanged list holds the very same objects."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 class MemoryStore:
@@ -103,20 +110,20 @@ class MemoryStore:
         stamp = self._file_stamp()
         if stamp is None:
             self._stamp = None
-            return [copy.copy(e) for e in self._cache]
+            return list(self._cache)
         if stamp == self._stamp:
-            return [copy.copy(e) for e in self._cache]
+            return list(self._cache)
         try:
             text = self.path.read_text(encoding="utf-8")
             entries = _parse(text)
         except FileNotFoundError:
-            return [copy.copy(e) for e in self._cache]
+            return list(self._cache)
         except (ValueError, UnicodeDecodeError) as exc:
             self._move_aside(exc)
-            return [copy.copy(e) for e in self._cache]
+            return list(self._cache)
         self._cache = entries
         self._stamp = stamp
-        return [copy.copy(e) for e in entries]
+        return list(entries)
 
     def _move_aside(self, reason: Exception) -> None:
         stamp = self._clock().strftime("%Y%m%dT%H%M%S%fZ")
@@ -131,7 +138,7 @@ class MemoryStore:
                     self.path, type(reason).__name__, backup)
 
     def entries(self) -> list[MemoryEntry]:
-        """A snapshot of all entries (copies: changing them changes nothing on disk)."""
+        """A snapshot of all entries (a new list of immutable entries)."""
         with self._lock:
             return self._read()
 
@@ -139,8 +146,10 @@ class MemoryStore:
     def update(self, change: Callable[[list[MemoryEntry]], T]) -> T:
         """Apply ``change`` to the freshest entries under both locks and write the result.
 
-        ``change`` edits the list in place and returns a value handed back to the caller. If it
-        raises, nothing is written. The file is rewritten only when the entries changed.
+        ``change`` edits the list in place (append, remove, or put an evolved entry in place of
+        an old one; entries themselves are immutable) and returns a value handed back to the
+        caller. If it raises, nothing is written. The file is rewritten only when the list
+        changed.
         """
         import portalocker
 
@@ -154,9 +163,9 @@ class MemoryStore:
                     entries = self._read()
                     original = list(self._cache) if self._stamp is not None else None
                     result = change(entries)
-                    if original is None or entries != original:
+                    if original is None or not _same(entries, original):
                         self._write(serialise(entries))
-                        self._cache = [copy.copy(e) for e in entries]
+                        self._cache = list(entries)
                         self._stamp = self._file_stamp()
                     return result
                 finally:

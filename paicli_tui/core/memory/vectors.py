@@ -47,6 +47,8 @@ class VectorCache:
         self._loaded = False
         self._keys_by_text: dict[str, str] = {}
         self._lock = threading.Lock()
+        self._last: tuple[list[str], Any] | None = None
+        """The keys and matrix of the previous call: an unchanged store reuses the matrix."""
 
     def _key(self, text: str) -> str:
         key = self._keys_by_text.get(text)
@@ -91,6 +93,8 @@ class VectorCache:
             if not self._loaded:
                 self._load()
             keys = [self._key(t) for t in texts]
+            if self._last is not None and self._last[0] == keys:
+                return self._last[1]
             missing = list(dict.fromkeys(k for k in keys if k not in self._rows))
             if missing:
                 by_key = {self._key(t): t for t in texts}
@@ -100,4 +104,6 @@ class VectorCache:
                 self._save()
             if not keys:
                 return np.zeros((0, self.embedder.dim), dtype=np.float32)
-            return np.stack([self._rows[k] for k in keys])
+            matrix = np.stack([self._rows[k] for k in keys])
+            self._last = (keys, matrix)
+            return matrix

@@ -1,0 +1,167 @@
+"""Long-term memory at scale: retrieval per turn and one explicit save, at 1k, 5k and 10k
+stored memories, measured side by side in one run.
+
+    python benchmarks/bench_memory.py [--fake-embedder] [--sizes 1000,5000,10000]
+
+A save is the whole path: thread lock, file lock, re-read, duplicate and conflict scan, write
+.tmp, fsync, atomic replace. "cold" means a fresh process (the file is parsed and every
+canonical form computed); "warm" means the same process saving again (the parse is reused
+while the file is unchanged). Retrieval "first turn" pays jieba and the embedding of every
+entry not yet in the vector cache; later turns only embed the query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from paicli_tui.config import load_settings
+from paicli_tui.core.memory import canonical as canonical_module
+from paicli_tui.core.memory.entry import MemoryEntry, format_time, new_entry_id, utc_now
+from paicli_tui.core.memory.service import LocalMemoryService
+from paicli_tui.core.memory.store import MemoryStore, serialise
+
+SUBJECTS = ["我们团队", "这个项目", "The backend", "Our CI", "前端仓库", "The data team",
+            "支付服务", "The mobile app", "网关模块", "Our docs site"]
+VERBS = ["统一使用", "always uses", "禁止使用", "prefers", "默认采用", "never uses", "基于",
+         "builds with", "依赖", "deploys with"]
+TOOLS = ["pytest", "Gradle", "Maven", "ruff", "black", "PostgreSQL", "Redis", "Kafka", "helm",
+         "pnpm", "uv", "Bazel", "Vite", "Jest", "Lombok", "MyBatis", "Spring Boot", "FastAPI",
+         "Celery", "Terraform"]
+PURPOSES = ["写测试", "for formatting", "做缓存", "for queues", "管理依赖", "for releases",
+            "做迁移", "for linting", "记录日志", "for metrics", "生成文档", "for tracing"]
+QUERIES = ["怎么运行测试", "which database do we use", "部署流程是什么", "how do we format code",
+           "依赖用什么管理", "what do we use for queues"]
+
+
+def _facts(count: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    seen: set[str] = set()
+    out = []
+    while len(out) < count:
+        words = [rng.choice(SUBJECTS), rng.choice(VERBS), rng.choice(TOOLS),
+                 rng.choice(PURPOSES), f"in {rng.choice('abcdefghij')}{rng.randrange(10**6):x}"]
+        text = " ".join(words)
+        if text not in seen:
+            seen.add(text)
+            out.append(text)
+    return out
+
+
+def _seed_store(path: Path, project: str, count: int) -> None:
+    now = format_time(utc_now())
+    entries = [MemoryEntry(id=new_entry_id(), content=text, created_at=now,
+                           last_verified_at=now, project=project, token_count=10)
+               for text in _facts(count)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(serialise(entries), encoding="utf-8")
+
+
+class FakeEmbedder:
+    name = "bench/hash"
+    dim = 512
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().split():
+                rows[i, hash(word) % self.dim] += 1
+        rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+        return rows
+
+
+def _clear_caches() -> None:
+    canonical_module.canonical.cache_clear()
+    canonical_module.version_skeleton.cache_clear()
+    canonical_module._bigrams.cache_clear()
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+def bench_size(count: int, embedder: object, saves: int = 5) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="paicli-bench-") as tmp:
+        root = Path(tmp)
+        project = root / "project"
+        project.mkdir()
+        settings = load_settings({}, {"PAICLI_HOME": str(root / "home")})
+        path = settings.home.memory_file
+        _seed_store(path, str(project.resolve()), count)
+
+        cold = []
+        for i in range(saves):
+            _clear_caches()
+            service = LocalMemoryService(settings, project, store=MemoryStore(path),
+                                         embedder=embedder)
+            started = time.perf_counter()
+            result = service.save(f"Benchmark cold rule {i} zq{i:x} 仅用于测试 qv")
+            cold.append(time.perf_counter() - started)
+            assert result.status in ("saved", "conflict", "duplicate"), result
+        service = LocalMemoryService(settings, project, embedder=embedder)
+        service.list_visible()
+        warm = []
+        for i in range(saves):
+            started = time.perf_counter()
+            service.save(f"Benchmark warm rule {i} wz{i:x} 只是测量 vq")
+            warm.append(time.perf_counter() - started)
+
+        started = time.perf_counter()
+        service.injection_block(QUERIES[0], 640)
+        first_turn = time.perf_counter() - started
+        turns = []
+        for query in QUERIES * 2:
+            started = time.perf_counter()
+            block = service.injection_block(query, 640)
+            turns.append(time.perf_counter() - started)
+        size_mb = path.stat().st_size / 1e6
+    return {"count": count, "size_mb": size_mb, "save_cold": statistics.median(cold),
+            "save_warm": statistics.median(warm), "first_turn": first_turn,
+            "turn": statistics.median(turns), "block_chars": len(block)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fake-embedder", action="store_true",
+                        help="hash words instead of the offline USE model (no model load)")
+    parser.add_argument("--sizes", default="1000,5000,10000")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    embedder: object
+    if args.fake_embedder:
+        embedder = FakeEmbedder()
+    else:
+        from paicli_tui.config import Settings
+        from paicli_tui.core.embedders import get_embedder
+
+        embedder = get_embedder(Settings())
+    rows = [bench_size(int(n), embedder) for n in args.sizes.split(",")]
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"embedder: {getattr(embedder, 'name', '?')}")
+    print(f"{'memories':>9} {'file':>8} {'save cold':>11} {'save warm':>11} "
+          f"{'1st turn':>11} {'turn':>11}")
+    for r in rows:
+        print(f"{r['count']:>9} {r['size_mb']:6.2f}MB {_ms(r['save_cold'])} {_ms(r['save_warm'])}"
+              f" {_ms(r['first_turn'])} {_ms(r['turn'])}")
+    base = rows[0]
+    for r in rows[1:]:
+        grow = r["count"] / base["count"]
+        print(f"{base['count']}→{r['count']} (×{grow:.0f} entries): save cold "
+              f"×{r['save_cold'] / base['save_cold']:.1f}, save warm "
+              f"×{r['save_warm'] / base['save_warm']:.1f}, turn ×{r['turn'] / base['turn']:.1f}"
+              f" — linear would be ×{grow:.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
