@@ -1,11 +1,31 @@
-"""search_code: vector, full-text and hybrid search over the project's code index."""
+"""search_code: semantic, full-text and hybrid search over the code index (and a grep mode).
+
+One question becomes a QueryPlan (core.code.query): the original text and, for Chinese or
+mixed questions, an English reading. Each ranker runs on what suits it — full-text on the
+original words plus the English terms, the multilingual embedder on the original and on the
+English reading — and hybrid fuses every ranking it ran with reciprocal-rank fusion
+(core.code.fusion), keeping each ranker's rank for ``--explain``.
+"""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 
 from ...config import Settings
+from ...paths import normalise_project_root
+from ..embedders.base import Embedder
+
+Mode = Literal["grep", "semantic", "text", "hybrid"]
+MODES: tuple[str, ...] = ("hybrid", "semantic", "text", "grep")
+MAX_TOP_K = 30
+RANKER_DEPTH = 100
+"""Candidates each ranker contributes to the fusion."""
+
+_COLUMNS = ["id", "path", "kind", "name", "start_line", "end_line", "language", "parent",
+            "signature", "source"]
 
 
 class SearchError(RuntimeError):
@@ -13,18 +33,179 @@ class SearchError(RuntimeError):
 
 
 @dataclass
+class SearchHit:
+    path: str
+    start_line: int
+    end_line: int
+    name: str
+    kind: str
+    score: float
+    language: str = ""
+    signature: str = ""
+    source: str = ""
+    id: str = ""
+    ranks: dict[str, int | None] = field(default_factory=dict)
+
+    def to_json(self, *, explain: bool = False, with_source: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "start_line": self.start_line,
+                                "end_line": self.end_line, "name": self.name,
+                                "kind": self.kind, "score": round(self.score, 6)}
+        if explain:
+            data["ranks"] = dict(self.ranks)
+        if with_source:
+            data["source"] = self.source
+        return data
+
+
+@dataclass
 class SearchResponse:
     query: str
     mode: str
-    hits: list = field(default_factory=list)
+    hits: list[SearchHit] = field(default_factory=list)
+    plan: dict[str, Any] = field(default_factory=dict)
+    """What each ranker was asked (for --explain)."""
+    seconds: float = 0.0
+    note: str = ""
+
+    def to_json(self, *, explain: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {"query": self.query, "mode": self.mode,
+                                "results": [h.to_json(explain=explain) for h in self.hits]}
+        if explain:
+            data["plan"] = self.plan
+        if self.note:
+            data["note"] = self.note
+        return data
+
+
+def clamp_top_k(top_k: int | None, default: int) -> int:
+    value = default if top_k is None else int(top_k)
+    return max(1, min(MAX_TOP_K, value))
+
+
+def no_index_message() -> str:
+    return ("this project has no code index yet: run `paicli-tui index` in the project (or "
+            "/index in the TUI) to build it; meanwhile use grep_code for exact search")
 
 
 def search_project(settings: Settings, project_root: Path, query: str, *, mode: str = "hybrid",
-                   top_k: int = 5) -> SearchResponse:
-    """Best ``top_k`` chunks for ``query``. Raises SearchError when there is no index yet."""
-    raise SearchError("this project has no code index yet: run `paicli-tui index` (or /index) "
-                      "first; meanwhile use grep_code")
+                   top_k: int | None = None, embedder: Embedder | None = None,
+                   rewrite: Any = None) -> SearchResponse:
+    """Best ``top_k`` (default settings.search_top_k, at most 30) chunks for ``query``.
+
+    Raises SearchError when the mode is unknown, the project has no index (grep needs
+    none), or the index was built with a different embedder.
+    """
+    started = time.perf_counter()
+    query = " ".join((query or "").split())
+    if not query:
+        raise SearchError("the query is empty")
+    if mode not in MODES:
+        raise SearchError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
+    k = clamp_top_k(top_k, settings.search_top_k)
+    root = normalise_project_root(project_root)
+    if mode == "grep":
+        from .grep_rank import grep_search
+
+        response = grep_search(settings, root, query, k)
+        response.seconds = time.perf_counter() - started
+        return response
+    from .lance_store import index_location, open_index
+
+    tables = open_index(index_location(settings, root))
+    if tables is None or tables.chunks is None:
+        raise SearchError(no_index_message())
+    if tables.chunks.count_rows() == 0:
+        return SearchResponse(query, mode, note="the index is empty (no source files found)")
+    from .query import plan_query
+
+    plan = plan_query(query, home=settings.home, rewrite=rewrite)
+    rankings: dict[str, list[str]] = {}
+    rows: dict[str, dict[str, Any]] = {}
+    if mode in ("text", "hybrid"):
+        rankings.update(_fulltext_rankings(tables.chunks, plan, rows))
+    if mode in ("semantic", "hybrid"):
+        if embedder is None:
+            from ..embedders import get_embedder
+
+            embedder = get_embedder(settings)
+        _check_embedder(tables.meta, embedder)
+        rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows))
+    from .fusion import rrf
+
+    fused = rrf(rankings)
+    hits = []
+    for item in fused[:k]:
+        row = rows[item.id]
+        hits.append(SearchHit(
+            path=row["path"], start_line=int(row["start_line"]), end_line=int(row["end_line"]),
+            name=row["name"], kind=row["kind"], score=item.score, language=row["language"],
+            signature=row["signature"], source=row["source"], id=item.id,
+            ranks=dict(item.ranks)))
+    response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings))
+    response.seconds = time.perf_counter() - started
+    return response
 
 
-def format_hits_for_model(response: SearchResponse) -> str:
-    return "No results."
+def _check_embedder(meta: dict[str, str], embedder: Embedder) -> None:
+    built = meta.get("embedder")
+    if built and built != embedder.name:
+        raise SearchError(f"the index was built with the embedder {built!r} but the current "
+                          f"embedder is {embedder.name!r}: run `paicli-tui index` to rebuild "
+                          "it (or set the embedder back)")
+
+
+def _fulltext_rankings(table: Any, plan: Any, rows: dict[str, dict[str, Any]]
+                       ) -> dict[str, list[str]]:
+    words = plan.fulltext_query.strip() or plan.original
+    try:
+        found = (table.search(words, query_type="fts", fts_columns="fulltext")
+                 .select([*_COLUMNS, "_score"]).limit(RANKER_DEPTH).to_list())
+    except Exception as exc:  # noqa: BLE001 - an FTS index still being built is not fatal
+        if "index" not in str(exc).lower():
+            raise
+        found = []
+    ids = []
+    for row in found:
+        rows.setdefault(row["id"], row)
+        ids.append(row["id"])
+    return {"text": ids}
+
+
+def _vector_rankings(table: Any, plan: Any, embedder: Embedder,
+                     rows: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    queries = list(dict.fromkeys(plan.embedding_queries)) or [plan.original]
+    vectors = embedder.embed_queries(queries)
+    rankings: dict[str, list[str]] = {}
+    for number, vector in enumerate(vectors):
+        found = (table.search(vector.tolist(), vector_column_name="vector")
+                 .distance_type("cosine").select([*_COLUMNS, "_distance"])
+                 .limit(RANKER_DEPTH).to_list())
+        ids = []
+        for row in found:
+            rows.setdefault(row["id"], row)
+            ids.append(row["id"])
+        rankings["semantic" if number == 0 else "semantic:en"] = ids
+    return rankings
+
+
+def _plan_json(plan: Any, rankings: dict[str, list[str]]) -> dict[str, Any]:
+    return {"language": plan.language, "fulltext_query": plan.fulltext_query,
+            "embedding_queries": list(plan.embedding_queries),
+            "terms_source": getattr(plan, "terms_source", "question"),
+            "rankers": list(rankings)}
+
+
+def format_hits_for_model(response: SearchResponse, *, max_source_lines: int = 30) -> str:
+    """Results as the agent sees them: location, name, then the start of each source."""
+    if not response.hits:
+        return f"No results for {response.query!r} ({response.mode}). {response.note}".strip()
+    blocks = [f"{len(response.hits)} results for {response.query!r} ({response.mode}); "
+              "read_file the ranges for more:"]
+    for number, hit in enumerate(response.hits, 1):
+        header = f"{number}. {hit.path}:{hit.start_line}-{hit.end_line} {hit.kind} {hit.name}"
+        lines = hit.source.splitlines()
+        body = "\n".join(lines[:max_source_lines])
+        if len(lines) > max_source_lines:
+            body += f"\n… ({len(lines) - max_source_lines} more lines)"
+        blocks.append(f"{header}\n{body}" if body else header)
+    return "\n\n".join(blocks)

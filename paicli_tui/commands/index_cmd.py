@@ -1,0 +1,88 @@
+"""``paicli-tui index [DIR]``: build or refresh the project's code index (incremental)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..cli import EXIT_ERROR, EXIT_OK, add_project_flag
+from ..config import Settings
+
+HELP = ("Build or refresh the code index of a project (default: the current directory) for "
+        "semantic, full-text and hybrid search and the code graph. Only new and changed "
+        "files are parsed and embedded again.")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", nargs="?", default=None, metavar="DIR",
+                        help="the project folder (default: --project or the current directory)")
+    add_project_flag(parser)
+    parser.add_argument("--rebuild", action="store_true",
+                        help="drop the index and embed every file again")
+    parser.add_argument("--embedder", default=None,
+                        help="'use' (offline, default) or 'ollama:<model>'")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.console import Console
+
+    from ..core.code.indexer import CodeIndexer
+    from ..core.embedders.base import EmbedderError
+
+    root = Path(args.dir or args.project or ".")
+    err = Console(stderr=True)
+    if not root.is_dir():
+        err.print(f"paicli-tui index: {root} is not a folder")
+        return EXIT_ERROR
+    if args.embedder:
+        settings = settings.with_overrides(embedder=args.embedder)
+    indexer = CodeIndexer(settings, root)
+    try:
+        if args.quiet or args.json or not err.is_terminal:
+            summary = indexer.update(rebuild=args.rebuild)
+        else:
+            summary = _with_progress(indexer, err, args.rebuild)
+    except EmbedderError as exc:
+        err.print(f"paicli-tui index: {exc}")
+        return EXIT_ERROR
+    except OSError as exc:
+        err.print(f"paicli-tui index: cannot write the index at {indexer.location}: {exc}")
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps(summary.to_json(), ensure_ascii=False))
+        return EXIT_OK
+    if summary.rebuilt and summary.rebuilt != "new index":
+        print(f"Rebuilt the index: {summary.rebuilt}.")
+    print(f"Indexed {summary.files_seen} files ({summary.files_indexed} parsed, "
+          f"{summary.files_unchanged} unchanged, {summary.files_deleted} removed, "
+          f"{summary.files_skipped} skipped): {summary.chunks_total} chunks "
+          f"({summary.chunks_embedded} embedded, {summary.chunks_reused} reused, "
+          f"{summary.data_chunks_skipped} data blocks left out), {summary.edges_total} graph "
+          f"edges in {summary.seconds:.1f} s with {summary.embedder}.")
+    print(f"Index: {summary.location}")
+    sys.stdout.flush()
+    return EXIT_OK
+
+
+def _with_progress(indexer, console, rebuild: bool):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    labels = {"scan": "Scanning files", "parse": "Parsing", "embed": "Embedding chunks",
+              "write": "Writing", "fulltext": "Full-text index", "done": "Done"}
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def on_progress(event) -> None:
+            if event.phase == "done":
+                return
+            if event.phase not in tasks:
+                tasks[event.phase] = bar.add_task(labels.get(event.phase, event.phase),
+                                                  total=event.total or None)
+            bar.update(tasks[event.phase], completed=event.done, total=event.total or None)
+
+        return indexer.update(on_progress, rebuild=rebuild)

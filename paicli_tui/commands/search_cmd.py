@@ -1,0 +1,62 @@
+"""``paicli-tui search QUERY``: search the project's code (hybrid, semantic, text or grep)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..cli import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
+from ..config import Settings
+
+HELP = ("Search the project's code. hybrid (default) fuses full-text and semantic ranking; "
+        "semantic uses the embedder; text the full-text index; grep exact words (no index "
+        "needed). Chinese and English questions both work. Build the index first with "
+        "`paicli-tui index`.")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("query", nargs="+", help="what you are looking for")
+    parser.add_argument("--mode", choices=("hybrid", "semantic", "text", "grep"),
+                        default="hybrid")
+    parser.add_argument("--top-k", dest="top_k", type=int, default=None,
+                        help="number of results (default 5, at most 30)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--explain", action="store_true",
+                        help="show each ranker's rank and the query plan")
+    add_project_flag(parser)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from ..core.code.search import SearchError, search_project
+    from ..core.embedders.base import EmbedderError
+
+    if args.top_k is not None and not 1 <= args.top_k <= 30:
+        print("paicli-tui search: --top-k must be between 1 and 30")
+        return EXIT_USAGE
+    root = Path(args.project or ".")
+    query = " ".join(args.query)
+    try:
+        response = search_project(settings, root, query, mode=args.mode, top_k=args.top_k)
+    except (SearchError, EmbedderError) as exc:
+        if args.json:
+            print(json.dumps({"query": query, "mode": args.mode, "results": [],
+                              "error": str(exc)}, ensure_ascii=False))
+        else:
+            print(f"paicli-tui search: {exc}")
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps(response.to_json(explain=args.explain), ensure_ascii=False))
+        return EXIT_OK
+    if not response.hits:
+        print(f"No results for {query!r}. {response.note}".strip())
+        return EXIT_OK
+    for number, hit in enumerate(response.hits, 1):
+        print(f"{number}. {hit.path}:{hit.start_line}-{hit.end_line}  {hit.kind} {hit.name}  "
+              f"({hit.score:.4f})")
+        if args.explain and hit.ranks:
+            ranks = ", ".join(f"{k} #{v}" if v else f"{k} -" for k, v in hit.ranks.items())
+            print(f"   ranks: {ranks}")
+    if args.explain:
+        print(f"plan: {json.dumps(response.plan, ensure_ascii=False)}")
+    return EXIT_OK

@@ -1,0 +1,417 @@
+"""Build and refresh a project's code index: incremental by file content, one commit per batch.
+
+An unchanged file costs a stat call; a touched file with the same content costs a hash; a
+changed file is re-parsed and only chunks whose ranking text changed are re-embedded; a
+batch of changed files replaces its chunks and edges in one commit each (merge_insert with
+delete-by-source), so a reader never sees a file half replaced. Deleted files disappear.
+Progress is reported through a callback of typed events.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from ...config import Settings
+from ...paths import normalise_project_root
+from ..embedders.base import Embedder
+from .chunk import Chunk
+from .chunking import ChunkedFile, chunk_file, language_of
+from .ignore import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, is_binary_bytes, walk_project_files
+from .lance_store import (
+    SCHEMA_VERSION,
+    IndexTables,
+    index_location,
+    is_local,
+    open_index,
+    path_filter,
+    reset_tables,
+    write_meta,
+)
+
+INDEX_SKIPPED_DIRS = ALWAYS_SKIPPED_DIRS | frozenset({
+    "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache",
+    ".ruff_cache", ".gradle", ".idea", ".vscode", "site-packages", ".eggs",
+})
+"""Vendored and cache folders never worth indexing, even without a .gitignore."""
+
+BATCH_CHUNKS = 512
+"""Chunks embedded and committed together (bounded memory, few commits)."""
+
+Phase = Literal["scan", "parse", "embed", "write", "fulltext", "done"]
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    """One progress event: ``done`` of ``total`` units of ``phase`` (files or chunks)."""
+
+    phase: Phase
+    done: int
+    total: int
+    detail: str = ""
+
+
+ProgressCallback = Callable[[IndexProgress], None]
+
+
+@dataclass
+class IndexSummary:
+    files_seen: int = 0
+    files_indexed: int = 0
+    """Files (re)parsed because they are new or their content changed."""
+    files_unchanged: int = 0
+    files_deleted: int = 0
+    files_skipped: int = 0
+    """Binary, too large or unreadable files."""
+    chunks_total: int = 0
+    chunks_embedded: int = 0
+    chunks_reused: int = 0
+    data_chunks_skipped: int = 0
+    edges_total: int = 0
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+    embedder: str = ""
+    location: str = ""
+    rebuilt: str | None = None
+    """Why the whole index was rebuilt (new index, different embedder, --rebuild)."""
+    parsers: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class _Candidate:
+    path: str
+    size: int
+    mtime_ns: int
+    data: bytes | None = None
+    digest: str = ""
+
+
+def _noop(_: IndexProgress) -> None:
+    return None
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+def list_index_files(root: Path) -> Iterable[str]:
+    """Project files the index considers (gitignore honoured, vendor folders skipped)."""
+    for rel in walk_project_files(root, skip_dirs=INDEX_SKIPPED_DIRS):
+        if language_of(rel) is not None:
+            yield rel
+
+
+class CodeIndexer:
+    """Keeps ``<project>/.paicli/index`` (or ``settings.index_uri``) in step with the files."""
+
+    def __init__(self, settings: Settings, project_root: Path, embedder: Embedder | None = None,
+                 *, batch_chunks: int = BATCH_CHUNKS) -> None:
+        self.settings = settings
+        self.root = normalise_project_root(project_root)
+        self.location = index_location(settings, self.root)
+        self._embedder = embedder
+        self.batch_chunks = batch_chunks
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from ..embedders import get_embedder
+
+            self._embedder = get_embedder(self.settings)
+        return self._embedder
+
+    def update(self, progress: ProgressCallback | None = None, *,
+               rebuild: bool = False) -> IndexSummary:
+        """Bring the index up to date with the project; returns what was done.
+
+        Raises EmbedderError when the embedder cannot run (nothing is half written: the
+        files table only records a file after its chunks are committed).
+        """
+        report = progress or _noop
+        started = time.perf_counter()
+        embedder = self.embedder
+        summary = IndexSummary(embedder=embedder.name, location=self.location)
+        with _IndexLock(self.location):
+            tables = open_index(self.location, create=True)
+            assert tables is not None
+            summary.rebuilt = self._prepare(tables, embedder, rebuild)
+            known = self._known_files(tables)
+            candidates = self._scan(report, summary)
+            changed, touched = self._classify(candidates, known, summary)
+            deleted = sorted(set(known) - {c.path for c in candidates})
+            self._delete(tables, deleted)
+            summary.files_deleted = len(deleted)
+            parsed = self._parse(changed, report, summary)
+            self._embed_and_write(tables, parsed, report, summary)
+            self._record_files(tables, touched, {})
+            if parsed or deleted or summary.rebuilt:
+                self._refresh_fulltext(tables, report)
+            summary.chunks_total = tables.chunks.count_rows() if tables.chunks else 0
+            summary.edges_total = tables.edges.count_rows() if tables.edges else 0
+        summary.seconds = time.perf_counter() - started
+        report(IndexProgress("done", summary.files_seen, summary.files_seen))
+        return summary
+
+    # --- steps ----------------------------------------------------------------------------
+    def _prepare(self, tables: IndexTables, embedder: Embedder, rebuild: bool) -> str | None:
+        meta = tables.meta
+        wanted = {"embedder": embedder.name, "dim": str(embedder.dim),
+                  "schema": SCHEMA_VERSION}
+        reason = None
+        if rebuild:
+            reason = "rebuild requested"
+        elif not meta or tables.chunks is None or tables.files is None or tables.edges is None:
+            reason = "new index"
+        elif meta.get("schema") != SCHEMA_VERSION:
+            reason = f"index format changed ({meta.get('schema')} -> {SCHEMA_VERSION})"
+        elif meta.get("embedder") != embedder.name or meta.get("dim") != str(embedder.dim):
+            reason = (f"embedder changed from {meta.get('embedder')} ({meta.get('dim')}-d) to "
+                      f"{embedder.name} ({embedder.dim}-d): every chunk is embedded again")
+        if reason:
+            reset_tables(tables, embedder.dim)
+            write_meta(tables, wanted)
+        return reason
+
+    def _known_files(self, tables: IndexTables) -> dict[str, dict[str, Any]]:
+        if tables.files is None:
+            return {}
+        return {row["path"]: row for row in tables.files.to_arrow().to_pylist()}
+
+    def _scan(self, report: ProgressCallback, summary: IndexSummary) -> list[_Candidate]:
+        candidates: list[_Candidate] = []
+        for rel in list_index_files(self.root):
+            try:
+                info = os.stat(self.root / rel)
+            except OSError:
+                summary.files_skipped += 1
+                continue
+            if info.st_size > MAX_FILE_BYTES:
+                summary.files_skipped += 1
+                continue
+            candidates.append(_Candidate(rel, info.st_size, info.st_mtime_ns))
+            if len(candidates) % 500 == 0:
+                report(IndexProgress("scan", len(candidates), 0, rel))
+        summary.files_seen = len(candidates)
+        report(IndexProgress("scan", len(candidates), len(candidates)))
+        return candidates
+
+    def _classify(self, candidates: list[_Candidate], known: dict[str, dict[str, Any]],
+                  summary: IndexSummary) -> tuple[list[_Candidate], list[_Candidate]]:
+        changed: list[_Candidate] = []
+        touched: list[_Candidate] = []
+        kept: list[_Candidate] = []
+        for candidate in candidates:
+            row = known.get(candidate.path)
+            if row and row["size"] == candidate.size and row["mtime_ns"] == candidate.mtime_ns:
+                summary.files_unchanged += 1
+                kept.append(candidate)
+                continue
+            try:
+                data = (self.root / candidate.path).read_bytes()
+            except OSError:
+                summary.files_skipped += 1
+                continue
+            if is_binary_bytes(data):
+                summary.files_skipped += 1
+                continue
+            candidate.data = data
+            candidate.digest = file_digest(data)
+            if row and row["hash"] == candidate.digest:
+                summary.files_unchanged += 1
+                touched.append(candidate)
+            else:
+                changed.append(candidate)
+            kept.append(candidate)
+        candidates[:] = kept
+        summary.files_indexed = len(changed)
+        return changed, touched
+
+    def _delete(self, tables: IndexTables, paths: list[str]) -> None:
+        for start in range(0, len(paths), 500):
+            where = path_filter(paths[start : start + 500])
+            for table in (tables.chunks, tables.edges, tables.files):
+                if table is not None:
+                    table.delete(where)
+
+    def _parse(self, changed: list[_Candidate], report: ProgressCallback,
+               summary: IndexSummary) -> list[tuple[_Candidate, ChunkedFile]]:
+        parsed: list[tuple[_Candidate, ChunkedFile]] = []
+        for number, candidate in enumerate(changed, 1):
+            text = (candidate.data or b"").decode("utf-8", errors="replace")
+            result = chunk_file(candidate.path, text)
+            summary.data_chunks_skipped += result.skipped_data_chunks
+            summary.parsers[result.parser] = summary.parsers.get(result.parser, 0) + 1
+            candidate.data = None  # the text lives on in the chunks; free the bytes
+            parsed.append((candidate, result))
+            if number % 50 == 0 or number == len(changed):
+                report(IndexProgress("parse", number, len(changed), candidate.path))
+        return parsed
+
+    def _embed_and_write(self, tables: IndexTables, parsed: list[tuple[_Candidate, ChunkedFile]],
+                         report: ProgressCallback, summary: IndexSummary) -> None:
+        from .ranking_text import embedding_text, fulltext_text
+
+        total = sum(len(result.chunks) for _, result in parsed)
+        done = 0
+        batch: list[tuple[_Candidate, ChunkedFile]] = []
+        size = 0
+        for item in parsed:
+            batch.append(item)
+            size += len(item[1].chunks)
+            if size >= self.batch_chunks:
+                done = self._write_batch(tables, batch, embedding_text, fulltext_text, summary,
+                                         report, done, total)
+                batch, size = [], 0
+        if batch:
+            self._write_batch(tables, batch, embedding_text, fulltext_text, summary, report,
+                              done, total)
+
+    def _write_batch(self, tables: IndexTables, batch: list[tuple[_Candidate, ChunkedFile]],
+                     embedding_text: Callable[[Chunk], str], fulltext_text: Callable[[Chunk], str],
+                     summary: IndexSummary, report: ProgressCallback, done: int,
+                     total: int) -> int:
+        paths = [candidate.path for candidate, _ in batch]
+        chunks: list[Chunk] = []
+        seen_ids: set[str] = set()
+        for _, result in batch:
+            for chunk in result.chunks:
+                if chunk.id not in seen_ids:
+                    seen_ids.add(chunk.id)
+                    chunks.append(chunk)
+        texts = [embedding_text(c) for c in chunks]
+        hashes = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+        vectors = self._vectors(tables, paths, texts, hashes, summary)
+        rows = [_chunk_row(c, fulltext_text(c), h, v) for c, h, v in
+                zip(chunks, hashes, vectors, strict=True)]
+        where = path_filter(paths)
+        if rows:
+            (tables.chunks.merge_insert("id").when_matched_update_all()
+             .when_not_matched_insert_all().when_not_matched_by_source_delete(where)
+             .execute(rows))
+        else:
+            tables.chunks.delete(where)
+        edge_rows = _edge_rows(batch)
+        if edge_rows:
+            (tables.edges.merge_insert("id").when_matched_update_all()
+             .when_not_matched_insert_all().when_not_matched_by_source_delete(where)
+             .execute(edge_rows))
+        else:
+            tables.edges.delete(where)
+        self._record_files(tables, [c for c, _ in batch],
+                           {c.path: (len(r.chunks), r.parser) for c, r in batch})
+        done += len(chunks)
+        report(IndexProgress("embed", done, total, paths[-1]))
+        return done
+
+    def _vectors(self, tables: IndexTables, paths: list[str], texts: list[str],
+                 hashes: list[str], summary: IndexSummary) -> list[np.ndarray]:
+        """Vectors for the texts: reused when the same text was embedded before for these
+        files (an edit re-embeds only the chunks it changed), else embedded once per text."""
+        reuse: dict[str, np.ndarray] = {}
+        if tables.chunks is not None and tables.chunks.count_rows() > 0:
+            wanted = set(hashes)
+            existing = (tables.chunks.search().where(path_filter(paths))
+                        .select(["text_hash", "vector"]).limit(None).to_arrow())
+            for text_hash, vector in zip(existing.column("text_hash").to_pylist(),
+                                         existing.column("vector").to_numpy(
+                                             zero_copy_only=False), strict=True):
+                if text_hash in wanted:
+                    reuse[text_hash] = np.asarray(vector, dtype=np.float32)
+        todo: dict[str, str] = {}
+        for text, text_hash in zip(texts, hashes, strict=True):
+            if text_hash not in reuse and text_hash not in todo:
+                todo[text_hash] = text
+        if todo:
+            started = time.perf_counter()
+            embedded = self.embedder.embed(list(todo.values()))
+            summary.embed_seconds += time.perf_counter() - started
+            for text_hash, vector in zip(todo, embedded, strict=True):
+                reuse[text_hash] = vector
+        summary.chunks_embedded += len(todo)
+        summary.chunks_reused += len(texts) - len(todo)
+        return [reuse[h] for h in hashes]
+
+    def _record_files(self, tables: IndexTables, candidates: list[_Candidate],
+                      counts: dict[str, tuple[int, str]]) -> None:
+        if not candidates:
+            return
+        known = {}
+        if not counts:
+            rows = (tables.files.search().where(path_filter([c.path for c in candidates]))
+                    .limit(None).to_arrow().to_pylist())
+            known = {r["path"]: r for r in rows}
+        rows = []
+        for c in candidates:
+            chunks, parser = counts.get(c.path) or (known.get(c.path, {}).get("chunks", 0),
+                                                    known.get(c.path, {}).get("parser", ""))
+            rows.append({"path": c.path, "hash": c.digest, "size": c.size,
+                         "mtime_ns": c.mtime_ns, "chunks": chunks, "parser": parser})
+        (tables.files.merge_insert("path").when_matched_update_all()
+         .when_not_matched_insert_all().execute(rows))
+
+    def _refresh_fulltext(self, tables: IndexTables, report: ProgressCallback) -> None:
+        """(Re)build the full-text index; ICU segmentation splits Chinese words offline."""
+        report(IndexProgress("fulltext", 0, 1))
+        if tables.chunks.count_rows() == 0:
+            return
+        from lancedb.index import FTS
+
+        tables.chunks.create_index("fulltext", config=FTS(base_tokenizer="icu"), replace=True)
+        report(IndexProgress("fulltext", 1, 1))
+
+
+def _chunk_row(chunk: Chunk, fulltext: str, text_hash: str, vector: np.ndarray) -> dict[str, Any]:
+    return {
+        "id": chunk.id, "path": chunk.path, "kind": chunk.kind, "name": chunk.name,
+        "start_line": chunk.start_line, "end_line": chunk.end_line,
+        "language": chunk.language, "parent": chunk.parent or "", "doc": chunk.doc,
+        "signature": chunk.signature, "context": chunk.context, "source": chunk.source,
+        "fulltext": fulltext, "text_hash": text_hash, "vector": vector.tolist(),
+    }
+
+
+def _edge_rows(batch: list[tuple[_Candidate, ChunkedFile]]) -> list[dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    for _, result in batch:
+        for edge in result.edges:
+            key = hashlib.sha1(f"{edge.src}\0{edge.dst}\0{edge.kind}\0{edge.path}\0{edge.line}"
+                               .encode()).hexdigest()[:20]
+            rows[key] = {"id": key, "src": edge.src, "dst": edge.dst, "kind": edge.kind,
+                         "path": edge.path, "line": edge.line}
+    return list(rows.values())
+
+
+class _IndexLock:
+    """One index update at a time per local index (another process waits, then proceeds)."""
+
+    def __init__(self, location: str) -> None:
+        self.path = Path(location.removeprefix("file://") + ".lock") if is_local(location) \
+            else None
+        self._lock: Any = None
+
+    def __enter__(self) -> _IndexLock:
+        if self.path is not None:
+            import portalocker
+
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ignore = self.path.parent / ".gitignore"
+            if self.path.parent.name == ".paicli" and not ignore.exists():
+                # the index and its lock are local build products, never committed
+                ignore.write_text("index/\nindex.lock\n", encoding="utf-8")
+            self._lock = portalocker.Lock(str(self.path), timeout=600)
+            self._lock.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._lock is not None:
+            self._lock.release()

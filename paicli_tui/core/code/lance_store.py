@@ -1,0 +1,156 @@
+"""The code index's LanceDB tables: chunks (+ vectors and full-text), files, edges, meta.
+
+LanceDB and pyarrow are imported on first use only; Rust logging is lowered before that
+import because LanceDB is noisy on stderr (a full-screen app cannot have stray output).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...config import Settings
+from ...paths import ProjectPaths
+
+SCHEMA_VERSION = "1"
+CHUNKS, FILES, EDGES, META = "chunks", "files", "edges", "meta"
+
+
+def index_location(settings: Settings, project_root: Path) -> str:
+    """Where this project's index lives: ``settings.index_uri`` or ``<project>/.paicli/index``."""
+    if settings.index_uri:
+        return settings.index_uri
+    return str(ProjectPaths.for_dir(project_root).index_dir)
+
+
+def is_local(uri: str) -> bool:
+    return "://" not in uri or uri.startswith("file://")
+
+
+def import_lancedb() -> Any:
+    """``lancedb``, imported with its Rust logging turned down to errors (its logger reads
+    LANCEDB_LOG; RUST_LOG is set too for the crates that follow the usual convention)."""
+    os.environ.setdefault("RUST_LOG", "error")
+    os.environ.setdefault("LANCEDB_LOG", "error")
+    import lancedb
+
+    return lancedb
+
+
+def sql_string(value: str) -> str:
+    """A SQL string literal for a LanceDB filter (single quotes doubled)."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def path_filter(paths: list[str]) -> str:
+    """``path IN (...)`` for the given project paths."""
+    return "path IN (" + ", ".join(sql_string(p) for p in paths) + ")"
+
+
+def chunk_schema(dim: int) -> Any:
+    import pyarrow as pa
+
+    return pa.schema([
+        pa.field("id", pa.string()),
+        pa.field("path", pa.string()),
+        pa.field("kind", pa.string()),
+        pa.field("name", pa.string()),
+        pa.field("start_line", pa.int32()),
+        pa.field("end_line", pa.int32()),
+        pa.field("language", pa.string()),
+        pa.field("parent", pa.string()),
+        pa.field("doc", pa.string()),
+        pa.field("signature", pa.string()),
+        pa.field("context", pa.string()),
+        pa.field("source", pa.string()),
+        pa.field("fulltext", pa.string()),
+        pa.field("text_hash", pa.string()),
+        pa.field("vector", pa.list_(pa.float32(), dim)),
+    ])
+
+
+def files_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([
+        pa.field("path", pa.string()),
+        pa.field("hash", pa.string()),
+        pa.field("size", pa.int64()),
+        pa.field("mtime_ns", pa.int64()),
+        pa.field("chunks", pa.int32()),
+        pa.field("parser", pa.string()),
+    ])
+
+
+def edges_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([
+        pa.field("id", pa.string()),
+        pa.field("src", pa.string()),
+        pa.field("dst", pa.string()),
+        pa.field("kind", pa.string()),
+        pa.field("path", pa.string()),
+        pa.field("line", pa.int32()),
+    ])
+
+
+def meta_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([pa.field("key", pa.string()), pa.field("value", pa.string())])
+
+
+@dataclass
+class IndexTables:
+    """Open handles on one index (tables that do not exist yet are None)."""
+
+    db: Any
+    chunks: Any | None
+    files: Any | None
+    edges: Any | None
+    meta: dict[str, str]
+
+
+def table_names(db: Any) -> set[str]:
+    listing = db.list_tables()
+    names = getattr(listing, "tables", listing)
+    return set(names)
+
+
+def open_index(uri: str, *, create: bool = False) -> IndexTables | None:
+    """The index at ``uri``; None when there is none (and ``create`` is False)."""
+    if not create and is_local(uri) and not Path(uri.removeprefix("file://")).exists():
+        return None
+    lancedb = import_lancedb()
+    db = lancedb.connect(uri)
+    names = table_names(db)
+    if not create and META not in names:
+        return None
+    meta: dict[str, str] = {}
+    if META in names:
+        for row in db.open_table(META).to_arrow().to_pylist():
+            meta[row["key"]] = row["value"]
+    return IndexTables(
+        db=db,
+        chunks=db.open_table(CHUNKS) if CHUNKS in names else None,
+        files=db.open_table(FILES) if FILES in names else None,
+        edges=db.open_table(EDGES) if EDGES in names else None,
+        meta=meta,
+    )
+
+
+def write_meta(tables: IndexTables, values: dict[str, str]) -> None:
+    rows = [{"key": k, "value": v} for k, v in sorted(values.items())]
+    tables.db.create_table(META, data=rows, schema=meta_schema(), mode="overwrite")
+    tables.meta = dict(values)
+
+
+def reset_tables(tables: IndexTables, dim: int) -> None:
+    """Empty chunks/files/edges tables (a first build, or a rebuild for a new embedder)."""
+    db = tables.db
+    tables.chunks = db.create_table(CHUNKS, schema=chunk_schema(dim), mode="overwrite")
+    tables.files = db.create_table(FILES, schema=files_schema(), mode="overwrite")
+    tables.edges = db.create_table(EDGES, schema=edges_schema(), mode="overwrite")

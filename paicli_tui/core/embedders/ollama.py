@@ -1,0 +1,101 @@
+"""Ollama embeddings over HTTP (``/api/embed``, batched): ``nomic-embed-text`` by default,
+any embedding model by name. The host comes from settings (OLLAMA_HOST)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import httpx
+import numpy as np
+
+from .base import EmbedderError, l2_normalise
+
+DEFAULT_MODEL = "nomic-embed-text"
+DEFAULT_HOST = "http://127.0.0.1:11434"
+KNOWN_DIMS = {"nomic-embed-text": 768, "mxbai-embed-large": 1024, "all-minilm": 384,
+              "bge-m3": 1024, "snowflake-arctic-embed": 1024}
+
+# nomic-embed-text was trained with task prefixes; they measurably help retrieval
+_PREFIXES = {"nomic-embed-text": ("search_document: ", "search_query: ")}
+
+
+def normalise_host(host: str | None) -> str:
+    """``host:port``, ``0.0.0.0``, or a full URL -> a base URL httpx can use."""
+    host = (host or "").strip() or DEFAULT_HOST
+    if "://" not in host:
+        host = "http://" + host
+    scheme, rest = host.split("://", 1)
+    rest = rest.rstrip("/")
+    if rest.startswith("0.0.0.0"):
+        rest = "127.0.0.1" + rest[len("0.0.0.0"):]
+    if ":" not in rest.split("/")[0]:
+        rest = rest.split("/")[0] + ":11434" + rest[len(rest.split("/")[0]):]
+    return f"{scheme}://{rest}"
+
+
+class OllamaEmbedder:
+    def __init__(self, model: str = DEFAULT_MODEL, host: str | None = None, *,
+                 batch_size: int = 32, timeout_s: float = 120.0,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        self.model = model
+        self.base_url = normalise_host(host)
+        self.batch_size = batch_size
+        self.name = f"ollama:{model}"
+        self._dim: int | None = KNOWN_DIMS.get(model.split(":")[0])
+        self._client = httpx.Client(base_url=self.base_url, timeout=timeout_s,
+                                    transport=transport)
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self._request(["dimension probe"]).shape[1])
+        return self._dim
+
+    def _prefix(self, query: bool) -> str:
+        prefixes = _PREFIXES.get(self.model.split(":")[0])
+        return prefixes[1 if query else 0] if prefixes else ""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts, query=False)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts, query=True)
+
+    def _embed(self, texts: Sequence[str], *, query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        prefix = self._prefix(query)
+        parts = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = [prefix + (t or " ") for t in texts[start : start + self.batch_size]]
+            parts.append(self._request(batch))
+        vectors = np.vstack(parts)
+        self._dim = int(vectors.shape[1])
+        return l2_normalise(vectors)
+
+    def _request(self, batch: list[str]) -> np.ndarray:
+        try:
+            response = self._client.post("/api/embed", json={"model": self.model,
+                                                              "input": batch})
+        except httpx.HTTPError as exc:
+            raise EmbedderError(
+                f"cannot reach Ollama at {self.base_url} ({type(exc).__name__}); start it "
+                f"with `ollama serve` and `ollama pull {self.model}`, or set OLLAMA_HOST") \
+                from None
+        if response.status_code == 404:
+            raise EmbedderError(f"Ollama has no model {self.model!r}: run "
+                                f"`ollama pull {self.model}`")
+        if response.status_code >= 400:
+            raise EmbedderError(f"Ollama answered {response.status_code} for /api/embed: "
+                                f"{response.text[:200]}")
+        try:
+            embeddings = response.json()["embeddings"]
+        except (ValueError, KeyError, TypeError):
+            raise EmbedderError("Ollama's /api/embed answer had no 'embeddings'") from None
+        if len(embeddings) != len(batch):
+            raise EmbedderError(f"Ollama returned {len(embeddings)} vectors for "
+                                f"{len(batch)} texts")
+        return np.asarray(embeddings, dtype=np.float32)
+
+    def close(self) -> None:
+        self._client.close()
