@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from paicli_tui.config import Settings
 from paicli_tui.core.memory.auto import extract_and_save
@@ -204,3 +206,18 @@ def test_adversarial_replies_fail_the_code_checks_even_without_local_filters() -
         source = FilteredInput.of(drop_sensitive_sentences(case["input"]).strip())
         for reply in case.get("adversarial") or ():
             assert check_reply(reply, source).quotes == [], (case["id"], reply)
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab 。！？；;!?.\n我们\"“”>`")), max_size=60))
+def test_sentences_cover_the_text_exactly(text: str) -> None:
+    sentences = split_sentences(text)
+    assert "".join(s.text for s in sentences) == text
+    assert all(text[s.start:s.end] == s.text for s in sentences)
+
+
+@given(st.text(max_size=200))
+def test_accepted_quotes_are_always_verbatim_and_clean(text: str) -> None:
+    source = FilteredInput.of(text)
+    for quote in {text[i:i + 12] for i in range(0, max(0, len(text) - 12), 7)}:
+        if check_quote(quote, source) is None:
+            assert quote in text and "\n" not in quote and 5 <= len(quote.strip()) <= 180

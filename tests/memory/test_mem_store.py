@@ -12,9 +12,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from paicli_tui.config import load_settings
+from paicli_tui.core.memory.book import MemoryBook
 from paicli_tui.core.memory.entry import SCHEMA_VERSION, MemoryEntry, new_entry_id
-from paicli_tui.core.memory.store import MemoryStore, _parse
+from paicli_tui.core.memory.store import MemoryStore, _parse, serialise
 
 FIXED = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -79,16 +83,22 @@ def test_unreadable_files_are_never_overwritten_empty(tmp_path: Path, garbage: s
     assert len(list(tmp_path.glob("*.corrupt-*"))) == 1
 
 
-def _save_many(path: str, worker: int, count: int) -> None:
-    store = MemoryStore(Path(path))
+def _save_many(home: str, project: str, worker: int, count: int) -> None:
+    settings = load_settings({}, {"PAICLI_HOME": home})
+    book = MemoryBook(settings, project)
     for i in range(count):
-        store.add(_entry(f"worker {worker} fact {i}"))
+        # force: "fact 1" and "fact 2" are version variants of each other by design
+        result = book.save(f"worker {worker} fact {i}", force=True)
+        assert result.status == "saved", result
 
 
+@pytest.mark.slow
 def test_eight_processes_saving_fifty_each_lose_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "long_term_memory.json"
+    home = tmp_path / "home"
+    path = home / "memory" / "long_term_memory.json"
     ctx = multiprocessing.get_context("fork")
-    workers = [ctx.Process(target=_save_many, args=(str(path), w, 50)) for w in range(8)]
+    workers = [ctx.Process(target=_save_many, args=(str(home), str(tmp_path), w, 50))
+               for w in range(8)]
     for w in workers:
         w.start()
     reads = 0
@@ -132,3 +142,39 @@ def test_writer_killed_at_random_moments_never_leaves_a_broken_file(tmp_path: Pa
             seen = len(_parse(path.read_text(encoding="utf-8")))
     assert seen > 0
     assert not list(tmp_path.glob("*.corrupt-*"))
+
+
+def test_a_file_removed_on_purpose_stays_empty(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    store = MemoryStore(path)
+    store.add(_entry("old fact"))
+    path.unlink()
+    store.add(_entry("new fact"))
+    assert [e.content for e in MemoryStore(path).entries()] == ["new fact"]
+
+
+def test_changes_by_another_writer_are_seen_even_with_equal_size(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    mine, theirs = MemoryStore(path), MemoryStore(path)
+    first = mine.add(_entry("fact AAAA"))
+    assert theirs.entries() == [first]
+    theirs.update(lambda entries: entries.__setitem__(0, first.evolve(content="fact BBBB")))
+    mine.add(_entry("fact CCCC"))
+    assert [e.content for e in MemoryStore(path).entries()] == ["fact BBBB", "fact CCCC"]
+
+
+def test_unwritable_folder_is_a_clear_error(tmp_path: Path) -> None:
+    from paicli_tui.core.memory.store import MemoryFileError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    store = MemoryStore(blocker / "memory" / "m.json")
+    with pytest.raises(MemoryFileError, match="could not"):
+        store.add(_entry("fact"))
+
+
+@given(st.lists(st.text(min_size=1, max_size=40), max_size=8))
+@settings(max_examples=50, deadline=None)
+def test_serialised_file_round_trips_any_text(contents: list[str]) -> None:
+    entries = [_entry(text) for text in contents]
+    assert _parse(serialise(entries)) == entries

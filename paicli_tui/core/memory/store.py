@@ -81,7 +81,8 @@ class MemoryStore:
         self._clock = clock
         self._lock = _thread_lock(self.path)
         self._cache: list[MemoryEntry] = []
-        self._stamp: tuple[int, int, int] | None = None
+        self._text: str | None = None
+        """The file text ``_cache`` was parsed from (None: nothing on disk matches it)."""
         self.last_backup: Path | None = None
         """Where the most recent unreadable file was moved (for a notice to the person)."""
 
@@ -94,35 +95,35 @@ class MemoryStore:
         return self.path.with_name(self.path.name + ".tmp")
 
     # -- reading ----------------------------------------------------------------------------
-    def _file_stamp(self) -> tuple[int, int, int] | None:
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return None
-        return (st.st_ino, st.st_mtime_ns, st.st_size)
-
     def _read(self) -> list[MemoryEntry]:
-        """The file's entries, re-parsed only when the file changed since we last saw it.
+        """The file's entries. The bytes are always re-read; they are re-parsed only when they
+        differ from what this object last read or wrote (cheap, and immune to inode reuse or
+        coarse timestamps, unlike a stat check).
 
         An unparsable file is moved aside and the entries we already hold are returned, so the
         next save writes them back instead of an empty list.
         """
-        stamp = self._file_stamp()
-        if stamp is None:
-            self._stamp = None
-            return list(self._cache)
-        if stamp == self._stamp:
-            return list(self._cache)
         try:
             text = self.path.read_text(encoding="utf-8")
-            entries = _parse(text)
         except FileNotFoundError:
+            if self._text is not None:  # someone removed a good file on purpose: honour it
+                self._cache = []
+            self._text = None
             return list(self._cache)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError as exc:
+            self._move_aside(exc)
+            return list(self._cache)
+        except OSError as exc:
+            raise MemoryFileError(f"could not read {self.path}: {exc.strerror or exc}") from None
+        if text == self._text:
+            return list(self._cache)
+        try:
+            entries = _parse(text)
+        except ValueError as exc:
             self._move_aside(exc)
             return list(self._cache)
         self._cache = entries
-        self._stamp = stamp
+        self._text = text
         return list(entries)
 
     def _move_aside(self, reason: Exception) -> None:
@@ -133,7 +134,7 @@ class MemoryStore:
         except FileNotFoundError:
             return
         self.last_backup = backup
-        self._stamp = None
+        self._text = None
         log.warning("memory file %s was unreadable (%s); moved to %s",
                     self.path, type(reason).__name__, backup)
 
@@ -154,19 +155,25 @@ class MemoryStore:
         import portalocker
 
         with self._lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # A blocking OS lock: waiting happens in the kernel, not in a polling loop, so
-            # eight busy writers do not slow each other down by a check interval each.
-            with open(self.lock_path, "a") as lock_handle:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                lock_handle = open(self.lock_path, "a")  # noqa: SIM115 - closed below
+            except OSError as exc:
+                raise MemoryFileError(
+                    f"could not open {self.lock_path}: {exc.strerror or exc}") from None
+            with lock_handle:
+                # A blocking OS lock: waiting happens in the kernel, not in a polling loop, so
+                # eight busy writers do not slow each other down by a check interval each.
                 portalocker.lock(lock_handle, portalocker.LockFlags.EXCLUSIVE)
                 try:
                     entries = self._read()
-                    original = list(self._cache) if self._stamp is not None else None
+                    original = list(self._cache) if self._text is not None else None
                     result = change(entries)
                     if original is None or not _same(entries, original):
-                        self._write(serialise(entries))
+                        text = serialise(entries)
+                        self._write(text)
                         self._cache = list(entries)
-                        self._stamp = self._file_stamp()
+                        self._text = text
                     return result
                 finally:
                     portalocker.unlock(lock_handle)
