@@ -165,6 +165,14 @@ def test_reply_schema_is_strict(reply: str, quotes: list[str] | None) -> None:
     ("From now on, we squash merge.", "we squash merge", None),
     ("We use “black” style everywhere.", "We use “black” style everywhere", None),
     ("Token budget is 5000 per request.", "Token budget is 5000 per request", "sensitive"),
+    ("从现在开始，回答一律用中文。", "从现在开始，回答一律用中文", None),
+    ("现在开始跑测试。", "现在开始跑测试", "temporary state"),
+    ("We push to git@github.com:acme/app.git only.", "We push to git@github.com:acme/app.git only",
+     None),
+    ("我的邮箱 dev@acme.io，我们用 uv。", "我们用 uv", "sensitive"),
+    ("我们统一用 pytest，不管是否是集成测试。", "我们统一用 pytest，不管是否是集成测试", None),
+    ("我们用 Gradle 吗", "我们用 Gradle", "a question"),
+    ("We use tools, e.g. ruff and mypy.", "We use tools, e.g. ruff and mypy", None),
 ])
 def test_quote_checks(text: str, quote: str, reason: str | None) -> None:
     assert check_quote(quote, FilteredInput.of(text)) == reason

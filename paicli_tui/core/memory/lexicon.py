@@ -29,7 +29,7 @@ _SENSITIVE_EN = re.compile(
 _SECRET_VALUES = re.compile(
     r"(?<![A-Za-z0-9])(?:sk|pk|rk|ghp|gho|ghs|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_\-]{6,}"
     r"|AKIA[0-9A-Z]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
-    r"|[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}"
+    r"|(?<![A-Za-z0-9._%+\-])(?!git@)[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}"
     r"|(?<!\d)1[3-9]\d{9}(?!\d)",
 )
 
@@ -51,7 +51,7 @@ def looks_like_secret_value(text: str) -> bool:
 # --- durable-fact cues: without one, the input is not worth a model call -------------------
 CUES_ZH = ("我", "项目", "仓库", "团队", "偏好", "习惯", "默认", "统一", "使用", "采用", "基于",
            "构建", "技术栈", "语言", "框架", "版本", "编码", "规范", "禁止", "不要", "一律",
-           "以后", "总是", "始终", "必须")
+           "以后", "总是", "始终", "必须", "遵循", "约定")
 _CUES_EN = _english([
     "i", "i'm", "i've", "we", "we're", "our", "us", "my", "project", "repo", "repository",
     "codebase", "team", "prefer", "prefers", "preferred", "preference", "habit", "usually",
@@ -59,7 +59,8 @@ _CUES_EN = _english([
     "use", "uses", "using", "adopt", "adopted", "based on", "build", "builds", "built with",
     "stack", "language", "framework", "version", "encoding", "style", "forbid", "forbidden",
     "never", "don't", "do not", "must", "always", "from now on", "going forward", "in future",
-    "target", "targets", "like", "want",
+    "target", "targets", "like", "want", "follow", "follows", "require", "requires",
+    "required", "should", "rule", "rules", "policy",
 ])
 
 
@@ -75,15 +76,16 @@ _TEMPORARY_EN = _english([
     "today", "tomorrow", "yesterday", "tonight", "now", "right now", "just now", "this time",
     "for now", "temporarily", "temporary", "at the moment", "by the way", "right away",
 ])
-# "From now on" announces a lasting rule (the English 以后), not a temporary state.
-_FROM_NOW_ON = re.compile(r"(?i)\bfrom\s+now\s+on\b")
+# "From now on" / 从现在起 announce a lasting rule (like 以后), not a temporary state.
+_FROM_NOW_ON = re.compile(r"(?i)\bfrom\s+now\s+on\b|从现在(?:起|开始)")
 
 
 def is_temporary(sentence: str) -> bool:
     """True when the sentence describes the current moment rather than a lasting fact."""
+    sentence = _FROM_NOW_ON.sub(" ", sentence)
     if any(word in sentence for word in TEMPORARY_ZH):
         return True
-    return bool(_TEMPORARY_EN.search(_FROM_NOW_ON.sub(" ", sentence)))
+    return bool(_TEMPORARY_EN.search(sentence))
 
 
 # --- questions ---------------------------------------------------------------------------------
@@ -104,7 +106,7 @@ def is_question(sentence: str, terminator: str) -> bool:
     if terminator and terminator in "?？":
         return True
     body = sentence.strip().rstrip("。.！!；;，,、 ")
-    if body.endswith(("吗", "呢", "么")) or "是不是" in body or "是否" in body:
+    if body.endswith(("吗", "呢")) or "是不是" in body:
         return True
     if terminator and terminator in ".。!！":
         return False
