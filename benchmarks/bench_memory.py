@@ -6,8 +6,10 @@ stored memories, measured side by side in one run.
 A save is the whole path: thread lock, file lock, re-read, duplicate and conflict scan, write
 .tmp, fsync, atomic replace. "cold" means a fresh process (the file is parsed and every
 canonical form computed); "warm" means the same process saving again (the parse is reused
-while the file is unchanged). Retrieval "first turn" pays jieba and the embedding of every
-entry not yet in the vector cache; later turns only embed the query.
+while the file is unchanged). Retrieval "1st turn" pays jieba for every entry and embeds at most
+256 of them (the cache fills a batch per turn); "embed rest" fills the rest of the vector
+cache, a one-time cost kept in PAICLI_HOME/memory/vectors; "turn" is a later turn, which only
+embeds the query.
 """
 
 from __future__ import annotations
@@ -117,6 +119,12 @@ def bench_size(count: int, embedder: object, saves: int = 5) -> dict[str, float]
         started = time.perf_counter()
         service.injection_block(QUERIES[0], 640)
         first_turn = time.perf_counter() - started
+        # Fill the rest of the vector cache (a cold store is otherwise filled a batch per turn).
+        started = time.perf_counter()
+        cache = service._vector_cache()
+        if cache is not None:
+            cache.matrix([e.content for e in service.list_visible()])
+        fill = time.perf_counter() - started
         turns = []
         for query in QUERIES * 2:
             started = time.perf_counter()
@@ -124,7 +132,7 @@ def bench_size(count: int, embedder: object, saves: int = 5) -> dict[str, float]
             turns.append(time.perf_counter() - started)
         size_mb = path.stat().st_size / 1e6
     return {"count": count, "size_mb": size_mb, "save_cold": statistics.median(cold),
-            "save_warm": statistics.median(warm), "first_turn": first_turn,
+            "save_warm": statistics.median(warm), "first_turn": first_turn, "fill": fill,
             "turn": statistics.median(turns), "block_chars": len(block)}
 
 
@@ -149,10 +157,10 @@ def main() -> int:
         return 0
     print(f"embedder: {getattr(embedder, 'name', '?')}")
     print(f"{'memories':>9} {'file':>8} {'save cold':>11} {'save warm':>11} "
-          f"{'1st turn':>11} {'turn':>11}")
+          f"{'1st turn':>11} {'embed rest':>11} {'turn':>11}")
     for r in rows:
         print(f"{r['count']:>9} {r['size_mb']:6.2f}MB {_ms(r['save_cold'])} {_ms(r['save_warm'])}"
-              f" {_ms(r['first_turn'])} {_ms(r['turn'])}")
+              f" {_ms(r['first_turn'])} {_ms(r['fill'])} {_ms(r['turn'])}")
     base = rows[0]
     for r in rows[1:]:
         grow = r["count"] / base["count"]

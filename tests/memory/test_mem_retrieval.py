@@ -177,3 +177,25 @@ def test_embedder_failure_falls_back_to_keywords(settings: Settings, project_dir
     service = LocalMemoryService(settings, project_dir, embedder=Broken())
     service.save("tests use pytest")
     assert [r.entry.content for r in service.search("pytest")] == ["tests use pytest"]
+
+
+def test_a_cold_cache_is_filled_a_batch_per_turn(settings: Settings, project_dir: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from paicli_tui.core.memory import retrieval
+
+    monkeypatch.setattr(retrieval, "EMBED_PER_TURN", 2)
+    embedder = FakeEmbedder()
+    service = LocalMemoryService(settings, project_dir, embedder=embedder)
+    for word in ("alpha", "bravo", "charlie", "delta", "echo"):
+        service.save(f"deploy {word}")
+    service.search("deploy")
+    assert embedder.embedded[:2] == ["deploy echo", "deploy delta"]  # newest first
+    assert len(embedder.embedded) == 3  # two memories + the query
+    service.search("deploy")
+    service.search("deploy")
+    memories = [t for t in embedder.embedded if t != "deploy"]
+    assert sorted(memories) == sorted(f"deploy {w}" for w in
+                                      ("alpha", "bravo", "charlie", "delta", "echo"))
+    before = len(embedder.embedded)
+    service.search("deploy")
+    assert len(embedder.embedded) == before + 1  # all cached now: only the query

@@ -28,6 +28,8 @@ TIME_WEIGHT_DAYS = 90.0
 """Age at which the time weight has halved (1 / (1 + age / 90))."""
 VECTOR_FLOOR = 0.3
 """Cosine below which two texts are treated as unrelated (sentence embedders rarely give 0)."""
+EMBED_PER_TURN = 256
+"""Most memories embedded during one turn; a cold cache over a big store fills over turns."""
 BLOCK_OPEN = "<long_term_memory>"
 BLOCK_CLOSE = "</long_term_memory>"
 
@@ -102,7 +104,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     vector_scores: list[float] | None = None
     if vectors is not None:
         try:
-            matrix = vectors.matrix(contents)
+            matrix = vectors.matrix(contents, max_new=EMBED_PER_TURN)
             # Some embedders encode questions differently from documents.
             embed_query = getattr(vectors.embedder, "embed_queries", vectors.embedder.embed)
             cosines = matrix @ embed_query([query])[0]

@@ -85,8 +85,13 @@ class VectorCache:
             log.warning("could not write vector cache %s: %s", self.path, exc.strerror or exc)
             tmp.unlink(missing_ok=True)
 
-    def matrix(self, texts: list[str]) -> np.ndarray:
-        """Rows for ``texts`` in order, embedding (in one batch) only the ones not cached."""
+    def matrix(self, texts: list[str], max_new: int | None = None) -> np.ndarray:
+        """Rows for ``texts`` in order, embedding (in one batch) only the ones not cached.
+
+        ``max_new`` caps how many are embedded in this call, newest texts first; the rest get
+        zero rows (no vector evidence yet) and are embedded by later calls. A first turn over
+        a large store then costs seconds, not minutes, and the cache fills turn by turn.
+        """
         import numpy as np
 
         with self._lock:
@@ -95,15 +100,19 @@ class VectorCache:
             keys = [self._key(t) for t in texts]
             if self._last is not None and self._last[0] == keys:
                 return self._last[1]
-            missing = list(dict.fromkeys(k for k in keys if k not in self._rows))
+            missing = list(dict.fromkeys(k for k in reversed(keys) if k not in self._rows))
+            complete = max_new is None or len(missing) <= max_new
             if missing:
+                batch = missing if complete else missing[:max_new]
                 by_key = {self._key(t): t for t in texts}
-                fresh = np.asarray(self.embedder.embed([by_key[k] for k in missing]),
+                fresh = np.asarray(self.embedder.embed([by_key[k] for k in batch]),
                                    dtype=np.float32)
-                self._rows.update(zip(missing, fresh, strict=True))
+                self._rows.update(zip(batch, fresh, strict=True))
                 self._save()
             if not keys:
                 return np.zeros((0, self.embedder.dim), dtype=np.float32)
-            matrix = np.stack([self._rows[k] for k in keys])
-            self._last = (keys, matrix)
+            zero = np.zeros(self.embedder.dim, dtype=np.float32)
+            matrix = np.stack([self._rows.get(k, zero) for k in keys])
+            if complete:
+                self._last = (keys, matrix)
             return matrix
