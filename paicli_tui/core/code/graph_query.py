@@ -1,20 +1,139 @@
-"""code_graph queries: incoming and outgoing edges of a name, with locations."""
+"""code_graph queries: where a name is defined, and its incoming and outgoing edges.
+
+Names in the graph are dotted (``Inventory``, ``Inventory.take``, ``java.util.List``,
+``pkg.module``). A query matches a node equal to it or ending in ``.NAME`` (so ``take`` finds
+``Inventory.take`` and ``List`` finds ``java.util.List``); for a class, the calls into and out
+of its methods count as its own relations.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ...config import Settings
+from ...paths import normalise_project_root
+
+MAX_EDGES = 200
 
 
 class GraphError(RuntimeError):
     """The graph cannot answer (no index yet); the message says what to do."""
 
 
-def relations_for(settings: Settings, project_root: Path, name: str) -> dict:
-    """Edges touching ``name``. Raises GraphError when the project has no index yet."""
-    raise GraphError("this project has no code index yet: run `paicli-tui index` first")
+@dataclass(frozen=True)
+class EdgeRow:
+    src: str
+    kind: str
+    dst: str
+    path: str
+    line: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"src": self.src, "kind": self.kind, "dst": self.dst, "path": self.path,
+                "line": self.line}
 
 
-def format_relations(relations: dict) -> str:
-    return "No relations."
+@dataclass
+class Relations:
+    name: str
+    nodes: list[str] = field(default_factory=list)
+    """Graph nodes the name matched."""
+    definitions: list[dict[str, Any]] = field(default_factory=list)
+    outgoing: list[EdgeRow] = field(default_factory=list)
+    incoming: list[EdgeRow] = field(default_factory=list)
+    truncated: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "nodes": self.nodes, "definitions": self.definitions,
+                "outgoing": [e.to_json() for e in self.outgoing],
+                "incoming": [e.to_json() for e in self.incoming],
+                "truncated": self.truncated}
+
+
+def _like(value: str) -> str:
+    from .lance_store import sql_string
+
+    return sql_string(value)
+
+
+def _matches(node: str, name: str) -> bool:
+    return node == name or node.endswith("." + name)
+
+
+def _member_of(node: str, owners: set[str]) -> bool:
+    head, _, _ = node.rpartition(".")
+    return head in owners
+
+
+def relations_for(settings: Settings, project_root: Path, name: str) -> Relations:
+    """Definitions and edges touching ``name``. Raises GraphError when the project has no
+    index yet."""
+    from .lance_store import index_location, open_index
+
+    name = name.strip().split("(")[0].strip()
+    if not name:
+        raise GraphError("the name is empty")
+    root = normalise_project_root(project_root)
+    tables = open_index(index_location(settings, root))
+    if tables is None or tables.edges is None:
+        raise GraphError("this project has no code index yet: run `paicli-tui index` (or "
+                         "/index) first; the graph is built with it")
+    quoted = _like(name)
+    pattern = _like(f"%.{name}")
+    prefix = _like(f"{name}.%")
+    inner = _like(f"%.{name}.%")
+    where = (f"src = {quoted} OR dst = {quoted} OR src LIKE {pattern} OR dst LIKE {pattern} "
+             f"OR src LIKE {prefix} OR dst LIKE {prefix} OR src LIKE {inner} "
+             f"OR dst LIKE {inner}")
+    rows = tables.edges.search().where(where).limit(None).to_list()
+    nodes = sorted({n for r in rows for n in (r["src"], r["dst"]) if _matches(n, name)})
+    owners = set(nodes) | {name}
+    relations = Relations(name=name, nodes=nodes)
+    for row in sorted(rows, key=lambda r: (r["path"], r["line"], r["kind"], r["dst"])):
+        edge = EdgeRow(row["src"], row["kind"], row["dst"], row["path"], int(row["line"]))
+        src_hit = _matches(edge.src, name) or (edge.kind == "calls" and
+                                                _member_of(edge.src, owners))
+        dst_hit = _matches(edge.dst, name) or (edge.kind == "calls" and
+                                                _member_of(edge.dst, owners))
+        if src_hit:
+            relations.outgoing.append(edge)
+        if dst_hit and not (src_hit and edge.kind == "contains"):
+            relations.incoming.append(edge)
+    if len(relations.outgoing) > MAX_EDGES or len(relations.incoming) > MAX_EDGES:
+        relations.truncated = True
+        relations.outgoing = relations.outgoing[:MAX_EDGES]
+        relations.incoming = relations.incoming[:MAX_EDGES]
+    if tables.chunks is not None:
+        short = name.split(".")[-1]
+        candidates = (tables.chunks.search()
+                      .where(f"name = {quoted} OR name LIKE {_like(f'%{short}(%')} OR "
+                             f"name LIKE {_like(f'%.{short}')}")
+                      .select(["path", "start_line", "end_line", "kind", "name"])
+                      .limit(None).to_list())
+        for row in candidates:
+            bare = row["name"].split("(")[0]
+            if _matches(bare, name):
+                relations.definitions.append({k: row[k] for k in ("path", "start_line",
+                                                                  "end_line", "kind", "name")})
+        relations.definitions.sort(key=lambda d: (d["path"], d["start_line"]))
+    return relations
+
+
+def format_relations(relations: Relations) -> str:
+    """Readable text: definitions, then outgoing and incoming edges with ``path:line``."""
+    if not relations.nodes and not relations.definitions:
+        return (f"No code-graph entries for {relations.name!r}. Check the spelling, try the "
+                "simple class or method name, or re-run `paicli-tui index`.")
+    lines = [f"{relations.name}: {', '.join(relations.nodes) or '(no edges)'}"]
+    for d in relations.definitions[:20]:
+        lines.append(f"  defined: {d['path']}:{d['start_line']}-{d['end_line']} {d['kind']} "
+                     f"{d['name']}")
+    lines.append(f"outgoing ({len(relations.outgoing)}):")
+    lines += [f"  {e.src} {e.kind} {e.dst}  ({e.path}:{e.line})" for e in relations.outgoing]
+    lines.append(f"incoming ({len(relations.incoming)}):")
+    lines += [f"  {e.src} {e.kind} {e.dst}  ({e.path}:{e.line})" for e in relations.incoming]
+    if relations.truncated:
+        lines.append(f"[only the first {MAX_EDGES} edges each way are shown]")
+    return "\n".join(lines)

@@ -66,7 +66,7 @@ def chunk_python(path: str, text: str) -> ChunkedFile:
     for child in tree.root_node.named_children:
         node = child
         if node.type in ("import_statement", "import_from_statement"):
-            for name in _imported_names(node):
+            for name in _imported_names(node, module, path.endswith("__init__.py")):
                 imports.append(name)
                 result.edges.append(Edge(module, name, "imports", path, start_line(node)))
     context = f"file {path}; module {module}"
@@ -137,7 +137,18 @@ def _bases(node: Any) -> list[str]:
             if a.type in ("identifier", "attribute")]
 
 
-def _imported_names(node: Any) -> list[str]:
+def _absolute(base: str, module: str, is_package: bool) -> str:
+    """``from .x import y`` inside ``pkg.mod`` -> ``pkg.x`` (relative imports resolved)."""
+    dots = len(base) - len(base.lstrip("."))
+    if not dots:
+        return base
+    parts = module.split(".") if is_package else module.split(".")[:-1]
+    parts = parts[: len(parts) - (dots - 1)] if dots > 1 else parts
+    rest = base[dots:]
+    return ".".join(p for p in [*parts, rest] if p)
+
+
+def _imported_names(node: Any, module: str, is_package: bool) -> list[str]:
     if node.type == "import_statement":
         names = []
         for child in node.named_children:
@@ -146,12 +157,11 @@ def _imported_names(node: Any) -> list[str]:
             names.append(text_of(target))
         return names
     module_node = node.child_by_field_name("module_name")
-    base = text_of(module_node)
+    base = _absolute(text_of(module_node), module, is_package)
     names = []
     for child in node.children_by_field_name("name"):
         target = child.child_by_field_name("name") if child.type == "aliased_import" else child
-        names.append(f"{base}.{text_of(target)}" if not base.endswith(".") else
-                     f"{base}{text_of(target)}")
+        names.append(f"{base}.{text_of(target)}" if base else text_of(target))
     return names or [base]
 
 

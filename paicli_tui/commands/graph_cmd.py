@@ -1,0 +1,38 @@
+"""``paicli-tui graph NAME``: where a class, method or module is defined and its relations."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..cli import EXIT_ERROR, EXIT_OK, add_project_flag
+from ..config import Settings
+
+HELP = ("Show the code-graph relations of a class, method or module: what it extends, "
+        "implements, imports, calls and contains, and who uses it, with file:line locations. "
+        "Built by `paicli-tui index`.")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", help="class, Class.method, method or module name")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_project_flag(parser)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from ..core.code.graph_query import GraphError, format_relations, relations_for
+
+    try:
+        relations = relations_for(settings, Path(args.project or "."), args.name)
+    except GraphError as exc:
+        if args.json:
+            print(json.dumps({"name": args.name, "error": str(exc)}, ensure_ascii=False))
+        else:
+            print(f"paicli-tui graph: {exc}")
+        return EXIT_ERROR
+    if args.json:
+        print(json.dumps(relations.to_json(), ensure_ascii=False))
+    else:
+        print(format_relations(relations))
+    return EXIT_OK

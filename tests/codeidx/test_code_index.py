@@ -1,0 +1,153 @@
+"""The incremental LanceDB index: unchanged files cost nothing, a changed file's chunks are
+replaced (only changed text re-embedded), deleted files vanish with their edges, a different
+embedder rebuilds, progress arrives as typed events."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from test_code_fakes import CountingEmbedder
+
+from paicli_tui.core.code.indexer import CodeIndexer, IndexProgress
+from paicli_tui.core.code.lance_store import index_location, open_index
+from paicli_tui.core.code.search import SearchError, search_project
+
+FILES = 200
+
+
+def _java_file(i: int, body_variant: str = "") -> str:
+    return f"""package gen.p{i % 10};
+
+import java.util.List;
+
+/** Generated service number {i}. */
+public class Service{i} extends Base{i % 3} {{
+    private final Helper{(i + 1) % FILES} next = new Helper{(i + 1) % FILES}();
+
+    /** Computes value {i}. */
+    public int compute{i}(int x) {{
+        return next.help(x) + {i}{body_variant};
+    }}
+
+    public String name() {{
+        return "service-{i}";
+    }}
+}}
+"""
+
+
+@pytest.fixture
+def big_project(tmp_path: Path) -> Path:
+    root = tmp_path / "gen"
+    for i in range(FILES):
+        path = root / "src" / f"p{i % 10}" / f"Service{i}.java"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_java_file(i), encoding="utf-8")
+    (root / "README.md").write_text("# Generated\n\nA generated Java project for tests.\n")
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x00\x00")
+    (root / "node_modules" / "x").mkdir(parents=True)
+    (root / "node_modules" / "x" / "index.js").write_text("function skip() {}\n")
+    return root
+
+
+def _rows(settings, root: Path, path: str) -> tuple[int, int]:
+    tables = open_index(index_location(settings, root))
+    where = f"path = '{path}'"
+    return (tables.chunks.search().where(where).limit(None).to_arrow().num_rows,
+            tables.edges.search().where(where).limit(None).to_arrow().num_rows)
+
+
+def test_incremental_index_embeds_only_what_changed(settings, big_project: Path) -> None:
+    embedder = CountingEmbedder()
+    events: list[IndexProgress] = []
+    first = CodeIndexer(settings, big_project, embedder).update(events.append)
+    assert first.rebuilt == "new index"
+    assert first.files_seen == FILES + 1  # the README; png and node_modules are not indexed
+    assert first.files_indexed == FILES + 1
+    assert first.chunks_total == FILES * 3 + 1  # class + 2 methods each, one README chunk
+    assert len(embedder.texts) == first.chunks_embedded == first.chunks_total
+    assert {e.phase for e in events} >= {"scan", "parse", "embed", "fulltext", "done"}
+    embed_events = [e for e in events if e.phase == "embed"]
+    assert embed_events[-1].done == embed_events[-1].total == first.chunks_total
+
+    # nothing changed: nothing parsed, nothing embedded
+    embedder.texts.clear()
+    again = CodeIndexer(settings, big_project, embedder).update()
+    assert (again.files_indexed, again.files_unchanged, len(embedder.texts)) == (0, FILES + 1, 0)
+
+    # touched but same content: hashed, not parsed or embedded
+    target = big_project / "src" / "p7" / "Service7.java"
+    os.utime(target, ns=(1, 1))
+    touched = CodeIndexer(settings, big_project, embedder).update()
+    assert (touched.files_indexed, len(embedder.texts)) == (0, 0)
+
+    # one method body changed: one file re-parsed, only the changed chunks re-embedded
+    target.write_text(_java_file(7, " * 2"), encoding="utf-8")
+    changed = CodeIndexer(settings, big_project, embedder).update()
+    assert changed.files_indexed == 1
+    assert 1 <= len(embedder.texts) <= 3
+    assert all("Service7" in text for text in embedder.texts)
+    assert changed.chunks_total == first.chunks_total
+    assert _rows(settings, big_project, "src/p7/Service7.java")[0] == 3
+
+    # deleted file: its chunks and edges are gone
+    (big_project / "src" / "p8" / "Service8.java").unlink()
+    deleted = CodeIndexer(settings, big_project, embedder).update()
+    assert deleted.files_deleted == 1
+    assert _rows(settings, big_project, "src/p8/Service8.java") == (0, 0)
+    assert deleted.chunks_total == first.chunks_total - 3
+    tables = open_index(index_location(settings, big_project))
+    ids = tables.chunks.to_arrow().column("id").to_pylist()
+    assert len(ids) == len(set(ids))
+
+
+def test_a_different_embedder_rebuilds_and_search_says_so(settings, project_dir: Path) -> None:
+    (project_dir / "a.py").write_text("def alpha():\n    '''First letter.'''\n    return 1\n")
+    CodeIndexer(settings, project_dir, CountingEmbedder("fake-a", 8)).update()
+    with pytest.raises(SearchError, match="built with the embedder 'fake-a'.*paicli-tui index"):
+        search_project(settings, project_dir, "alpha", mode="semantic",
+                       embedder=CountingEmbedder("fake-b", 16))
+    other = CountingEmbedder("fake-b", 16)
+    summary = CodeIndexer(settings, project_dir, other).update()
+    assert summary.rebuilt and "fake-a" in summary.rebuilt and "fake-b" in summary.rebuilt
+    assert summary.chunks_embedded == summary.chunks_total == 1
+    hits = search_project(settings, project_dir, "alpha", mode="semantic", embedder=other).hits
+    assert [h.name for h in hits] == ["alpha()"]
+
+
+def test_search_without_index_says_how_to_build_one(settings, project_dir: Path) -> None:
+    with pytest.raises(SearchError, match="paicli-tui index"):
+        search_project(settings, project_dir, "anything")
+
+
+@pytest.mark.parametrize(("top_k", "expected"), [(None, 5), (1, 1), (30, 30), (99, 30), (0, 1)])
+def test_top_k_default_5_max_30(settings, big_project: Path, top_k, expected) -> None:
+    embedder = CountingEmbedder()
+    CodeIndexer(settings, big_project, embedder).update()
+    response = search_project(settings, big_project, "compute service value", mode="hybrid",
+                              top_k=top_k, embedder=embedder)
+    assert len(response.hits) == expected
+
+
+def test_text_search_finds_chinese_comments(settings, project_dir: Path) -> None:
+    (project_dir / "Pay.java").write_text(
+        "class Pay {\n    /** 计算订单的运费 */\n    int shippingFee(int weight) { return weight * 2; }\n"
+        "    /** 生成发票编号 */\n    String invoiceNumber() { return \"x\"; }\n}\n",
+        encoding="utf-8")
+    CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    hits = search_project(settings, project_dir, "运费", mode="text").hits
+    assert hits and hits[0].name == "Pay.shippingFee(int weight)"
+
+
+def test_grep_mode_works_without_an_index_and_names_chunks_with_one(settings,
+                                                                  project_dir: Path) -> None:
+    (project_dir / "m.py").write_text("def parse_config(path):\n    return open(path).read()\n"
+                                      "\n\ndef other():\n    return 2\n")
+    plain = search_project(settings, project_dir, "parse_config", mode="grep").hits
+    assert [(h.path, h.start_line, h.kind) for h in plain] == [("m.py", 1, "line")]
+    CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    named = search_project(settings, project_dir, "parse_config", mode="grep").hits
+    assert [(h.path, h.start_line, h.end_line, h.name) for h in named] == [
+        ("m.py", 1, 2, "parse_config(path)")]
