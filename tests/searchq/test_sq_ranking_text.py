@@ -84,3 +84,28 @@ def test_offline_plan_for_a_chinese_question(paicli_home) -> None:
     assert {"table", "render", "terminal"} <= set(plan.embedding_queries[1].split())
     assert {"table", "render", "terminal", "表格", "渲染"} <= set(plan.fulltext_query.split())
     assert ("渲染", ("render",)) in plan.gloss
+
+
+def test_imports_and_main_demo_are_not_ranked() -> None:
+    source = (
+        "import os\nfrom typing import (\n    Any,\n    List,\n)\n\nLIMIT = 3\n\n"
+        'if __name__ == "__main__":\n    demo_only_words()\n'
+    )
+    chunk = _chunk(kind="file", name="pkg/cells.py#1", source=source, doc="", signature="")
+    text = fulltext_text(chunk)
+    assert "LIMIT" in text
+    assert "typing" not in text and "demo_only_words" not in text
+    java = _chunk(
+        language="java",
+        kind="file",
+        name="A.java#1",
+        doc="",
+        signature="",
+        source="package a.b;\nimport java.util.List;\nclass A {}\n",
+    )
+    assert "java.util" not in fulltext_text(java) and "class A" in fulltext_text(java)
+
+
+def test_table_of_literal_elements_is_data() -> None:
+    rows = "\n".join(f'    "style.{i}": Style(color="red"),' for i in range(40))
+    assert "data lines" in compact_data("STYLES = {\n" + rows + "\n}\n")

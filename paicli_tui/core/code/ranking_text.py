@@ -32,41 +32,74 @@ _BLOCK_DOC = re.compile(r"/\*\*[\s\S]*?\*/")
 
 
 def _is_data_line(line: str) -> bool:
-    """A line that is only literals and punctuation (a table row), not logic."""
+    """A line of a literal table: only literals and punctuation, or one element of a
+    collection built from literals (``"name": Style(bold=True),``)."""
     stripped = line.strip()
-    if not stripped:
+    if len(stripped) < 3:
         return False
-    rest = _NUMBER.sub(" ", _STRING.sub(" ", stripped))
-    return len(_WORDS.findall(rest)) == 0 and len(stripped) >= 3
+    without_strings = _STRING.sub(" ", stripped)
+    words = _WORDS.findall(_NUMBER.sub(" ", without_strings))
+    if not words:
+        return True
+    has_literal = without_strings != stripped or _NUMBER.search(stripped) is not None
+    return has_literal and len(words) <= 2 and stripped.endswith((",", "(", "),", "],", "},"))
 
 
 def compact_data(source: str) -> str:
-    """``source`` with a large literal block cut to its first lines and a note of how many
-    lines were left out; other code unchanged."""
+    """``source`` with the data lines of a data-heavy chunk (a literal table) cut after the
+    first few, and a note of how many lines were left out; other code unchanged."""
     lines = source.splitlines()
     if len(lines) < DATA_MIN_LINES:
         return source
-    data = sum(1 for ln in lines if _is_data_line(ln))
-    if data < DATA_SHARE * len(lines):
+    flags = [_is_data_line(ln) for ln in lines]
+    if sum(flags) < DATA_SHARE * len(lines):
         return source
     kept: list[str] = []
-    run = 0
+    seen = 0
     dropped = 0
-    for ln in lines:
-        if _is_data_line(ln):
-            run += 1
-            if run > DATA_KEEP_LINES:
+    for ln, is_data in zip(lines, flags, strict=True):
+        if is_data:
+            seen += 1
+            if seen > DATA_KEEP_LINES:
                 dropped += 1
                 continue
-        else:
-            if dropped:
-                kept.append(f"... {dropped} data lines ...")
-                dropped = 0
-            run = 0
         kept.append(ln)
-    if dropped:
-        kept.append(f"... {dropped} data lines ...")
+    kept.append(f"... {dropped} data lines ...")
     return "\n".join(kept)
+
+
+_MAIN_GUARD = re.compile(r"^if __name__ == [\"']__main__[\"']\s*:", re.M)
+
+
+def drop_main_block(source: str) -> str:
+    """Python ``source`` without a top-level ``if __name__ == "__main__":`` block: a demo
+    script that uses a module, not what the module does."""
+    m = _MAIN_GUARD.search(source)
+    return source[: m.start()] if m else source
+
+
+_IMPORT = re.compile(
+    r"^\s*(import\s|from\s+\S+\s+import\s|#\s*include\s|using\s+[\w.]+\s*;|package\s+[\w.]+\s*;?\s*$"
+    r"|(const|let|var)\s+[\w{}\s,]+=\s*require\()"
+)
+
+
+def drop_imports(source: str) -> str:
+    """``source`` without import lines (Python, Java, JS/TS, Go, C#, C): they name what a
+    file uses, not what it does, and would match every question about those names."""
+    out: list[str] = []
+    in_block = False
+    for line in source.splitlines():
+        if in_block:
+            if ")" in line:
+                in_block = False
+            continue
+        if _IMPORT.match(line):
+            opened = line.count("(") - line.count(")")
+            in_block = opened > 0
+            continue
+        out.append(line)
+    return "\n".join(out)
 
 
 def _short_name(chunk: Chunk) -> str:
@@ -100,6 +133,13 @@ def _strip_doc(source: str, doc: str) -> str:
     return source
 
 
+def _ranked_source(chunk: Chunk) -> str:
+    source = drop_imports(_strip_doc(chunk.source, chunk.doc))
+    if chunk.language == "python":
+        source = drop_main_block(source)
+    return compact_data(source)
+
+
 def embedding_text(chunk: Chunk) -> str:
     """The text embedded for ``chunk``: a header (path, ``Class.method``, its words), the
     doc comment, the signature, then the start of the body without the doc; at most
@@ -110,7 +150,7 @@ def embedding_text(chunk: Chunk) -> str:
         parts.append(chunk.doc.strip()[:DOC_MAX_CHARS])
     if chunk.signature.strip():
         parts.append(chunk.signature.strip())
-    body = compact_data(_strip_doc(chunk.source, chunk.doc))
+    body = _ranked_source(chunk)
     head = "\n".join(p for p in parts if p)
     room = EMBED_MAX_CHARS - len(head) - 1
     text = head + ("\n" + body[:room] if room > 0 and body.strip() else "")
@@ -122,7 +162,7 @@ def fulltext_text(chunk: Chunk) -> str:
     its words, signature, doc comment, context line, the source (data tables cut short), and
     the split parts of every compound identifier in all of it."""
     name = _short_name(chunk)
-    source = compact_data(_strip_doc(chunk.source, chunk.doc))
+    source = _ranked_source(chunk)
     head = [chunk.path, _path_words(chunk.path), name, _words_of(name), chunk.signature.strip()]
     if chunk.doc.strip():
         head.append(chunk.doc.strip())

@@ -121,8 +121,12 @@ def gloss_question(
             continue
         if text in DEV_VOCABULARY:
             english = list(DEV_VOCABULARY[text])
+        elif len(text) == 1:
+            # a lone character's dictionary senses are mostly rare readings (后 "empress")
+            english = []
         elif known.get(text):
-            english = known[text] + _dev_parts(text)
+            dev = _dev_parts(text)
+            english = (dev + known[text][:1]) if dev else known[text]
         else:
             sub = {
                 s: (list(DEV_VOCABULARY[s]) if s in DEV_VOCABULARY else known.get(s, []))
