@@ -114,7 +114,7 @@ def is_question(sentence: str, terminator: str) -> bool:
 
 
 # --- the person asks to remember (the guard's exception, SPEC §16) ----------------------------
-REMEMBER_ZH = ("记住", "记一下", "记下", "记着", "记得", "保存到记忆", "存到记忆", "存入记忆",
+REMEMBER_ZH = ("记住", "记一下", "记下", "记着", "保存到记忆", "存到记忆", "存入记忆",
                "写入记忆", "写到记忆", "加到记忆", "加入记忆", "放进记忆", "别忘了", "不要忘")
 _REMEMBER_EN = _english([
     "remember", "memorise", "memorize", "save to memory", "save this to memory",
