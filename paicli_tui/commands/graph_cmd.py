@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from ..cli import EXIT_ERROR, EXIT_OK, add_project_flag
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             print(json.dumps({"name": args.name, "error": str(exc)}, ensure_ascii=False))
         else:
-            print(f"paicli-tui graph: {exc}")
+            print(f"paicli-tui graph: {exc}", file=sys.stderr)
         return EXIT_ERROR
     if args.json:
         print(json.dumps(relations.to_json(), ensure_ascii=False))

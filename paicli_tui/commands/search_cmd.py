@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from ..cli import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..core.embedders.base import EmbedderError
 
     if args.top_k is not None and not 1 <= args.top_k <= 30:
-        print("paicli-tui search: --top-k must be between 1 and 30")
+        print("paicli-tui search: --top-k must be between 1 and 30", file=sys.stderr)
         return EXIT_USAGE
     root = Path(args.project or ".")
     query = " ".join(args.query)
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(json.dumps({"query": query, "mode": args.mode, "results": [],
                               "error": str(exc)}, ensure_ascii=False))
         else:
-            print(f"paicli-tui search: {exc}")
+            print(f"paicli-tui search: {exc}", file=sys.stderr)
         return EXIT_ERROR
     if args.json:
         print(json.dumps(response.to_json(explain=args.explain), ensure_ascii=False))

@@ -19,14 +19,14 @@ SHOP = "com/acme/shop"
 # (file, parser javalang can/cannot use, [(kind, name, start_line, end_line)])
 JAVA_EXPECTED = [
     ("Money.java", "tree-sitter", [
-        ("class", "Money", 9, 21),
+        ("class", "Money", 9, 9),
         ("method", "Money.Money(BigDecimal amount, String currency)", 12, 17),
         ("method", "Money.plus(Money other)", 19, 21),
     ]),
     ("Shape.java", "tree-sitter", [
-        ("class", "Shape", 4, 13),
-        ("class", "Circle", 15, 19),
-        ("class", "Square", 21, 33),
+        ("class", "Shape", 4, 4),
+        ("class", "Circle", 15, 15),
+        ("class", "Square", 21, 22),
         ("method", "Shape.area()", 5, 5),
         ("method", "Shape.describe(Shape shape)", 7, 12),
         ("method", "Circle.area()", 16, 18),
@@ -35,15 +35,15 @@ JAVA_EXPECTED = [
         ("method", "Square.area()", 32, 35),
     ]),
     ("Receipt.java", "tree-sitter", [
-        ("class", "Receipt", 5, 17),
+        ("class", "Receipt", 5, 6),
         ("method", "Receipt.Receipt(List<String> lines)", 8, 10),
         ("method", "Receipt.render()", 13, 19),
         ("method", "Receipt.weight(Object item)", 21, 33),
     ]),
     ("Inventory.java", "javalang", [
-        ("class", "Inventory", 12, 25),
-        ("class", "Inventory.Listener", 19, 21),
-        ("class", "Inventory.Entry", 23, 29),
+        ("class", "Inventory", 12, 16),
+        ("class", "Inventory.Listener", 19, 19),
+        ("class", "Inventory.Entry", 23, 24),
         ("class", "Inventory.Level", 31, 31),
         ("method", "Inventory.Listener.changed(String product, int delta)", 20, 20),
         ("method", "Inventory.Entry.Entry(K key)", 26, 28),
@@ -56,7 +56,7 @@ JAVA_EXPECTED = [
         ("method", "Inventory.total()", 64, 66),
     ]),
     ("Helpers.java", "javalang", [
-        ("class", "Helpers", 3, 10),
+        ("class", "Helpers", 3, 3),
         ("method", "Helpers.Helpers()", 4, 5),
         ("method", "Helpers.round(int value)", 7, 9),
     ]),
@@ -164,7 +164,7 @@ def top(a, b=2):
 def test_python_chunks_and_edges() -> None:
     result = chunk_file("pkg/mod.py", PYTHON)
     assert [(c.kind, c.name, c.start_line, c.end_line) for c in result.chunks] == [
-        ("class", "Base", 6, 10),
+        ("class", "Base", 6, 9),
         ("method", "Base.name(self, y: int, *args, **kw)", 12, 14),  # def line, as ast
         ("method", "Base.helper(self, p)", 16, 19),
         ("function", "top(a, b)", 22, 23),

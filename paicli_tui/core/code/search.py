@@ -199,8 +199,9 @@ def format_hits_for_model(response: SearchResponse, *, max_source_lines: int = 3
     """Results as the agent sees them: location, name, then the start of each source."""
     if not response.hits:
         return f"No results for {response.query!r} ({response.mode}). {response.note}".strip()
-    blocks = [f"{len(response.hits)} results for {response.query!r} ({response.mode}); "
-              "read_file the ranges for more:"]
+    count = len(response.hits)
+    blocks = [f"{count} result{'s' if count != 1 else ''} for {response.query!r} "
+              f"({response.mode}); read_file the ranges for more:"]
     for number, hit in enumerate(response.hits, 1):
         header = f"{number}. {hit.path}:{hit.start_line}-{hit.end_line} {hit.kind} {hit.name}"
         lines = hit.source.splitlines()

@@ -20,17 +20,19 @@ _PREFIXES = {"nomic-embed-text": ("search_document: ", "search_query: ")}
 
 
 def normalise_host(host: str | None) -> str:
-    """``host:port``, ``0.0.0.0``, or a full URL -> a base URL httpx can use."""
-    host = (host or "").strip() or DEFAULT_HOST
-    if "://" not in host:
+    """``host``, ``host:port``, ``0.0.0.0`` or a full URL -> a base URL httpx can use
+    (a bare host gets Ollama's port 11434; a URL keeps the port it names, or none)."""
+    host = (host or "").strip().rstrip("/") or DEFAULT_HOST
+    bare = "://" not in host
+    if bare:
         host = "http://" + host
     scheme, rest = host.split("://", 1)
-    rest = rest.rstrip("/")
-    if rest.startswith("0.0.0.0"):
-        rest = "127.0.0.1" + rest[len("0.0.0.0"):]
-    if ":" not in rest.split("/")[0]:
-        rest = rest.split("/")[0] + ":11434" + rest[len(rest.split("/")[0]):]
-    return f"{scheme}://{rest}"
+    authority, slash, path = rest.partition("/")
+    if authority.startswith("0.0.0.0"):
+        authority = "127.0.0.1" + authority[len("0.0.0.0"):]
+    if bare and ":" not in authority:
+        authority += ":11434"
+    return f"{scheme}://{authority}{slash}{path}"
 
 
 class OllamaEmbedder:

@@ -135,10 +135,20 @@ def java_chunks(path: str, lines: list[str], model: JavaFileModel, parser: str) 
         context_parts.append(f"imports {shown}")
     file_context = "; ".join(context_parts)
     types = {t.name: t for t in model.types}
+    # a class chunk is its shape (declaration, fields), not its members' text: it stops
+    # before the first method or nested type, so it does not compete with their chunks
+    first_member: dict[str, int] = {}
+    for start, owner in [(m.start, m.owner) for m in model.methods] + \
+            [(t.start, t.name.rsplit(".", 1)[0]) for t in model.types if "." in t.name]:
+        first_member[owner] = min(first_member.get(owner, start), start)
     for declared in model.types:
         if declared.anonymous:
             continue
         end = min(declared.end, declared.header_end + CLASS_HEAD_LINES)
+        if declared.name in first_member:
+            end = min(end, max(declared.header_end, first_member[declared.name] - 1))
+        while end > declared.header_end and _is_blank_or_comment(lines[end - 1]):
+            end -= 1  # the next member's Javadoc belongs to it
         parent = declared.name.rsplit(".", 1)[0] if "." in declared.name else None
         result.chunks.append(Chunk(
             path=path, kind="class", name=declared.name, start_line=declared.start,
@@ -153,6 +163,11 @@ def java_chunks(path: str, lines: list[str], model: JavaFileModel, parser: str) 
             signature=method.signature, context=f"{file_context}; class {method.owner}"))
     result.edges.extend(_java_edges(path, model, types))
     return result
+
+
+def _is_blank_or_comment(line: str) -> bool:
+    stripped = line.strip()
+    return not stripped or stripped.startswith(("/*", "*", "//"))
 
 
 def _java_edges(path: str, model: JavaFileModel, types: dict[str, JavaType]) -> list[Edge]:

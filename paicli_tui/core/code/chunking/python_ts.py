@@ -123,6 +123,8 @@ def _class_chunk(path: str, lines: list[str], node: Any, qualified: str, owner: 
     end = min(end_line(node), head_end + CLASS_HEAD_LINES)
     if first_def is not None:
         end = min(end, max(start_line(node), start_line(first_def) - 1))
+    while end > head_end and not lines[end - 1].strip():
+        end -= 1
     return Chunk(path=path, kind="class", name=qualified, start_line=start_line(node),
                  end_line=end, source=line_slice(lines, start_line(node), end),
                  language="python", parent=owner, doc=docstring_of(body),

@@ -1,0 +1,83 @@
+"""`paicli-tui index`, `search` and the search_code tool, end to end with a fake embedder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from test_code_fakes import CountingEmbedder
+
+import paicli_tui.core.embedders as embedders
+from paicli_tui import cli
+from paicli_tui.core.agent.tool_base import SessionState, ToolContext
+from paicli_tui.core.code.service import LocalCodeService
+
+FIXTURE = Path(__file__).parent / "fixtures" / "retrieval"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURE, root)
+    fake = CountingEmbedder()
+    monkeypatch.setattr(embedders, "get_embedder", lambda settings: fake)
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_index_then_search_json_as_the_scorer_reads_it(project: Path, capsys) -> None:
+    assert cli.main(["index"]) == 0
+    out = capsys.readouterr().out
+    assert "Indexed 10 files (10 parsed" in out and "fake-8" in out
+    assert (project / ".paicli" / ".gitignore").read_text() == "index/\nindex.lock\n"
+    assert cli.main(["search", "--mode", "text", "--top-k", "5", "--json",
+                     "split a comma separated line"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "text" and 1 <= len(data["results"]) <= 5
+    first = data["results"][0]
+    assert set(first) == {"path", "start_line", "end_line", "name", "kind", "score"}
+    assert first["path"] == "src/main/java/org/demo/util/CsvParser.java"
+    assert first["name"].startswith("CsvParser.parseLine(")
+    assert cli.main(["search", "--json", "--explain", "slug from a title"]) == 0
+    explained = json.loads(capsys.readouterr().out)
+    assert set(explained["results"][0]["ranks"]) == {"text", "semantic"}
+    assert explained["plan"]["rankers"] == ["text", "semantic"]
+
+
+def test_second_index_run_reports_nothing_to_do(project: Path, capsys) -> None:
+    assert cli.main(["index", "--json"]) == 0
+    capsys.readouterr()
+    assert cli.main(["index", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert (summary["files_indexed"], summary["files_unchanged"],
+            summary["chunks_embedded"]) == (0, 10, 0)
+
+
+def test_search_errors_and_usage(project: Path, capsys) -> None:
+    assert cli.main(["search", "anything"]) == 1
+    assert "paicli-tui index" in capsys.readouterr().err
+    assert cli.main(["search", "--json", "anything"]) == 1
+    assert "paicli-tui index" in json.loads(capsys.readouterr().out)["error"]
+    assert cli.main(["search", "--top-k", "31", "x"]) == 2
+    assert cli.main(["search", "--mode", "grep", "--json", "compute_tax"]) == 0
+    hits = json.loads(capsys.readouterr().out)["results"]
+    assert hits[0]["path"] == "billing/invoice.py" and hits[0]["start_line"] == 6
+    assert cli.main(["index", "no-such-dir"]) == 1
+
+
+async def test_search_code_tool(project: Path, settings) -> None:
+    tool = {t.name: t for t in LocalCodeService(settings, project).tools()}["search_code"]
+    context = ToolContext(project_root=project, settings=settings, session=SessionState("s"))
+    missing = await tool.run({"query": "tax"}, context)
+    assert missing.status == "failed" and "paicli-tui index" in missing.content
+    assert cli.main(["index", "--quiet"]) == 0
+    out = await tool.run({"query": "sales tax owed", "top_k": 2}, context)
+    assert out.status == "done"
+    assert out.content.splitlines()[0] == "2 results for 'sales tax owed' (hybrid); " \
+                                          "read_file the ranges for more:"
+    assert "1. billing/invoice.py:6-8 function compute_tax(amount: Decimal, rate: Decimal)" \
+        in out.content
+    bad = await tool.run({"query": "x", "mode": "fuzzy"}, context)
+    assert bad.status == "failed" and "unknown mode" in bad.content
