@@ -39,6 +39,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     save.add_argument("--global", dest="is_global", action="store_true",
                       help="visible in every project (default: this project only)")
     save.add_argument("--force", action="store_true", help="keep both on a conflict")
+    save.add_argument("--file", metavar="PATH", default=None,
+                      help="link the fact to a project file: it is marked possibly stale "
+                           "when that file changes")
     delete = actions.add_parser("delete", parents=[common], help="forget one memory")
     delete.add_argument("id")
     verify = actions.add_parser("verify", parents=[common],
@@ -164,7 +167,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return EXIT_OK
         if args.action == "save":
             result = service.save(" ".join(args.text), force=args.force,
-                                  scope="global" if args.is_global else "project")
+                                  scope="global" if args.is_global else "project",
+                                  source_file=args.file)
             return _save_outcome(out, result, "saved")
         if args.action == "replace":
             return _save_outcome(out, service.replace(args.id, " ".join(args.text)), "replaced")

@@ -183,3 +183,16 @@ def test_bad_input_is_refused_clearly(book: MemoryBook) -> None:
     assert "2000" in book.save("x" * 2001).message
     assert book.save("fine", scope="team").status == "refused"
     assert book.list_visible() == []
+
+
+def test_linked_files_must_be_inside_the_project(book: MemoryBook, project_dir: Path,
+                                                 tmp_path: Path) -> None:
+    (project_dir / "build.gradle").write_text("", encoding="utf-8")
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("", encoding="utf-8")
+    linked = book.save("We build with Gradle", source_file=str(project_dir / "build.gradle"))
+    assert linked.entry.source_file == "build.gradle"
+    assert "inside the project" in book.save("x y z", source_file=str(outside)).message
+    assert "inside the project" in book.save("x y z", source_file="../elsewhere.txt").message
+    assert "no such file" in book.save("x y z", source_file="missing.txt").message
+    assert len(book.list_visible()) == 1

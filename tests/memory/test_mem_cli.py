@@ -80,3 +80,10 @@ def test_bad_input_is_a_usage_error(project_dir: Path, tmp_path: Path, capsys) -
     assert code == 2 and "empty" in err
     code, _, err = _run(capsys, "list", "--project", str(tmp_path / "missing"))
     assert code == 2 and "not a folder" in err
+
+
+def test_save_with_a_linked_file(project_dir: Path, capsys) -> None:
+    (project_dir / "pom.xml").write_text("<project/>", encoding="utf-8")
+    code, out, _ = _run(capsys, "save", "项目使用 Java 17", "--file", "pom.xml",
+                        "--project", str(project_dir), "--json")
+    assert code == 0 and json.loads(out)["entry"]["metadata"]["source_file"] == "pom.xml"

@@ -200,3 +200,17 @@ def test_project_rules_come_from_pai_md(service: LocalMemoryService, project_dir
     (project_dir / "PAI.md").write_text("Use tabs.", encoding="utf-8")
     rules = service.project_rules()
     assert rules.text == "Use tabs." and rules.files[0].endswith("PAI.md")
+
+
+async def test_tool_links_a_source_file(service: LocalMemoryService, session: SessionState,
+                                        project_dir: Path) -> None:
+    (project_dir / "pom.xml").write_text("<project/>", encoding="utf-8")
+    tool = _tool(service)
+    assert "conflict" in tool.description
+    out = await tool.run({"content": "项目使用 Java 17", "source_file": "pom.xml"},
+                         _context(service, session))
+    (entry,) = service.list_visible()
+    assert out.status == "done" and entry.source_file == "pom.xml"
+    bad = await tool.run({"content": "We use Gradle", "source_file": "/etc/passwd"},
+                         _context(service, session))
+    assert bad.status == "failed" and "inside the project" in bad.content

@@ -5,6 +5,7 @@ here, so the duplicate and conflict rules live in one place.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -84,6 +85,20 @@ class MemoryBook:
         """Possibly stale: verified too long ago, or its linked file changed since (SPEC §13)."""
         return is_stale(entry, self.clock(), self.settings.memory_stale_days, self.project_root)
 
+    def _link(self, path: str) -> tuple[str | None, str | None]:
+        """(project-relative path, None) for a file inside the project, else (None, why)."""
+        root = Path(self.project_root)
+        candidate = Path(path).expanduser()
+        resolved = Path(os.path.realpath(candidate if candidate.is_absolute()
+                                         else root / candidate))
+        try:
+            relative = resolved.relative_to(root)
+        except ValueError:
+            return None, f"the linked file must be inside the project: {path}"
+        if not resolved.is_file():
+            return None, f"no such file in the project: {path}"
+        return relative.as_posix(), None
+
     # -- writing ----------------------------------------------------------------------------
     def save(self, content: str, *, scope: str = SCOPE_PROJECT, force: bool = False,
              source: str = SOURCE_EXPLICIT, type: str = DEFAULT_TYPE,
@@ -96,9 +111,13 @@ class MemoryBook:
         - conflict: nothing written, the conflicting entries are returned; ``force=True``
           keeps both.
         Entries saved by the person are ``verified``; all others start ``unverified``.
+        ``source_file`` links the fact to a file inside the project (stored project-relative):
+        when that file changes after verification, the memory is marked possibly stale.
         """
         text = content.strip()
         problem = _check_content(text) or (None if scope in SCOPES else f"unknown scope {scope!r}")
+        if not problem and source_file:
+            source_file, problem = self._link(source_file)
         if problem:
             return SaveResult("refused", message=problem)
         if refresh_duplicate is None:

@@ -28,6 +28,8 @@ TIME_WEIGHT_DAYS = 90.0
 """Age at which the time weight has halved (1 / (1 + age / 90))."""
 VECTOR_FLOOR = 0.3
 """Cosine below which two texts are treated as unrelated (sentence embedders rarely give 0)."""
+MAX_QUERY_CHARS = 2_000
+"""Only the start of a very long message (pasted logs, code) is used as the query."""
 EMBED_PER_TURN = 256
 """Most memories embedded during one turn; a cold cache over a big store fills over turns."""
 BLOCK_OPEN = "<long_term_memory>"
@@ -56,8 +58,10 @@ class KeywordIndex:
         self.home = home
         self._words: dict[str, frozenset[str]] = {}
         self._postings: dict[str, set[str]] = {}
+        self._indexed: set[str] = set()
 
     def words(self, text: str) -> frozenset[str]:
+        """The keywords of ``text`` (cached; queries are not added to the index)."""
         cached = self._words.get(text)
         if cached is not None:
             return cached
@@ -67,18 +71,25 @@ class KeywordIndex:
             w.lower() for w in cut_words(text, self.home)
             if len(w) >= 2 and any(_is_word_char(ch) for ch in w)
         )
+        if len(self._words) > 200_000:  # a very long session: start the memo afresh
+            self._words.clear()
+            self._postings.clear()
+            self._indexed.clear()
         self._words[text] = words
-        for word in words:
-            self._postings.setdefault(word, set()).add(text)
         return words
+
+    def _index(self, text: str) -> None:
+        for word in self.words(text):
+            self._postings.setdefault(word, set()).add(text)
+        self._indexed.add(text)
 
     def overlap(self, query: str, texts: Sequence[str]) -> dict[str, float]:
         """For each text sharing a keyword with ``query``: the share of the query's keywords
         it contains (texts sharing none are left out)."""
         for text in texts:
-            if text not in self._words:
-                self.words(text)
-        query_words = self.words(query)
+            if text not in self._indexed:
+                self._index(text)
+        query_words = self.words(query[:MAX_QUERY_CHARS])
         if not query_words:
             return {}
         counts: dict[str, int] = {}
@@ -107,7 +118,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
             matrix = vectors.matrix(contents, max_new=EMBED_PER_TURN)
             # Some embedders encode questions differently from documents.
             embed_query = getattr(vectors.embedder, "embed_queries", vectors.embedder.embed)
-            cosines = matrix @ embed_query([query])[0]
+            cosines = matrix @ embed_query([query[:MAX_QUERY_CHARS]])[0]
             vector_scores = ((cosines - VECTOR_FLOOR) / (1.0 - VECTOR_FLOOR)).clip(min=0).tolist()
         except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
             log.warning("memory vectors unavailable (%s); using keywords only",
