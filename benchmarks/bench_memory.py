@@ -136,12 +136,101 @@ def bench_size(count: int, embedder: object, saves: int = 5) -> dict[str, float]
             "turn": statistics.median(turns), "block_chars": len(block)}
 
 
+# -- retrieval quality: which memories reach the model -------------------------------------
+# A small bilingual store and questions a developer might type, each with the memory that
+# should be found (None: nothing should be injected). Written for this benchmark.
+QUALITY_MEMORIES = {
+    "pytest": "我们团队统一用 pytest 写测试，不用 unittest",
+    "pg": "Our project uses PostgreSQL 15 as the only database",
+    "lang": "我一直希望你用中文回复",
+    "commit": "以后提交信息一律用英文",
+    "lombok": "Never use Lombok in this codebase",
+    "branch": "我们默认的主分支叫 main，发版走 release/* 分支",
+    "ruff": "We always format with ruff",
+    "py": "The repo targets Python 3.11",
+    "java": "项目使用 Java 17，构建工具是 Gradle",
+    "indent": "Go 文件用 tab 缩进，其他语言用 4 个空格",
+    "deploy": "We deploy to Kubernetes with Helm charts kept in deploy/",
+    "redis": "缓存统一用 Redis，过期时间默认 10 分钟",
+    "api": "REST 接口统一返回 JSON，字段用 camelCase",
+    "logs": "Use structlog for logging; never print() in library code",
+    "ci": "CI runs on GitHub Actions; the workflow lives in .github/workflows/ci.yml",
+    "tz": "所有时间都按 UTC 存储，展示时再转换为北京时间",
+    "small": "I like small focused commits",
+    "types": "I prefer type hints on every public function",
+    "front": "前端项目采用 React 18 + TypeScript，状态管理用 Zustand",
+    "mq": "Messages between services go through Kafka topics named <team>.<event>",
+}
+QUALITY_QUERIES = [
+    ("帮我给这个模块写单元测试", "pytest"),
+    ("which database should the migration target?", "pg"),
+    ("写一个 commit message", "commit"),
+    ("add getters and setters to this class", "lombok"),
+    ("发版应该从哪个分支拉？", "branch"),
+    ("format this file", "ruff"),
+    ("can I use the match statement here?", "py"),
+    ("升级一下 JDK 版本", "java"),
+    ("这个 Go 文件的缩进怎么处理", "indent"),
+    ("how do we ship this to production?", "deploy"),
+    ("缓存多久过期", "redis"),
+    ("接口返回的字段命名规范是什么", "api"),
+    ("add some logging to the parser", "logs"),
+    ("the CI pipeline is failing, where is it configured?", "ci"),
+    ("数据库里的时间用哪个时区", "tz"),
+    ("前端状态管理用什么库", "front"),
+    ("publish an event when an order is paid", "mq"),
+    ("数据库连接池配置", "pg"),
+    ("给公共函数补上类型注解", "types"),
+    ("how should I split this change into commits?", "small"),
+    ("把这段正则解释一下", None),
+    ("what does this stack trace mean?", None),
+    ("rename variable x to count", None),
+    ("这个循环有 bug 吗", None),
+]
+
+
+def bench_quality(embedder: object) -> dict[str, dict[str, float]]:
+    """Recall@1/@3 and reciprocal rank of the right memory, and how many memories reach the
+    model for questions that need none, ranking by keywords, vectors, or both."""
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="paicli-quality-") as tmp:
+        root = Path(tmp)
+        project = root / "project"
+        project.mkdir()
+        settings = load_settings({}, {"PAICLI_HOME": str(root / "home")})
+        ids = {}
+        for key, text in QUALITY_MEMORIES.items():
+            ids[LocalMemoryService(settings, project, use_vectors=False).save(
+                text, force=True).entry.id] = key
+        modes = {"keywords": LocalMemoryService(settings, project, use_vectors=False),
+                 "keywords+vectors": LocalMemoryService(settings, project, embedder=embedder)}
+        for mode, service in modes.items():
+            hit1 = hit3 = rr = noise = 0.0
+            positives = [q for q in QUALITY_QUERIES if q[1]]
+            for query, want in QUALITY_QUERIES:
+                ranked = [ids[r.entry.id] for r in service.search(query)]
+                if want is None:
+                    noise += len(ranked)
+                    continue
+                if want in ranked:
+                    position = ranked.index(want) + 1
+                    hit1 += position == 1
+                    hit3 += position <= 3
+                    rr += 1 / position
+            negatives = len(QUALITY_QUERIES) - len(positives)
+            out[mode] = {"recall@1": hit1 / len(positives), "recall@3": hit3 / len(positives),
+                         "mrr": rr / len(positives), "noise": noise / max(1, negatives)}
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fake-embedder", action="store_true",
                         help="hash words instead of the offline USE model (no model load)")
     parser.add_argument("--sizes", default="1000,5000,10000")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--quality-only", action="store_true",
+                        help="only the retrieval-quality figures (no 10k store)")
     args = parser.parse_args()
     embedder: object
     if args.fake_embedder:
@@ -151,11 +240,19 @@ def main() -> int:
         from paicli_tui.core.embedders import get_embedder
 
         embedder = get_embedder(Settings())
-    rows = [bench_size(int(n), embedder) for n in args.sizes.split(",")]
+    quality = bench_quality(embedder)
+    rows = [] if args.quality_only else [bench_size(int(n), embedder)
+                                         for n in args.sizes.split(",")]
     if args.json:
-        print(json.dumps(rows))
+        print(json.dumps({"quality": quality, "scale": rows}))
         return 0
     print(f"embedder: {getattr(embedder, 'name', '?')}")
+    print(f"retrieval quality ({len(QUALITY_MEMORIES)} memories, {len(QUALITY_QUERIES)} "
+          "questions; noise = memories injected for questions that need none):")
+    for mode, figures in quality.items():
+        print(f"  {mode:<17} " + "  ".join(f"{k} {v:.2f}" for k, v in figures.items()))
+    if not rows:
+        return 0
     print(f"{'memories':>9} {'file':>8} {'save cold':>11} {'save warm':>11} "
           f"{'1st turn':>11} {'embed rest':>11} {'turn':>11}")
     for r in rows:
