@@ -88,21 +88,23 @@ class SaveMemoryTool:
         key = (context.session.session_id, canonical(content))
         pending = self._pending.get(key)
         if pending and (keep_both or isinstance(replace_id, str)):
-            return self._settle(key, content, scope, pending, replace_id, keep_both)
+            return self._settle(key, content, scope, pending, replace_id, keep_both,
+                                source_file or None)
         result = self.book.save(content, scope=scope, source=SOURCE_AGENT,
                                 refresh_duplicate=False, source_file=source_file or None)
         if result.status != "conflict":
             return self._report(result, ignored_replace=bool(replace_id) or keep_both)
         if context.resolve_conflict is not None:
-            return await self._ask_person(context, content, scope, result)
+            return await self._ask_person(context, content, scope, result, source_file or None)
         self._pending[key] = tuple(e.id for e in result.conflicts)
         return ToolOutput(_conflict_text(content, result.conflicts), status="denied")
 
     def _settle(self, key: tuple[str, str], content: str, scope: str,
-                pending: tuple[str, ...], replace_id: str | None, keep_both: bool) -> ToolOutput:
+                pending: tuple[str, ...], replace_id: str | None, keep_both: bool,
+                source_file: str | None) -> ToolOutput:
         if keep_both:
             result = self.book.save(content, scope=scope, source=SOURCE_AGENT, force=True,
-                                    refresh_duplicate=False)
+                                    refresh_duplicate=False, source_file=source_file)
         elif replace_id not in pending:
             return ToolOutput(f"replace_id must be one of the conflicting ids: "
                               f"{', '.join(pending)}.", status="failed")
@@ -116,14 +118,15 @@ class SaveMemoryTool:
         return self._report(result)
 
     async def _ask_person(self, context: ToolContext, content: str, scope: str,
-                          result: SaveResult) -> ToolOutput:
+                          result: SaveResult, source_file: str | None) -> ToolOutput:
         assert context.resolve_conflict is not None
         request = ConflictRequest(content, tuple(ConflictEntry(e.id, e.content)
                                                  for e in result.conflicts))
         decision, chosen = await context.resolve_conflict(request)
         if decision == ConflictDecision.KEEP_BOTH:
             return self._report(self.book.save(content, scope=scope, source=SOURCE_AGENT,
-                                               force=True, refresh_duplicate=False))
+                                               force=True, refresh_duplicate=False,
+                                               source_file=source_file))
         if decision == ConflictDecision.REPLACE:
             target = chosen or result.conflicts[0].id
             return self._report(self.book.replace(target, content))
