@@ -70,7 +70,7 @@ def test_incremental_index_embeds_only_what_changed(settings, big_project: Path)
     assert len(embedder.texts) == first.chunks_embedded == first.chunks_total
     assert {e.phase for e in events} >= {"scan", "parse", "embed", "fulltext", "done"}
     embed_events = [e for e in events if e.phase == "embed"]
-    assert embed_events[-1].done == embed_events[-1].total == first.chunks_total
+    assert embed_events[-1].done == embed_events[-1].total == FILES + 1  # files
 
     # nothing changed: nothing parsed, nothing embedded
     embedder.texts.clear()

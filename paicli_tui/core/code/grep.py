@@ -8,7 +8,6 @@ order (path, then line), same cap.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -151,9 +150,11 @@ def _ripgrep_backend(rg: str, root: Path, options: GrepOptions, start: str,
                      per_file_cap: int) -> dict[str, list[int]] | None:
     """Matches from ripgrep, or None when it cannot run this pattern (then Python scans)."""
     compile_pattern(options)  # same validation and error text as the Python scanner
-    args = [rg, "--json", "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot",
+    # plain "path NUL line:text" output parses several times faster than --json
+    args = [rg, "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot",
             "--no-ignore-exclude", "--no-ignore-global", "--no-ignore-parent",
-            "--max-filesize", str(MAX_FILE_BYTES), "--max-count", str(per_file_cap)]
+            "--max-filesize", str(MAX_FILE_BYTES), "--max-count", str(per_file_cap),
+            "--line-number", "--no-heading", "--null", "--color", "never"]
     for name in sorted(ALWAYS_SKIPPED_DIRS):
         args += ["--glob", f"!{name}/"]
     if options.ignore_case:
@@ -173,17 +174,19 @@ def _ripgrep_backend(rg: str, root: Path, options: GrepOptions, start: str,
     include = glob_matcher(options.glob)
     hits: dict[str, list[int]] = {}
     for raw in proc.stdout.splitlines():
-        if b'"type":"match"' not in raw:
+        path_bytes, sep, rest = raw.partition(b"\0")
+        if not sep:
             continue
-        event = json.loads(raw)["data"]
-        path_field = event["path"]
-        rel = path_field.get("text")
-        if rel is None:
+        try:
+            rel = path_bytes.decode("utf-8")
+        except UnicodeDecodeError:
             continue  # a non-UTF-8 file name: the Python scanner would not see it either
         rel = rel[2:] if rel.startswith("./") else rel
         if include is not None and not include.fullmatch(rel):
             continue
-        hits.setdefault(rel, []).append(int(event["line_number"]))
+        number = rest.split(b":", 1)[0]
+        if number.isdigit():
+            hits.setdefault(rel, []).append(int(number))
     return hits
 
 
@@ -197,15 +200,17 @@ def _format(root: Path, hits: dict[str, list[int]], options: GrepOptions,
     blocks: list[str] = []
     file_lines: dict[str, list[str]] = {}
     for rel in sorted(hits):
+        numbers = sorted(set(hits[rel]))
+        room = cap - len(shown)
+        if room <= 0:  # past the cap only the count matters: no need to read the file
+            files += 1
+            total += len(numbers)
+            continue
         lines = _read_text_file(root / rel)
         if lines is None:  # binary past ripgrep's first buffer, or changed meanwhile
             continue
-        numbers = sorted(set(hits[rel]))
         files += 1
         total += len(numbers)
-        room = cap - len(shown)
-        if room <= 0:
-            continue
         numbers = numbers[:room]
         file_lines[rel] = lines
         shown.extend(GrepMatch(rel, n) for n in numbers)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -151,10 +153,9 @@ class CodeIndexer:
             deleted = sorted(set(known) - {c.path for c in candidates})
             self._delete(tables, deleted)
             summary.files_deleted = len(deleted)
-            parsed = self._parse(changed, report, summary)
-            self._embed_and_write(tables, parsed, report, summary)
+            self._embed_and_write(tables, changed, report, summary)
             self._record_files(tables, touched, {})
-            if parsed or deleted or summary.rebuilt:
+            if changed or deleted or summary.rebuilt:
                 self._refresh_fulltext(tables, report)
             summary.chunks_total = tables.chunks.count_rows() if tables.chunks else 0
             summary.edges_total = tables.edges.count_rows() if tables.edges else 0
@@ -243,75 +244,56 @@ class CodeIndexer:
                 if table is not None:
                     table.delete(where)
 
-    def _parse(self, changed: list[_Candidate], report: ProgressCallback,
-               summary: IndexSummary) -> list[tuple[_Candidate, ChunkedFile]]:
-        parsed: list[tuple[_Candidate, ChunkedFile]] = []
+    def _parse_batches(self, changed: list[_Candidate], summary: IndexSummary
+                       ) -> Iterator[_Batch]:
+        """Parse changed files and build their ranking texts, ``batch_chunks`` at a time."""
+        from .ranking_text import embedding_text, fulltext_text
+
+        pending: list[tuple[_Candidate, ChunkedFile]] = []
+        size = 0
         for number, candidate in enumerate(changed, 1):
             text = (candidate.data or b"").decode("utf-8", errors="replace")
             result = chunk_file(candidate.path, text)
+            candidate.data = None  # the text lives on in the chunks; free the bytes
             summary.data_chunks_skipped += result.skipped_data_chunks
             summary.parsers[result.parser] = summary.parsers.get(result.parser, 0) + 1
-            candidate.data = None  # the text lives on in the chunks; free the bytes
-            parsed.append((candidate, result))
-            if number % 50 == 0 or number == len(changed):
-                report(IndexProgress("parse", number, len(changed), candidate.path))
-        return parsed
+            pending.append((candidate, result))
+            size += len(result.chunks)
+            if size >= self.batch_chunks or number == len(changed):
+                yield _Batch.build(pending, embedding_text, fulltext_text, number)
+                pending, size = [], 0
 
-    def _embed_and_write(self, tables: IndexTables, parsed: list[tuple[_Candidate, ChunkedFile]],
+    def _embed_and_write(self, tables: IndexTables, changed: list[_Candidate],
                          report: ProgressCallback, summary: IndexSummary) -> None:
-        from .ranking_text import embedding_text, fulltext_text
+        """Parsing (pure Python, holds the GIL) runs in a helper thread while this one
+        embeds and writes (numpy and LanceDB release the GIL), so on two cores the parse
+        cost hides behind the embedding cost."""
+        if not changed:
+            return
+        total = len(changed)
+        report(IndexProgress("parse", 0, total))
+        for batch in _in_background(self._parse_batches(changed, summary)):
+            self._write_batch(tables, batch, summary)
+            report(IndexProgress("embed", batch.files_done, total, batch.paths[-1]))
 
-        total = sum(len(result.chunks) for _, result in parsed)
-        done = 0
-        batch: list[tuple[_Candidate, ChunkedFile]] = []
-        size = 0
-        for item in parsed:
-            batch.append(item)
-            size += len(item[1].chunks)
-            if size >= self.batch_chunks:
-                done = self._write_batch(tables, batch, embedding_text, fulltext_text, summary,
-                                         report, done, total)
-                batch, size = [], 0
-        if batch:
-            self._write_batch(tables, batch, embedding_text, fulltext_text, summary, report,
-                              done, total)
-
-    def _write_batch(self, tables: IndexTables, batch: list[tuple[_Candidate, ChunkedFile]],
-                     embedding_text: Callable[[Chunk], str], fulltext_text: Callable[[Chunk], str],
-                     summary: IndexSummary, report: ProgressCallback, done: int,
-                     total: int) -> int:
-        paths = [candidate.path for candidate, _ in batch]
-        chunks: list[Chunk] = []
-        seen_ids: set[str] = set()
-        for _, result in batch:
-            for chunk in result.chunks:
-                if chunk.id not in seen_ids:
-                    seen_ids.add(chunk.id)
-                    chunks.append(chunk)
-        texts = [embedding_text(c) for c in chunks]
-        hashes = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
-        vectors = self._vectors(tables, paths, texts, hashes, summary)
-        rows = [_chunk_row(c, fulltext_text(c), h, v) for c, h, v in
-                zip(chunks, hashes, vectors, strict=True)]
-        where = path_filter(paths)
+    def _write_batch(self, tables: IndexTables, batch: _Batch, summary: IndexSummary) -> None:
+        vectors = self._vectors(tables, batch.paths, batch.texts, batch.hashes, summary)
+        rows = [_chunk_row(c, f, h, v) for c, f, h, v in
+                zip(batch.chunks, batch.fulltexts, batch.hashes, vectors, strict=True)]
+        where = path_filter(batch.paths)
         if rows:
             (tables.chunks.merge_insert("id").when_matched_update_all()
              .when_not_matched_insert_all().when_not_matched_by_source_delete(where)
              .execute(rows))
         else:
             tables.chunks.delete(where)
-        edge_rows = _edge_rows(batch)
-        if edge_rows:
+        if batch.edge_rows:
             (tables.edges.merge_insert("id").when_matched_update_all()
              .when_not_matched_insert_all().when_not_matched_by_source_delete(where)
-             .execute(edge_rows))
+             .execute(batch.edge_rows))
         else:
             tables.edges.delete(where)
-        self._record_files(tables, [c for c, _ in batch],
-                           {c.path: (len(r.chunks), r.parser) for c, r in batch})
-        done += len(chunks)
-        report(IndexProgress("embed", done, total, paths[-1]))
-        return done
+        self._record_files(tables, batch.candidates, batch.counts)
 
     def _vectors(self, tables: IndexTables, paths: list[str], texts: list[str],
                  hashes: list[str], summary: IndexSummary) -> list[np.ndarray]:
@@ -368,6 +350,82 @@ class CodeIndexer:
 
         tables.chunks.create_index("fulltext", config=FTS(base_tokenizer="icu"), replace=True)
         report(IndexProgress("fulltext", 1, 1))
+
+
+@dataclass
+class _Batch:
+    """Parsed files ready to embed and commit together."""
+
+    candidates: list[_Candidate]
+    counts: dict[str, tuple[int, str]]
+    chunks: list[Chunk]
+    texts: list[str]
+    hashes: list[str]
+    fulltexts: list[str]
+    edge_rows: list[dict[str, Any]]
+    files_done: int
+
+    @property
+    def paths(self) -> list[str]:
+        return [c.path for c in self.candidates]
+
+    @classmethod
+    def build(cls, parsed: list[tuple[_Candidate, ChunkedFile]],
+              embedding_text: Callable[[Chunk], str], fulltext_text: Callable[[Chunk], str],
+              files_done: int) -> _Batch:
+        chunks: list[Chunk] = []
+        seen: set[str] = set()
+        for _, result in parsed:
+            for chunk in result.chunks:
+                if chunk.id not in seen:
+                    seen.add(chunk.id)
+                    chunks.append(chunk)
+        texts = [embedding_text(c) for c in chunks]
+        return cls(
+            candidates=[c for c, _ in parsed],
+            counts={c.path: (len(r.chunks), r.parser) for c, r in parsed},
+            chunks=chunks, texts=texts,
+            hashes=[hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts],
+            fulltexts=[fulltext_text(c) for c in chunks],
+            edge_rows=_edge_rows(parsed), files_done=files_done)
+
+
+_DONE = object()
+
+
+def _in_background(items: Iterator[_Batch], depth: int = 2) -> Iterator[_Batch]:
+    """Run the ``items`` generator in a helper thread, ``depth`` batches ahead; its
+    exceptions are raised here."""
+    results: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                results.put(item)
+            results.put(_DONE)
+        except BaseException as exc:  # noqa: BLE001 - handed over to the consumer
+            results.put(exc)
+
+    worker = threading.Thread(target=produce, name="paicli-index-parse", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = results.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting on a full queue
+            try:
+                results.get_nowait()
+            except queue.Empty:
+                worker.join(0.05)
 
 
 def _chunk_row(chunk: Chunk, fulltext: str, text_hash: str, vector: np.ndarray) -> dict[str, Any]:
