@@ -19,12 +19,9 @@ from .backend import (
     conflict_entries,
 )
 
-PREVIEW_BEFORE = 3
-PREVIEW_LINES = 20
-
 
 class CodeAdapter:
-    """grep through core.code.grep; semantic/text/hybrid through the index search."""
+    """Index status, search in every mode, indexing with progress, the code graph."""
 
     def __init__(self, service: Any, settings: Settings, project_root: Path) -> None:
         self.service = service
@@ -32,69 +29,41 @@ class CodeAdapter:
         self.project_root = Path(project_root)
 
     def status(self) -> IndexStatus:
-        try:
-            from ..core.code.index import index_status  # type: ignore[attr-defined]
-        except ImportError:
+        from ..core.code.lance_store import index_location, open_index
+
+        tables = open_index(index_location(self.settings, self.project_root))
+        if tables is None or tables.chunks is None:
             return IndexStatus(False)
-        status = index_status(self.settings, self.project_root)
-        return IndexStatus(bool(getattr(status, "exists", getattr(status, "indexed", False))),
-                           int(getattr(status, "files", 0) or 0),
-                           int(getattr(status, "chunks", 0) or 0),
-                           str(getattr(status, "detail", "") or ""))
+        files = tables.files.count_rows() if tables.files is not None else 0
+        embedder = tables.meta.get("embedder", "")
+        return IndexStatus(True, int(files), int(tables.chunks.count_rows()),
+                           f"({embedder})" if embedder else "")
 
     def search(self, query: str, mode: str, top_k: int) -> list[CodeHit]:
-        if mode == "grep":
-            return self._grep(query, top_k)
+        """Every mode, grep included, goes through the core's search pipeline."""
         from ..core.code.search import search_project
 
         response = search_project(self.settings, self.project_root, query, mode=mode,
                                   top_k=top_k)
-        return [_hit_from_chunk(h) for h in response.hits]
-
-    def _grep(self, query: str, top_k: int) -> list[CodeHit]:
-        from ..core.code.grep import GrepOptions, grep_code
-
-        result = grep_code(self.project_root, GrepOptions(
-            pattern=query, regex=False, ignore_case=True, context=0,
-            max_matches=max(top_k, 30)))
-        hits = []
-        for match in result.matches:
-            lines = result.lines.get(match.path, [])
-            start = max(1, match.line - PREVIEW_BEFORE)
-            preview = "\n".join(lines[start - 1:start - 1 + PREVIEW_LINES])
-            name = lines[match.line - 1].strip()[:60] if match.line <= len(lines) else ""
-            hits.append(CodeHit(match.path, match.line, name, 1.0, preview,
-                                preview_start=start))
-        return hits
+        return [CodeHit(h.path, h.start_line, h.name, float(h.score), h.source,
+                        h.language, h.end_line) for h in response.hits]
 
     def index(self, progress: Callable[[IndexProgress], None]) -> str:
-        from ..core.code.index import build_index  # type: ignore[attr-defined]
+        from ..core.code.indexer import CodeIndexer
 
         def on_progress(event: Any) -> None:
-            progress(IndexProgress(int(getattr(event, "done", 0) or 0),
-                                   int(getattr(event, "total", 0) or 0),
-                                   str(getattr(event, "message", "") or "")))
+            progress(IndexProgress(event.done, event.total, f"{event.phase} "
+                                   f"{event.done}/{event.total} {event.detail}".strip()))
 
-        summary = build_index(self.settings, self.project_root, progress=on_progress)
-        return str(summary)
+        summary = CodeIndexer(self.settings, self.project_root).update(on_progress)
+        return (f"indexed {summary.files_indexed} files ({summary.files_unchanged} unchanged, "
+                f"{summary.files_deleted} deleted), {summary.chunks_total} chunks in "
+                f"{summary.seconds:.1f} s")
 
     def graph(self, name: str) -> str:
         from ..core.code.graph_query import format_relations, relations_for
 
         return format_relations(relations_for(self.settings, self.project_root, name))
-
-
-def _hit_from_chunk(hit: Any) -> CodeHit:
-    """A search hit (a chunk with a score, or a dict) as a table row."""
-    chunk = getattr(hit, "chunk", hit)
-    get = (lambda k, d=None: chunk.get(k, d)) if isinstance(chunk, dict) \
-        else (lambda k, d=None: getattr(chunk, k, d))
-    score = getattr(hit, "score", None)
-    if score is None and isinstance(hit, dict):
-        score = hit.get("score")
-    return CodeHit(str(get("path", "")), int(get("start_line", 0) or 0), str(get("name", "")),
-                   float(score or 0.0), str(get("source", "")), str(get("language", "") or ""),
-                   int(get("end_line", 0) or 0))
 
 
 class MemoryAdapter:

@@ -46,6 +46,7 @@ class CodeSearchScreen(Screen[None]):
         self.index_on_open = index_now
         self.top_k = top_k or backend.settings.search_top_k
         self.hits: list[CodeHit] = []
+        self.previewed: CodeHit | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -87,9 +88,16 @@ class CodeSearchScreen(Screen[None]):
             text = (f"index: {status.files} files, {status.chunks} chunks {status.detail}"
                     if status.indexed else "no index yet: press x to build it (grep works "
                     "without one)")
+            indexed = status.indexed
         except Exception as exc:
-            text = f"index status unavailable: {exc}"
-        self.app.call_from_thread(self.query_one("#index-status", Label).update, text)
+            text, indexed = f"index status unavailable: {exc}", False
+        self.app.call_from_thread(self._show_status, text, indexed)
+
+    def _show_status(self, text: str, indexed: bool) -> None:
+        self.query_one("#index-status", Label).update(text)
+        if not indexed and not self.hits:
+            # without an index only exact search can answer: start there
+            self.query_one("#code-mode", Select).value = "grep"
 
     def action_index_now(self) -> None:
         bar = self.query_one(ProgressBar)
@@ -177,6 +185,7 @@ class CodeSearchScreen(Screen[None]):
         if not 0 <= index < len(self.hits):
             return
         hit = self.hits[index]
+        self.previewed = hit
         self.query_one("#code-preview", Static).update(Syntax(
             hit.preview, lexer_for(hit), line_numbers=True, start_line=max(1, hit.preview_start or hit.line),
             word_wrap=False, theme="ansi_dark" if self.app.current_theme.dark else "ansi_light"))

@@ -1,0 +1,96 @@
+"""Pilot flows through the panels on the real memory store and the real grep search."""
+
+from __future__ import annotations
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.core.memory.book import MemoryBook
+from paicli_tui.ui.backend import CoreBackend
+from paicli_tui.ui.modals.conflict import ConflictModal
+from paicli_tui.ui.screens.chat import ChatScreen
+from paicli_tui.ui.screens.code_search import CodeSearchScreen
+from paicli_tui.ui.screens.memory import MemoryScreen, filter_rows
+from paicli_tui.ui.widgets.prompt_input import PromptInput
+
+SIZE = (100, 30)
+
+
+def table_texts(screen: MemoryScreen) -> list[str]:
+    table = screen.query_one("DataTable")
+    return [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+
+
+async def settle(pilot) -> None:
+    """Let workers run; never waits on workers that are awaiting a dialog."""
+    for _ in range(6):
+        await pilot.pause(0.05)
+
+
+async def test_add_conflict_replace_shows_the_new_text(settings, project_dir):
+    MemoryBook(settings, project_dir).save("The project uses Java 17", scope="project")
+    app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MemoryScreen)
+        assert table_texts(screen) == ["The project uses Java 17"]
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press(*"The project uses Java 21", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConflictModal)
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.screen is screen
+        assert table_texts(screen) == ["The project uses Java 21"]
+
+
+async def test_save_from_the_input_keep_both(settings, project_dir):
+    MemoryBook(settings, project_dir).save("The project uses Java 17", scope="project")
+    app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one(PromptInput).load_text("/save The project uses Java 21")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConflictModal)
+        await pilot.press("k")
+        await settle(pilot)
+        contents = sorted(e.content for e in MemoryBook(settings, project_dir).list_visible())
+        assert contents == ["The project uses Java 17", "The project uses Java 21"]
+
+
+async def test_search_preview_insert_reference(settings, project_dir):
+    (project_dir / "loader.py").write_text(
+        "import os\n\n\ndef load_settings(env):\n    return dict(env)\n", encoding="utf-8")
+    app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CodeSearchScreen)
+        assert screen.mode == "grep"  # no index yet: exact search first
+        await pilot.press(*"load_settings", "enter")
+        await settle(pilot)
+        assert [h.reference for h in screen.hits] == ["loader.py:4"]
+        assert screen.previewed is not None
+        assert "def load_settings" in screen.previewed.preview
+        await pilot.press("i")
+        await settle(pilot)
+        assert isinstance(app.screen, ChatScreen)
+        assert app.screen.query_one(PromptInput).text == "loader.py:4 "
+
+
+def test_filter_rows_by_scope_and_words() -> None:
+    from paicli_tui.ui.backend import MemoryRow
+
+    rows = [MemoryRow("a", "project", "Uses Java 17", "", ""),
+            MemoryRow("b", "global", "Prefers Chinese answers", "", ""),
+            MemoryRow("c", "project", "项目统一使用 UTF-8", "", "")]
+    cases = [("all", "", ["a", "b", "c"]), ("project", "", ["a", "c"]),
+             ("global", "", ["b"]), ("all", "java", ["a"]), ("all", "utf-8 项目", ["c"]),
+             ("global", "java", []), ("all", "b", ["b"])]
+    for scope, text, expected in cases:
+        assert [r.id for r in filter_rows(rows, scope, text)] == expected, (scope, text)
