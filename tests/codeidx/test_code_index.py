@@ -151,3 +151,23 @@ def test_grep_mode_works_without_an_index_and_names_chunks_with_one(settings,
     named = search_project(settings, project_dir, "parse_config", mode="grep").hits
     assert [(h.path, h.start_line, h.end_line, h.name) for h in named] == [
         ("m.py", 1, 2, "parse_config(path)")]
+
+
+def test_a_parse_failure_stops_the_update_and_loses_nothing(settings, project_dir: Path,
+                                                           monkeypatch) -> None:
+    import paicli_tui.core.code.indexer as indexer
+
+    (project_dir / "a.py").write_text("def a():\n    return 1\n")
+    CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    (project_dir / "b.py").write_text("def b():\n    return 2\n")
+
+    def broken(path: str, text: str):
+        raise RuntimeError(f"parser exploded on {path}")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(indexer, "chunk_file", broken)
+        with pytest.raises(RuntimeError, match="parser exploded on b.py"):
+            CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    # the failed file was never recorded, so the next run indexes it
+    retry = CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    assert (retry.files_indexed, retry.chunks_total) == (1, 2)
