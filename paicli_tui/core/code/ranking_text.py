@@ -15,7 +15,7 @@ import re
 from .chunk import Chunk
 from .query.terms import expand_identifiers, split_identifier, stem_line
 
-EMBED_MAX_CHARS = 800
+EMBED_MAX_CHARS = 500
 """Embedded text is cut here: header, doc and the start of the body carry the meaning."""
 DOC_MAX_CHARS = 600
 CONTEXT_MAX_CHARS = 200
