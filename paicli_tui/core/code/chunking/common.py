@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from ..chunk import Chunk
 
@@ -168,3 +169,21 @@ _HEADER = re.compile(r"^\s*(?:package\s|import\s|from\s+\S+\s+import\s|#|//|/?\*
 
 def _is_header_line(line: str) -> bool:
     return bool(_HEADER.match(line))
+
+
+def call_edges(path: str, source: str, calls: Iterable[Any],
+               target_of: Callable[[Any], str | None], line_of: Callable[[Any], int]
+               ) -> list[Edge]:
+    """``calls`` edges from ``source`` to each call's target (one per target and line);
+    ``target_of`` names a call node's target, or None when the syntax does not show it."""
+    edges: list[Edge] = []
+    seen: set[tuple[str, int]] = set()
+    for node in calls:
+        name = target_of(node)
+        if not name:
+            continue
+        key = (name, line_of(node))
+        if key not in seen:
+            seen.add(key)
+            edges.append(Edge(source, name, "calls", path, key[1]))
+    return edges

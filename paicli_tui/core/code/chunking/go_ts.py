@@ -10,6 +10,7 @@ from .common import (
     CLASS_HEAD_LINES,
     ChunkedFile,
     Edge,
+    call_edges,
     clean_comment,
     leftover_file_chunks,
     line_slice,
@@ -92,27 +93,21 @@ def _receiver_type(node: Any) -> str | None:
 
 
 def _calls(path: str, function: Any, source: str) -> list[Edge]:
-    edges: list[Edge] = []
-    seen: set[tuple[str, int]] = set()
     body = function.child_by_field_name("body")
     if body is None:
-        return edges
-    for node in walk(body):
-        if node.type != "call_expression":
-            continue
+        return []
+
+    def target_of(node: Any) -> str | None:
         target = node.child_by_field_name("function")
         if target is None:
-            continue
+            return None
         if target.type == "identifier":
-            name = text_of(target)
-        elif target.type == "selector_expression":
+            return text_of(target)
+        if target.type == "selector_expression":
             operand = target.child_by_field_name("operand")
             field = text_of(target.child_by_field_name("field"))
-            name = f"{text_of(operand)}.{field}" if operand.type == "identifier" else field
-        else:
-            continue
-        key = (name, start_line(node))
-        if key not in seen:
-            seen.add(key)
-            edges.append(Edge(source, name, "calls", path, start_line(node)))
-    return edges
+            return f"{text_of(operand)}.{field}" if operand.type == "identifier" else field
+        return None
+
+    calls = (n for n in walk(body) if n.type == "call_expression")
+    return call_edges(path, source, calls, target_of, start_line)

@@ -10,6 +10,7 @@ from .common import (
     CLASS_HEAD_LINES,
     ChunkedFile,
     Edge,
+    call_edges,
     clean_comment,
     leftover_file_chunks,
     line_slice,
@@ -149,32 +150,25 @@ def _heritage(path: str, node: Any, name: str) -> list[Edge]:
 
 
 def _calls(path: str, function: Any, source: str, owner: str | None) -> list[Edge]:
-    edges: list[Edge] = []
-    seen: set[tuple[str, int]] = set()
     body = function.child_by_field_name("body")
     if body is None:
-        return edges
-    for node in walk(body):
-        if node.type not in ("call_expression", "new_expression"):
-            continue
+        return []
+
+    def target_of(node: Any) -> str | None:
         target = node.child_by_field_name("function") or node.child_by_field_name("constructor")
         if target is None:
-            continue
+            return None
         if target.type == "identifier":
-            name = text_of(target)
-        elif target.type == "member_expression":
-            obj = target.child_by_field_name("object")
-            prop = text_of(target.child_by_field_name("property"))
-            if obj.type == "this" and owner:
-                name = f"{owner}.{prop}"
-            elif obj.type in ("identifier", "member_expression") and "(" not in text_of(obj):
-                name = f"{text_of(obj)}.{prop}"
-            else:
-                name = prop
-        else:
-            continue
-        key = (name, start_line(node))
-        if key not in seen:
-            seen.add(key)
-            edges.append(Edge(source, name, "calls", path, start_line(node)))
-    return edges
+            return text_of(target)
+        if target.type != "member_expression":
+            return None
+        obj = target.child_by_field_name("object")
+        prop = text_of(target.child_by_field_name("property"))
+        if obj.type == "this" and owner:
+            return f"{owner}.{prop}"
+        if obj.type in ("identifier", "member_expression") and "(" not in text_of(obj):
+            return f"{text_of(obj)}.{prop}"
+        return prop
+
+    calls = (n for n in walk(body) if n.type in ("call_expression", "new_expression"))
+    return call_edges(path, source, calls, target_of, start_line)

@@ -10,6 +10,7 @@ from .common import (
     CLASS_HEAD_LINES,
     ChunkedFile,
     Edge,
+    call_edges,
     clean_comment,
     leftover_file_chunks,
     line_slice,
@@ -169,33 +170,26 @@ def _imported_names(node: Any, module: str, is_package: bool) -> list[str]:
 
 def _calls(path: str, function: Any, source: str, owner: str | None) -> list[Edge]:
     """Calls whose target the syntax shows: ``f()``, ``self.m()``, ``Type.m()``, ``mod.f()``."""
-    edges: list[Edge] = []
-    seen: set[tuple[str, int]] = set()
     body = function.child_by_field_name("body")
     if body is None:
-        return edges
-    for node in walk(body):
-        if node.type != "call":
-            continue
+        return []
+
+    def target_of(node: Any) -> str | None:
         target = node.child_by_field_name("function")
         if target is None:
-            continue
+            return None
         if target.type == "identifier":
-            name = text_of(target)
-        elif target.type == "attribute":
-            obj = target.child_by_field_name("object")
-            attr = text_of(target.child_by_field_name("attribute"))
-            obj_text = text_of(obj)
-            if obj.type == "identifier" and obj_text in ("self", "cls") and owner:
-                name = f"{owner}.{attr}"
-            elif obj.type in ("identifier", "attribute") and "(" not in obj_text:
-                name = f"{obj_text}.{attr}"
-            else:
-                name = attr
-        else:
-            continue
-        key = (name, start_line(node))
-        if key not in seen:
-            seen.add(key)
-            edges.append(Edge(source, name, "calls", path, start_line(node)))
-    return edges
+            return text_of(target)
+        if target.type != "attribute":
+            return None
+        obj = target.child_by_field_name("object")
+        attr = text_of(target.child_by_field_name("attribute"))
+        obj_text = text_of(obj)
+        if obj.type == "identifier" and obj_text in ("self", "cls") and owner:
+            return f"{owner}.{attr}"
+        if obj.type in ("identifier", "attribute") and "(" not in obj_text:
+            return f"{obj_text}.{attr}"
+        return attr
+
+    calls = (n for n in walk(body) if n.type == "call")
+    return call_edges(path, source, calls, target_of, start_line)
