@@ -6,11 +6,12 @@ and add new ones only as optional metadata.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 SCHEMA_VERSION = 1
@@ -87,7 +88,7 @@ class MemoryEntry:
     extra: dict[str, Any] = field(default_factory=dict)
     """Metadata keys written by newer versions, kept untouched on rewrite."""
 
-    @property
+    @cached_property
     def bucket(self) -> tuple[str, str, str | None]:
         """(type, scope, project): duplicates and conflicts are only looked for within one
         bucket (SPEC §12)."""
@@ -104,7 +105,7 @@ class MemoryEntry:
 
     def visible_in(self, project_root: str) -> bool:
         """Global entries are visible everywhere; project entries only in their own project."""
-        return self.is_global or self.project == project_root
+        return self.scope != SCOPE_PROJECT or not self.project or self.project == project_root
 
     def same_bucket(self, other: MemoryEntry) -> bool:
         """Duplicates and conflicts are only looked for among entries of one type, scope and
@@ -113,6 +114,11 @@ class MemoryEntry:
 
     def evolve(self, **changes: Any) -> MemoryEntry:
         return replace(self, **changes)
+
+    @cached_property
+    def json_line(self) -> str:
+        """The entry as one line of JSON (computed once: entries never change)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False)
 
     def to_dict(self) -> dict[str, Any]:
         metadata: dict[str, Any] = dict(self.extra)

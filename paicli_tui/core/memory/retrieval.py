@@ -8,6 +8,7 @@ ten are kept and cut to the token budget.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -112,27 +113,39 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
         return []
     contents = [e.content for e in entries]
     overlaps = keywords.overlap(query, contents)
-    vector_scores: list[float] | None = None
+    vector_scores: dict[int, float] = {}
     if vectors is not None:
         try:
-            matrix = vectors.matrix(contents, max_new=EMBED_PER_TURN)
-            # Some embedders encode questions differently from documents.
-            embed_query = getattr(vectors.embedder, "embed_queries", vectors.embedder.embed)
-            cosines = matrix @ embed_query([query[:MAX_QUERY_CHARS]])[0]
-            vector_scores = ((cosines - VECTOR_FLOOR) / (1.0 - VECTOR_FLOOR)).clip(min=0).tolist()
+            vector_scores = _vector_scores(vectors, query, contents)
         except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
             log.warning("memory vectors unavailable (%s); using keywords only",
                         type(exc).__name__)
+    # Only entries with some relevance are looked at one by one (the time weight is positive,
+    # so relevance alone decides "score > 0").
+    candidates = set(vector_scores)
+    if overlaps:
+        candidates.update(i for i, text in enumerate(contents) if text in overlaps)
     scored = []
-    for i, entry in enumerate(entries):
+    for i in candidates:
+        entry = entries[i]
         overlap = overlaps.get(entry.content, 0.0)
-        vector = vector_scores[i] if vector_scores is not None else 0.0
-        if overlap + vector <= 0:
-            continue  # the time weight is positive, so only relevance decides "> 0"
+        vector = vector_scores.get(i, 0.0)
         score = (overlap + vector) * time_weight(age_days(entry, now))
-        scored.append(ScoredEntry(entry, score, overlap, float(vector)))
-    scored.sort(key=lambda s: (s.score, s.entry.last_verified_at), reverse=True)
-    return scored[:limit]
+        scored.append(ScoredEntry(entry, score, overlap, vector))
+    return heapq.nlargest(limit, scored, key=lambda s: (s.score, s.entry.last_verified_at))
+
+
+def _vector_scores(vectors: VectorCache, query: str, contents: list[str]) -> dict[int, float]:
+    """Index → rescaled similarity for the entries above the floor."""
+    import numpy as np
+
+    matrix = vectors.matrix(contents, max_new=EMBED_PER_TURN)
+    # Some embedders encode questions differently from documents.
+    embed_query = getattr(vectors.embedder, "embed_queries", vectors.embedder.embed)
+    cosines = matrix @ embed_query([query[:MAX_QUERY_CHARS]])[0]
+    above = np.flatnonzero(cosines > VECTOR_FLOOR)
+    scaled = (cosines[above] - VECTOR_FLOOR) / (1.0 - VECTOR_FLOOR)
+    return dict(zip(above.tolist(), scaled.tolist(), strict=True))
 
 
 def _date(text: str) -> str:

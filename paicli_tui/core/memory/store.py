@@ -60,7 +60,7 @@ def _parse(text: str) -> list[MemoryEntry]:
 def serialise(entries: list[MemoryEntry]) -> str:
     """The file text: one entry per line, so it stays readable and diffable by a person (and
     json's fast C encoder does the work)."""
-    rows = ",\n  ".join(json.dumps(e.to_dict(), ensure_ascii=False) for e in entries)
+    rows = ",\n  ".join(e.json_line for e in entries)
     body = f"[\n  {rows}\n ]" if entries else "[]"
     return f'{{"schema_version": {SCHEMA_VERSION},\n "entries": {body}\n}}\n'
 
@@ -81,8 +81,10 @@ class MemoryStore:
         self._clock = clock
         self._lock = _thread_lock(self.path)
         self._cache: list[MemoryEntry] = []
-        self._text: str | None = None
-        """The file text ``_cache`` was parsed from (None: nothing on disk matches it)."""
+        self._text: bytes | None = None
+        """The file bytes ``_cache`` was parsed from (None: nothing on disk matches it)."""
+        self._seen_stat: tuple[int, int, int] | None = None
+        """(inode, mtime, size) when ``_text`` was last confirmed, for lock-free readers."""
         self.last_backup: Path | None = None
         """Where the most recent unreadable file was moved (for a notice to the person)."""
 
@@ -95,6 +97,13 @@ class MemoryStore:
         return self.path.with_name(self.path.name + ".tmp")
 
     # -- reading ----------------------------------------------------------------------------
+    def _stat_key(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
     def _read(self) -> list[MemoryEntry]:
         """The file's entries. The bytes are always re-read; they are re-parsed only when they
         differ from what this object last read or wrote (cheap, and immune to inode reuse or
@@ -104,27 +113,34 @@ class MemoryStore:
         next save writes them back instead of an empty list.
         """
         try:
-            text = self.path.read_text(encoding="utf-8")
+            raw = self.path.read_bytes()
         except FileNotFoundError:
             if self._text is not None:  # someone removed a good file on purpose: honour it
                 self._cache = []
             self._text = None
             return list(self._cache)
-        except UnicodeDecodeError as exc:
-            self._move_aside(exc)
-            return list(self._cache)
         except OSError as exc:
             raise MemoryFileError(f"could not read {self.path}: {exc.strerror or exc}") from None
-        if text == self._text:
+        if raw == self._text:
             return list(self._cache)
         try:
-            entries = _parse(text)
-        except ValueError as exc:
+            entries = _parse(raw.decode("utf-8"))
+        except ValueError as exc:  # includes UnicodeDecodeError
             self._move_aside(exc)
             return list(self._cache)
         self._cache = entries
-        self._text = text
+        self._text = raw
         return list(entries)
+
+    def _read_for_display(self) -> list[MemoryEntry]:
+        # Readers may trust an unchanged (inode, mtime, size): a wrong guess here only shows
+        # an old list for one turn. Writers never take this shortcut (see update()).
+        key = self._stat_key()
+        if key is not None and key == self._seen_stat and self._text is not None:
+            return list(self._cache)
+        entries = self._read()
+        self._seen_stat = key if self._text is not None else None
+        return entries
 
     def _move_aside(self, reason: Exception) -> None:
         stamp = self._clock().strftime("%Y%m%dT%H%M%S%fZ")
@@ -141,7 +157,7 @@ class MemoryStore:
     def entries(self) -> list[MemoryEntry]:
         """A snapshot of all entries (a new list of immutable entries)."""
         with self._lock:
-            return self._read()
+            return self._read_for_display()
 
     # -- writing ----------------------------------------------------------------------------
     def update(self, change: Callable[[list[MemoryEntry]], T]) -> T:
@@ -170,19 +186,19 @@ class MemoryStore:
                     original = list(self._cache) if self._text is not None else None
                     result = change(entries)
                     if original is None or not _same(entries, original):
-                        text = serialise(entries)
-                        self._write(text)
+                        data = serialise(entries).encode("utf-8")
+                        self._write(data)
                         self._cache = list(entries)
-                        self._text = text
+                        self._text = data
                     return result
                 finally:
                     portalocker.unlock(lock_handle)
 
-    def _write(self, text: str) -> None:
+    def _write(self, data: bytes) -> None:
         tmp = self.tmp_path
         try:
-            with open(tmp, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            with open(tmp, "wb") as handle:
+                handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp, self.path)

@@ -48,7 +48,7 @@ class VectorCache:
         self._keys_by_text: dict[str, str] = {}
         self._lock = threading.Lock()
         self._last: tuple[list[str], Any] | None = None
-        """The keys and matrix of the previous call: an unchanged store reuses the matrix."""
+        """The texts and matrix of the previous call: an unchanged store reuses the matrix."""
 
     def _key(self, text: str) -> str:
         key = self._keys_by_text.get(text)
@@ -97,9 +97,9 @@ class VectorCache:
         with self._lock:
             if not self._loaded:
                 self._load()
-            keys = [self._key(t) for t in texts]
-            if self._last is not None and self._last[0] == keys:
+            if self._last is not None and self._last[0] == texts:
                 return self._last[1]
+            keys = [self._key(t) for t in texts]
             missing = list(dict.fromkeys(k for k in reversed(keys) if k not in self._rows))
             complete = max_new is None or len(missing) <= max_new
             if missing:
@@ -114,5 +114,5 @@ class VectorCache:
             zero = np.zeros(self.embedder.dim, dtype=np.float32)
             matrix = np.stack([self._rows.get(k, zero) for k in keys])
             if complete:
-                self._last = (keys, matrix)
+                self._last = (list(texts), matrix)
             return matrix
