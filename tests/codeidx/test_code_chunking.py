@@ -84,7 +84,7 @@ def test_java_chunks_every_method_with_exact_lines(name: str, parser: str,
             assert chunk.source.rstrip().endswith(("}", ";"))
 
 
-@pytest.mark.parametrize("name", ["Inventory.java", "Helpers.java", "PriceBook.java",
+@pytest.mark.parametrize("name", ["Inventory.java", "Helpers.java", "PriceBook.java", "Tricky.java",
                                   "Store.java", "BaseStore.java"])
 def test_javalang_and_treesitter_agree_where_both_parse(name: str) -> None:
     rel, text = _java(name)

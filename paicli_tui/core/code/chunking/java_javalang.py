@@ -118,16 +118,19 @@ class _Builder:
             return j - 1
         return None
 
-    def _body_bounds(self, i: int) -> tuple[int | None, int]:
-        """(index of the body's '{' or None, index of the last token) from token i."""
+    def _body_bounds(self, i: int, *, no_body: bool = False) -> tuple[int | None, int]:
+        """(index of the body's '{' or None, index of the last token) from token i.
+
+        ``no_body``: an annotation element, whose ``default {1, 2}`` braces are a value.
+        """
         tokens = self.tokens
         depth = 0
         n = len(tokens)
         while i < n:
             value = tokens[i].value
-            if value == "(":
+            if value in ("(", "{") and (value == "(" or no_body):
                 depth += 1
-            elif value == ")":
+            elif value in (")", "}") and (value == ")" or no_body):
                 depth -= 1
             elif depth == 0 and value == ";":
                 return None, i
@@ -150,7 +153,8 @@ class _Builder:
         """(start token, start line, body-open token, end line) of a declaration."""
         i = self._token_index(node)
         start = self._declaration_start(i)
-        open_index, last = self._body_bounds(i)
+        open_index, last = self._body_bounds(
+            i, no_body=isinstance(node, self.tree.AnnotationMethod))
         return start, self.tokens[start].position.line, open_index, self.tokens[last].position.line
 
     def _signature(self, start: int, stop: int) -> str:
@@ -230,7 +234,8 @@ class _Builder:
         start, start_line, open_index, end_line = self._span(node)
         stop = open_index if open_index is not None else len(self.tokens)
         if open_index is None:
-            _, last = self._body_bounds(self._token_index(node))
+            _, last = self._body_bounds(self._token_index(node), no_body=isinstance(
+                node, self.tree.AnnotationMethod))
             stop = last
         method = JavaMethod(owner=owner, name=simple_owner if constructor else node.name,
                             params=params, start=start_line, end=end_line,

@@ -139,7 +139,8 @@ def java_chunks(path: str, lines: list[str], model: JavaFileModel, parser: str) 
     # before the first method or nested type, so it does not compete with their chunks
     first_member: dict[str, int] = {}
     for start, owner in [(m.start, m.owner) for m in model.methods] + \
-            [(t.start, t.name.rsplit(".", 1)[0]) for t in model.types if "." in t.name]:
+            [(t.start, t.name.rsplit(".", 1)[0]) for t in model.types
+             if "." in t.name and not t.anonymous]:
         first_member[owner] = min(first_member.get(owner, start), start)
     for declared in model.types:
         if declared.anonymous:
