@@ -171,3 +171,15 @@ def test_a_parse_failure_stops_the_update_and_loses_nothing(settings, project_di
     # the failed file was never recorded, so the next run indexes it
     retry = CodeIndexer(settings, project_dir, CountingEmbedder()).update()
     assert (retry.files_indexed, retry.chunks_total) == (1, 2)
+
+
+def test_index_uri_setting_puts_the_index_elsewhere(settings, project_dir: Path,
+                                                    tmp_path: Path) -> None:
+    (project_dir / "a.py").write_text("def alpha():\n    return 1\n")
+    elsewhere = settings.with_overrides(index_uri=str(tmp_path / "shared-index"))
+    summary = CodeIndexer(elsewhere, project_dir, CountingEmbedder()).update()
+    assert summary.location == str(tmp_path / "shared-index")
+    assert (tmp_path / "shared-index" / "chunks.lance").is_dir()
+    assert not (project_dir / ".paicli" / "index").exists()
+    hits = search_project(elsewhere, project_dir, "alpha", mode="text").hits
+    assert [h.name for h in hits] == ["alpha()"]
