@@ -35,8 +35,9 @@ class PaicliApp(App[int]):
         self.theme = "textual-light" if settings.theme == "light" else "textual-dark"
         self.sub_title = project_root.name
 
-    def on_mount(self) -> None:
-        self.push_screen(ChatScreen(self.backend, self.resume))
+    def get_default_screen(self) -> Screen:
+        # the chat is the base screen: no empty default screen is built first
+        return ChatScreen(self.backend, self.resume)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

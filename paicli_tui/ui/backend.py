@@ -144,6 +144,16 @@ class CoreBackend:
     _memory: Any = field(default=None, repr=False)
     _code: Any = field(default=None, repr=False)
 
+    def prepare(self) -> None:
+        """Import the core and build the services (called in a thread before the session
+        starts, so the first paint does not wait for them)."""
+        import importlib
+
+        for module in ("agent.session", "llm.registry", "context.ledger"):
+            importlib.import_module(f"paicli_tui.core.{module}")
+        self._memory_service()
+        self._code_service()
+
     # -- model ---------------------------------------------------------------------------------
     def how_to_configure(self) -> str:
         from ..core.llm.registry import how_to_configure

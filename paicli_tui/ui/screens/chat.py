@@ -23,8 +23,6 @@ from ...core.agent.interaction import (
 from ...core.messages import Message, Role
 from ..backend import Backend
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
-from ..modals.approval import ApprovalModal
-from ..modals.conflict import ConflictModal
 from ..slash import completions, parse_slash
 from ..widgets.chat_log import ChatLog
 from ..widgets.context_gauge import ContextGauge
@@ -39,8 +37,8 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
         Binding("f2", "slash('/memory')", "Memory"),
         Binding("f3", "slash('/search')", "Search"),
         Binding("f4", "slash('/context')", "Context"),
-        Binding("f5", "slash('/resume')", "Resume"),
-        Binding("f6", "slash('/model')", "Model"),
+        Binding("f5", "slash('/resume')", "Resume", show=False),
+        Binding("f6", "slash('/model')", "Model", show=False),
         Binding("ctrl+t", "slash('/theme')", "Theme", show=False),
     ]
 
@@ -79,12 +77,17 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#command-hint").display = False
         self.prompt.focus()
-        self.start_session(self.resume)
+        # paint first, then connect: the session start reads files and builds the prompt
+        self.call_after_refresh(self.start_session, self.resume)
 
     # -- session -------------------------------------------------------------------------------
     @work(exclusive=True, group="session", exit_on_error=False)
     async def start_session(self, resume: str | None) -> None:
         """Build the client and start (or resume) the agent session off the UI's back."""
+        prepare = getattr(self.backend, "prepare", None)
+        if prepare is not None:
+            # imports and service construction in a thread: the screen keeps painting
+            await asyncio.to_thread(prepare)
         try:
             client = self.backend.build_client(self.backend.settings)
         except Exception as exc:  # a bad provider setting must not stop the app opening
@@ -166,10 +169,14 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
 
     # -- asking the person (called by the core from inside the turn worker) --------------------
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        from ..modals.approval import ApprovalModal
+
         return await self.app.push_screen_wait(ApprovalModal(request))
 
     async def resolve_conflict(self, request: ConflictRequest
                                ) -> tuple[ConflictDecision, str | None]:
+        from ..modals.conflict import ConflictModal
+
         return await self.app.push_screen_wait(ConflictModal(request))
 
     # -- input ---------------------------------------------------------------------------------

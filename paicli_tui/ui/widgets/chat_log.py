@@ -3,15 +3,20 @@ scrolls up; scrolling back to the bottom re-anchors it (Textual's anchor())."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from .assistant_block import AssistantBlock
-from .compaction_notice import CompactionNotice
-from .notice import ChatNotice
 from .setup_notice import SetupNotice
-from .tool_block import ToolBlock
 from .user_message import UserMessage
+
+if TYPE_CHECKING:
+    from .assistant_block import AssistantBlock
+    from .compaction_notice import CompactionNotice
+    from .tool_block import ToolBlock
+
+# The reply widgets import Markdown and friends: loaded with the first reply, not at start-up.
 
 
 class ChatLog(VerticalScroll):
@@ -34,6 +39,8 @@ class ChatLog(VerticalScroll):
     async def assistant(self) -> AssistantBlock:
         """The assistant block being streamed into (created on first use in a reply)."""
         if self.current is None:
+            from .assistant_block import AssistantBlock
+
             self.current = AssistantBlock()
             await self._add(self.current)
         return self.current
@@ -44,6 +51,8 @@ class ChatLog(VerticalScroll):
             self.current = None
 
     async def add_tool(self, call_id: str, name: str, arguments: str) -> ToolBlock:
+        from .tool_block import ToolBlock
+
         await self.end_assistant()
         block = ToolBlock(call_id, name, arguments)
         self.tool_blocks[call_id] = block
@@ -52,12 +61,16 @@ class ChatLog(VerticalScroll):
 
     async def add_compaction(self, tier: str, before: int, after: int, detail: str = "",
                              summary: str | None = None) -> CompactionNotice:
+        from .compaction_notice import CompactionNotice
+
         await self.end_assistant()
         return await self._add(  # type: ignore[return-value]
             CompactionNotice(tier, before, after, detail, summary))
 
     async def add_notice(self, text: str, kind: str = "info") -> Widget:
         """Program text; ``setup`` is the how-to-connect guide, shown verbatim."""
+        from .notice import ChatNotice
+
         await self.end_assistant()
         return await self._add(SetupNotice(text) if kind == "setup" else ChatNotice(text, kind))
 

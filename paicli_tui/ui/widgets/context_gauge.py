@@ -39,6 +39,7 @@ class ContextGauge(Vertical):
         self.model_label = ""
         self.per_request: list[float] = []
         self.warned = False
+        self._shown_zone = ""
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="gauge-row"):
@@ -96,8 +97,11 @@ class ContextGauge(Vertical):
         bar.tokens, bar.window = self.tokens, self.window
         bar.clearing_trigger, bar.compaction_trigger = self.clearing_trigger, self.compaction_trigger
         zone = self.zone
-        for name in ZONE_LABELS:
-            self.set_class(name == zone, f"zone-{name}")
+        if zone != self._shown_zone:  # a class change restyles the subtree: only on change
+            if self._shown_zone:
+                self.remove_class(f"zone-{self._shown_zone}")
+            self.add_class(f"zone-{zone}")
+            self._shown_zone = zone
         percent = self.tokens / self.window * 100 if self.window else 0
         self.query_one(".gauge-percent", Static).update(
             f"{fmt_tokens(self.tokens)}/{fmt_tokens(self.window)} {percent:4.1f}% {ZONE_LABELS[zone]}")
