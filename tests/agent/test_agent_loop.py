@@ -178,3 +178,17 @@ async def test_events_serialise_to_json(settings, project_dir) -> None:
     session, _ = await start(settings, project_dir, [Step(text="x")])
     for event in await drain(session.run_turn("hi")):
         assert json.loads(json.dumps(event.to_json()))["type"] == event.type
+
+
+async def test_resume_after_crash_mid_turn_answers_dangling_calls(settings, project_dir) -> None:
+    from paicli_tui.core.messages import Message, ToolCall
+
+    session, _ = await start(settings, project_dir, [])
+    session.append(Message.user("do it"))
+    session.append(Message.assistant("", [ToolCall("c1", "list_dir", "{}")]))
+    # the process dies here: no result for c1 was ever written
+    again, client = await start(settings, project_dir, [Step(text="recovered")],
+                                resume=session.session_id)
+    assert not pairing_problems(again.history)
+    await drain(again.run_turn("continue"))
+    assert client.problems == []

@@ -109,6 +109,8 @@ class AgentSession:
                       client=client, memory=memory, code=code, approve=approve,
                       resolve_conflict=resolve_conflict, mode=mode)
         session._install_system_prompt(system)
+        if resume:
+            session.repair("resume")  # a crash mid-turn can leave calls without results
         if client is not None:
             ledger.event("model", provider=client.provider, model=client.model,
                          window=client.window)
