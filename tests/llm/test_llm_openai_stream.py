@@ -168,3 +168,16 @@ async def test_finish_reason_without_done_marker_is_a_complete_reply() -> None:
     stream = sse([delta(content="fine"), delta(finish="stop")], done=False)
     done = (await collect(client_for(Replay([httpx.Response(200, content=stream)]))))[-1]
     assert done.message.content == "fine"
+
+
+async def test_server_that_ignores_stream_true_still_works() -> None:
+    completion = {"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+        "role": "assistant", "content": "Calling.", "tool_calls": [
+            {"id": "x", "type": "function",
+             "function": {"name": "list_dir", "arguments": "{}"}}]}}],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 2}}
+    events = await collect(client_for(Replay([httpx.Response(200, json=completion)])))
+    done = events[-1]
+    assert isinstance(events[0], StreamDelta) and events[0].text == "Calling."
+    assert done.tool_calls == (ToolCall("x", "list_dir", "{}"),)
+    assert done.usage.prompt_tokens == 9

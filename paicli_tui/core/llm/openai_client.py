@@ -172,6 +172,14 @@ class OpenAICompatibleClient:
                 if response.status_code >= 400:
                     raw = await response.aread()
                     self._raise_for_status(response, raw)
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    # Some compatible servers ignore stream=true and send one completion.
+                    started = True
+                    event = self._whole_reply(await response.aread(), assembler)
+                    if event is not None:
+                        yield event
+                    yield assembler.finish()
+                    return
                 async for line in response.aiter_lines():
                     started = True
                     event = self._parse_line(line, assembler)
@@ -199,6 +207,18 @@ class OpenAICompatibleClient:
         if status in (401, 403):
             raise LLMError(f"{self.provider} refused the key (HTTP {status}): {message}")
         raise LLMError(f"{self.provider} answered HTTP {status}: {message}")
+
+    def _whole_reply(self, raw: bytes, assembler: ReplyAssembler) -> StreamEvent | None:
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError:
+            raise LLMError(f"{self.provider} sent a reply that is not JSON") from None
+        if not isinstance(data, dict):
+            raise LLMError(f"{self.provider} sent an unexpected reply")
+        try:
+            return assembler.feed(data)
+        except LLMError as exc:
+            raise LLMError(self._safe(str(exc))) from None
 
     def _parse_line(self, line: str, assembler: ReplyAssembler) -> StreamEvent | None:
         line = line.strip()
