@@ -149,3 +149,25 @@ def test_memory_conflict_exits_3(tmp_path: Path, paicli_home: Path) -> None:
                     if '"tool_call_finished"' in line]
         assert finished[-1]["name"] == "save_memory" and finished[-1]["status"] == "denied"
         assert server.problems == []
+
+
+def test_in_process_exec_reads_prompt_from_stdin(tmp_path: Path, paicli_home: Path,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from paicli_tui import cli
+
+    project = _project(tmp_path / "project")
+    with FakeOpenAI({1: [[("read_file", {"path": "d1.txt", "offset": 1, "limit": 3})]]}) as server:
+        monkeypatch.setattr("sys.stdin", io.StringIO("TURN 1: from stdin"))
+        code = cli.main(["exec", "-", "--provider", "custom", "--base-url", server.base_url,
+                         "--model", "m", "--project", str(project), "--json"])
+        assert server.problems == []
+        first_request = server.requests[0]["messages"]
+    assert code == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert events[0]["user_input"] == "TURN 1: from stdin"
+    assert first_request[1]["content"].endswith("TURN 1: from stdin")
+    finished = next(e for e in events if e["type"] == "tool_call_finished")
+    assert finished["status"] == "done" and "d1 record 000" in finished["preview"]
