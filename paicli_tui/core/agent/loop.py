@@ -12,7 +12,6 @@ every tool call in the history has its result (a cancelled turn answers dangling
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
@@ -268,11 +267,3 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
         session.start_background(_extract_after_turn(session, user_input))
     yield TurnFinished(session=session.session_id, reason=reason, final_text=final_text)
 
-
-async def cancel_safely(task: asyncio.Task[object]) -> None:
-    """Cancel a task running a turn and wait until its history repair is done."""
-    task.cancel()
-    try:
-        await task
-    except asyncio.CancelledError:
-        pass
