@@ -143,11 +143,18 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
     from ..core.agent.interaction import deny_all
     from ..core.agent.session import AgentSession
     from ..core.context.ledger import LedgerError
-    from ..core.llm.registry import ProviderConfigError, build_client, how_to_configure
+    from ..core.llm.registry import (
+        ProviderConfigError,
+        build_client,
+        how_to_configure,
+        provider_spec,
+    )
 
     out = out or sys.stdout
     err = err or sys.stderr
     try:
+        if settings.provider:
+            provider_spec(settings.provider)  # a misspelt --provider is a usage error
         client = build_client(settings)
     except ProviderConfigError as exc:
         print(f"paicli-tui exec: {exc}", file=err)

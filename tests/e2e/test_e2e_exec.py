@@ -130,6 +130,8 @@ def test_usage_errors_exit_2(tmp_path: Path, paicli_home: Path) -> None:
     assert _exec(["x", "--max-turns", "0"], env, tmp_path).returncode == 2
     assert _exec(["x", "--project", str(tmp_path / "missing")], env, tmp_path).returncode == 2
     assert _exec([], env, tmp_path).returncode == 2
+    unknown = _exec(["x", "--provider", "nope"], env, tmp_path)
+    assert unknown.returncode == 2 and "known: deepseek" in unknown.stderr
 
 
 @pytest.mark.slow
