@@ -199,3 +199,46 @@ def test_a_cold_cache_is_filled_a_batch_per_turn(settings: Settings, project_dir
     before = len(embedder.embedded)
     service.search("deploy")
     assert len(embedder.embedded) == before + 1  # all cached now: only the query
+
+
+class TopicEmbedder(FakeEmbedder):
+    """Database texts point one way, everything else another; ``gate`` can hold it back."""
+
+    def __init__(self, gate=None, fail: bool = False) -> None:
+        super().__init__()
+        self.gate = gate
+        self.fail = fail
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if self.gate is not None:
+            assert self.gate.wait(10)
+        if self.fail:
+            raise RuntimeError("model missing")
+        self.embedded.extend(texts)
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            rows[i, 0 if ("database" in text or "数据库" in text) else 1] = 1
+        return rows
+
+
+def test_turns_never_wait_for_the_embedder(settings: Settings, project_dir: Path) -> None:
+    import threading
+
+    gate = threading.Event()
+    embedder = TopicEmbedder(gate)
+    service = LocalMemoryService(settings, project_dir, embedder=embedder)
+    service.save("Our project uses PostgreSQL 15 as the only database")
+    assert service.injection_block("数据库", 500) == ""  # returns while the model "loads"
+    gate.set()
+    assert service.wait_for_vectors(10)
+    block = service.injection_block("数据库", 500)
+    assert "PostgreSQL 15" in block
+
+
+def test_a_failing_background_embedder_leaves_keywords(settings: Settings, project_dir: Path
+                                                      ) -> None:
+    service = LocalMemoryService(settings, project_dir, embedder=TopicEmbedder(fail=True))
+    service.save("tests use pytest")
+    assert "tests use pytest" in service.injection_block("pytest", 500)
+    assert service.wait_for_vectors(10)
+    assert "tests use pytest" in service.injection_block("pytest", 500)

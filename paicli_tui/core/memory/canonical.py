@@ -118,6 +118,21 @@ def dice(a: str, b: str) -> float:
     return 2 * shared / total
 
 
+@dataclass(frozen=True)
+class Forms:
+    """Everything the duplicate/conflict scan needs about one text, computed once."""
+
+    canonical: str
+    skeleton: str
+    has_digit: bool
+    bigrams: _Bigrams
+
+
+def forms(text: str) -> Forms:
+    """The canonical form, version skeleton and bigrams of ``text``."""
+    return Forms(canonical(text), version_skeleton(text), has_digit(text), _bigrams(text))
+
+
 def is_duplicate(a: str, b: str) -> bool:
     """Same canonical form."""
     return canonical(a) == canonical(b)

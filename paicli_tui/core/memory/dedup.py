@@ -1,21 +1,15 @@
 """Which stored entries a new fact duplicates or conflicts with (SPEC §12).
 
-One pass over the store with the candidate's forms computed once; every per-entry form comes
-from the caches in :mod:`canonical`, so a save scales linearly with the store.
+One pass over the store. Each entry computes its forms once (``MemoryEntry.forms``; entries are
+immutable and shared while the file is unchanged), so a save costs one cheap comparison per
+stored memory: linear in the store.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .canonical import (
-    bigram_total,
-    canonical,
-    dice_at_least,
-    dice_enabled,
-    has_digit,
-    version_skeleton,
-)
+from .canonical import dice, dice_enabled, forms
 from .entry import MemoryEntry
 
 
@@ -24,33 +18,37 @@ def scan(entries: Iterable[MemoryEntry], candidate: MemoryEntry, threshold: floa
     """(the duplicate, the conflicting entries) for ``candidate`` among entries of its type,
     scope and project. A duplicate has the same canonical form; a conflict is a numeric or
     version variant, or has bigram Dice ≥ ``threshold`` (off at 0.99 and above)."""
-    text = candidate.content
-    form = canonical(text)
-    skeleton = version_skeleton(text)
+    mine = forms(candidate.content)
     bucket = candidate.bucket
     use_dice = dice_enabled(threshold)
-    size = bigram_total(text)
-    digits = has_digit(text)
+    size, keys, repeats = mine.bigrams.total, mine.bigrams.keys, mine.bigrams.repeats
     duplicate = None
     found = []
     for entry in entries:
-        if entry.id == candidate.id or entry.bucket != bucket:
+        if entry.bucket != bucket or entry.id == candidate.id:
             continue
-        other = entry.content
-        if canonical(other) == form:
+        theirs = entry.forms
+        if theirs.canonical == mine.canonical:
             if duplicate is None:
                 duplicate = entry
             continue
-        if skeleton and (digits or has_digit(other)) and version_skeleton(other) == skeleton:
+        if mine.skeleton and (mine.has_digit or theirs.has_digit) \
+                and theirs.skeleton == mine.skeleton:
             found.append(entry)
             continue
-        if use_dice:
-            # Dice can never exceed 2·min/(|A|+|B|): most pairs stop at this bound.
-            other_size = bigram_total(other)
-            total = size + other_size
-            if total and 2 * min(size, other_size) / total >= threshold \
-                    and dice_at_least(text, other, threshold):
-                found.append(entry)
+        if not use_dice:
+            continue
+        # Upper bounds first: Dice ≤ 2·min/(|A|+|B|), and the shared multiset is at most the
+        # shared distinct bigrams plus either side's repeats. Most pairs stop here.
+        other = theirs.bigrams
+        total = size + other.total
+        if not total or 2 * min(size, other.total) / total < threshold:
+            continue
+        bound = len(keys & other.keys) + min(repeats, other.repeats)
+        if 2 * min(bound, size, other.total) / total < threshold:
+            continue
+        if dice(candidate.content, entry.content) >= threshold:
+            found.append(entry)
     return duplicate, found
 
 

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from functools import cached_property, lru_cache
 from typing import Any
 
+from .canonical import Forms, forms
+
 SCHEMA_VERSION = 1
 
 SCOPE_PROJECT = "project"
@@ -114,6 +116,11 @@ class MemoryEntry:
 
     def evolve(self, **changes: Any) -> MemoryEntry:
         return replace(self, **changes)
+
+    @cached_property
+    def forms(self) -> Forms:
+        """Canonical form, version skeleton and bigrams of the content (computed once)."""
+        return forms(self.content)
 
     @cached_property
     def json_line(self) -> str:

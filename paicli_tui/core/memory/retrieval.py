@@ -105,10 +105,11 @@ def time_weight(days: float) -> float:
 
 
 def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
-         vectors: VectorCache | None, now: datetime, limit: int = MAX_RESULTS
-         ) -> list[ScoredEntry]:
+         vectors: VectorCache | None, now: datetime, limit: int = MAX_RESULTS,
+         wait: bool = True) -> list[ScoredEntry]:
     """The best ``limit`` entries for ``query`` with a score above zero, best first (ties: the
-    more recently verified first)."""
+    more recently verified first). ``wait=False`` never waits for missing vectors: entries
+    not embedded yet count by keywords alone this time."""
     if not entries or not query.strip():
         return []
     contents = [e.content for e in entries]
@@ -116,7 +117,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     vector_scores: dict[int, float] = {}
     if vectors is not None:
         try:
-            vector_scores = _vector_scores(vectors, query, contents)
+            vector_scores = _vector_scores(vectors, query, contents, wait)
         except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
             log.warning("memory vectors unavailable (%s); using keywords only",
                         type(exc).__name__)
@@ -135,14 +136,16 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     return heapq.nlargest(limit, scored, key=lambda s: (s.score, s.entry.last_verified_at))
 
 
-def _vector_scores(vectors: VectorCache, query: str, contents: list[str]) -> dict[int, float]:
+def _vector_scores(vectors: VectorCache, query: str, contents: list[str], wait: bool
+                   ) -> dict[int, float]:
     """Index → rescaled similarity for the entries above the floor."""
     import numpy as np
 
-    matrix = vectors.matrix(contents, max_new=EMBED_PER_TURN)
-    # Some embedders encode questions differently from documents.
-    embed_query = getattr(vectors.embedder, "embed_queries", vectors.embedder.embed)
-    cosines = matrix @ embed_query([query[:MAX_QUERY_CHARS]])[0]
+    matrix = vectors.matrix(contents, max_new=EMBED_PER_TURN) if wait \
+        else vectors.matrix_nowait(contents)
+    if matrix is None:
+        return {}
+    cosines = matrix @ vectors.embed_query(query[:MAX_QUERY_CHARS])
     above = np.flatnonzero(cosines > VECTOR_FLOOR)
     scaled = (cosines[above] - VECTOR_FLOOR) / (1.0 - VECTOR_FLOOR)
     return dict(zip(above.tolist(), scaled.tolist(), strict=True))

@@ -44,16 +44,21 @@ class LocalMemoryService(MemoryBook):
 
     ``embedder``: an object with ``name``, ``dim`` and ``embed(texts)``; None means the
     configured offline embedder, loaded on the first search (keywords only if it cannot load).
-    ``use_vectors=False`` ranks by keywords alone. ``clock`` returns an aware datetime.
+    ``use_vectors=False`` ranks by keywords alone. ``background_vectors`` (default) lets the
+    per-turn injection go on by keywords while the embedder loads and missing vectors are
+    computed in a background thread; ``search`` always waits. ``clock`` returns an aware
+    datetime.
     """
 
     def __init__(self, settings: Settings, project_root: str | Path, *,
                  embedder: Embedder | None = None,
                  clock: Callable[[], datetime] | None = None,
-                 store: MemoryStore | None = None, use_vectors: bool = True) -> None:
+                 store: MemoryStore | None = None, use_vectors: bool = True,
+                 background_vectors: bool = True) -> None:
         super().__init__(settings, project_root, clock=clock, store=store)
         self._embedder = embedder
         self._use_vectors = use_vectors
+        self._background_vectors = background_vectors
         self._vectors: VectorCache | None = None
         self._vectors_ready = False
         self._keywords = KeywordIndex(settings.home)
@@ -71,7 +76,7 @@ class LocalMemoryService(MemoryBook):
         ``budget_tokens``; '' when nothing qualifies. Never raises: memory must not break a
         turn."""
         try:
-            ranked = self.search(query)
+            ranked = self._ranked(query, MAX_RESULTS, wait=not self._background_vectors)
             return build_block(ranked, budget_tokens, lambda e: self.is_stale(e))
         except Exception:
             log.exception("memory retrieval failed; continuing without memories")
@@ -100,9 +105,18 @@ class LocalMemoryService(MemoryBook):
 
     # -- plain API ----------------------------------------------------------------------------
     def search(self, query: str, limit: int = MAX_RESULTS) -> list[ScoredEntry]:
-        """Visible memories ranked for ``query`` (score > 0, best first), stale ones marked."""
+        """Visible memories ranked for ``query`` (score > 0, best first), stale ones marked.
+        Waits for the embedder (the first call may load its model)."""
+        return self._ranked(query, limit, wait=True)
+
+    def wait_for_vectors(self, timeout: float | None = None) -> bool:
+        """Wait for background embedding to finish (tests, benchmarks); False on timeout."""
+        cache = self._vector_cache()
+        return cache.wait_idle(timeout) if cache is not None else True
+
+    def _ranked(self, query: str, limit: int, *, wait: bool) -> list[ScoredEntry]:
         ranked = rank(query, self.list_visible(), keywords=self._keywords,
-                      vectors=self._vector_cache(), now=self.clock(), limit=limit)
+                      vectors=self._vector_cache(), now=self.clock(), limit=limit, wait=wait)
         return [replace(item, stale=self.is_stale(item.entry)) for item in ranked]
 
     def _vector_cache(self) -> VectorCache | None:

@@ -37,7 +37,16 @@ def content_key(text: str) -> str:
 
 
 class VectorCache:
-    """Vectors per content hash for one embedder, loaded lazily and saved atomically."""
+    """Vectors per content hash for one embedder, loaded lazily and saved atomically.
+
+    Two ways to get rows: :meth:`matrix` embeds what is missing before it returns (the CLI,
+    tests); :meth:`matrix_nowait` returns at once with what is cached and leaves the rest to
+    a background thread, so a turn in the TUI never waits for a model to load or a large
+    store to be embedded. Embedder calls are serialised (one at a time, in batches), so a
+    query waits at most one batch.
+    """
+
+    BATCH = 32
 
     def __init__(self, directory: Path, embedder: Embedder) -> None:
         self.embedder = embedder
@@ -47,8 +56,17 @@ class VectorCache:
         self._loaded = False
         self._keys_by_text: dict[str, str] = {}
         self._lock = threading.Lock()
+        """Guards the rows, the pending queue and the worker handle."""
+        self._embed_lock = threading.Lock()
+        """One embedder call at a time (models are not promised to be thread-safe)."""
         self._last: tuple[list[str], Any] | None = None
         """The texts and matrix of the previous call: an unchanged store reuses the matrix."""
+        self._pending: dict[str, str] = {}
+        self._worker: threading.Thread | None = None
+        self.ready = False
+        """The embedder has answered once (its model is loaded)."""
+        self.failed = False
+        """The embedder failed in the background; callers rank by keywords."""
 
     def _key(self, text: str) -> str:
         key = self._keys_by_text.get(text)
@@ -75,7 +93,7 @@ class VectorCache:
         import numpy as np
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.tmp.npz")
+        tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
         keys = list(self._rows)
         try:
             np.savez(tmp, keys=np.array(keys, dtype=str),
@@ -85,34 +103,115 @@ class VectorCache:
             log.warning("could not write vector cache %s: %s", self.path, exc.strerror or exc)
             tmp.unlink(missing_ok=True)
 
+    def _embed(self, texts: list[str], *, query: bool = False) -> np.ndarray:
+        import numpy as np
+
+        # Some embedders encode questions differently from documents.
+        embed = getattr(self.embedder, "embed_queries", None) if query else None
+        with self._embed_lock:
+            rows = np.asarray((embed or self.embedder.embed)(texts), dtype=np.float32)
+        self.ready = True
+        return rows
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The query's row (waits for at most one background batch)."""
+        return self._embed([text], query=True)[0]
+
+    def _assemble(self, texts: list[str], keys: list[str], complete: bool) -> np.ndarray:
+        import numpy as np
+
+        if not keys:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        zero = np.zeros(self.embedder.dim, dtype=np.float32)
+        matrix = np.stack([self._rows.get(k, zero) for k in keys])
+        if complete:
+            self._last = (list(texts), matrix)
+        return matrix
+
+    def _missing(self, keys: list[str]) -> list[str]:
+        return list(dict.fromkeys(k for k in reversed(keys) if k not in self._rows))
+
     def matrix(self, texts: list[str], max_new: int | None = None) -> np.ndarray:
         """Rows for ``texts`` in order, embedding (in one batch) only the ones not cached.
 
         ``max_new`` caps how many are embedded in this call, newest texts first; the rest get
-        zero rows (no vector evidence yet) and are embedded by later calls. A first turn over
-        a large store then costs seconds, not minutes, and the cache fills turn by turn.
+        zero rows (no vector evidence yet) and are embedded by later calls.
         """
-        import numpy as np
-
         with self._lock:
             if not self._loaded:
                 self._load()
             if self._last is not None and self._last[0] == texts:
                 return self._last[1]
             keys = [self._key(t) for t in texts]
-            missing = list(dict.fromkeys(k for k in reversed(keys) if k not in self._rows))
-            complete = max_new is None or len(missing) <= max_new
-            if missing:
-                batch = missing if complete else missing[:max_new]
-                by_key = {self._key(t): t for t in texts}
-                fresh = np.asarray(self.embedder.embed([by_key[k] for k in batch]),
-                                   dtype=np.float32)
+            missing = self._missing(keys)
+        complete = max_new is None or len(missing) <= max_new
+        if missing:
+            batch = missing if complete else missing[:max_new]
+            by_key = {self._key(t): t for t in texts}
+            fresh = self._embed([by_key[k] for k in batch])
+            with self._lock:
                 self._rows.update(zip(batch, fresh, strict=True))
                 self._save()
-            if not keys:
-                return np.zeros((0, self.embedder.dim), dtype=np.float32)
-            zero = np.zeros(self.embedder.dim, dtype=np.float32)
-            matrix = np.stack([self._rows.get(k, zero) for k in keys])
-            if complete:
-                self._last = (list(texts), matrix)
-            return matrix
+        with self._lock:
+            return self._assemble(texts, keys, complete)
+
+    def matrix_nowait(self, texts: list[str]) -> np.ndarray | None:
+        """Rows for ``texts`` from the cache right now (zero rows for the missing ones, which a
+        background thread embeds); None until the embedder has warmed up."""
+        with self._lock:
+            if not self._loaded:
+                self._load()
+            if self._last is not None and self._last[0] == texts:
+                return self._last[1]
+            keys = [self._key(t) for t in texts]
+            missing = self._missing(keys)
+            if missing or not self.ready:
+                by_key = {self._key(t): t for t in texts}
+                self._schedule({k: by_key[k] for k in missing})
+            if not self.ready or self.failed:
+                return None
+            return self._assemble(texts, keys, not missing)
+
+    def _schedule(self, items: dict[str, str]) -> None:
+        """Queue texts for the background thread (called with ``_lock`` held)."""
+        if self.failed:
+            return
+        self._pending.update(items)
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._fill, name="memory-vectors",
+                                            daemon=True)
+            self._worker.start()
+
+    def _fill(self) -> None:
+        try:
+            if not self.ready:
+                self._embed(["warm up"])
+            while True:
+                with self._lock:
+                    if not self._pending:
+                        self._worker = None
+                        return
+                    batch = list(self._pending.items())[:self.BATCH]
+                rows = self._embed([text for _, text in batch])
+                with self._lock:
+                    for (key, _), row in zip(batch, rows, strict=True):
+                        self._rows[key] = row
+                        self._pending.pop(key, None)
+                    if not self._pending:
+                        self._save()
+        except Exception as exc:  # the turn goes on with keywords; say why once
+            log.warning("memory embedder failed in the background (%s); ranking by keywords",
+                        type(exc).__name__)
+            with self._lock:
+                self.failed = True
+                self._pending.clear()
+                self._worker = None
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until the background thread has nothing left to embed; False on timeout."""
+        with self._lock:
+            worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+            return not worker.is_alive()
+        return True
