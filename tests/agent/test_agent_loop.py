@@ -192,3 +192,12 @@ async def test_resume_after_crash_mid_turn_answers_dangling_calls(settings, proj
     assert not pairing_problems(again.history)
     await drain(again.run_turn("continue"))
     assert client.problems == []
+
+
+async def test_switch_model_closes_the_old_client(settings, project_dir) -> None:
+    session, old = await start(settings.with_overrides(light_model="tiny"), project_dir, [])
+    new = ScriptedClient([], provider="other", window=200_000)
+    session.switch_model(new)
+    await session.wait_background()
+    assert old.closed and not new.closed and session.client is new
+    assert session.light_completer() is not None

@@ -21,7 +21,7 @@ from ..context.manager import ContextManager, Prepared
 from ..context.pairing import pairing_problems, repair_pairing
 from ..context.profile import ContextProfile
 from ..context.report import CompactionReport
-from ..llm.base import ChatClient
+from ..llm.base import ChatClient, TextCompleter
 from ..llm.complete import completer_for
 from ..llm.registry import light_completer
 from ..messages import Message, Role
@@ -73,6 +73,7 @@ class AgentSession:
                 for tool in service.tools():
                     self.tools.add(tool)
         self.pending_notices: list[AgentEvent] = []
+        self._first_provider = client.provider if client else None
         self._background: set[asyncio.Task[Any]] = set()
         self.turns = 0
 
@@ -210,14 +211,30 @@ class AgentSession:
         self.replace_view([m for m in self.history[:1] if m.role is Role.SYSTEM], "clear")
 
     def switch_model(self, client: ChatClient) -> None:
-        """Use another model from the next request on; thresholds follow its window."""
-        self.client = client
+        """Use another model from the next request on; thresholds follow its window.
+
+        The previous client is closed in the background (its connections are not reused).
+        """
+        old, self.client = self.client, client
+        if old is not None and old is not client:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                pass  # no loop: nothing was opened asynchronously yet
+            else:
+                self.start_background(old.aclose())
         self.manager.set_window(client.window)
         self.manager.summarise = completer_for(client)
         self.ledger.event("model", provider=client.provider, model=client.model,
                           window=client.window)
 
-    def light_completer(self):  # noqa: ANN201 - TextCompleter | None
+    def light_completer(self) -> TextCompleter | None:
+        """The completer for background jobs; ``light_model`` names a model of the provider
+        the session started with, so after /model switched provider the main model is used."""
+        if self.client is None:
+            return None
+        if self.client.provider != self._first_provider:
+            return completer_for(self.client)
         return light_completer(self.settings, self.client)
 
     def start_background(self, coroutine: Any) -> None:
