@@ -221,14 +221,21 @@ class TopicEmbedder(FakeEmbedder):
         return rows
 
 
-def test_turns_never_wait_for_the_embedder(settings: Settings, project_dir: Path) -> None:
+def test_turns_never_wait_long_for_the_embedder(settings: Settings, project_dir: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
+    import time
 
+    from paicli_tui.core.memory import retrieval
+
+    monkeypatch.setattr(retrieval, "FIRST_TURN_WAIT_S", 0.2)
     gate = threading.Event()
     embedder = TopicEmbedder(gate)
     service = LocalMemoryService(settings, project_dir, embedder=embedder)
     service.save("Our project uses PostgreSQL 15 as the only database")
-    assert service.injection_block("数据库", 500) == ""  # returns while the model "loads"
+    started = time.monotonic()
+    assert service.injection_block("数据库", 500) == ""  # goes on while the model "loads"
+    assert time.monotonic() - started < 2
     gate.set()
     assert service.wait_for_vectors(10)
     block = service.injection_block("数据库", 500)
@@ -242,3 +249,11 @@ def test_a_failing_background_embedder_leaves_keywords(settings: Settings, proje
     assert "tests use pytest" in service.injection_block("pytest", 500)
     assert service.wait_for_vectors(10)
     assert "tests use pytest" in service.injection_block("pytest", 500)
+
+
+def test_a_quick_embedder_serves_the_first_turn(settings: Settings, project_dir: Path) -> None:
+    service = LocalMemoryService(settings, project_dir, embedder=TopicEmbedder())
+    service.save("Our project uses PostgreSQL 15 as the only database")
+    service.warm_up()
+    assert service.wait_for_vectors(10)
+    assert "PostgreSQL 15" in service.injection_block("数据库", 500)

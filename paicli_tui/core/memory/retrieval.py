@@ -29,6 +29,9 @@ TIME_WEIGHT_DAYS = 90.0
 """Age at which the time weight has halved (1 / (1 + age / 90))."""
 VECTOR_FLOOR = 0.3
 """Cosine below which two texts are treated as unrelated (sentence embedders rarely give 0)."""
+FIRST_TURN_WAIT_S = 2.0
+"""How long a turn waits for an embedder that is still loading before going on by keywords
+(a one-off: a headless run usually gets vectors; call warm_up() early to avoid the wait)."""
 MAX_QUERY_CHARS = 2_000
 """Only the start of a very long message (pasted logs, code) is used as the query."""
 EMBED_PER_TURN = 256
@@ -141,8 +144,12 @@ def _vector_scores(vectors: VectorCache, query: str, contents: list[str], wait: 
     """Index → rescaled similarity for the entries above the floor."""
     import numpy as np
 
-    matrix = vectors.matrix(contents, max_new=EMBED_PER_TURN) if wait \
-        else vectors.matrix_nowait(contents)
+    if wait:
+        matrix = vectors.matrix(contents, max_new=EMBED_PER_TURN)
+    else:
+        matrix = vectors.matrix_nowait(contents)
+        if matrix is None and vectors.wait_ready(FIRST_TURN_WAIT_S):
+            matrix = vectors.matrix_nowait(contents)
     if matrix is None:
         return {}
     cosines = matrix @ vectors.embed_query(query[:MAX_QUERY_CHARS])

@@ -109,6 +109,16 @@ class LocalMemoryService(MemoryBook):
         Waits for the embedder (the first call may load its model)."""
         return self._ranked(query, limit, wait=True)
 
+    def warm_up(self) -> None:
+        """Start loading the embedder and embedding the visible memories in the background;
+        returns at once. Call it when a session opens so the first turn has vectors."""
+        cache = self._vector_cache()
+        if cache is not None and self._background_vectors:
+            try:
+                cache.matrix_nowait([e.content for e in self.list_visible()])
+            except Exception:
+                log.exception("memory warm-up failed; ranking by keywords")
+
     def wait_for_vectors(self, timeout: float | None = None) -> bool:
         """Wait for background embedding to finish (tests, benchmarks); False on timeout."""
         cache = self._vector_cache()

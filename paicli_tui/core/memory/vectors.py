@@ -63,10 +63,20 @@ class VectorCache:
         """The texts and matrix of the previous call: an unchanged store reuses the matrix."""
         self._pending: dict[str, str] = {}
         self._worker: threading.Thread | None = None
-        self.ready = False
-        """The embedder has answered once (its model is loaded)."""
+        self._answered = threading.Event()
+        """Set once the embedder answered (or failed): waiters stop waiting."""
         self.failed = False
         """The embedder failed in the background; callers rank by keywords."""
+
+    @property
+    def ready(self) -> bool:
+        """The embedder has answered once (its model is loaded)."""
+        return self._answered.is_set() and not self.failed
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the embedder's first answer; True when ready."""
+        self._answered.wait(timeout)
+        return self.ready
 
     def _key(self, text: str) -> str:
         key = self._keys_by_text.get(text)
@@ -110,7 +120,7 @@ class VectorCache:
         embed = getattr(self.embedder, "embed_queries", None) if query else None
         with self._embed_lock:
             rows = np.asarray((embed or self.embedder.embed)(texts), dtype=np.float32)
-        self.ready = True
+        self._answered.set()
         return rows
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -165,10 +175,10 @@ class VectorCache:
                 return self._last[1]
             keys = [self._key(t) for t in texts]
             missing = self._missing(keys)
-            if missing or not self.ready:
+            if missing or not self._answered.is_set():
                 by_key = {self._key(t): t for t in texts}
                 self._schedule({k: by_key[k] for k in missing})
-            if not self.ready or self.failed:
+            if not self.ready:
                 return None
             return self._assemble(texts, keys, not missing)
 
@@ -184,7 +194,7 @@ class VectorCache:
 
     def _fill(self) -> None:
         try:
-            if not self.ready:
+            if not self._answered.is_set():
                 self._embed(["warm up"])
             while True:
                 with self._lock:
@@ -206,6 +216,7 @@ class VectorCache:
                 self.failed = True
                 self._pending.clear()
                 self._worker = None
+            self._answered.set()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until the background thread has nothing left to embed; False on timeout."""
