@@ -12,6 +12,7 @@ every tool call in the history has its result (a cancelled turn answers dangling
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -95,11 +96,13 @@ class RunawayGuard:
         return False
 
 
-def _turn_message(session: AgentSession, user_input: str) -> Message:
+async def _turn_message(session: AgentSession, user_input: str) -> Message:
     memories = ""
     if session.memory is not None:
         try:
-            memories = session.memory.injection_block(user_input, session.profile.memory_budget)
+            # In a thread: retrieval may embed the query, and the TUI shares this event loop.
+            memories = await asyncio.to_thread(session.memory.injection_block, user_input,
+                                               session.profile.memory_budget)
         except Exception:  # retrieval trouble must not block the turn
             log.exception("memory retrieval failed")
     return user_turn(user_input, turn_context_block(datetime.now().astimezone(), memories))
@@ -165,7 +168,7 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
         return
     session.turns += 1
     session.state.current_user_input = user_input
-    session.append(_turn_message(session, user_input))
+    session.append(await _turn_message(session, user_input))
     guard = RunawayGuard()
     reason, final_text = "done", ""
     finished = False

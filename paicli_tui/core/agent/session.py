@@ -94,7 +94,7 @@ class AgentSession:
         Raises LedgerError for an unknown or invalid session id.
         """
         project = ProjectPaths.for_dir(project_root)
-        rules = _project_rules(memory)
+        rules = await asyncio.to_thread(_project_rules, memory)
         system = Message.system(build_system_prompt(project_root=project.root, mode=mode,
                                                     rules=rules))
         if resume:
