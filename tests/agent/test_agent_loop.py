@@ -201,3 +201,36 @@ async def test_switch_model_closes_the_old_client(settings, project_dir) -> None
     await session.wait_background()
     assert old.closed and not new.closed and session.client is new
     assert session.light_completer() is not None
+
+
+async def test_parallel_read_only_calls_keep_call_order(settings, project_dir) -> None:
+    import asyncio as aio
+
+    from paicli_tui.core.agent.loop import _batches
+    from paicli_tui.core.messages import ToolCall
+
+    calls = [ToolCall(str(i), n) for i, n in enumerate(
+        ["read_file", "list_dir", "write_file", "read_file", "execute_command", "grep_code",
+         "glob_files"])]
+    assert [[c.id for c in b] for b in _batches(calls)] == [["0", "1"], ["2"], ["3"], ["4"],
+                                                             ["5", "6"]]
+
+    class SlowFirst:
+        name, description, requires_approval = "read_file", "d", False
+        parameters = {"type": "object"}
+
+        async def run(self, arguments, context):
+            from paicli_tui.core.agent.tool_base import ToolOutput
+
+            await aio.sleep(0.05 if arguments["n"] == 0 else 0)
+            return ToolOutput(f"result {arguments['n']}")
+
+    steps = [Step(calls=[call("read_file", n=0), call("read_file", n=1)]), Step(text="ok")]
+    session, client = await start(settings, project_dir, steps)
+    session.tools.add(SlowFirst())
+    events = await drain(session.run_turn("x"))
+    finished = [e.preview for e in events if isinstance(e, ToolCallFinished)]
+    assert finished == ["result 0", "result 1"]
+    tools = [m for m in session.history if m.role is Role.TOOL]
+    assert "result 0" in tools[0].content and "result 1" in tools[1].content
+    assert client.problems == []

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RUNAWAY_REPEATS = 3
+PARALLEL_SAFE = frozenset({"read_file", "list_dir", "grep_code", "glob_files"})
+"""Tools that only read and share no state: several calls in one reply run concurrently."""
 PREVIEW_LINES = 6
 PREVIEW_CHARS = 600
 
@@ -55,6 +57,18 @@ PREVIEW_CHARS = 600
 def _preview(text: str) -> str:
     lines = text.splitlines()[:PREVIEW_LINES]
     return "\n".join(lines)[:PREVIEW_CHARS]
+
+
+def _batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
+    """Consecutive read-only calls form one batch that runs concurrently; any other call
+    (writes, commands, memory, index searches) runs alone, in order."""
+    batches: list[list[ToolCall]] = []
+    for call in calls:
+        if call.name in PARALLEL_SAFE and batches and batches[-1][0].name in PARALLEL_SAFE:
+            batches[-1].append(call)
+        else:
+            batches.append([call])
+    return batches
 
 
 @contextlib.asynccontextmanager
@@ -242,18 +256,25 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
                 final_text = assistant.content
                 break
             runaway: ToolCall | None = None
-            for call in assistant.tool_calls:
-                yield ToolCallStarted(call_id=call.id, name=call.name, arguments=call.arguments)
-                message, offload_event, shown = await _run_tool(session, call)
-                session.append(message)
-                if offload_event is not None:
-                    yield offload_event
-                yield ToolCallFinished(
-                    call_id=call.id, name=call.name, status=message.meta["status"],
-                    preview=_preview(shown), chars=len(message.content),
-                    offload_path=message.meta.get("offload_path"))
-                if guard.observe(call):
-                    runaway = call
+            for batch in _batches(assistant.tool_calls):
+                for call in batch:
+                    yield ToolCallStarted(call_id=call.id, name=call.name,
+                                          arguments=call.arguments)
+                if len(batch) == 1:
+                    results = [await _run_tool(session, batch[0])]
+                else:
+                    results = await asyncio.gather(*(_run_tool(session, c) for c in batch))
+                # Results enter the history in call order, whatever order they finished in.
+                for call, (message, offload_event, shown) in zip(batch, results, strict=True):
+                    session.append(message)
+                    if offload_event is not None:
+                        yield offload_event
+                    yield ToolCallFinished(
+                        call_id=call.id, name=call.name, status=message.meta["status"],
+                        preview=_preview(shown), chars=len(message.content),
+                        offload_path=message.meta.get("offload_path"))
+                    if guard.observe(call):
+                        runaway = call
             if runaway is not None:
                 session.append(runaway_notice(runaway.name, RUNAWAY_REPEATS))
         finished = True
