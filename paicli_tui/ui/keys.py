@@ -14,7 +14,7 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("F3", "code search"),
     ("F4", "context inspector"),
     ("F5", "resume a session"),
-    ("F6", "switch model"),
+    ("F8", "switch model"),
     ("Ctrl+T", "toggle dark / light theme"),
     ("Ctrl+Q", "quit"),
     ("memory browser: a / e / v / d / /", "add / replace / verify / delete / filter"),

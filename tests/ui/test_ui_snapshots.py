@@ -26,7 +26,14 @@ def stable_project(tmp_path_factory: pytest.TempPathFactory):
 @pytest.mark.parametrize("name", NAMES)
 def test_snapshot(name: str, snap_compare, settings: Settings, stable_project) -> None:
     scene = next(s for s in scenes(settings, stable_project) if s.name == name)
-    assert snap_compare(scene.app, terminal_size=SIZE, run_before=scene.before), scene.about
+    reached: list[str] = []
+
+    async def before(pilot) -> None:
+        await scene.before(pilot)
+        reached.append(type(pilot.app.screen).__name__)
+
+    assert snap_compare(scene.app, terminal_size=SIZE, run_before=before), scene.about
+    assert reached == [scene.screen], f"{name}: expected {scene.screen} on top"
 
 
 def test_every_scene_has_a_snapshot(settings: Settings, stable_project) -> None:

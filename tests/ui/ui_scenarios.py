@@ -45,6 +45,8 @@ class Scene:
     before: Before
     about: str
     """What you should see."""
+    screen: str = "ChatScreen"
+    """Class name of the screen on top once ``before`` ran (checked by the tests)."""
 
 
 async def settle(pilot: Pilot, rounds: int = 3) -> None:
@@ -122,7 +124,7 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
 
     out.append(Scene("gauge_zones", GaugeZones(), settle,
                      "Four gauges: ok (green), near clearing (yellow), clearing (bold "
-                     "yellow), compacting (red); markers at 57k and 95k."))
+                     "yellow), compacting (red); markers at 57k and 95k.", screen="Screen"))
 
     memory = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
 
@@ -132,7 +134,7 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
         await settle(pilot)
     out.append(Scene("memory_browser", memory, memory_before,
                      "The memory browser: three memories (one stale with ⚠, one global, one "
-                     "Chinese auto-extracted), filter box, scope selector, key hints."))
+                     "Chinese auto-extracted), filter box, scope selector, key hints.", screen="MemoryScreen"))
 
     conflict = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
 
@@ -142,7 +144,7 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
         await settle(pilot)
     out.append(Scene("conflict_dialog", conflict, conflict_before,
                      "The conflict dialog: the new fact (Java 21) beside the existing one "
-                     "(Java 17), with Replace / Keep both / Cancel."))
+                     "(Java 17), with Replace / Keep both / Cancel.", screen="ConflictModal"))
 
     code = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
 
@@ -155,7 +157,7 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
     out.append(Scene("code_search", code, code_before,
                      "Code search: two results (Java method and Python function) with "
                      "path:line, name, score; the first previewed with syntax colours; the "
-                     "index status line."))
+                     "index status line.", screen="CodeSearchScreen"))
 
     inspector_session = FakeSession(history=seeded_history())
     inspector_session.estimate_value = 61_500
@@ -175,7 +177,7 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
     out.append(Scene("context_inspector", inspector, inspector_before,
                      "The context inspector: tokens by category (system prompt, conversation, "
                      "live and cleared tool results, summary), both thresholds with what is "
-                     "left, and two compaction events from the ledger."))
+                     "left, and two compaction events from the ledger.", screen="ContextInspector"))
 
     picker = _app(_backend(settings, project, session=FakeSession(), client=FakeClient(),
                            sessions_=[
@@ -192,7 +194,7 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
         await pilot.press("f5")
         await settle(pilot)
     out.append(Scene("session_picker", picker, picker_before,
-                     "The session picker: a filter box and three sessions, newest first."))
+                     "The session picker: a filter box and three sessions, newest first.", screen="SessionPicker"))
 
     async def ask(session: FakeSession) -> ev.AgentEvent:
         decision = await session.approve(ApprovalRequest(
@@ -210,7 +212,7 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
         await settle(pilot)
     out.append(Scene("approval_dialog", approval, approval_before,
                      "The approval dialog over the chat: the file write with its diff, "
-                     "Approve once / Always / Deny (Deny focused)."))
+                     "Approve once / Always / Deny (Deny focused).", screen="ApprovalModal"))
 
     help_app = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
 
@@ -219,17 +221,17 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
         await pilot.press("f1")
         await settle(pilot)
     out.append(Scene("help", help_app, help_before,
-                     "The help screen: the keys table and every slash command."))
+                     "The help screen: the keys table and every slash command.", screen="HelpScreen"))
 
     model = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
 
     async def model_before(pilot: Pilot) -> None:
         await settle(pilot)
-        await pilot.press("f6")
+        await pilot.press("f8")
         await settle(pilot)
     out.append(Scene("model_picker", model, model_before,
                      "The model picker: providers with default model, window and whether a "
-                     "key is set."))
+                     "key is set.", screen="ModelPicker"))
 
     light = _app(_backend(settings, project, session=FakeSession(script=chat_script()),
                           client=FakeClient()), theme="light")

@@ -38,7 +38,7 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
         Binding("f3", "slash('/search')", "Search"),
         Binding("f4", "slash('/context')", "Context"),
         Binding("f5", "slash('/resume')", "Resume", show=False),
-        Binding("f6", "slash('/model')", "Model", show=False),
+        Binding("f8", "slash('/model')", "Model", show=False),
         Binding("ctrl+t", "slash('/theme')", "Theme", show=False),
     ]
 

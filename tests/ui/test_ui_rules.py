@@ -1,0 +1,87 @@
+"""Display rules as plain functions: gauge zones, token numbers, slash parsing, completion,
+and the palette carrying every slash command."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ui_fakes import FakeBackend, FakeClient, FakeSession
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.ui.format import (
+    fmt_tokens,
+    left_truncate,
+    marker_column,
+    short_args,
+    zone_for,
+)
+from paicli_tui.ui.slash import SLASH_COMMANDS, completions, parse_slash
+
+# SPEC §2 at 128k: clearing 57,000, compaction 95,000; near = 90% of clearing = 51,300
+ZONES = [
+    (0, "ok"), (51_299, "ok"), (51_300, "near"), (56_999, "near"), (57_000, "clearing"),
+    (94_999, "clearing"), (95_000, "compaction"), (128_000, "compaction"),
+]
+
+
+@pytest.mark.parametrize(("tokens", "zone"), ZONES)
+def test_zone_at_128k(tokens: int, zone: str) -> None:
+    assert zone_for(tokens, 57_000, 95_000) == zone
+
+
+@given(st.integers(0, 2_000_000), st.integers(0, 2_000_000),
+       st.integers(1, 200_000), st.integers(1, 1_000_000))
+def test_zones_never_go_back_as_tokens_grow(a: int, b: int, clearing: int, gap: int) -> None:
+    order = ["ok", "near", "clearing", "compaction"]
+    low, high = sorted((a, b))
+    compaction = clearing + gap
+    assert order.index(zone_for(low, clearing, compaction)) <= \
+        order.index(zone_for(high, clearing, compaction))
+
+
+@pytest.mark.parametrize(("n", "text"), [(0, "0"), (999, "999"), (1_000, "1.0k"),
+                                         (9_950, "9.9k"), (12_345, "12k"), (95_000, "95k"),
+                                         (1_000_000, "1.0M"), (1_250_000, "1.2M")])
+def test_fmt_tokens(n: int, text: str) -> None:
+    assert fmt_tokens(n) == text
+
+
+@given(st.integers(0, 10**7), st.integers(1, 10**7), st.integers(1, 300))
+def test_markers_stay_inside_the_bar(value: int, window: int, width: int) -> None:
+    assert 0 <= marker_column(value, window, width) < width
+
+
+@pytest.mark.parametrize(("line", "parsed"), [
+    ("/save hello world", ("/save", "hello world")), ("  /HELP  ", ("/help", "")),
+    ("/memory search  java 17 ", ("/memory", "search  java 17")), ("hello", None),
+    ("//not a command", None), ("/", None), ("path/to/file", None),
+])
+def test_parse_slash(line: str, parsed: tuple[str, str] | None) -> None:
+    assert parse_slash(line) == parsed
+
+
+@pytest.mark.parametrize(("prefix", "names"), [
+    ("/c", ["/compact", "/context", "/clear"]), ("/me", ["/memory"]), ("/x", []),
+    ("/save x", []), ("save", []),
+])
+def test_completions(prefix: str, names: list[str]) -> None:
+    assert [c.name for c in completions(prefix)] == names
+
+
+def test_short_args_and_truncation() -> None:
+    assert short_args('{"path": "a.py", "offset": 10}') == "path=a.py offset=10"
+    assert short_args("not json") == "not json"
+    assert len(short_args('{"command": "' + "x" * 200 + '"}')) == 60
+    assert left_truncate("src/main/java/app/Loader.java:12", 16) == "…/Loader.java:12"
+    assert left_truncate("Loader.load(Path path)", 8, keep_start=True) == "Loader.…"
+
+
+async def test_palette_offers_every_slash_command(settings, project_dir) -> None:
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        for command in SLASH_COMMANDS:
+            assert any(t.split()[0] == command.name for t in titles), command.name
