@@ -181,3 +181,15 @@ async def test_server_that_ignores_stream_true_still_works() -> None:
     assert isinstance(events[0], StreamDelta) and events[0].text == "Calling."
     assert done.tool_calls == (ToolCall("x", "list_dir", "{}"),)
     assert done.usage.prompt_tokens == 9
+
+
+async def test_tool_call_messages_always_carry_reasoning_for_thinking_providers() -> None:
+    replay = Replay([httpx.Response(200, content=text_reply("ok"))] * 2)
+    history = [Message.user("a"),
+               Message.assistant("", [ToolCall("c1", "list_dir", "{}")]),  # no reasoning
+               Message.tool("c1", "list_dir", "x"), Message.assistant("plain answer")]
+    await collect(client_for(replay, send_reasoning=True), history)
+    sent = replay.bodies()[0]["messages"]
+    assert sent[1]["reasoning_content"] == "" and "reasoning_content" not in sent[3]
+    await collect(client_for(replay, send_reasoning=False), history)
+    assert "reasoning_content" not in replay.bodies()[1]["messages"][1]

@@ -125,11 +125,14 @@ class OpenAICompatibleClient:
     def request_body(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = (),
                      *, model: str | None = None) -> dict[str, Any]:
         """The JSON body sent for these messages (also used to measure prefix stability)."""
-        body: dict[str, Any] = {
-            "model": model or self.model,
-            "messages": to_openai_messages(messages, include_reasoning=self.send_reasoning),
-            "stream": True,
-        }
+        wire = to_openai_messages(messages, include_reasoning=self.send_reasoning)
+        if self.send_reasoning:
+            # Thinking modes (DeepSeek, Kimi) reject a history whose tool-calling assistant
+            # message lacks reasoning_content, even when that reasoning was empty.
+            for message, item in zip(messages, wire, strict=True):
+                if message.tool_calls and "reasoning_content" not in item:
+                    item["reasoning_content"] = message.reasoning or ""
+        body: dict[str, Any] = {"model": model or self.model, "messages": wire, "stream": True}
         if self.stream_usage:
             body["stream_options"] = {"include_usage": True}
         if tools:
