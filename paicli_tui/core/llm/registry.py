@@ -35,8 +35,8 @@ class ProviderSpec:
     """Environment variable holding the key (None: no key needed or PAICLI_API_KEY only)."""
     key_required: bool = True
     send_reasoning: bool = False
-    """Reasoning text must be sent back with earlier assistant messages (DeepSeek thinking
-    mode with tools rejects a tool round without it)."""
+    """Reasoning text must be sent back with earlier assistant messages (the thinking modes
+    of DeepSeek, GLM and Kimi reject a tool-calling history without it)."""
     stream_usage: bool = True
     """Ask for usage in the stream (``stream_options.include_usage``)."""
     kind: Literal["openai", "ollama"] = "openai"
@@ -47,14 +47,13 @@ class ProviderSpec:
 PROVIDERS: dict[str, ProviderSpec] = {
     spec.name: spec
     for spec in (
-        ProviderSpec("deepseek", "DeepSeek", "https://api.deepseek.com/v1", "deepseek-chat",
+        ProviderSpec("deepseek", "DeepSeek", "https://api.deepseek.com/v1", "deepseek-v4-flash",
                      1_000_000, key_variable="DEEPSEEK_API_KEY", send_reasoning=True),
-        ProviderSpec("glm", "Zhipu GLM", "https://open.bigmodel.cn/api/paas/v4", "glm-4.6",
-                     200_000, key_variable="ZHIPUAI_API_KEY",
+        ProviderSpec("glm", "Zhipu GLM", "https://open.bigmodel.cn/api/paas/v4", "glm-5.1",
+                     200_000, key_variable="ZHIPUAI_API_KEY", send_reasoning=True,
                      model_windows={"glm-4.5": 128_000, "glm-4.5-air": 128_000}),
-        ProviderSpec("kimi", "Moonshot Kimi", "https://api.moonshot.cn/v1",
-                     "kimi-k2-0905-preview", 256_000, key_variable="MOONSHOT_API_KEY",
-                     send_reasoning=True),
+        ProviderSpec("kimi", "Moonshot Kimi", "https://api.moonshot.cn/v1", "kimi-k2.6",
+                     256_000, key_variable="MOONSHOT_API_KEY", send_reasoning=True),
         ProviderSpec("stepfun", "StepFun", "https://api.stepfun.com/v1", "step-3", 256_000,
                      key_variable="STEPFUN_API_KEY"),
         ProviderSpec("hunyuan", "Tencent Hunyuan", "https://api.hunyuan.cloud.tencent.com/v1",
