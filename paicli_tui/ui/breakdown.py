@@ -14,27 +14,36 @@ CATEGORIES = ("system prompt", "tool schemas", "project rules", "memories", "con
 
 def categorise(message: Message) -> str:
     """Which category a message's tokens count under."""
+    from ..core.context.clearing import is_cleared
+
     if message.role is Role.SYSTEM:
         return "system prompt"
     if message.role is Role.TOOL:
-        return "cleared tool results" if message.meta.get("cleared") else "live tool results"
+        return "cleared tool results" if is_cleared(message) else "live tool results"
     if message.internal is InternalKind.SUMMARY or message.meta.get("summary"):
         return "summary"
     return "conversation"
 
 
 def token_breakdown(history: Sequence[Message], tool_schemas: Sequence[dict] = (),
-                    rules_text: str = "", memories_text: str = "") -> dict[str, int]:
-    """Estimated tokens per category; the total equals the request estimate's parts.
+                    rules_text: str = "") -> dict[str, int]:
+    """Estimated tokens per category (before calibration); nothing is counted twice.
 
-    Project rules and injected memories live inside the system prompt and the newest user
-    turn; their share is moved out of those categories so nothing is counted twice.
+    Project rules live inside the system prompt and the per-turn block (date and retrieved
+    memories) opens each user message; their share is moved out of those categories.
     """
     from ..core.tokens import estimate_message, estimate_text
 
     out = dict.fromkeys(CATEGORIES, 0)
     for message in history:
-        out[categorise(message)] += estimate_message(message)
+        tokens = estimate_message(message)
+        words = message.meta.get("user_input")
+        if message.role is Role.USER and isinstance(words, str) and words != message.content:
+            # the turn-context block (date, retrieved memories) opens the person's message
+            block = min(tokens, estimate_text(message.content[: -len(words) or None]))
+            out["memories"] += block
+            tokens -= block
+        out[categorise(message)] += tokens
     if tool_schemas:
         out["tool schemas"] = estimate_text(json.dumps(list(tool_schemas), ensure_ascii=False))
     if rules_text:
@@ -42,11 +51,6 @@ def token_breakdown(history: Sequence[Message], tool_schemas: Sequence[dict] = (
         moved = min(rules, out["system prompt"])
         out["system prompt"] -= moved
         out["project rules"] = moved
-    if memories_text:
-        memories = estimate_text(memories_text)
-        moved = min(memories, out["conversation"])
-        out["conversation"] -= moved
-        out["memories"] = moved
     return out
 
 

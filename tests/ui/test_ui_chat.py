@@ -122,3 +122,31 @@ async def test_input_history_and_slash_completion(settings, project_dir):
         prompt.move_cursor(prompt.document.end)
         await pilot.press("tab")
         assert prompt.text == "/compact "
+
+
+async def test_slash_commands_clear_compact_theme_graph_unknown(settings, project_dir):
+    session = FakeSession(script=[])
+    app, backend = make_app(settings, project_dir, session, FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        log = app.screen.query_one(ChatLog)
+        await send(pilot, "/compact")
+        await wait_turn(pilot)
+        notices = list(log.query(CompactionNotice))
+        assert len(notices) == 1 and notices[0].summary == "## Goal\nFind the loader."
+        assert app.screen.query_one(ContextGauge).tokens == 900
+        await send(pilot, "/clear")
+        await wait_turn(pilot)
+        assert not list(log.query(CompactionNotice))
+        assert app.screen.query_one(ContextGauge).tokens == 300
+        assert app.theme == "textual-dark"
+        await send(pilot, "/theme")
+        await pilot.pause()
+        assert app.theme == "textual-light"
+        await send(pilot, "/graph Loader")
+        await wait_turn(pilot)
+        await send(pilot, "/nope")
+        await pilot.pause()
+        texts = [n.source for n in log.query(ChatNotice)]
+        assert any("extends Base" in t for t in texts)
+        assert any("Unknown command" in t for t in texts)

@@ -141,3 +141,113 @@ async def test_escape_mid_stream_leaves_a_valid_history(settings, project_dir):
         assert pairing_problems(session.history) == []
         assert any(m.role is Role.USER and "start something long" in m.content
                    for m in session.history)
+
+
+async def pause(pilot, rounds: int = 6) -> None:
+    """Let workers run without waiting on ones that await a dialog."""
+    for _ in range(rounds):
+        await pilot.pause(0.05)
+
+
+async def test_inspector_shows_ledger_history_and_restores_the_view(settings, project_dir):
+    from paicli_tui.ui.screens.context_inspector import ContextInspector
+
+    big = "y" * 3_000
+    (project_dir / "big.txt").write_text("\n".join([big] * 12), encoding="utf-8")
+    replies = [([f"step {n}"], [ToolCall(f"c{n}", "read_file", '{"path": "big.txt"}')])
+               for n in range(4)] + [(["finished"], [])]
+    app = make_app(settings, project_dir, ScriptedClient(replies, window=8_000))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "read big.txt several times")
+        await app.workers.wait_for_complete()
+        session = app.screen.session
+        await pilot.press("f4")
+        await pause(pilot)
+        inspector = app.screen
+        assert isinstance(inspector, ContextInspector)
+        history = inspector.query_one("#history")
+        tiers = {str(history.get_row_at(i)[1]) for i in range(history.row_count)}
+        assert tiers & {"clearing", "summary", "offload"}
+        categories = inspector.query_one("#categories")
+        names = [str(categories.get_row_at(i)[0]) for i in range(categories.row_count)]
+        assert names[:3] == ["system prompt", "tool schemas", "project rules"]
+        expected = app.backend.view_before_last_compaction(session.session_id)
+        assert expected
+        await pilot.press("r")
+        await pause(pilot)
+        await pilot.press("y")
+        await pause(pilot)
+        assert [m.id for m in session.history] == [m.id for m in expected]
+        assert pairing_problems(session.history) == []
+        await pilot.press("escape")
+        await pause(pilot)
+        notices = [n for n in app.screen.query("ChatNotice") if "restored" in n.source]
+        assert notices
+
+
+async def test_command_needs_approval_and_deny_marks_the_block(settings, project_dir):
+    from paicli_tui.ui.modals.approval import ApprovalModal
+
+    call = ToolCall("cmd1", "execute_command", '{"command": "echo hi"}')
+    app = make_app(settings, project_dir,
+                   ScriptedClient([(["Running it."], [call]), (["It was denied."], [])]))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "run echo hi")
+        await pause(pilot)
+        assert isinstance(app.screen, ApprovalModal)
+        assert "echo hi" in app.screen.request.summary + app.screen.request.detail
+        await pilot.press("n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        block = app.screen.query_one(ToolBlock)
+        assert block.status == "denied"
+
+
+async def test_resume_shows_the_persons_words(settings, project_dir):
+    client = ScriptedClient([(["Hello back."], [])])
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "hello there")
+        await app.workers.wait_for_complete()
+        session_id = app.screen.session.session_id
+    again = PaicliApp(settings, project_dir, resume=session_id,
+                      backend=ScriptedBackend(settings, project_dir, ScriptedClient([])))
+    async with again.run_test(size=SIZE) as pilot:
+        for _ in range(10):
+            await pilot.pause(0.05)
+        await again.workers.wait_for_complete()
+        await pilot.pause()
+        users = [str(u.render()) for u in again.screen.query("UserMessage")]
+        assert users == ["hello there"]
+        assert "Hello back." in again.screen.query("AssistantBlock").last().text
+
+
+async def test_scrolling_up_while_streaming_stays_put(settings, project_dir):
+    hold = asyncio.Event()
+    long_text = [f"line {n}\n\n" for n in range(60)]
+    client = ScriptedClient([(long_text[:40] + long_text[40:], [])], hold=None)
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "first")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        log = app.screen.query_one(ChatLog)
+        assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y
+        client.replies = [(["more ", "text ", "arrives"], [])]
+        client.hold = hold
+        await send(pilot, "second")
+        await pause(pilot)
+        log.scroll_home(animate=False)
+        await pilot.pause()
+        hold.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert log.scroll_y == 0  # the person's position wins over the stream

@@ -151,7 +151,10 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
                     await self.chat.add_compaction("summary", 0, 0, "restored summary",
                                                    message.content)
                 elif message.internal is None:
-                    await self.chat.add_user(message.content)
+                    # the model also sees a date/memories block; show the person's words
+                    words = message.meta.get("user_input")
+                    await self.chat.add_user(words if isinstance(words, str)
+                                             else message.content)
             elif message.role is Role.ASSISTANT:
                 if message.content or message.reasoning:
                     block = await self.chat.assistant()

@@ -70,8 +70,7 @@ class ContextInspector(Screen[InspectorResult]):
         session = self.session
         schemas = _call(session, "tool_schemas") or ()
         rules = _rules_text(session)
-        memories = _call(session, "memories_text") or ""
-        parts = token_breakdown(session.history, schemas, rules, memories)
+        parts = token_breakdown(session.history, schemas, rules)
         total = sum(parts.values()) or 1
         table = self.query_one("#categories", DataTable)
         table.clear()
