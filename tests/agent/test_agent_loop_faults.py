@@ -43,8 +43,13 @@ async def test_context_length_forces_compaction_and_retries_once(settings, proje
     assert sum("cleared" in m.content.lower() or "placeholder" in m.content.lower()
                for m in retry_request if m.role is Role.TOOL) >= 1
     assert client.problems == []
-    history = SessionLedger.open(settings.home, session.session_id).compaction_history()
+    ledger = SessionLedger.open(settings.home, session.session_id)
+    history = ledger.compaction_history()
     assert history and history[0]["tier"] == "clearing"
+    restored = ledger.restore().messages
+    assert [m.content for m in restored] == [m.content for m in session.history]
+    before = ledger.checkpoint_before_last_compaction()
+    assert before is not None and len(before) < len(session.history)
 
 
 async def test_second_context_length_error_ends_the_turn(settings, project_dir) -> None:

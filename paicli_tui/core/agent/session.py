@@ -178,10 +178,8 @@ class AgentSession:
         events = self.record_reports(prepared.reports)
         if len(prepared.messages) != len(self.history) or any(
                 a is not b for a, b in zip(prepared.messages, self.history, strict=True)):
-            known = {id(m) for m in self.history}
-            for message in prepared.messages:
-                if id(message) not in known:
-                    self.ledger.append(message)
+            # Rewritten messages (placeholders, the summary) are not new conversation:
+            # the checkpoint records them in full; the raw message stream stays as it was.
             self.replace_view(prepared.messages, "compaction" if events else "prepare")
         return events
 
