@@ -130,7 +130,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     if overlaps:
         candidates.update(i for i, text in enumerate(contents) if text in overlaps)
     scored = []
-    for i in candidates:
+    for i in sorted(candidates):  # index order: ties resolve the same way every time
         entry = entries[i]
         overlap = overlaps.get(entry.content, 0.0)
         vector = vector_scores.get(i, 0.0)
