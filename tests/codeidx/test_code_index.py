@@ -183,3 +183,15 @@ def test_index_uri_setting_puts_the_index_elsewhere(settings, project_dir: Path,
     assert not (project_dir / ".paicli" / "index").exists()
     hits = search_project(elsewhere, project_dir, "alpha", mode="text").hits
     assert [h.name for h in hits] == ["alpha()"]
+
+
+@pytest.mark.parametrize(("rankers", "weights"), [
+    (["text", "semantic"], {"text": 1.0, "semantic": 1.0}),
+    (["text", "semantic", "semantic:en"], {"text": 1.0, "semantic": 0.5, "semantic:en": 0.5}),
+    (["semantic", "semantic:en"], {"semantic": 0.5, "semantic:en": 0.5}),
+    (["text"], {"text": 1.0}),
+])
+def test_fusion_gives_each_kind_of_evidence_one_vote(rankers, weights) -> None:
+    from paicli_tui.core.code.search import modality_weights
+
+    assert modality_weights(dict.fromkeys(rankers, [])) == weights

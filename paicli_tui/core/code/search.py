@@ -132,7 +132,7 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
         rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows))
     from .fusion import rrf
 
-    fused = rrf(rankings)
+    fused = rrf(rankings, weights=modality_weights(rankings))
     hits = []
     for item in fused[:k]:
         row = rows[item.id]
@@ -144,6 +144,17 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
     response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings))
     response.seconds = time.perf_counter() - started
     return response
+
+
+def modality_weights(rankings: dict[str, list[str]]) -> dict[str, float]:
+    """Each kind of evidence counts once in the fusion: full-text weighs 1 and the vector
+    rankings (original question, English reading) share a weight of 1, so a Chinese question
+    with two embedding queries does not let the embedder outvote the full-text index."""
+    vector = [name for name in rankings if name.startswith("semantic")]
+    weights = {name: 1.0 for name in rankings}
+    for name in vector:
+        weights[name] = 1.0 / len(vector)
+    return weights
 
 
 def _check_embedder(meta: dict[str, str], embedder: Embedder) -> None:
