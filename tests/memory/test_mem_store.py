@@ -178,3 +178,25 @@ def test_unwritable_folder_is_a_clear_error(tmp_path: Path) -> None:
 def test_serialised_file_round_trips_any_text(contents: list[str]) -> None:
     entries = [_entry(text) for text in contents]
     assert _parse(serialise(entries)) == entries
+
+
+def test_a_newer_file_is_left_alone_with_a_clear_error(tmp_path: Path) -> None:
+    from paicli_tui.core.memory.store import MemoryFileError
+
+    path = tmp_path / "m.json"
+    text = json.dumps({"schema_version": 99, "entries": []})
+    path.write_text(text, encoding="utf-8")
+    store = MemoryStore(path)
+    with pytest.raises(MemoryFileError, match="Upgrade"):
+        store.add(_entry("fact"))
+    assert path.read_text(encoding="utf-8") == text
+    assert not list(tmp_path.glob("*.corrupt-*"))
+
+
+def test_unknown_entry_fields_survive_a_rewrite(tmp_path: Path) -> None:
+    path = tmp_path / "m.json"
+    raw = _entry("fact one").to_dict()
+    raw["embedding_hint"] = [1, 2]
+    path.write_text(json.dumps({"schema_version": 1, "entries": [raw]}), encoding="utf-8")
+    MemoryStore(path).add(_entry("fact two"))
+    assert json.loads(path.read_text(encoding="utf-8"))["entries"][0]["embedding_hint"] == [1, 2]

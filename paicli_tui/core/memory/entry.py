@@ -67,6 +67,10 @@ def parse_time(text: object) -> datetime | None:
     return _parse_time(text)
 
 
+_TOP_LEVEL = frozenset({"id", "content", "type", "created_at", "last_verified_at", "metadata",
+                        "token_count", "createdAt", "lastVerifiedAt"})
+
+
 @dataclass(frozen=True)
 class MemoryEntry:
     """A durable fact. ``scope`` None (old files) counts as global.
@@ -89,6 +93,8 @@ class MemoryEntry:
     token_count: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
     """Metadata keys written by newer versions, kept untouched on rewrite."""
+    extra_fields: dict[str, Any] = field(default_factory=dict)
+    """Top-level entry keys written by newer versions, kept untouched on rewrite."""
 
     @cached_property
     def bucket(self) -> tuple[str, str, str | None]:
@@ -138,6 +144,7 @@ class MemoryEntry:
         if self.source_file:
             metadata["source_file"] = self.source_file
         return {
+            **self.extra_fields,
             "id": self.id,
             "content": self.content,
             "type": self.type,
@@ -172,4 +179,5 @@ class MemoryEntry:
             source_file=meta.get("source_file") or None,
             token_count=token_count if isinstance(token_count, int) else 0,
             extra={k: v for k, v in meta.items() if k not in known},
+            extra_fields={k: v for k, v in data.items() if k not in _TOP_LEVEL},
         )

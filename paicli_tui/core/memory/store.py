@@ -40,6 +40,10 @@ def _thread_lock(path: Path) -> threading.RLock:
         return lock
 
 
+class NewerFileError(MemoryFileError):
+    """The file was written by a newer paicli-tui (higher schema_version): read-only here."""
+
+
 def _parse(text: str) -> list[MemoryEntry]:
     """Entries in the file's text; ValueError when it is not a memory file."""
     data = json.loads(text)
@@ -49,6 +53,10 @@ def _parse(text: str) -> list[MemoryEntry]:
         raw_entries = data["entries"]
     else:
         raise ValueError("not a memory file: no 'entries' list")
+    version = data.get("schema_version", 1) if isinstance(data, dict) else 1
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise NewerFileError(f"the memory file has schema_version {version}; this paicli-tui "
+                             f"writes {SCHEMA_VERSION}. Upgrade paicli-tui to change memories.")
     entries = []
     for raw in raw_entries:
         if not isinstance(raw, dict):
