@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import logging
+import threading
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,7 @@ class KeywordIndex:
         self._words: dict[str, frozenset[str]] = {}
         self._postings: dict[str, set[str]] = {}
         self._indexed: set[str] = set()
+        self._lock = threading.Lock()  # the agent turn and the memory browser may both search
 
     def words(self, text: str) -> frozenset[str]:
         """The keywords of ``text`` (cached; queries are not added to the index)."""
@@ -90,16 +92,17 @@ class KeywordIndex:
     def overlap(self, query: str, texts: Sequence[str]) -> dict[str, float]:
         """For each text sharing a keyword with ``query``: the share of the query's keywords
         it contains (texts sharing none are left out)."""
-        for text in texts:
-            if text not in self._indexed:
-                self._index(text)
-        query_words = self.words(query[:MAX_QUERY_CHARS])
-        if not query_words:
-            return {}
-        counts: dict[str, int] = {}
-        for word in query_words:
-            for text in self._postings.get(word, ()):
-                counts[text] = counts.get(text, 0) + 1
+        with self._lock:
+            for text in texts:
+                if text not in self._indexed:
+                    self._index(text)
+            query_words = self.words(query[:MAX_QUERY_CHARS])
+            if not query_words:
+                return {}
+            counts: dict[str, int] = {}
+            for word in query_words:
+                for text in self._postings.get(word, ()):
+                    counts[text] = counts.get(text, 0) + 1
         return {text: n / len(query_words) for text, n in counts.items()}
 
 
