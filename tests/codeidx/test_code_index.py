@@ -195,3 +195,15 @@ def test_fusion_gives_each_kind_of_evidence_one_vote(rankers, weights) -> None:
     from paicli_tui.core.code.search import modality_weights
 
     assert modality_weights(dict.fromkeys(rankers, [])) == weights
+
+
+def test_grep_mode_ranks_places_by_distinct_and_rarer_words(settings, project_dir: Path) -> None:
+    common = "".join(f"def helper{i}(value):\n    return value\n\n\n" for i in range(6))
+    (project_dir / "common.py").write_text(common)
+    (project_dir / "target.py").write_text(
+        "def load(value):\n    # read the yaml settings file\n    return value\n")
+    CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    hits = search_project(settings, project_dir, "value from the yaml settings", mode="grep",
+                          top_k=3).hits
+    assert hits[0].name == "load(value)"  # three distinct words, two of them rare
+    assert [h.ranks["grep"] for h in hits] == [1, 2, 3]

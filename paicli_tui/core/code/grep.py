@@ -245,28 +245,38 @@ def _render_file(rel: str, lines: list[str], numbers: set[int], context: int) ->
     return "\n".join(out)
 
 
+def matching_lines(root: Path, options: GrepOptions, *, per_file_cap: int = 10_000,
+                   use_ripgrep: bool | None = None) -> tuple[dict[str, list[int]], str]:
+    """Every matching line number per file (at most ``per_file_cap`` per file), unformatted,
+    and the backend that found them. Same file rules and errors as :func:`grep_code`."""
+    root = Path(root)
+    start = safe_relative(root, options.path)
+    if start and not (root / start).exists():
+        raise GrepError(f"path {options.path!r} does not exist in the project")
+    rg = ripgrep_path() if use_ripgrep in (None, True) else None
+    if use_ripgrep and rg is None:
+        raise GrepError("ripgrep (rg) is not installed")
+    if rg is not None:
+        hits = _ripgrep_backend(rg, root, options, start, per_file_cap)
+        if hits is not None:
+            return hits, "ripgrep"
+    return _python_backend(root, options, start, per_file_cap), "python"
+
+
 def grep_code(root: Path, options: GrepOptions, *, use_ripgrep: bool | None = None) -> GrepResult:
     """Search the project; ``use_ripgrep=None`` picks ripgrep when it is installed.
 
     Raises GrepError for an empty or invalid pattern or a path outside the project.
     """
-    root = Path(root)
-    start = safe_relative(root, options.path)
-    if start and not (root / start).exists():
-        raise GrepError(f"path {options.path!r} does not exist in the project")
     per_file_cap = max(1, min(options.max_matches, MAX_MATCHES_LIMIT)) + 1
-    rg = ripgrep_path() if use_ripgrep in (None, True) else None
-    if use_ripgrep and rg is None:
-        raise GrepError("ripgrep (rg) is not installed")
-    hits = None
-    backend = "python"
-    if rg is not None:
-        hits = _ripgrep_backend(rg, root, options, start, per_file_cap)
-        backend = "ripgrep"
-    if hits is None:
-        hits = _python_backend(root, options, start, per_file_cap)
-        backend = "python"
-    return _format(root, hits, options, backend)
+    hits, backend = matching_lines(root, options, per_file_cap=per_file_cap,
+                                   use_ripgrep=use_ripgrep)
+    return _format(Path(root), hits, options, backend)
+
+
+def read_text_lines(full: Path) -> list[str] | None:
+    """Lines of a searchable file as grep sees them, or None (binary, huge, unreadable)."""
+    return _read_text_file(full)
 
 
 def matches_as_pairs(result: GrepResult) -> Iterable[tuple[str, int]]:

@@ -1,25 +1,27 @@
 """``search --mode grep``: exact search turned into ranked results.
 
 A question's words (or, for Chinese, their English reading) are grepped literally, case
-insensitive, in one pass; lines are ranked by how many distinct words they hold, then by how
-many the whole file holds. When an index exists, each hit line is reported as the smallest
-chunk around it (method or class), so results name the code they are in. Works without an
-index.
+insensitive, in one pass over the live files. Each hit line is attributed to the smallest
+indexed chunk around it (a method rather than its class) when an index exists, else to a
+window of lines; places are ranked by how many distinct query words they contain, rarer
+words counting more (log inverse frequency over the places found). Works without an index.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...config import Settings
-from .grep import GrepOptions, grep_code
+from .grep import GrepOptions, matching_lines, read_text_lines
 from .search import SearchHit, SearchResponse
 
-MAX_TERMS = 8
-WINDOW_LINES = 30
-"""Hits closer than this in one file count as one place."""
+MAX_TERMS = 12
+WINDOW_LINES = 40
+"""Without an index, hits in the same 40-line window of a file form one place."""
 
 
 def grep_terms(settings: Settings, query: str) -> list[str]:
@@ -30,9 +32,23 @@ def grep_terms(settings: Settings, query: str) -> list[str]:
     from .query import plan_query
 
     plan = plan_query(query, home=settings.home)
-    words = [w for w in dict.fromkeys(plan.fulltext_query.split()) if len(w) >= 3]
+    words = [w for w in dict.fromkeys(plan.fulltext_query.lower().split()) if len(w) >= 3]
     words.sort(key=len, reverse=True)
     return words[:MAX_TERMS]
+
+
+@dataclass
+class _Place:
+    path: str
+    start: int
+    end: int
+    name: str = ""
+    kind: str = "line"
+    source: str = ""
+    terms: set[str] = field(default_factory=set)
+    hits: int = 0
+    best_line: int = 0
+    best_count: int = -1
 
 
 def grep_search(settings: Settings, root: Path, query: str, top_k: int) -> SearchResponse:
@@ -43,42 +59,66 @@ def grep_search(settings: Settings, root: Path, query: str, top_k: int) -> Searc
         response.note = "no searchable words in the query"
         return response
     pattern = "|".join(re.escape(t) for t in terms)
-    result = grep_code(root, GrepOptions(pattern, regex=True, ignore_case=True, context=0,
-                                         max_matches=500))
+    hits, _ = matching_lines(root, GrepOptions(pattern, regex=True, ignore_case=True))
     lowered = [t.lower() for t in terms]
-    file_terms: dict[str, set[str]] = {}
-    line_terms: dict[tuple[str, int], set[str]] = {}
-    for match in result.matches:
-        text = result.lines[match.path][match.line - 1].lower()
-        found = {t for t in lowered if t in text}
-        line_terms[(match.path, match.line)] = found
-        file_terms.setdefault(match.path, set()).update(found)
-    ranked = sorted(line_terms, key=lambda key: (-len(line_terms[key]),
-                                                 -len(file_terms[key[0]]), key[0], key[1]))
-    chosen: list[tuple[str, int]] = []
-    for path, line in ranked:
-        if any(p == path and abs(n - line) < WINDOW_LINES for p, n in chosen):
+    chunks = _chunks_by_path(settings, root, sorted(hits))
+    places: dict[tuple[str, int, int], _Place] = {}
+    for path, numbers in hits.items():
+        lines = read_text_lines(root / path)
+        if lines is None:
             continue
-        chosen.append((path, line))
-        if len(chosen) >= top_k:
-            break
-    enclosing = _enclosing_chunks(settings, root, sorted({p for p, _ in chosen}))
-    for path, line in chosen:
-        score = len(line_terms[(path, line)]) + len(file_terms[path]) / (len(terms) + 1)
-        chunk = _smallest_around(enclosing.get(path, []), line)
-        if chunk is not None:
-            hit = SearchHit(path, int(chunk["start_line"]), int(chunk["end_line"]),
-                            chunk["name"], chunk["kind"], score, source=chunk["source"])
-        else:
-            text = result.lines[path][line - 1]
-            hit = SearchHit(path, line, line, "", "line", score, source=text)
-        hit.ranks = {"grep": len(response.hits) + 1}
+        for number in numbers:
+            if number > len(lines):
+                continue
+            found = {t for t in lowered if t in lines[number - 1].lower()}
+            if not found:
+                continue
+            place = _place_for(places, chunks.get(path, []), path, number, lines)
+            place.terms |= found
+            place.hits += 1
+            if len(found) > place.best_count:
+                place.best_line, place.best_count = number, len(found)
+    if not places:
+        return response
+    frequency = {t: sum(t in p.terms for p in places.values()) for t in lowered}
+    total = len(places)
+
+    def score(place: _Place) -> float:
+        rarity = sum(math.log(1 + total / frequency[t]) for t in place.terms)
+        return rarity + 0.01 * math.log(1 + place.hits)
+
+    ranked = sorted(places.values(), key=lambda p: (-score(p), p.path, p.start))[:top_k]
+    for number, place in enumerate(ranked, 1):
+        start, end = (place.start, place.end) if place.kind != "line" else \
+            (place.best_line, place.best_line)
+        hit = SearchHit(place.path, start, end, place.name, place.kind, score(place),
+                        source=place.source)
+        hit.ranks = {"grep": number}
         response.hits.append(hit)
     return response
 
 
-def _enclosing_chunks(settings: Settings, root: Path, paths: list[str]
-                      ) -> dict[str, list[dict[str, Any]]]:
+def _place_for(places: dict[tuple[str, int, int], _Place], chunks: list[dict[str, Any]],
+               path: str, line: int, lines: list[str]) -> _Place:
+    chunk = _smallest_around(chunks, line)
+    if chunk is not None:
+        key = (path, int(chunk["start_line"]), int(chunk["end_line"]))
+        if key not in places:
+            places[key] = _Place(path, key[1], key[2], chunk["name"], chunk["kind"],
+                                 chunk["source"])
+        return places[key]
+    window = (line - 1) // WINDOW_LINES
+    key = (path, -1, window)
+    if key not in places:
+        places[key] = _Place(path, window * WINDOW_LINES + 1, (window + 1) * WINDOW_LINES)
+    place = places[key]
+    if not place.source:
+        place.source = lines[line - 1]
+    return place
+
+
+def _chunks_by_path(settings: Settings, root: Path, paths: list[str]
+                    ) -> dict[str, list[dict[str, Any]]]:
     if not paths:
         return {}
     from .lance_store import index_location, open_index, path_filter
@@ -87,9 +127,11 @@ def _enclosing_chunks(settings: Settings, root: Path, paths: list[str]
         tables = open_index(index_location(settings, root))
         if tables is None or tables.chunks is None:
             return {}
-        rows = (tables.chunks.search().where(path_filter(paths))
-                .select(["path", "start_line", "end_line", "name", "kind", "source"])
-                .limit(None).to_list())
+        rows = []
+        for start in range(0, len(paths), 500):
+            rows += (tables.chunks.search().where(path_filter(paths[start : start + 500]))
+                     .select(["path", "start_line", "end_line", "name", "kind", "source"])
+                     .limit(None).to_list())
     except Exception:  # noqa: BLE001 - grep must work even when the index is unreadable
         return {}
     grouped: dict[str, list[dict[str, Any]]] = {}
