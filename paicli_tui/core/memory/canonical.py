@@ -20,6 +20,7 @@ _FILLER = frozenset("的地得是")
 # Symbols that are only decoration in prose (backtick code marks).
 _EXTRA_DROP = frozenset("`´")
 _SPACES = re.compile(r"\s+")
+_DIGIT = re.compile(r"\d")
 # Numbers and version strings: 17, 3.12.1, v2, 1.0-rc1, 2.x. Removed to find "same sentence,
 # different version" conflicts.
 _VERSION = re.compile(
@@ -61,13 +62,14 @@ def canonical(text: str) -> str:
 @lru_cache(maxsize=65_536)
 def version_skeleton(text: str) -> str:
     """The canonical form with numbers and version strings removed."""
+    if not has_digit(text):  # every number or version needs a digit: nothing to remove
+        return canonical(text)
     text = unicodedata.normalize("NFKC", text)
     return canonical(_VERSION.sub(" ", text))
 
 
 @dataclass(frozen=True)
 class _Bigrams:
-    counts: Counter[str]
     keys: frozenset[str]
     total: int
     repeats: int
@@ -77,9 +79,16 @@ class _Bigrams:
 @lru_cache(maxsize=65_536)
 def _bigrams(text: str) -> _Bigrams:
     form = canonical(text).replace(" ", "")
-    counts = Counter(map(operator.add, form[:-1], form[1:]))
+    keys = frozenset(map(operator.add, form[:-1], form[1:]))
     total = max(0, len(form) - 1)
-    return _Bigrams(counts, frozenset(counts), total, total - len(counts))
+    return _Bigrams(keys, total, total - len(keys))
+
+
+@lru_cache(maxsize=4_096)
+def _bigram_counts(text: str) -> Counter[str]:
+    """The bigram multiset, needed only for the exact Dice value of close pairs."""
+    form = canonical(text).replace(" ", "")
+    return Counter(map(operator.add, form[:-1], form[1:]))
 
 
 def bigram_total(text: str) -> int:
@@ -109,8 +118,9 @@ def dice(a: str, b: str) -> float:
     total = ba.total + bb.total
     if total == 0:
         return 0.0
-    small, large = (ba.counts, bb.counts) if len(ba.counts) <= len(bb.counts) \
-        else (bb.counts, ba.counts)
+    ca_counts, cb_counts = _bigram_counts(a), _bigram_counts(b)
+    small, large = (ca_counts, cb_counts) if len(ca_counts) <= len(cb_counts) \
+        else (cb_counts, ca_counts)
     shared = 0
     for key, count in small.items():
         other = large.get(key, 0)
@@ -136,9 +146,6 @@ def forms(text: str) -> Forms:
 def is_duplicate(a: str, b: str) -> bool:
     """Same canonical form."""
     return canonical(a) == canonical(b)
-
-
-_DIGIT = re.compile(r"\d")
 
 
 def has_digit(text: str) -> bool:
