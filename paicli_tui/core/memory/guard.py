@@ -9,52 +9,24 @@ turn asks to remember something.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
 from ..agent.tool_base import SessionState, ToolOutput
+from ..agent.tools.command import is_network_command as command_reaches_network
 from .lexicon import asks_to_remember
 
 EXTERNAL_TOOL_PREFIXES = ("mcp__",)
 _EXTERNAL_TOOL_NAME = re.compile(
     r"(?i)(web[_-]?search|web[_-]?fetch|fetch[_-]?url|url[_-]?fetch|http[_-]?(get|request)"
     r"|browser|browse|playwright|puppeteer|search[_-]?web|download)")
-NETWORK_COMMANDS = frozenset({
-    "curl", "wget", "httpie", "xh", "aria2c", "nc", "ncat", "netcat", "telnet", "ssh", "scp",
-    "sftp", "ftp", "rsync", "lynx", "w3m", "elinks", "invoke-webrequest", "iwr",
-    "invoke-restmethod", "irm", "http", "https",
-})
-_GIT_NETWORK = frozenset({"clone", "fetch", "pull", "ls-remote", "submodule"})
-_WRAPPERS = frozenset({"sudo", "xargs", "env", "time", "nohup", "command", "exec", "timeout",
-                       "nice", "watch"})
-_SEPARATORS = re.compile(r"&&|\|\||[;&|()\n`]|\$\(")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def _words(segment: str) -> list[str]:
-    try:
-        return shlex.split(segment)
-    except ValueError:
-        return segment.split()
 
 
 def is_network_command(command: str) -> bool:
     """True when any simple command in ``command`` is a network client (curl, wget, ssh, ...)
-    or a git operation that talks to a remote."""
-    for segment in _SEPARATORS.split(command):
-        words = [w for w in _words(segment) if not _ASSIGNMENT.match(w)]
-        while words and (words[0] in _WRAPPERS or words[0].startswith("-")):
-            words.pop(0)
-        if not words:
-            continue
-        program = words[0].rsplit("/", 1)[-1].lower()
-        if program in NETWORK_COMMANDS:
-            return True
-        # Options such as -C take a value, so look for the verb among all the words.
-        if program == "git" and any(w in _GIT_NETWORK for w in words[1:]):
-            return True
-    return False
+    or a git operation that talks to a remote. One rule for the whole program: the command
+    tool marks its own results with the same function."""
+    return command_reaches_network(command)
 
 
 def is_external(tool_name: str, arguments: Mapping[str, Any], output: ToolOutput | None) -> bool:
