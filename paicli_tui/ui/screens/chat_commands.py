@@ -64,7 +64,9 @@ class SlashCommandsMixin:
         if self.session is None:
             self.notify("The session is still starting…", severity="warning")
             return
-        self.app.push_screen(ContextInspector(self.backend, self.session),
+        gauge = self.gauge
+        usage = (gauge.last_prompt, gauge.cached, list(gauge.per_request))
+        self.app.push_screen(ContextInspector(self.backend, self.session, usage),
                              callback=self.after_inspector)
 
     def after_inspector(self: ChatScreen, result: Any) -> None:
@@ -170,7 +172,9 @@ class SlashCommandsMixin:
                 report.tier, report.tokens_before, report.tokens_after, report.detail,
                 report.summary)))
         if not changed:
-            self.notify("Nothing to compact yet.")
+            why = "; ".join(r.detail for r in reports if r.detail)
+            self.notify(f"Nothing compacted{': ' + why if why else ' (the history is short)'}.",
+                        title="compact")
 
     # -- memory and code from the input line --------------------------------------------------
     async def slash_save(self: ChatScreen, rest: str) -> None:

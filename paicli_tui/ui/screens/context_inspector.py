@@ -33,10 +33,13 @@ class ContextInspector(Screen[InspectorResult]):
         Binding("r", "restore", "Restore view before last compaction"),
     ]
 
-    def __init__(self, backend: Backend, session: Any) -> None:
+    def __init__(self, backend: Backend, session: Any,
+                 usage: tuple[int | None, int, list[float]] = (None, 0, [])) -> None:
         super().__init__(classes="context-screen")
         self.backend = backend
         self.session = session
+        self.usage = usage
+        """(last prompt tokens, cached tokens, prompt tokens per request) from the chat."""
         self.result = InspectorResult()
 
     def compose(self) -> ComposeResult:
@@ -80,8 +83,7 @@ class ContextInspector(Screen[InspectorResult]):
         profile = session.profile
         estimate = session.estimate()
         self.query_one("#thresholds", Static).update(
-            f"estimate {estimate:,} of {profile.window:,} (effective "
-            f"{profile.effective_window:,})\n"
+            f"estimate {estimate:,} of {profile.window:,}\n"
             f"clearing trigger {profile.clearing_trigger:,} "
             f"({_left(profile.clearing_trigger, estimate)})\n"
             f"compaction trigger {profile.compaction_trigger:,} "
@@ -89,6 +91,7 @@ class ContextInspector(Screen[InspectorResult]):
             f"messages {len(session.history)} · memory budget {profile.memory_budget:,}")
         gauge = self.query_one(ContextGauge)
         gauge.warned = True  # the chat already warned; the inspector only shows
+        gauge.last_prompt, gauge.cached, gauge.per_request = self.usage
         gauge.show(
             tokens=estimate, window=profile.window, clearing_trigger=profile.clearing_trigger,
             compaction_trigger=profile.compaction_trigger)
@@ -119,7 +122,9 @@ class ContextInspector(Screen[InspectorResult]):
             self.notify(f"Compaction failed: {exc}", severity="error")
             return
         self.result.reports.extend(r for r in reports if r.changed)
-        self.notify("Compacted." if any(r.changed for r in reports) else "Nothing to compact.")
+        why = "; ".join(r.detail for r in reports if r.detail and not r.changed)
+        self.notify("Compacted." if any(r.changed for r in reports)
+                    else f"Nothing compacted{': ' + why if why else '.'}")
         self.refresh_view()
         self.load_history()
 
