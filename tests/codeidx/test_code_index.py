@@ -207,3 +207,21 @@ def test_grep_mode_ranks_places_by_distinct_and_rarer_words(settings, project_di
                           top_k=3).hits
     assert hits[0].name == "load(value)"  # three distinct words, two of them rare
     assert [h.ranks["grep"] for h in hits] == [1, 2, 3]
+
+
+def test_a_class_hit_is_answered_by_its_best_ranked_member() -> None:
+    from paicli_tui.core.code.fusion import rrf
+    from paicli_tui.core.code.search import members_for_classes
+
+    rows = {
+        "cls": {"path": "a.py", "kind": "class", "name": "Cart", "parent": ""},
+        "other": {"path": "b.py", "kind": "function", "name": "f()", "parent": ""},
+        "m1": {"path": "a.py", "kind": "method", "name": "Cart.add(self)", "parent": "Cart"},
+        "m2": {"path": "a.py", "kind": "method", "name": "Cart.pay(self)", "parent": "Cart"},
+        "lone": {"path": "c.py", "kind": "class", "name": "Lone", "parent": ""},
+        "elsewhere": {"path": "z.py", "kind": "method", "name": "Cart.x()", "parent": "Cart"},
+    }
+    fused = rrf({"text": ["cls", "other", "lone", "m2", "m1", "elsewhere"]})
+    picked = [(item.id, via) for item, via in members_for_classes(fused, rows)]
+    assert picked == [("m2", "Cart"), ("other", ""), ("lone", ""), ("m1", ""),
+                      ("elsewhere", "")]

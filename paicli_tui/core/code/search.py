@@ -45,6 +45,8 @@ class SearchHit:
     source: str = ""
     id: str = ""
     ranks: dict[str, int | None] = field(default_factory=dict)
+    via: str = ""
+    """The class whose hit led to this member (see :func:`members_for_classes`)."""
 
     def to_json(self, *, explain: bool = False, with_source: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {"path": self.path, "start_line": self.start_line,
@@ -52,6 +54,8 @@ class SearchHit:
                                 "kind": self.kind, "score": round(self.score, 6)}
         if explain:
             data["ranks"] = dict(self.ranks)
+            if self.via:
+                data["via_class"] = self.via
         if with_source:
             data["source"] = self.source
         return data
@@ -134,16 +138,45 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
 
     fused = rrf(rankings, weights=modality_weights(rankings))
     hits = []
-    for item in fused[:k]:
+    for item, via in members_for_classes(fused, rows)[:k]:
         row = rows[item.id]
         hits.append(SearchHit(
             path=row["path"], start_line=int(row["start_line"]), end_line=int(row["end_line"]),
             name=row["name"], kind=row["kind"], score=item.score, language=row["language"],
             signature=row["signature"], source=row["source"], id=item.id,
-            ranks=dict(item.ranks)))
+            ranks=dict(item.ranks), via=via))
     response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings))
     response.seconds = time.perf_counter() - started
     return response
+
+
+def members_for_classes(fused: list[Any], rows: dict[str, dict[str, Any]]
+                        ) -> list[tuple[Any, str]]:
+    """The fused list with each class hit replaced by its best-ranked member (a method of
+    that class found by any ranker), each result once; the class name is kept as ``via``.
+
+    A class chunk is only the declaration's shape; when it ranks well the question is
+    almost always about code inside it, and the best member is where that code is. A class
+    none of whose members was found stays as it is.
+    """
+    best_member: dict[tuple[str, str], Any] = {}
+    for item in fused:
+        row = rows[item.id]
+        if row["kind"] in ("method", "function") and row.get("parent"):
+            best_member.setdefault((row["path"], row["parent"]), item)
+    out: list[tuple[Any, str]] = []
+    seen: set[str] = set()
+    for item in fused:
+        row = rows[item.id]
+        via = ""
+        if row["kind"] == "class":
+            member = best_member.get((row["path"], row["name"]))
+            if member is not None:
+                item, via = member, row["name"]
+        if item.id not in seen:
+            seen.add(item.id)
+            out.append((item, via))
+    return out
 
 
 def modality_weights(rankings: dict[str, list[str]]) -> dict[str, float]:
