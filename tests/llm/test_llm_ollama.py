@@ -91,3 +91,31 @@ async def test_unfinished_stream_and_errors() -> None:
 
     with pytest.raises(LLMError, match="not found"):
         _ = [e async for e in make(missing).stream([Message.user("x")])]
+
+
+async def test_agent_turn_through_ollama(settings, project_dir) -> None:
+    from paicli_tui.core.agent.session import AgentSession
+
+    (project_dir / "a.txt").write_text("alpha\n")
+    seen: list[dict] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        seen.append(body)
+        if len(seen) == 1:
+            return httpx.Response(200, content=ndjson([
+                part(message={"tool_calls": [
+                    {"function": {"name": "read_file", "arguments": {"path": "a.txt"}}}]}),
+                part("", done=True, done_reason="stop", prompt_eval_count=900, eval_count=5)]))
+        return httpx.Response(200, content=ndjson([part("It says alpha."),
+                                                   part("", done=True, done_reason="stop")]))
+
+    session = await AgentSession.start(settings, project_dir, client=make(handler))
+    events = [e async for e in session.run_turn("what is in a.txt?")]
+    assert events[-1].reason == "done" and events[-1].final_text == "It says alpha."
+    second = seen[1]["messages"]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "tool"]
+    assert second[2]["tool_calls"][0]["function"]["arguments"] == {"path": "a.txt"}
+    assert second[3]["tool_name"] == "read_file" and "alpha" in second[3]["content"]
+    assert seen[0]["tools"] and seen[0]["tools"][0]["function"]["name"] == "read_file"
+    await session.aclose()
