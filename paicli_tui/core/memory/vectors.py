@@ -138,8 +138,17 @@ class VectorCache:
             self._last = (list(texts), matrix)
         return matrix
 
-    def _missing(self, keys: list[str]) -> list[str]:
-        return list(dict.fromkeys(k for k in reversed(keys) if k not in self._rows))
+    def _lookup(self, texts: list[str]) -> tuple[Any, list[str], dict[str, str]]:
+        """(the previous matrix if ``texts`` are unchanged, keys, missing key → text newest
+        first). Called with ``_lock`` held."""
+        if not self._loaded:
+            self._load()
+        if self._last is not None and self._last[0] == texts:
+            return self._last[1], [], {}
+        keys = [self._key(t) for t in texts]
+        missing = {k: t for k, t in zip(reversed(keys), reversed(texts), strict=True)
+                   if k not in self._rows}
+        return None, keys, missing
 
     def matrix(self, texts: list[str], max_new: int | None = None) -> np.ndarray:
         """Rows for ``texts`` in order, embedding (in one batch) only the ones not cached.
@@ -148,17 +157,13 @@ class VectorCache:
         zero rows (no vector evidence yet) and are embedded by later calls.
         """
         with self._lock:
-            if not self._loaded:
-                self._load()
-            if self._last is not None and self._last[0] == texts:
-                return self._last[1]
-            keys = [self._key(t) for t in texts]
-            missing = self._missing(keys)
+            previous, keys, missing = self._lookup(texts)
+        if previous is not None:
+            return previous
         complete = max_new is None or len(missing) <= max_new
         if missing:
-            batch = missing if complete else missing[:max_new]
-            by_key = {self._key(t): t for t in texts}
-            fresh = self._embed([by_key[k] for k in batch])
+            batch = list(missing) if complete else list(missing)[:max_new]
+            fresh = self._embed([missing[k] for k in batch])
             with self._lock:
                 self._rows.update(zip(batch, fresh, strict=True))
                 self._save()
@@ -169,15 +174,11 @@ class VectorCache:
         """Rows for ``texts`` from the cache right now (zero rows for the missing ones, which a
         background thread embeds); None until the embedder has warmed up."""
         with self._lock:
-            if not self._loaded:
-                self._load()
-            if self._last is not None and self._last[0] == texts:
-                return self._last[1]
-            keys = [self._key(t) for t in texts]
-            missing = self._missing(keys)
+            previous, keys, missing = self._lookup(texts)
+            if previous is not None:
+                return previous
             if missing or not self._answered.is_set():
-                by_key = {self._key(t): t for t in texts}
-                self._schedule({k: by_key[k] for k in missing})
+                self._schedule(missing)
             if not self.ready:
                 return None
             return self._assemble(texts, keys, not missing)
