@@ -7,11 +7,14 @@ not cost 10,000 embeddings per question. It is a cache: losing it costs time, ne
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import hashlib
 import logging
 import os
 import re
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -30,6 +33,19 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray:
         """One L2-normalised row per text."""
         ...
+
+
+_STOPPING = threading.Event()
+_WORKERS: set[threading.Thread] = set()
+
+
+@atexit.register
+def _stop_workers() -> None:
+    """At exit, let background embedding finish its current batch instead of being torn down
+    mid-call (and mid-write) by interpreter shutdown."""
+    _STOPPING.set()
+    for worker in list(_WORKERS):
+        worker.join(timeout=3)
 
 
 def content_key(text: str) -> str:
@@ -88,6 +104,11 @@ class VectorCache:
         import numpy as np
 
         self._loaded = True
+        # Temporary files of writers that were killed mid-save: never read, safe to drop.
+        for stale in self.path.parent.glob(f"{self.path.stem}.*.tmp.npz"):
+            with contextlib.suppress(OSError):
+                if time.time() - stale.stat().st_mtime > 3600:
+                    stale.unlink()
         try:
             with np.load(self.path, allow_pickle=False) as data:
                 keys, rows = data["keys"], data["vectors"]
@@ -191,6 +212,7 @@ class VectorCache:
         if self._worker is None:
             self._worker = threading.Thread(target=self._fill, name="memory-vectors",
                                             daemon=True)
+            _WORKERS.add(self._worker)
             self._worker.start()
 
     def _fill(self) -> None:
@@ -199,7 +221,10 @@ class VectorCache:
                 self._embed(["warm up"])
             while True:
                 with self._lock:
-                    if not self._pending:
+                    if not self._pending or _STOPPING.is_set():
+                        if self._pending:  # exiting: keep what is done, the rest comes later
+                            self._save()
+                        _WORKERS.discard(threading.current_thread())
                         self._worker = None
                         return
                     batch = list(self._pending.items())[:self.BATCH]
@@ -217,6 +242,7 @@ class VectorCache:
                 self.failed = True
                 self._pending.clear()
                 self._worker = None
+            _WORKERS.discard(threading.current_thread())
             self._answered.set()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
