@@ -71,7 +71,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 def _with_progress(indexer, console, rebuild: bool):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    labels = {"scan": "Scanning files", "parse": "Parsing", "embed": "Embedding chunks",
+    labels = {"scan": "Scanning files", "parse": "Parsing", "embed": "Parsing and embedding files",
               "write": "Writing", "fulltext": "Full-text index", "done": "Done"}
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:

@@ -68,7 +68,7 @@ def test_incremental_index_embeds_only_what_changed(settings, big_project: Path)
     assert first.files_indexed == FILES + 1
     assert first.chunks_total == FILES * 3 + 1  # class + 2 methods each, one README chunk
     assert len(embedder.texts) == first.chunks_embedded == first.chunks_total
-    assert {e.phase for e in events} >= {"scan", "parse", "embed", "fulltext", "done"}
+    assert {e.phase for e in events} >= {"scan", "embed", "fulltext", "done"}
     embed_events = [e for e in events if e.phase == "embed"]
     assert embed_events[-1].done == embed_events[-1].total == FILES + 1  # files
 

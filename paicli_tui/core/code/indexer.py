@@ -271,7 +271,6 @@ class CodeIndexer:
         if not changed:
             return
         total = len(changed)
-        report(IndexProgress("parse", 0, total))
         for batch in _in_background(self._parse_batches(changed, summary)):
             self._write_batch(tables, batch, summary)
             report(IndexProgress("embed", batch.files_done, total, batch.paths[-1]))
