@@ -251,3 +251,28 @@ async def test_scrolling_up_while_streaming_stays_put(settings, project_dir):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert log.scroll_y == 0  # the person's position wins over the stream
+
+
+async def test_unknown_resume_id_falls_back_to_a_new_session(settings, project_dir):
+    app = PaicliApp(settings, project_dir, resume="no-such-session",
+                    backend=ScriptedBackend(settings, project_dir, ScriptedClient([])))
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(10):
+            await pilot.pause(0.05)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.session is not None
+        errors = [n.source for n in app.screen.query("ChatNotice") if n.kind == "error"]
+        assert errors and "no-such-session" in errors[0]
+
+
+async def test_resume_without_id_opens_the_picker(settings, project_dir):
+    from paicli_tui.ui.modals.session_picker import SessionPicker
+
+    app = PaicliApp(settings, project_dir, resume="",
+                    backend=ScriptedBackend(settings, project_dir, ScriptedClient([])))
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(12):
+            await pilot.pause(0.05)
+        assert isinstance(app.screen, SessionPicker)
+        await pilot.press("escape")

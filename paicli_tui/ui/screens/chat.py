@@ -88,19 +88,29 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
         if prepare is not None:
             # imports and service construction in a thread: the screen keeps painting
             await asyncio.to_thread(prepare)
+        problems: list[str] = []
         try:
             client = self.backend.build_client(self.backend.settings)
         except Exception as exc:  # a bad provider setting must not stop the app opening
-            self.post_message(SessionReady(None, f"Cannot connect the model: {exc}"))
+            problems.append(f"Cannot connect the model: {exc}")
             client = None
         try:
             session = await self.backend.start_session(
                 client, self.approve, self.resolve_conflict, resume)
         except Exception as exc:
-            self.post_message(SessionReady(None, f"Cannot start the session: {exc}"))
-            return
+            if not resume:
+                self.post_message(SessionReady(None, f"Cannot start the session: {exc}"))
+                return
+            # an unknown or unreadable session must not leave the person without a chat
+            problems.append(f"Cannot reopen session {resume}: {exc}. Started a new one.")
+            try:
+                session = await self.backend.start_session(
+                    client, self.approve, self.resolve_conflict, None)
+            except Exception as again:
+                self.post_message(SessionReady(None, f"Cannot start the session: {again}"))
+                return
         self.client = client
-        self.post_message(SessionReady(session))
+        self.post_message(SessionReady(session, "\n\n".join(problems) or None))
 
     @on(SessionReady)
     async def session_ready(self, message: SessionReady) -> None:
@@ -117,8 +127,13 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
         self.sub_title = self.title_line()
         if self.session.history:
             await self.render_history(self.session.history)
+        if message.error:
+            await self.chat.add_notice(message.error, "error")
         if self.session.client is None:
             await self.chat.add_notice(self.backend.how_to_configure(), "setup")
+        if self.resume == "":  # `--resume` without an id: let the person pick
+            self.resume = None
+            self.pick_session()
 
     @work(group="close", exit_on_error=False)
     async def close_session(self, session: Any) -> None:
