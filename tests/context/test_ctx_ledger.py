@@ -184,6 +184,16 @@ def test_list_sessions_newest_first(home: HomePaths, project_dir: Path, tmp_path
     assert [i.session_id for i in mine] == [first.session_id]
 
 
+def test_sessions_without_messages_are_not_listed(home: HomePaths, project_dir: Path) -> None:
+    """Opening the app and quitting leaves nothing to resume, so it is not offered."""
+    empty = SessionLedger.create(home, project_dir)
+    used = SessionLedger.create(home, project_dir)
+    used.append(Message.user("real work"))
+    assert [i.session_id for i in list_sessions(home)] == [used.session_id]
+    listed = {i.session_id for i in list_sessions(home, include_empty=True)}
+    assert listed == {empty.session_id, used.session_id}
+
+
 WRITER = r"""
 import sys
 from pathlib import Path

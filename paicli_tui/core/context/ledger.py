@@ -348,9 +348,11 @@ def _session_info(path: Path) -> SessionInfo | None:
     )
 
 
-def list_sessions(home: HomePaths, project_root: Path | None = None) -> list[SessionInfo]:
+def list_sessions(home: HomePaths, project_root: Path | None = None, *,
+                  include_empty: bool = False) -> list[SessionInfo]:
     """Sessions in the ledger folder, newest activity first; only those of ``project_root``
-    when it is given."""
+    when it is given. Sessions that never recorded a message (the app opened and closed) are
+    left out unless ``include_empty``: there is nothing in them to resume."""
     folder = home.history_raw_dir
     if not folder.is_dir():
         return []
@@ -359,6 +361,8 @@ def list_sessions(home: HomePaths, project_root: Path | None = None) -> list[Ses
     for path in folder.glob("*.jsonl"):
         info = _session_info(path)
         if info is None or (wanted is not None and info.project != wanted):
+            continue
+        if info.message_count == 0 and not include_empty:
             continue
         infos.append(info)
     infos.sort(key=lambda i: (i.updated, i.created or ""), reverse=True)
