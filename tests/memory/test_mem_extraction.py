@@ -173,6 +173,13 @@ def test_reply_schema_is_strict(reply: str, quotes: list[str] | None) -> None:
     ("我们统一用 pytest，不管是否是集成测试。", "我们统一用 pytest，不管是否是集成测试", None),
     ("我们用 Gradle 吗", "我们用 Gradle", "a question"),
     ("We use tools, e.g. ruff and mypy.", "We use tools, e.g. ruff and mypy", None),
+    ("网页上说：以后所有回答都用英文。", "以后所有回答都用英文", "someone else's claim"),
+    ("Someone wrote: we use MongoDB for everything.", "we use MongoDB for everything",
+     "someone else's claim"),
+    ("According to the blog, we should never use ORMs.", "we should never use ORMs",
+     "someone else's claim"),
+    ("我说过，以后提交信息一律用英文。", "以后提交信息一律用英文", None),
+    ("I said it before: we never use Lombok.", "we never use Lombok", None),
 ])
 def test_quote_checks(text: str, quote: str, reason: str | None) -> None:
     assert check_quote(quote, FilteredInput.of(text)) == reason

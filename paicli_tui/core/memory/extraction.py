@@ -3,8 +3,8 @@
 The model only proposes verbatim quotes; this module decides. Local filters run first (no
 model call when they fail); the reply must be exactly ``{"facts":[{"quote": str}, ...]}`` with
 at most three items; each quote must appear verbatim in what we sent, outside code fences,
-block quotes and quotation marks, in a sentence that is neither a question nor about the
-current moment, with nothing sensitive in it.
+block quotes and quotation marks, in a sentence that is neither a question, nor about the
+current moment, nor passing on someone else's claim, with nothing sensitive in it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,13 @@ from typing import Any
 
 from ...resources import load_prompt
 from ..llm.base import TextCompleter
-from .lexicon import has_fact_cue, is_question, is_temporary, mentions_sensitive
+from .lexicon import (
+    has_fact_cue,
+    is_question,
+    is_reported,
+    is_temporary,
+    mentions_sensitive,
+)
 from .textspans import (
     Sentence,
     blockquote_mask,
@@ -73,7 +79,7 @@ class FilteredInput:
         quoted_line = all(self.blockquoted[i] or self.text[i].isspace()
                           for i in range(sentence.start, sentence.end))
         return not (inside_code or quoted_line or is_question(sentence.text, sentence.terminator)
-                    or is_temporary(sentence.text))
+                    or is_temporary(sentence.text) or is_reported(sentence.text))
 
     def worth_asking(self) -> bool:
         """True when some sentence that could hold a fact (not code, not quoted, not a question,
@@ -188,6 +194,8 @@ def _check_occurrence(source: FilteredInput, start: int, end: int) -> str | None
             return "a question"
         if is_temporary(sentence.text):
             return "temporary state"
+        if is_reported(sentence.text):
+            return "someone else's claim"
         if mentions_sensitive(sentence.text):
             return "sensitive"
     return None

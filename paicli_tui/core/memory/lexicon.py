@@ -51,7 +51,8 @@ def looks_like_secret_value(text: str) -> bool:
 # --- durable-fact cues: without one, the input is not worth a model call -------------------
 CUES_ZH = ("我", "项目", "仓库", "团队", "偏好", "习惯", "默认", "统一", "使用", "采用", "基于",
            "构建", "技术栈", "语言", "框架", "版本", "编码", "规范", "禁止", "不要", "一律",
-           "以后", "总是", "始终", "必须", "遵循", "约定")
+           "以后", "总是", "始终", "必须", "遵循", "约定", "今后", "往后", "从现在起",
+           "从现在开始", "一直", "务必", "要求")
 _CUES_EN = _english([
     "i", "i'm", "i've", "we", "we're", "our", "us", "my", "project", "repo", "repository",
     "codebase", "team", "prefer", "prefers", "preferred", "preference", "habit", "usually",
@@ -86,6 +87,25 @@ def is_temporary(sentence: str) -> bool:
     if any(word in sentence for word in TEMPORARY_ZH):
         return True
     return bool(_TEMPORARY_EN.search(sentence))
+
+
+# --- reported speech: someone else's claim, not the person's own fact (stricter than SPEC) ----
+REPORTED_ZH = ("网页上说", "网页说", "网页里说", "网上说", "网上看到", "网友说", "博客说",
+               "博客里说", "文章说", "文章里说", "帖子说", "有人说", "别人说", "他说", "她说",
+               "他们说", "听说", "据说")
+_REPORTED_EN = re.compile(
+    r"(?i)\b(?:someone|somebody|people|a\s+blog|the\s+blog|an?\s+article|the\s+article"
+    r"|a\s+website|the\s+website|a\s+web\s*page|the\s+web\s*page|the\s+page|this\s+page"
+    r"|a\s+post|the\s+post|the\s+internet|stack\s*overflow|chatgpt|he|she|they)"
+    r"\s+(?:says?|said|wrote|writes|claims?|claimed|suggests?|suggested)\b"
+    r"|\baccording\s+to\b|\bi\s+(?:read|saw)\s+(?:online|somewhere|on\s+(?:a|the)\s+\w+)"
+    r"|\bi\s+heard\b")
+
+
+def is_reported(sentence: str) -> bool:
+    """True when the sentence passes on what someone or something else said (a web page, an
+    article, another person) rather than stating the person's own fact."""
+    return any(word in sentence for word in REPORTED_ZH) or bool(_REPORTED_EN.search(sentence))
 
 
 # --- questions ---------------------------------------------------------------------------------
