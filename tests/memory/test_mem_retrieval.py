@@ -257,3 +257,18 @@ def test_a_quick_embedder_serves_the_first_turn(settings: Settings, project_dir:
     service.warm_up()
     assert service.wait_for_vectors(10)
     assert "PostgreSQL 15" in service.injection_block("数据库", 500)
+
+
+def test_warm_up_prepares_keywords_in_the_background(settings: Settings, project_dir: Path
+                                                     ) -> None:
+    import time
+
+    service = LocalMemoryService(settings, project_dir, use_vectors=False)
+    for word in ("alpha", "bravo", "charlie"):
+        service.save(f"deploy {word} service")
+    service.warm_up()
+    deadline = time.monotonic() + 10
+    while len(service._keywords._indexed) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(service._keywords._indexed) == 3
+    assert len(service.search("deploy")) == 3

@@ -89,6 +89,16 @@ class KeywordIndex:
             self._postings.setdefault(word, set()).add(text)
         self._indexed.add(text)
 
+    def index_all(self, texts: Sequence[str], chunk: int = 200) -> None:
+        """Index ``texts`` a chunk at a time, letting a concurrent search in between (used to
+        prepare a large store in the background)."""
+        pending = [t for t in texts if t not in self._indexed]
+        for start in range(0, len(pending), chunk):
+            with self._lock:
+                for text in pending[start:start + chunk]:
+                    if text not in self._indexed:
+                        self._index(text)
+
     def overlap(self, query: str, texts: Sequence[str]) -> dict[str, float]:
         """For each text sharing a keyword with ``query``: the share of the query's keywords
         it contains (texts sharing none are left out)."""

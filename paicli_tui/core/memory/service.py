@@ -14,6 +14,7 @@ memory browser and ``paicli-tui memory`` use:
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -110,14 +111,28 @@ class LocalMemoryService(MemoryBook):
         return self._ranked(query, limit, wait=True)
 
     def warm_up(self) -> None:
-        """Start loading the embedder and embedding the visible memories in the background;
-        returns at once. Call it when a session opens so the first turn has vectors."""
+        """Prepare retrieval in the background and return at once: segment the visible
+        memories into keywords, load the embedder and embed them. Call it when a session
+        opens so the first turn finds everything ready."""
+        try:
+            contents = [e.content for e in self.list_visible()]
+        except Exception:
+            log.exception("memory warm-up failed")
+            return
+        threading.Thread(target=self._index_quietly, args=(contents,), daemon=True,
+                         name="memory-keywords").start()
         cache = self._vector_cache()
         if cache is not None and self._background_vectors:
             try:
-                cache.matrix_nowait([e.content for e in self.list_visible()])
+                cache.matrix_nowait(contents)
             except Exception:
                 log.exception("memory warm-up failed; ranking by keywords")
+
+    def _index_quietly(self, contents: list[str]) -> None:
+        try:
+            self._keywords.index_all(contents)
+        except Exception:
+            log.exception("memory keyword indexing failed")
 
     def wait_for_vectors(self, timeout: float | None = None) -> bool:
         """Wait for background embedding to finish (tests, benchmarks); False on timeout."""
