@@ -9,6 +9,8 @@ memory browser and ``paicli-tui memory`` use:
 - ``search(query, limit)`` — ranked :class:`ScoredEntry` items, with ``stale`` set
 - ``save(content, scope=, force=)`` → :class:`SaveResult` (``conflicts`` on a conflict)
 - ``replace(id, content)``, ``verify(id)``, ``delete(id)``, ``clear(scope)``, ``is_stale(entry)``
+- ``warm_up()`` — call when a session opens: keywords and vectors are prepared in the
+  background so the first turn does not wait
 """
 
 from __future__ import annotations
