@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paicli_tui.core.code.fusion import balanced_weights, explain, explain_dict, rrf
+from paicli_tui.core.code.fusion import explain, explain_dict, rrf
 
 
 def test_rrf_scores_and_order_with_k_60() -> None:
@@ -69,22 +69,3 @@ def test_rrf_invariants(r: dict[str, list[str]]) -> None:
             assert (rank is None) == (h.id not in r[name])
             if rank is not None:
                 assert r[name].index(h.id) + 1 == rank
-
-
-@pytest.mark.parametrize(
-    ("names", "weights"),
-    [
-        (["text", "semantic"], {"text": 1.0, "semantic": 1.0}),
-        (["text", "semantic", "semantic:en"], {"text": 2.0, "semantic": 1.0, "semantic:en": 1.0}),
-        (["semantic", "semantic:en"], {"semantic": 1.0, "semantic:en": 1.0}),
-        (["text"], {"text": 1.0}),
-    ],
-)
-def test_balanced_weights(names: list[str], weights: dict[str, float]) -> None:
-    assert balanced_weights(dict.fromkeys(names, [])) == weights
-
-
-def test_balanced_fusion_keeps_the_text_top_hit_against_two_agreeing_embedders() -> None:
-    r = {"text": ["a", "c", "b"], "semantic": ["b", "a"], "semantic:en": ["b", "a"]}
-    assert rrf(r)[0].id == "b"
-    assert rrf(r, weights=balanced_weights(r))[0].id == "a"

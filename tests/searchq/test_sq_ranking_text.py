@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from paicli_tui.core.code.chunk import Chunk
 from paicli_tui.core.code.query import plan_query
 from paicli_tui.core.code.ranking_text import (
     EMBED_MAX_CHARS,
     compact_data,
+    doc_summary,
     embedding_text,
     fulltext_text,
 )
@@ -109,3 +112,29 @@ def test_imports_and_main_demo_are_not_ranked() -> None:
 def test_table_of_literal_elements_is_data() -> None:
     rows = "\n".join(f'    "style.{i}": Style(color="red"),' for i in range(40))
     assert "data lines" in compact_data("STYLES = {\n" + rows + "\n}\n")
+
+
+def test_class_chunks_rank_by_their_doc_summary_only() -> None:
+    doc = "A high level console.\n\nArgs:\n    width (int): columns to use for every table"
+    source = (
+        'class Console:\n    """A high level console.\n\n    Args:\n        width (int): columns'
+    )
+    chunk = _chunk(
+        kind="class", name="Console", source=source, doc=doc, signature="class Console", parent=None
+    )
+    for text in (fulltext_text(chunk), embedding_text(chunk)):
+        assert "A high level console." in text
+        assert "columns" not in text and "Args" not in text
+
+
+@pytest.mark.parametrize(
+    ("doc", "summary"),
+    [
+        ("Render a table.\n\nArgs:\n  x: y", "Render a table."),
+        ("Render a table\nin two lines.\nArgs:\n  x: y", "Render a table in two lines."),
+        ("Compute it.\n@param x the x\n@return y", "Compute it."),
+        ("", ""),
+    ],
+)
+def test_doc_summary(doc: str, summary: str) -> None:
+    assert doc_summary(doc) == summary

@@ -62,21 +62,6 @@ def rrf(
     return [FusedHit(i, scores[i], ranks[i]) for i in ids]
 
 
-def balanced_weights(
-    rankings: Mapping[str, Sequence[str]], lexical: str = "text"
-) -> dict[str, float]:
-    """Weights that give the lexical ranker as much say as all embedding rankers together.
-
-    A Chinese question runs one full-text ranker but two embedding rankers (original and
-    English reading); with equal weights the two embedding views, which usually agree, would
-    outvote the full-text ranker. English questions (one of each) keep equal weights.
-    """
-    others = [name for name in rankings if name != lexical]
-    if lexical not in rankings or not others:
-        return {name: 1.0 for name in rankings}
-    return {name: (float(len(others)) if name == lexical else 1.0) for name in rankings}
-
-
 def explain(hit: FusedHit) -> str:
     """One line saying where each ranker put this result, e.g.
     ``rrf 0.0325 = text #1 + semantic #4 + semantic:en —``."""

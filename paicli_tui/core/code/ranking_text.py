@@ -29,6 +29,7 @@ _WORDS = re.compile(r"[A-Za-z_]{2,}")
 _PARAMS = re.compile(r"\(.*$", re.S)
 _PY_DOC = re.compile(r"[rRuU]?(\"\"\"|\'\'\')[\s\S]*?\1")
 _BLOCK_DOC = re.compile(r"/\*\*[\s\S]*?\*/")
+_OPEN_DOC = re.compile(r"[rRuU]?(\"\"\"|\'\'\')|/\*\*")
 
 
 def _is_data_line(line: str) -> bool:
@@ -119,6 +120,31 @@ def _path_words(path: str) -> str:
     return " ".join(p for part in re.split(r"[/\\]", stem) for p in split_identifier(part))
 
 
+_DOC_SECTION = re.compile(
+    r"^\s*(args|arguments|parameters|params|returns?|yields?|raises|throws|attributes|"
+    r"examples?|notes?|see also|@\w+|:param\b|:return|:raises)\b",
+    re.IGNORECASE,
+)
+
+
+def doc_summary(doc: str) -> str:
+    """The descriptive start of a doc comment: up to the first blank line or parameter
+    section (``Args:``, ``@param``, ``:param``), at most ``DOC_MAX_CHARS`` characters."""
+    out: list[str] = []
+    for line in doc.strip().splitlines():
+        if (not line.strip() and out) or _DOC_SECTION.match(line):
+            break
+        if line.strip():
+            out.append(line.strip())
+    return " ".join(out)[:DOC_MAX_CHARS]
+
+
+def _class_doc(chunk: Chunk) -> str:
+    """A class's doc reduced to its summary: its parameter list would match every question
+    about any of its methods, which carry those details themselves."""
+    return doc_summary(chunk.doc) if chunk.kind == "class" else chunk.doc.strip()
+
+
 def _strip_doc(source: str, doc: str) -> str:
     """The source without its doc comment when the doc is repeated verbatim inside it."""
     if not doc:
@@ -130,6 +156,10 @@ def _strip_doc(source: str, doc: str) -> str:
     for m in (_PY_DOC.search(source), _BLOCK_DOC.search(source)):
         if m and first in m.group(0):
             return source[: m.start()] + source[m.end() :]
+    # a chunk cut inside its doc comment (a class chunk keeps only its first lines)
+    m = _OPEN_DOC.search(source)
+    if m and first in source[m.start() :]:
+        return source[: m.start()]
     return source
 
 
@@ -146,8 +176,9 @@ def embedding_text(chunk: Chunk) -> str:
     ``EMBED_MAX_CHARS`` characters, data tables cut short."""
     name = _short_name(chunk)
     parts = [f"{chunk.path} {name}", _words_of(name)]
-    if chunk.doc.strip():
-        parts.append(chunk.doc.strip()[:DOC_MAX_CHARS])
+    doc = _class_doc(chunk)
+    if doc:
+        parts.append(doc[:DOC_MAX_CHARS])
     if chunk.signature.strip():
         parts.append(chunk.signature.strip())
     body = _ranked_source(chunk)
@@ -164,8 +195,9 @@ def fulltext_text(chunk: Chunk) -> str:
     name = _short_name(chunk)
     source = _ranked_source(chunk)
     head = [chunk.path, _path_words(chunk.path), name, _words_of(name), chunk.signature.strip()]
-    if chunk.doc.strip():
-        head.append(chunk.doc.strip())
+    doc = _class_doc(chunk)
+    if doc:
+        head.append(doc)
     if chunk.context.strip():
         head.append(chunk.context.strip()[:CONTEXT_MAX_CHARS])
     text = "\n".join(p for p in head if p) + "\n" + source
