@@ -19,4 +19,5 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Ctrl+Q", "quit"),
     ("memory browser: a / e / v / d / /", "add / replace / verify / delete / filter"),
     ("code search: Enter / i / m / x", "search / insert reference / change mode / index now"),
+    ("code search: Ctrl+O / Ctrl+G / Ctrl+B", "the same from the query box"),
 )

@@ -32,9 +32,14 @@ def lexer_for(hit: CodeHit) -> str:
 class CodeSearchScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        Binding("i", "insert", "Insert ref"),
-        Binding("m", "cycle_mode", "Mode"),
-        Binding("x", "index_now", "Index now"),
+        # Ctrl keys work everywhere (letters would go into the query box); the letters are
+        # shortcuts once the results have the focus
+        Binding("ctrl+o", "insert", "Insert ref"),
+        Binding("ctrl+g", "cycle_mode", "Mode"),
+        Binding("ctrl+b", "index_now", "Index now"),
+        Binding("i", "insert", show=False),
+        Binding("m", "cycle_mode", show=False),
+        Binding("x", "index_now", show=False),
         Binding("slash", "focus_query", "Query"),
     ]
 
@@ -86,7 +91,7 @@ class CodeSearchScreen(Screen[None]):
         try:
             status = self.backend.code().status()
             text = (f"index: {status.files} files, {status.chunks} chunks {status.detail}"
-                    if status.indexed else "no index yet: press x to build it (grep works "
+                    if status.indexed else "no index yet: Ctrl+B builds it (grep works "
                     "without one)")
             indexed = status.indexed
         except Exception as exc:
