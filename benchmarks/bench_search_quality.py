@@ -36,8 +36,9 @@ def _default_app() -> str:
     return str(beside) if beside.exists() else (shutil.which("paicli-tui") or "paicli-tui")
 
 
-def _chunk_count(output: str) -> int | None:
-    """The number of chunks an index run reports (JSON summary or a 'N chunks' line)."""
+def _index_summary(output: str) -> dict[str, object]:
+    """The JSON summary an index run prints (last JSON line), else the chunk count found in a
+    'N chunks' line of plain output."""
     for line in reversed(output.splitlines()):
         line = line.strip()
         if line.startswith("{"):
@@ -45,14 +46,10 @@ def _chunk_count(output: str) -> int | None:
                 data = json.loads(line)
             except ValueError:
                 continue
-            for key in ("chunks", "chunk_count", "total_chunks", "chunks_total"):
-                if isinstance(data.get(key), int):
-                    return int(data[key])
-            summary = data.get("summary")
-            if isinstance(summary, dict) and isinstance(summary.get("chunks"), int):
-                return int(summary["chunks"])
+            if isinstance(data, dict):
+                return data
     m = re.findall(r"([\d,]+)\s+chunks?\b", output)
-    return int(m[-1].replace(",", "")) if m else None
+    return {"chunks_total": int(m[-1].replace(",", ""))} if m else {}
 
 
 def main() -> int:
@@ -71,8 +68,9 @@ def main() -> int:
         print(f"no score.py in {eval_dir} (use --eval-dir)", file=sys.stderr)
         return 2
     if not (project / "rich").is_dir():
-        subprocess.run(["bash", str(eval_dir / "prepare.sh"), str(project), sys.executable],
-                       check=True)
+        subprocess.run(
+            ["bash", str(eval_dir / "prepare.sh"), str(project), sys.executable], check=True
+        )
 
     env = dict(os.environ, RUST_LOG="error")
     home = tempfile.mkdtemp(prefix="paicli-bench-home-")
@@ -81,23 +79,47 @@ def main() -> int:
         shutil.rmtree(project / ".paicli" / "index", ignore_errors=True)
         app = shlex.split(a.app)
         started = time.perf_counter()
-        done = subprocess.run([*app, "index", "--json"], cwd=project, env=env,
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [*app, "index", "--json"], cwd=project, env=env, capture_output=True, text=True
+        )
         if done.returncode != 0:  # an index command without --json
             started = time.perf_counter()
-            done = subprocess.run([*app, "index"], cwd=project, env=env,
-                                  capture_output=True, text=True)
+            done = subprocess.run(
+                [*app, "index"], cwd=project, env=env, capture_output=True, text=True
+            )
         seconds = time.perf_counter() - started
         if done.returncode != 0:
             print(f"index failed ({done.returncode}):\n{done.stderr[-2000:]}", file=sys.stderr)
             return 1
-        chunks = _chunk_count(done.stdout + "\n" + done.stderr)
-        rate = f"{chunks / seconds:.0f} chunks/s" if chunks else "chunk count not reported"
-        print(f"index (full, from scratch, process start included): {seconds:.1f} s, "
-              f"{chunks if chunks is not None else '?'} chunks, {rate}")
+        summary = _index_summary(done.stdout + "\n" + done.stderr)
+        chunks = summary.get("chunks_total") or summary.get("chunks")
+        own = summary.get("seconds")
+        embed = summary.get("embed_seconds")
+        print(
+            f"index (full, from scratch): wall {seconds:.1f} s incl. process start"
+            + (f", indexer {own:.1f} s" if isinstance(own, (int, float)) else "")
+            + (f", embedding {embed:.1f} s" if isinstance(embed, (int, float)) else "")
+        )
+        if isinstance(chunks, int) and chunks:
+            base = own if isinstance(own, (int, float)) and own > 0 else seconds
+            line = f"chunks: {chunks}, {chunks / base:.0f} chunks/s (indexer)"
+            if isinstance(embed, (int, float)) and embed > 0:
+                line += f", embedder alone {chunks / embed:.0f} chunks/s"
+            print(line)
+        else:
+            print("chunks: not reported by the index command")
 
-        cmd = [sys.executable, str(eval_dir / "score.py"), a.app, str(project), "--skip-index",
-               "--modes", a.modes, "--jobs", str(a.jobs)]
+        cmd = [
+            sys.executable,
+            str(eval_dir / "score.py"),
+            a.app,
+            str(project),
+            "--skip-index",
+            "--modes",
+            a.modes,
+            "--jobs",
+            str(a.jobs),
+        ]
         if a.verbose:
             cmd.append("--verbose")
         scored = subprocess.run(cmd, env=env, capture_output=True, text=True)

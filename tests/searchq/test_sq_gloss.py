@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-import pytest
+import re
+import tempfile
+from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paicli_tui.core.code.query import plan_query
 from paicli_tui.core.code.query.dictionary import clean_sense, lookup, senses
 from paicli_tui.core.code.query.gloss import gloss_question
+from paicli_tui.core.code.query.terms import has_cjk
 from paicli_tui.paths import HomePaths
 
 
@@ -66,3 +74,24 @@ def test_cc_cedict_prefers_technical_senses() -> None:
 )
 def test_clean_sense(sense: str, clean: str) -> None:
     assert clean_sense(sense) == clean
+
+
+_TEXT = st.text(
+    alphabet=st.sampled_from(
+        list("渲染终端表格异常的了吗怎么在哪里一行后占 abcXYZ_-:\"'()[]{}*?!，。？、0123")
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_TEXT)
+def test_gloss_and_plan_never_fail_and_stay_plain(question: str) -> None:
+    home = HomePaths(Path(tempfile.gettempdir()) / "paicli-sq-prop-home")
+    gloss = gloss_question(question, home=home)
+    assert len(gloss.terms) == len(set(gloss.terms))
+    assert not any(has_cjk(t) for t in gloss.terms)
+    plan = plan_query(question, home=home)
+    assert plan.embedding_queries and plan.embedding_queries[0] == plan.original
+    # plain words only: nothing a full-text query parser could read as syntax
+    assert re.fullmatch(r"[\w\u3400-\u9fff ]*", plan.fulltext_query)

@@ -60,7 +60,8 @@ def _substrings(word: str, longest: int = 4) -> set[str]:
 
 
 def _cover(word: str, known: dict[str, list[str]]) -> list[str]:
-    """Longest-first cover of ``word`` by dictionary words (single characters last)."""
+    """Longest-first cover of ``word`` by dictionary words; a single character only counts
+    when it is developer vocabulary (its dictionary senses are mostly rare readings)."""
     out: list[str] = []
     i = 0
     while i < len(word):
@@ -69,8 +70,10 @@ def _cover(word: str, known: dict[str, list[str]]) -> list[str]:
             if part in ZH_STOP_WORDS:
                 i = j
                 break
-            if known.get(part) and (j - i > 1 or part not in ZH_STOP_WORDS):
-                out.extend(known[part][:2] if j - i > 1 else known[part][:1])
+            if j - i == 1 and part not in DEV_VOCABULARY:
+                continue
+            if known.get(part):
+                out.extend(known[part][:2])
                 i = j
                 break
         else:
