@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual.widgets import Collapsible, Static
 
-from ..format import preview_lines, short_args
+from ..format import fmt_tokens, preview_lines, short_args
 
 STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "failed": "✗"}
 
@@ -37,11 +37,12 @@ class ToolBlock(Collapsible):
                offload_path: str | None = None) -> None:
         """Show the outcome; the block stays folded unless the tool failed or was denied."""
         self.status = status
-        size = f" ({chars:,} chars)" if chars else ""
-        self._preview.update(preview_lines(preview) + size)
+        self._preview.update(preview_lines(preview))
+        extra = f" · {fmt_tokens(chars)} chars" if chars else ""
         if offload_path:
             self._offload.update(
                 f"full output saved to {offload_path} (read it back with read_file)")
-            self.title = self._title_for(status) + " · offloaded"
+            extra += " · offloaded"
+        self.title = self._title_for(status) + extra
         if status in ("failed", "denied"):
             self.collapsed = False
