@@ -272,3 +272,10 @@ def test_warm_up_prepares_keywords_in_the_background(settings: Settings, project
         time.sleep(0.01)
     assert len(service._keywords._indexed) == 3
     assert len(service.search("deploy")) == 3
+
+
+@pytest.mark.parametrize(("text", "tokens"), [("", 0), ("abcd", 1), ("abcde", 2), ("项目", 2),
+                                              ("项目使用", 3), ("一", 1)])
+def test_memory_tokens_follow_the_spec_rule(text: str, tokens: int) -> None:
+    # "一" is U+4E00 itself: not strictly inside the CJK range, so it counts as 1/4 → 1
+    assert estimate_tokens(text) == tokens
