@@ -3,6 +3,8 @@ the command palette. ``run_app`` is what ``paicli-tui`` calls."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -38,6 +40,22 @@ class PaicliApp(App[int]):
     def get_default_screen(self) -> Screen:
         # the chat is the base screen: no empty default screen is built first
         return ChatScreen(self.backend, self.resume)
+
+    QUIT_GRACE_S = 5.0
+    """How long quitting waits for background work (fact extraction) before closing."""
+
+    async def action_quit(self) -> None:
+        """Let background memory work finish briefly, close the session, then exit."""
+        chat = self._chat_screen()
+        session = chat.session if chat is not None else None
+        if session is not None:
+            if chat is not None and chat.turn_worker is not None:
+                chat.turn_worker.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(session.wait_background(), self.QUIT_GRACE_S)
+            with contextlib.suppress(Exception):
+                await session.aclose()
+        self.exit()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -150,3 +150,26 @@ async def test_slash_commands_clear_compact_theme_graph_unknown(settings, projec
         texts = [n.source for n in log.query(ChatNotice)]
         assert any("extends Base" in t for t in texts)
         assert any("Unknown command" in t for t in texts)
+
+
+async def test_quit_closes_the_session(settings, project_dir):
+    session = FakeSession(script=[])
+    app, _ = make_app(settings, project_dir, session, FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert session.closed
+
+
+async def test_model_switch_follows_the_window(settings, project_dir):
+    session = FakeSession(script=[])
+    app, _ = make_app(settings, project_dir, session, FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "/model glm:glm-4.6")
+        await wait_turn(pilot)
+        assert session.client.provider == "glm"
+        gauge = app.screen.query_one(ContextGauge)
+        assert gauge.window == 200_000
+        assert "glm:glm-4.6" in app.screen.sub_title

@@ -50,6 +50,9 @@ class FakeClient:
     model: str = "scripted-1"
     window: int = 128_000
 
+    async def aclose(self) -> None:
+        return None
+
 
 @dataclass(frozen=True)
 class FakeReport:

@@ -3,6 +3,7 @@ screen stays about rendering. Each command either opens a screen or runs a worke
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 from typing import TYPE_CHECKING, Any
 
@@ -126,9 +127,13 @@ class SlashCommandsMixin:
         if client is None:
             self.notify(f"{provider} is not configured: set its key first.", severity="error")
             return
+        old = self.session.client
         self.session.switch_model(client)
         self.sub_title = self.title_line()
         self.refresh_gauge()
+        if old is not None and old is not client:
+            with contextlib.suppress(Exception):  # its connections are no longer needed
+                await old.aclose()
         self.notify(f"Now using {self.model_label()}; thresholds follow its window.")
 
     async def slash_theme(self: ChatScreen, rest: str) -> None:
@@ -138,7 +143,7 @@ class SlashCommandsMixin:
         self.app.theme = f"textual-{wanted}"
 
     async def slash_quit(self: ChatScreen, rest: str) -> None:
-        self.app.exit()
+        await self.app.action_quit()
 
     # -- conversation -------------------------------------------------------------------------
     async def slash_clear(self: ChatScreen, rest: str) -> None:
