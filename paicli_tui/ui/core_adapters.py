@@ -66,6 +66,10 @@ class CodeAdapter:
         return format_relations(relations_for(self.settings, self.project_root, name))
 
 
+SOURCE_LABELS = {"explicit": "explicit", "auto_extracted": "auto", "agent": "agent"}
+"""How a memory came to be, as the browser's source column says it."""
+
+
 class MemoryAdapter:
     """core.memory's MemoryBook (LocalMemoryService) as table rows and save outcomes.
 
@@ -82,7 +86,7 @@ class MemoryAdapter:
             out.append(MemoryRow(
                 entry.id, entry.effective_scope, entry.content, _day(entry.created_at),
                 _day(entry.last_verified_at), bool(self.book.is_stale(entry)),
-                "auto" if entry.source != "explicit" else "explicit"))
+                SOURCE_LABELS.get(entry.source, str(entry.source))))
         return out
 
     def save(self, content: str, scope: str, force: bool = False) -> SaveOutcome:

@@ -276,3 +276,25 @@ async def test_resume_without_id_opens_the_picker(settings, project_dir):
             await pilot.pause(0.05)
         assert isinstance(app.screen, SessionPicker)
         await pilot.press("escape")
+
+
+async def test_agent_save_memory_conflict_waits_for_the_person(settings, project_dir):
+    from paicli_tui.core.memory.book import MemoryBook
+    from paicli_tui.ui.modals.conflict import ConflictModal
+
+    MemoryBook(settings, project_dir).save("The project uses Java 17", scope="project")
+    call = ToolCall("m1", "save_memory", '{"content": "The project uses Java 21"}')
+    app = make_app(settings, project_dir,
+                   ScriptedClient([(["Saving."], [call]), (["Saved."], [])]))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "remember: the project uses Java 21")
+        await pause(pilot, 10)
+        assert isinstance(app.screen, ConflictModal)
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        contents = [e.content for e in MemoryBook(settings, project_dir).list_visible()]
+        assert contents == ["The project uses Java 21"]
+        assert app.screen.query_one(ToolBlock).status == "done"
