@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "ui"))
 
-from ui_scenarios import SIZE, scenes  # noqa: E402
+from ui_scenarios import SIZE, reach, scenes  # noqa: E402
 
 from paicli_tui.config import load_settings  # noqa: E402
 
@@ -30,7 +30,7 @@ async def main() -> None:
         settings = load_settings({}, {"PAICLI_HOME": str(Path(tmp) / "home")})
         for scene in scenes(settings, project):
             async with scene.app.run_test(size=SIZE) as pilot:
-                await scene.before(pilot)
+                await reach(pilot, scene)
                 scene.app.save_screenshot(f"{scene.name}.svg", path=str(out))
             print(f"screenshots/{scene.name}.svg  {scene.about}")
 

@@ -6,6 +6,7 @@ from paicli_tui.app import PaicliApp
 from paicli_tui.core.memory.book import MemoryBook
 from paicli_tui.ui.backend import CoreBackend
 from paicli_tui.ui.modals.conflict import ConflictModal
+from paicli_tui.ui.modals.text_entry import TextEntryModal
 from paicli_tui.ui.screens.chat import ChatScreen
 from paicli_tui.ui.screens.code_search import CodeSearchScreen
 from paicli_tui.ui.screens.memory import MemoryScreen, filter_rows
@@ -17,6 +18,23 @@ SIZE = (100, 30)
 def table_texts(screen: MemoryScreen) -> list[str]:
     table = screen.query_one("DataTable")
     return [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+
+
+async def wait_for_screen(pilot, kind: type, seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if isinstance(pilot.app.screen, kind):
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"{kind.__name__} never opened; on top: {pilot.app.screen!r}")
+
+
+async def wait_until(pilot, check, seconds: float = 10.0) -> None:
+    """Until ``check()`` is true (workers run in threads; a busy machine is slow)."""
+    for _ in range(int(seconds / 0.05)):
+        if check():
+            return
+        await pilot.pause(0.05)
+    assert check()
 
 
 async def settle(pilot) -> None:
@@ -31,19 +49,17 @@ async def test_add_conflict_replace_shows_the_new_text(settings, project_dir):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f2")
+        await wait_for_screen(pilot, MemoryScreen)
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, MemoryScreen)
-        assert table_texts(screen) == ["The project uses Java 17"]
+        await wait_until(pilot, lambda: table_texts(screen) == ["The project uses Java 17"])
         await pilot.press("a")
-        await settle(pilot)
+        await wait_for_screen(pilot, TextEntryModal)
         await pilot.press(*"The project uses Java 21", "enter")
-        await settle(pilot)
-        assert isinstance(app.screen, ConflictModal)
+        await wait_for_screen(pilot, ConflictModal)
         await pilot.press("r")
-        await settle(pilot)
+        await wait_until(pilot, lambda: table_texts(screen) == ["The project uses Java 21"])
         assert app.screen is screen
-        assert table_texts(screen) == ["The project uses Java 21"]
 
 
 async def test_save_from_the_input_keep_both(settings, project_dir):
@@ -53,12 +69,14 @@ async def test_save_from_the_input_keep_both(settings, project_dir):
         await settle(pilot)
         app.screen.query_one(PromptInput).load_text("/save The project uses Java 21")
         await pilot.press("enter")
-        await settle(pilot)
-        assert isinstance(app.screen, ConflictModal)
+        await wait_for_screen(pilot, ConflictModal)
         await pilot.press("k")
-        await settle(pilot)
-        contents = sorted(e.content for e in MemoryBook(settings, project_dir).list_visible())
-        assert contents == ["The project uses Java 17", "The project uses Java 21"]
+
+        def contents() -> list[str]:
+            return sorted(e.content for e in MemoryBook(settings, project_dir).list_visible())
+
+        await wait_until(pilot, lambda: contents() == ["The project uses Java 17",
+                                                       "The project uses Java 21"])
 
 
 async def test_search_preview_insert_reference(settings, project_dir):
@@ -68,18 +86,16 @@ async def test_search_preview_insert_reference(settings, project_dir):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f3")
+        await wait_for_screen(pilot, CodeSearchScreen)
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, CodeSearchScreen)
-        assert screen.mode == "grep"  # no index yet: exact search first
+        await wait_until(pilot, lambda: screen.mode == "grep")  # no index: exact search first
         await pilot.press(*"load_settings", "enter")
-        await settle(pilot)
-        assert [h.reference for h in screen.hits] == ["loader.py:4"]
+        await wait_until(pilot, lambda: [h.reference for h in screen.hits] == ["loader.py:4"])
         assert screen.previewed is not None
         assert "def load_settings" in screen.previewed.preview
         await pilot.press("i")
-        await settle(pilot)
-        assert isinstance(app.screen, ChatScreen)
+        await wait_for_screen(pilot, ChatScreen)
         assert app.screen.query_one(PromptInput).text == "loader.py:4 "
 
 

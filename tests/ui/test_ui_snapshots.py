@@ -7,7 +7,7 @@ SVGs in tests/ui/__snapshots__ before committing them.
 from __future__ import annotations
 
 import pytest
-from ui_scenarios import SIZE, scenes
+from ui_scenarios import SIZE, reach, scenes
 
 from paicli_tui.config import Settings
 
@@ -29,7 +29,7 @@ def test_snapshot(name: str, snap_compare, settings: Settings, stable_project) -
     reached: list[str] = []
 
     async def before(pilot) -> None:
-        await scene.before(pilot)
+        await reach(pilot, scene)
         reached.append(type(pilot.app.screen).__name__)
 
     assert snap_compare(scene.app, terminal_size=SIZE, run_before=before), scene.about

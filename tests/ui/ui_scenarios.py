@@ -66,6 +66,16 @@ async def type_and_send(pilot: Pilot, text: str) -> None:
     await pilot.press("enter")
 
 
+async def reach(pilot: Pilot, scene: Scene, seconds: float = 10.0) -> None:
+    """Run the scene's steps, wait until its screen is on top, then let data load."""
+    await scene.before(pilot)
+    for _ in range(int(seconds / 0.05)):
+        if type(pilot.app.screen).__name__ == scene.screen:
+            break
+        await pilot.pause(0.05)
+    await settle(pilot, 4)
+
+
 def _backend(settings: Settings, project: Path, **kw: object) -> FakeBackend:
     kw.setdefault("memory_", FakeMemory(seeded_memories()))
     kw.setdefault("code_", FakeCode(seeded_hits()))
