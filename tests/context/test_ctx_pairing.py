@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from paicli_tui.core.context.pairing import pairing_problems, repair_pairing
 from paicli_tui.core.messages import Message, Role, ToolCall
 
@@ -50,3 +52,23 @@ def test_result_after_interruption_and_duplicates() -> None:
 
 def test_empty() -> None:
     assert pairing_problems([]) == [] and repair_pairing([]) == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("assistant", "kept"),
+    [
+        (Message.assistant(""), False),
+        (Message.assistant("   \n"), False),
+        (Message.assistant("", reasoning="thinking only"), False),
+        (Message.assistant("ok"), True),
+        (_calls("z"), True),
+    ],
+)
+def test_empty_assistant_messages_are_never_sent(assistant: Message, kept: bool) -> None:
+    # A loaded session can hold an assistant message providers refuse (no text, no calls).
+    tail = [Message.tool("z", "read_file", "r")] if assistant.tool_calls else []
+    msgs = [Message.user("u"), assistant, *tail, Message.user("next")]
+    assert (pairing_problems(msgs) == []) is kept
+    out, notes = repair_pairing(msgs)
+    assert (assistant in out) is kept and bool(notes) is not kept
+    assert pairing_problems(out) == []

@@ -138,3 +138,22 @@ def test_client_repr_and_request_hide_the_key() -> None:
     client = client_for(Replay([]), key=KEY)
     assert KEY not in repr(client)
     assert KEY not in str(client.request_body([Message.user("x")]))
+
+
+def _unsupported(request: httpx.Request) -> httpx.Response:
+    raise httpx.UnsupportedProtocol(f"no handler for {request.headers['authorization']}",
+                                    request=request)
+
+
+def _undecodable(request: httpx.Request) -> httpx.Response:
+    raise httpx.DecodingError("bad gzip", request=request)
+
+
+@pytest.mark.parametrize("handler", [_unsupported, _undecodable])
+async def test_other_httpx_errors_become_llm_errors_without_the_key(handler) -> None:
+    # Any httpx failure reaches the loop as an LLMError (never a raw exception), scrubbed.
+    replay = Replay([handler])
+    with pytest.raises(LLMError) as info:
+        await run(client_for(replay, key=KEY))
+    assert KEY not in str(info.value) and "sk-test" not in str(info.value)
+    assert len(replay.requests) == 1  # not retried

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from ..context.boundary import wrap_tool_result
 from ..context.offload import offload_tool_result
 from ..llm.base import ContextLengthExceeded, LLMError, StreamDelta, StreamDone
+from ..llm.redact import redact
 from ..llm.registry import how_to_configure
 from ..messages import Message, ToolCall
 from ..tokens import estimate_request, estimate_text
@@ -234,6 +235,13 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
                 reason = "error"
                 yield AgentError(message=str(exc), recoverable=True)
                 break
+            except Exception as exc:  # a client bug: end the turn cleanly, history intact
+                log.exception("%s: unexpected failure during a request", client.provider)
+                reason = "error"
+                yield AgentError(message=redact(f"{client.provider}: unexpected failure "
+                                                f"({type(exc).__name__}: {exc})"),
+                                 recoverable=True)
+                break
             if done is None:
                 reason = "error"
                 yield AgentError(message=f"{client.provider} ended without a reply")
@@ -285,7 +293,7 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
             reason = "cancelled"
             session.repair("cancelled")
             session.ledger.event("turn_cancelled")
-    session.ledger.checkpoint(session.history, "turn_end")
+    # No checkpoint here: every append, repair and compaction already wrote one.
     if reason == "done" and session.settings.auto_extract and session.memory is not None:
         # Started before the last event: a consumer may stop iterating right after it.
         session.start_background(_extract_after_turn(session, user_input))

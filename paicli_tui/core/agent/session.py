@@ -128,9 +128,12 @@ class AgentSession:
         self.replace_view([system, *rest], "system_prompt")
 
     # -- history changes (every one reaches the ledger) ------------------------------------------
-    def append(self, message: Message, *, checkpoint: bool = False) -> None:
-        """Add a message to the view and the ledger (restore replays appended messages, so a
-        checkpoint is only needed when asked)."""
+    def append(self, message: Message) -> None:
+        """Add a message to the view and the ledger, then checkpoint the new view.
+
+        SPEC §7 asks for a checkpoint after every change of the history, appends included.
+        It is cheap: messages already in the ledger are written as ``{"ref": id}``.
+        """
         if message.is_real_user_turn and self.ledger.title is None:
             # Title from the person's words, not the program's turn context.
             title = " ".join(person_text(message).split())[:TITLE_CHARS]
@@ -139,8 +142,7 @@ class AgentSession:
                 self.ledger.event("title", title=title)
         self.history.append(message)
         self.ledger.append(message)
-        if checkpoint:
-            self.ledger.checkpoint(self.history, "append")
+        self.ledger.checkpoint(self.history, "append")
 
     def replace_view(self, messages: Sequence[Message], reason: str) -> None:
         """The model now sees ``messages``; record the new view."""

@@ -35,6 +35,12 @@ def cancelled_result(call_id: str, tool_name: str) -> Message:
                         synthetic=True)
 
 
+def _is_empty_assistant(message: Message) -> bool:
+    # Providers refuse an assistant message with neither content nor tool calls.
+    return (message.role is Role.ASSISTANT and not message.tool_calls
+            and not message.content.strip())
+
+
 def pairing_problems(messages: Sequence[Message]) -> list[str]:
     """Human-readable list of pairing faults ([] means a provider will accept the order)."""
     problems: list[str] = []
@@ -47,6 +53,9 @@ def pairing_problems(messages: Sequence[Message]) -> list[str]:
             i += 1
             continue
         i += 1
+        if _is_empty_assistant(message):
+            problems.append(f"message {i - 1}: assistant message with no text and no calls")
+            continue
         if message.role is not Role.ASSISTANT or not message.tool_calls:
             continue
         wanted = [c.id for c in message.tool_calls]
@@ -68,8 +77,8 @@ def pairing_problems(messages: Sequence[Message]) -> list[str]:
 def repair_pairing(messages: Sequence[Message]) -> tuple[list[Message], list[str]]:
     """A history a provider accepts, plus what was changed.
 
-    Drops tool results that answer no open call (orphans, duplicates), drops repeated call ids
-    within one assistant message, and answers every call left without a result by a
+    Drops tool results that answer no open call (orphans, duplicates), empty assistant
+    messages (no text, no calls), drops repeated call ids within one assistant message, and answers every call left without a result by a
     "not run / cancelled" result placed with its group. A valid history comes back unchanged
     (same message objects).
     """
@@ -81,6 +90,9 @@ def repair_pairing(messages: Sequence[Message]) -> tuple[list[Message], list[str
         i += 1
         if message.role is Role.TOOL:
             notes.append(f"dropped orphan tool result {message.tool_call_id!r}")
+            continue
+        if _is_empty_assistant(message):
+            notes.append("dropped an empty assistant message")
             continue
         if message.role is not Role.ASSISTANT or not message.tool_calls:
             out.append(message)

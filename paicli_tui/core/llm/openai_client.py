@@ -196,6 +196,12 @@ class OpenAICompatibleClient:
                 raise StreamInterrupted(self._safe(
                     f"{self.provider}: the connection broke mid-reply ({reason})")) from None
             raise _Retry(f"cannot reach {self.base_url} ({reason})") from None
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            # Not worth a retry (bad URL scheme, proxy refusal, undecodable body); the
+            # caller still gets an LLMError, never a raw httpx exception.
+            raise LLMError(self._safe(
+                f"{self.provider}: request to {self.base_url} failed "
+                f"({type(exc).__name__}: {exc})")) from None
         yield assembler.finish()
 
     def _raise_for_status(self, response: httpx.Response, raw: bytes) -> None:

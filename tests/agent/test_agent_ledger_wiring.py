@@ -1,0 +1,68 @@
+"""SPEC §7 through the agent: every change of the history leaves a view_checkpoint behind.
+
+The ledger is read back line by line: after each message record (append) there must be a
+checkpoint whose view ends with that message, and /clear and /compact each add one while
+leaving every earlier line of the file untouched.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agent_script import ScriptedClient, Step, call, drain
+
+from paicli_tui.core.agent.session import AgentSession
+from paicli_tui.core.context.ledger import SessionLedger
+
+
+def _records(session: AgentSession) -> list[dict]:
+    return [json.loads(line) for line in session.ledger.path.read_text().splitlines()]
+
+
+async def _session_with_tools(settings, project_dir) -> AgentSession:
+    (project_dir / "a.txt").write_text("alpha\n")
+    steps = [Step(text="Reading.", calls=[call("read_file", path="a.txt"),
+                                          call("list_dir", path=".")]),
+             Step(text="Done.")]
+    session = await AgentSession.start(settings, project_dir, client=ScriptedClient(steps))
+    await drain(session.run_turn("look at a.txt"))
+    return session
+
+
+async def test_every_append_is_followed_by_a_checkpoint(settings, project_dir) -> None:
+    session = await _session_with_tools(settings, project_dir)
+    records = _records(session)
+    message_lines = [i for i, r in enumerate(records) if r["type"] == "message"]
+    # system, user, assistant(2 calls), 2 tool results, final assistant
+    assert len(message_lines) == 6
+    for line in message_lines:
+        following = next(r for r in records[line + 1:] if r["type"] in
+                         ("message", "view_checkpoint"))
+        assert following["type"] == "view_checkpoint", records[line]
+        last = following["messages"][-1]
+        assert last.get("ref", last.get("id")) == records[line]["message"]["id"]
+    # the last checkpoint is the whole view the model sees
+    final = [r for r in records if r["type"] == "view_checkpoint"][-1]
+    assert [e.get("ref", e.get("id")) for e in final["messages"]] == \
+        [m.id for m in session.history]
+
+
+async def test_clear_and_compact_checkpoint_and_never_rewrite(settings, project_dir) -> None:
+    session = await _session_with_tools(settings, project_dir)
+    before = session.ledger.path.read_bytes()
+    session.clear_history()
+    after_clear = session.ledger.path.read_bytes()
+    assert after_clear.startswith(before)  # append-only: /clear rewrites nothing
+    last = _records(session)[-1]
+    assert last["type"] == "view_checkpoint" and last["reason"] == "clear"
+    assert len(last["messages"]) == 1  # only the system prompt is left in view
+    restored = SessionLedger.open(settings.home, session.session_id).restore()
+    assert [m.id for m in restored.messages] == [m.id for m in session.history]
+
+
+async def test_resume_after_turn_equals_the_live_view(settings, project_dir) -> None:
+    session = await _session_with_tools(settings, project_dir)
+    restored = SessionLedger.open(settings.home, session.session_id).restore()
+    assert restored.warnings == []
+    assert [(m.id, m.content) for m in restored.messages] == \
+        [(m.id, m.content) for m in session.history]
