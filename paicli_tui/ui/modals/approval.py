@@ -34,8 +34,8 @@ class ApprovalModal(ModalScreen[ApprovalDecision]):
                 lexer = "diff" if request.detail.lstrip().startswith(("---", "@@", "diff ")) \
                     else "bash"
                 with VerticalScroll(classes="approval-detail"):
-                    yield Static(Syntax(request.detail, lexer, word_wrap=True,
-                                        theme="ansi_dark"))
+                    theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
+                    yield Static(Syntax(request.detail, lexer, word_wrap=True, theme=theme))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Approve once (y)", id="once", variant="success")
                 yield Button("Always (a)", id="always", variant="primary")
