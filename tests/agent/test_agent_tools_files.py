@@ -190,3 +190,16 @@ def test_builtin_tools_have_schemas() -> None:
     for tool in builtin_tools():
         assert tool.parameters["type"] == "object" and tool.description
     assert [t.requires_approval for t in builtin_tools()] == [False, False, True, True, True]
+
+
+async def test_whole_read_of_a_saved_output_comes_back_paged(project, settings) -> None:
+    # Saved outputs bypass offload (SPEC §3), so an unpaged read serves 200 lines, not 2M chars.
+    saved = project / ".paicli" / "tool-outputs" / "s1"
+    saved.mkdir(parents=True)
+    (saved / "001-execute_command.txt").write_text("".join(f"out {i}\n" for i in range(1, 1001)))
+    out = await ReadFileTool().run({"path": ".paicli/tool-outputs/s1/001-execute_command.txt"},
+                                   ctx(project, settings))
+    lines = out.content.splitlines()
+    assert lines[0] == (".paicli/tool-outputs/s1/001-execute_command.txt lines 1-200 of 1000 "
+                        "(more: offset=201)")
+    assert lines[-1].endswith("\tout 200") and out.bypass_offload

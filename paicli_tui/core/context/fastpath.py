@@ -51,20 +51,25 @@ class SummaryCache:
             if message.id == ready.first_kept_id:
                 if _covered(messages, index) == ready.covered_ids:
                     self.ready = None
+                    self._started_at_tokens = None  # the history is rebuilt: start afresh
                     return index, ready.summary
                 break
         return None
 
     def maybe_refresh(self, messages: Sequence[Message], tokens: int, trigger: int,
                       complete: TextCompleter, options: SummaryOptions) -> None:
-        """Start a background summary when the history is past 60% of the trigger and the
-        last one is 4,000 tokens old (never two at once)."""
+        """Start a background summary when the history is past 60% of the trigger and has
+        moved 4,000 tokens since the last attempt (never two at once).
+
+        A failed attempt also waits for 4,000 new tokens, so a failing model is not asked
+        again before every request; a compaction (a large drop) allows a fresh start.
+        """
         if tokens < START_FRACTION * trigger:
             return
         if self._task is not None and not self._task.done():
             return
-        if self._started_at_tokens is not None and self.ready is not None \
-                and tokens - self._started_at_tokens < REFRESH_TOKENS:
+        if self._started_at_tokens is not None \
+                and abs(tokens - self._started_at_tokens) < REFRESH_TOKENS:
             return
         cut = find_cut(messages, options.keep_user_turns)
         if cut is None:

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ...context.offload import TOOL_OUTPUTS_PREFIX
 from ..tool_base import ToolContext, ToolOutput
 from .guard import (
     ToolArgumentError,
@@ -46,6 +47,10 @@ def read_text_file(path: Path, label: str) -> str:
     return path.read_text(encoding="utf-8", errors="replace")
 
 
+def _is_saved_output(label: str) -> bool:
+    return label.startswith(TOOL_OUTPUTS_PREFIX)
+
+
 class ReadFileTool:
     name = "read_file"
     description = (
@@ -83,6 +88,10 @@ class ReadFileTool:
         offset = int_argument(arguments, "offset", default=None, low=1, high=10**9)
         limit = int_argument(arguments, "limit", default=None, low=1, high=MAX_PAGE_LINES)
         paged = offset is not None or limit is not None
+        if not paged and _is_saved_output(label):
+            # Saved outputs are never offloaded again (SPEC §3), so a whole read could put
+            # up to 2,000,000 characters in the history: serve the first page instead.
+            paged = True
         if not paged:
             if not lines:
                 return ToolOutput(f"{label} is empty.")
