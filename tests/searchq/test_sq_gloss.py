@@ -95,3 +95,9 @@ def test_gloss_and_plan_never_fail_and_stay_plain(question: str) -> None:
     assert plan.embedding_queries and plan.embedding_queries[0] == plan.original
     # plain words only: nothing a full-text query parser could read as syntax
     assert re.fullmatch(r"[\w\u3400-\u9fff ]*", plan.fulltext_query)
+
+
+def test_primary_text_keeps_only_first_senses(home: HomePaths) -> None:
+    gloss = gloss_question("把异常的堆栈打印出来", home=home)
+    assert gloss.primary_text.split()[:3] == ["exception", "stack", "print"]
+    assert "error" in gloss.text.split() and "error" not in gloss.primary_text.split()

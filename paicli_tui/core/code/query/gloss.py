@@ -50,7 +50,20 @@ class Gloss:
 
     @property
     def text(self) -> str:
+        """All glossed words: the full-text side, where extra senses add recall."""
         return " ".join(self.terms)
+
+    @property
+    def primary_text(self) -> str:
+        """Only each word's first sense: a cleaner English sentence for an embedder, which
+        averages every word it is given."""
+        words: list[str] = []
+        for piece in self.pieces:
+            if piece.english:
+                for word in piece.english[0].split():
+                    if word.lower() not in STOP_WORDS and word not in words:
+                        words.append(word)
+        return " ".join(words)
 
 
 def _substrings(word: str, longest: int = 4) -> set[str]:

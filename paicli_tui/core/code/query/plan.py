@@ -55,8 +55,9 @@ def _build(
     english = rewritten or gloss.text
     source: TermsSource = "rewrite" if rewritten else "gloss"
     queries = [text]
-    if english and english != text:
-        queries.append(english)
+    reading = rewritten or gloss.primary_text
+    if reading and reading != text:
+        queries.append(reading)
     return QueryPlan(
         original=text,
         language=language,
