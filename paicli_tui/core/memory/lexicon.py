@@ -18,11 +18,15 @@ def _english(words: list[str]) -> re.Pattern[str]:
 
 # --- sensitive content: a sentence that mentions any of these is never sent or saved --------
 SENSITIVE_ZH = ("密码", "密钥", "秘钥", "口令", "令牌", "私钥", "凭证", "凭据", "手机号",
-                "电话号码", "身份证", "邮箱", "银行卡", "信用卡", "验证码", "家庭住址")
-# Prefix matches on purpose: "tokens", "secret_key", "passwords", "credentials".
+                "电话号码", "联系电话", "身份证", "护照号", "邮箱", "银行卡", "信用卡", "验证码",
+                "家庭住址")
+# Prefix matches on purpose: "tokens", "secret_key", "passwords", "credentials". A tokenizer
+# (tokenise, tokenization) names a text-processing tool, not a credential.
 _SENSITIVE_EN = re.compile(
-    r"(?<![a-z0-9])(?:password|passwd|passphrase|secret|token|api[_\- ]?key|apikey|bearer"
-    r"|credential|private[_\- ]?key|access[_\- ]?key|ssh[_\- ]?key|auth[_\- ]?key|session[_\- ]?id)",
+    r"(?<![a-z0-9])(?:password|passwd|passphrase|secret|token(?!i[sz])|api[_\- ]?key|apikey"
+    r"|bearer|credential|private[_\- ]?key|access[_\- ]?key|ssh[_\- ]?key|auth[_\- ]?key"
+    r"|session[_\- ]?id|e-?mail|phone[_\- ]?number|id[_\- ]?card|credit[_\- ]?card"
+    r"|social[_\- ]?security|ssn(?![a-z]))",
     re.IGNORECASE,
 )
 # Values that look like secrets even without a telling word next to them.
@@ -75,15 +79,17 @@ TEMPORARY_ZH = ("今天", "明天", "昨天", "现在", "刚刚", "刚才", "这
                 "马上", "立刻", "顺便", "报错", "先帮", "先把", "先看", "待会", "等会")
 _TEMPORARY_EN = _english([
     "today", "tomorrow", "yesterday", "tonight", "now", "right now", "just now", "this time",
-    "for now", "temporarily", "temporary", "at the moment", "by the way", "right away",
+    "for now", "temporarily", "at the moment", "by the way", "right away",
 ])
-# "From now on" / 从现在起 announce a lasting rule (like 以后), not a temporary state.
-_FROM_NOW_ON = re.compile(r"(?i)\bfrom\s+now\s+on\b|从现在(?:起|开始)")
+# Not about the moment, though they contain a listed word: "from now on" / 从现在起 announce
+# a lasting rule (like 以后); 优先看 / 事先把 / 预先 state a standing priority or habit (先 is
+# part of another word there); 实现在 / 体现在 / 表现在 / 出现在 are "X lives in / shows in".
+_NOT_TEMPORARY = re.compile(r"(?i)\bfrom\s+now\s+on\b|从现在(?:起|开始)|[优事预]先|[实体表出]现在")
 
 
 def is_temporary(sentence: str) -> bool:
     """True when the sentence describes the current moment rather than a lasting fact."""
-    sentence = _FROM_NOW_ON.sub(" ", sentence)
+    sentence = _NOT_TEMPORARY.sub(" ", sentence)
     if any(word in sentence for word in TEMPORARY_ZH):
         return True
     return bool(_TEMPORARY_EN.search(sentence))
@@ -91,21 +97,33 @@ def is_temporary(sentence: str) -> bool:
 
 # --- reported speech: someone else's claim, not the person's own fact (stricter than SPEC) ----
 REPORTED_ZH = ("网页上说", "网页说", "网页里说", "网上说", "网上看到", "网友说", "博客说",
-               "博客里说", "文章说", "文章里说", "帖子说", "有人说", "别人说", "他说", "她说",
-               "他们说", "听说", "据说")
+               "博客里说", "文章说", "文章里说", "帖子说", "有人说", "别人说", "他们说", "听说",
+               "据说", "据称", "同事说", "朋友说", "老板说", "领导说", "经理说", "组长说",
+               "文档说", "文档里说", "教程说", "教程里说", "论坛说", "群里说", "有人建议")
+# 他说 / 她说, but not inside 其他说明 / 其她 ("the other instructions").
+_REPORTED_ZH_PRONOUN = re.compile(r"(?<![其])[他她]说")
+_SPEAKER = (r"someone|somebody|people|everyone|a\s+blog|the\s+blog|an?\s+article|the\s+article"
+            r"|a\s+website|the\s+website|a\s+web\s*page|the\s+web\s*page|the\s+page|this\s+page"
+            r"|a\s+post|the\s+post|the\s+internet|stack\s*overflow|chatgpt|gpt|copilot|claude"
+            r"|a\s+tutorial|the\s+tutorial|a\s+video|the\s+video|a\s+forum|reddit|twitter"
+            r"|he|she|they|(?:my|our|a|the)\s+(?:colleague|co-?worker|teammate|friend|boss"
+            r"|manager|lead|pm|cto|ceo|senior|mentor|teacher|professor|client|customer)s?"
+            r"|(?:the|this|that)\s+(?:docs?|documentation|readme|wiki|error(?:\s+message)?|log"
+            r"|output|comment|issue|ticket|answer|tool|model|ai|assistant|bot)")
 _REPORTED_EN = re.compile(
-    r"(?i)\b(?:someone|somebody|people|a\s+blog|the\s+blog|an?\s+article|the\s+article"
-    r"|a\s+website|the\s+website|a\s+web\s*page|the\s+web\s*page|the\s+page|this\s+page"
-    r"|a\s+post|the\s+post|the\s+internet|stack\s*overflow|chatgpt|he|she|they)"
-    r"\s+(?:says?|said|wrote|writes|claims?|claimed|suggests?|suggested)\b"
-    r"|\baccording\s+to\b|\bi\s+(?:read|saw)\s+(?:online|somewhere|on\s+(?:a|the)\s+\w+)"
-    r"|\bi\s+heard\b")
+    rf"(?i)\b(?:{_SPEAKER})\s+(?:says?|said|wrote|writes|claims?|claimed|suggests?|suggested"
+    r"|thinks?|thought|told\s+me|mentioned|recommends?|recommended)\b"
+    # "according to the blog" passes a claim on; "according to PEP 8" states the own rule.
+    rf"|\baccording\s+to\s+(?:{_SPEAKER}|him|her|them|some\s+\w+)\b"
+    r"|\bi\s+(?:read|saw)\s+(?:online|somewhere|on\s+(?:a|the)\s+\w+)"
+    r"|\bi\s+heard\b|\bit\s+is\s+said\b|\brumou?r\s+has\s+it\b")
 
 
 def is_reported(sentence: str) -> bool:
     """True when the sentence passes on what someone or something else said (a web page, an
     article, another person) rather than stating the person's own fact."""
-    return any(word in sentence for word in REPORTED_ZH) or bool(_REPORTED_EN.search(sentence))
+    return (any(word in sentence for word in REPORTED_ZH)
+            or bool(_REPORTED_ZH_PRONOUN.search(sentence)) or bool(_REPORTED_EN.search(sentence)))
 
 
 # --- questions ---------------------------------------------------------------------------------
@@ -114,23 +132,41 @@ _AUX = (r"do|does|did|is|are|was|were|can|could|should|would|will|shall|may|have
 _SUBJECT = r"we|you|i|they|it|this|that|these|those|the|there|he|she|our|your|my|their|any"
 _WH = r"why|what|how|which|where|when|who|whose|whom"
 # "Do we use Redis" asks; "Do not commit build output" instructs: the subject decides.
-_QUESTION_START = re.compile(
-    rf"^(?:(?:{_WH})\s+(?:{_AUX}|{_SUBJECT})|(?:{_AUX})\s+(?:{_SUBJECT}))(?![A-Za-z0-9_])",
-    re.IGNORECASE,
-)
+_QUESTION_START = re.compile(rf"^(?:{_AUX})\s+(?:{_SUBJECT})(?![A-Za-z0-9_])", re.IGNORECASE)
+_WH_START = re.compile(rf"^(?:{_WH})\s+(?:{_AUX}|{_SUBJECT})(?![A-Za-z0-9_])", re.IGNORECASE)
+_LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)、])\s+")
+# A Chinese sentence that ends in a question particle or question word asks, whatever its mark.
+_ZH_QUESTION_END = ("吗", "呢", "么", "嘛", "多少", "哪个", "哪些", "哪里", "哪儿", "如何",
+                    "为何", "几个", "谁")
+# Without a closing full stop these open or make a question (是否用 Lombok 由模块决定。 states).
+_ZH_QUESTION_START = ("为什么", "为啥", "怎么", "怎样", "如何", "是否", "能否", "可否", "请问",
+                      "难道")
+_ZH_A_NOT_A = ("能不能", "要不要", "可不可以", "会不会", "有没有", "用不用", "对不对", "行不行",
+               "好不好")
+# 用的是什么数据库 asks; 不管什么情况都用 UTF-8 states a rule (a concessive word goes with it).
+_ZH_QUESTION_WORDS = ("什么", "哪个", "哪些", "哪种", "哪里", "哪儿", "多少", "怎么", "为什么")
+_ZH_CONCESSIVE = ("不管", "无论", "不论", "任何", "都", "也")
 
 
 def is_question(sentence: str, terminator: str) -> bool:
-    """A sentence ending in ? or ？, a Chinese one ending in 吗/呢 or asking 是不是, or an
-    English one opening like a question without a closing full stop."""
+    """A sentence ending in ? or ？, a Chinese one ending in a question particle or word
+    (吗, 呢, 什么, 多少, …) or asking 是不是, or one that opens like a question (Do we…,
+    Why do…, 为什么…, 能不能…) without a closing full stop."""
     if terminator and terminator in "?？":
         return True
-    body = sentence.strip().rstrip("。.！!；;，,、 ")
-    if body.endswith(("吗", "呢")) or "是不是" in body:
+    body = _LIST_MARK.sub("", sentence.strip().rstrip("。.！!；;，,、 ~～…"))
+    if body.endswith(_ZH_QUESTION_END) or "是不是" in body:
         return True
     if terminator and terminator in ".。!！":
         return False
-    return _QUESTION_START.match(body) is not None
+    if body.startswith(_ZH_QUESTION_START) or any(w in body for w in _ZH_A_NOT_A):
+        return True
+    if any(w in body for w in _ZH_QUESTION_WORDS) and not any(w in body for w in _ZH_CONCESSIVE):
+        return True
+    if _QUESTION_START.match(body):
+        return True
+    # "Why do we…" asks; "When we release, we tag it" states (a clause, then the statement).
+    return _WH_START.match(body) is not None and not re.search(r"[,，]", body)
 
 
 # --- the person asks to remember (the guard's exception, SPEC §16) ----------------------------

@@ -10,7 +10,11 @@ import re
 from dataclasses import dataclass
 
 _HARD_ENDS = frozenset("。！？；;!?\n")
-_PAIRS = (("“", "”"), ("‘", "’"), ("「", "」"), ("『", "』"), ('"', '"'), ("`", "`"))
+_PAIRS = (("“", "”"), ("‘", "’"), ("「", "」"), ("『", "』"), ("«", "»"), ("„", "“"),
+          ('"', '"'), ("`", "`"))
+# 'single quotes' around a passage: the opening mark follows no letter or digit and the closing
+# one precedes none, so apostrophes (don't, users') never pair up.
+_SINGLE_QUOTED = re.compile(r"(?<![\w'])'(?=\S)[^'\n]*?(?<=\S)'(?![\w'])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _BLOCKQUOTE = re.compile(r"^\s*[>＞]")
 
@@ -25,12 +29,21 @@ class Sentence:
     """The closing character: one of 。！？；; ! ? . a newline, or '' at the end of the text."""
 
 
+def _glued(text: str, i: int) -> bool:
+    """An ASCII ? or ! with a word or = right after it is part of a token (a URL query
+    ``/?lang=zh``, ``!=``), not the end of a sentence."""
+    nxt = text[i + 1] if i + 1 < len(text) else ""
+    return text[i] in "?!" and (nxt == "=" or (nxt.isascii() and nxt.isalnum()))
+
+
 def split_sentences(text: str) -> list[Sentence]:
-    """Sentences end at 。！？；; ! ? a newline, or a '.' followed by whitespace or the end."""
+    """Sentences end at 。！？；; ! ? a newline, or a '.' followed by whitespace or the end
+    (an ASCII ? or ! glued to the next word, as in a URL query, does not end one)."""
     out: list[Sentence] = []
     start = 0
     for i, ch in enumerate(text):
-        ends = ch in _HARD_ENDS or (ch == "." and (i + 1 == len(text) or text[i + 1].isspace()))
+        ends = (ch in _HARD_ENDS and not _glued(text, i)) or (
+            ch == "." and (i + 1 == len(text) or text[i + 1].isspace()))
         if ends:
             out.append(Sentence(start, i + 1, text[start:i + 1], ch))
             start = i + 1
@@ -75,8 +88,9 @@ def blockquote_mask(text: str) -> list[bool]:
 
 
 def quoted_regions(text: str) -> list[tuple[int, int]]:
-    """(start, end) of passages in paired quotation marks, marks included. Pairs do not span
-    lines; an opening mark without its closing mark quotes nothing."""
+    """(start, end) of passages in paired quotation marks (‘’ “” "" 「」 『』 «» „“, `code`,
+    and 'single quotes' that are not apostrophes), marks included. Pairs do not span lines;
+    an opening mark without its closing mark quotes nothing."""
     regions: list[tuple[int, int]] = []
     for start, end in line_bounds(text):
         line = text[start:end]
@@ -91,6 +105,8 @@ def quoted_regions(text: str) -> list[tuple[int, int]]:
                     break
                 regions.append((start + a, start + b + 1))
                 pos = b + 1
+        regions.extend((start + m.start(), start + m.end())
+                       for m in _SINGLE_QUOTED.finditer(line))
     return regions
 
 
