@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from agent_script import ScriptedClient, Step, call, drain
@@ -15,8 +16,13 @@ from paicli_tui.core.agent.interaction import ApprovalDecision
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.context.ledger import SessionLedger
 from paicli_tui.core.context.pairing import pairing_problems
-from paicli_tui.core.llm.base import ContextLengthExceeded, LLMError, StreamInterrupted
-from paicli_tui.core.messages import Role
+from paicli_tui.core.llm.base import (
+    ContextLengthExceeded,
+    LLMError,
+    StreamDone,
+    StreamInterrupted,
+)
+from paicli_tui.core.messages import Role, ToolCall
 
 
 async def start(settings, project, steps, **kwargs):
@@ -162,3 +168,27 @@ async def test_unexpected_client_exception_ends_the_turn_cleanly(settings, proje
     assert "boom" in errors[0].message and "sk-live" not in errors[0].message
     assert pairing_problems(session.history) == []
     assert [m.role for m in session.history] == [Role.SYSTEM, Role.USER]
+
+
+async def test_malformed_tool_arguments_get_an_error_and_a_sendable_history(settings,
+                                                                           project_dir) -> None:
+    # The model's broken JSON is answered with a clear error, and the stored call carries
+    # a JSON object so the next request is one a provider accepts.
+    session, client = await start(settings, project_dir,
+                                  [Step(calls=[call("read_file", path="x")]), Step(text="ok")])
+    scripted = client.stream
+
+    async def stream(messages, tools=(), *, model=None):
+        async for event in scripted(messages, tools, model=model):
+            if isinstance(event, StreamDone) and event.tool_calls:
+                bad = ToolCall(event.tool_calls[0].id, "read_file", '{"path": "x')
+                event = StreamDone(event.message.evolve(tool_calls=(bad,)), "tool_calls")
+            yield event
+
+    client.stream = stream
+    events = await drain(session.run_turn("read x"))
+    assert events[-1].reason == "done"
+    assistant = next(m for m in session.history if m.tool_calls)
+    assert json.loads(assistant.tool_calls[0].arguments) == {"invalid_arguments": '{"path": "x'}
+    result = next(m for m in session.history if m.role is Role.TOOL)
+    assert "not valid JSON" in result.content

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from paicli_tui.core.context.pairing import pairing_problems, repair_pairing
+from paicli_tui.core.context.pairing import (
+    pairing_problems,
+    repair_pairing,
+    with_sendable_arguments,
+)
 from paicli_tui.core.messages import Message, Role, ToolCall
 
 
@@ -72,3 +76,20 @@ def test_empty_assistant_messages_are_never_sent(assistant: Message, kept: bool)
     out, notes = repair_pairing(msgs)
     assert (assistant in out) is kept and bool(notes) is not kept
     assert pairing_problems(out) == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "sent"),
+    [
+        ('{"path": "a.txt"}', '{"path": "a.txt"}'),
+        ("{}", "{}"),
+        ('{"path": "a.t', '{"invalid_arguments": "{\\"path\\": \\"a.t"}'),
+        ("[1, 2]", '{"invalid_arguments": "[1, 2]"}'),
+        ("", '{"invalid_arguments": ""}'),
+    ],
+)
+def test_tool_call_arguments_are_always_sent_as_a_json_object(arguments: str, sent: str) -> None:
+    message = Message.assistant(tool_calls=[ToolCall("a", "read_file", arguments)])
+    out = with_sendable_arguments(message)
+    assert out.tool_calls[0].arguments == sent and out.id == message.id
+    assert (out is message) is (arguments == sent)

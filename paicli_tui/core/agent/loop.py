@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..context.boundary import wrap_tool_result
 from ..context.offload import offload_tool_result
+from ..context.pairing import with_sendable_arguments
 from ..llm.base import ContextLengthExceeded, LLMError, StreamDelta, StreamDone
 from ..llm.redact import redact
 from ..llm.registry import how_to_configure
@@ -256,8 +257,10 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
                             completion_tokens=done.usage.completion_tokens,
                             cached_tokens=done.usage.cached_tokens,
                             estimated_prompt_tokens=prepared.estimated_tokens)
+            # Tools run with the arguments exactly as the model wrote them (a malformed one
+            # gets a clear error); the history keeps a form every provider accepts back.
             assistant = done.message
-            session.append(assistant)
+            session.append(with_sendable_arguments(assistant))
             yield AssistantMessage(content=assistant.content, reasoning=assistant.reasoning,
                                    tool_call_ids=tuple(c.id for c in assistant.tool_calls))
             if not assistant.tool_calls:

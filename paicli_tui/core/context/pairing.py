@@ -7,7 +7,9 @@ result. Loaded sessions (torn ledgers, old versions) and cancelled turns can pro
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..messages import Message, Role
 from .boundary import tool_name_from_boundary, wrap_tool_result
@@ -33,6 +35,31 @@ def cancelled_result(call_id: str, tool_name: str) -> Message:
     """The stand-in result for a call that never got one."""
     return Message.tool(call_id, tool_name, wrap_tool_result(tool_name, CANCELLED_TEXT),
                         synthetic=True)
+
+
+INVALID_ARGUMENTS_KEY = "invalid_arguments"
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
+def with_sendable_arguments(message: Message) -> Message:
+    """``message`` with every tool call's arguments a JSON object, as providers require when
+    the history is sent back. Arguments that are not (a reply cut short, a model slip) are
+    kept as text under ``invalid_arguments``; a message without such calls comes back as is.
+    """
+    if not any(not _is_json_object(c.arguments) for c in message.tool_calls):
+        return message
+    calls = tuple(
+        call if _is_json_object(call.arguments) else replace(
+            call, arguments=json.dumps({INVALID_ARGUMENTS_KEY: call.arguments},
+                                       ensure_ascii=False))
+        for call in message.tool_calls)
+    return message.evolve(tool_calls=calls)
 
 
 def _is_empty_assistant(message: Message) -> bool:
