@@ -157,7 +157,8 @@ async def test_history_always_valid(settings, project_dir, script, turns) -> Non
     assert not pairing_problems(restored.messages)
 
 
-async def test_unexpected_client_exception_ends_the_turn_cleanly(settings, project_dir) -> None:
+async def test_unexpected_client_exception_ends_the_turn_cleanly(settings, project_dir,
+                                                                  caplog) -> None:
     # A client bug (not an LLMError) becomes an error event with the key shape scrubbed;
     # the history keeps the user turn and stays valid.
     steps = [Step(error=RuntimeError("boom with Bearer sk-live-abcdefghijklmnop"))]
@@ -166,6 +167,7 @@ async def test_unexpected_client_exception_ends_the_turn_cleanly(settings, proje
     errors = [e for e in events if isinstance(e, AgentError)]
     assert events[-1].reason == "error" and len(errors) == 1
     assert "boom" in errors[0].message and "sk-live" not in errors[0].message
+    assert "boom" in caplog.text and "sk-live" not in caplog.text
     assert pairing_problems(session.history) == []
     assert [m.role for m in session.history] == [Role.SYSTEM, Role.USER]
 

@@ -237,11 +237,12 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
                 yield AgentError(message=str(exc), recoverable=True)
                 break
             except Exception as exc:  # a client bug: end the turn cleanly, history intact
-                log.exception("%s: unexpected failure during a request", client.provider)
+                # Logged without the traceback: its text could quote a request header.
+                text = redact(f"{client.provider}: unexpected failure "
+                              f"({type(exc).__name__}: {exc})")
+                log.error("%s", text)
                 reason = "error"
-                yield AgentError(message=redact(f"{client.provider}: unexpected failure "
-                                                f"({type(exc).__name__}: {exc})"),
-                                 recoverable=True)
+                yield AgentError(message=text, recoverable=True)
                 break
             if done is None:
                 reason = "error"
