@@ -110,3 +110,14 @@ def test_filter_rows_by_scope_and_words() -> None:
              ("global", "java", []), ("all", "b", ["b"])]
     for scope, text, expected in cases:
         assert [r.id for r in filter_rows(rows, scope, text)] == expected, (scope, text)
+
+
+async def test_refused_save_says_why_and_writes_nothing(settings, project_dir):
+    app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.screen.query_one(PromptInput).load_text("/save " + "x" * 2_500)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(n.title == "memory not saved"
+                                            for n in app._notifications))
+        assert MemoryBook(settings, project_dir).list_visible() == []

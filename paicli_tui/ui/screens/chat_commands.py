@@ -3,6 +3,7 @@ screen stays about rendering. Each command either opens a screen or runs a worke
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import shlex
 from typing import TYPE_CHECKING, Any
@@ -197,16 +198,22 @@ class SlashCommandsMixin:
 
     @work(group="memory", exit_on_error=False)
     async def save_memory(self: ChatScreen, text: str, scope: str, force: bool) -> None:
+        try:
+            await self._save_memory(text, scope, force)
+        except Exception as exc:  # refused (secret, too long, conflict left): say why
+            self.notify(str(exc), title="memory not saved", severity="error")
+
+    async def _save_memory(self: ChatScreen, text: str, scope: str, force: bool) -> None:
         memory = self.backend.memory()
-        outcome: SaveOutcome = memory.save(text, scope, force)
+        outcome: SaveOutcome = await asyncio.to_thread(memory.save, text, scope, force)
         if outcome.conflicts:
             decision, target = await self.app.push_screen_wait(
                 _conflict_modal(ConflictRequest(text, outcome.conflicts)))
             if decision is ConflictDecision.REPLACE and target:
-                memory.replace(target, text)
+                await asyncio.to_thread(memory.replace, target, text)
                 self.notify(f"Replaced memory {target}.", title="memory")
             elif decision is ConflictDecision.KEEP_BOTH:
-                again = memory.save(text, scope, True)
+                again = await asyncio.to_thread(memory.save, text, scope, True)
                 self.notify(f"Saved as {again.saved_id} (kept both).", title="memory")
             else:
                 self.notify("Nothing saved.", title="memory")

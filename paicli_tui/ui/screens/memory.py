@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -183,23 +185,29 @@ class MemoryScreen(Screen[None]):
 
     @work(group="memory-op", exit_on_error=False)
     async def ask_add(self) -> None:
-        from ..modals.conflict import ConflictModal
         from ..modals.text_entry import TextEntryModal
 
         answer = await self.app.push_screen_wait(
             TextEntryModal("New memory", choose_scope=True))
         if not answer:
             return
-        text, scope = answer
+        try:
+            await self._add(*answer)
+        except Exception as exc:  # refused (secret, too long, conflict left): say why
+            self.notify(str(exc), title="memory not saved", severity="error")
+
+    async def _add(self, text: str, scope: str) -> None:
+        from ..modals.conflict import ConflictModal
+
         memory = self.backend.memory()
-        outcome = memory.save(text, scope, False)
+        outcome = await asyncio.to_thread(memory.save, text, scope, False)
         if outcome.conflicts:
             decision, target = await self.app.push_screen_wait(
                 ConflictModal(ConflictRequest(text, outcome.conflicts)))
             if decision is ConflictDecision.REPLACE and target:
                 await self._apply("replace", target, text)
             elif decision is ConflictDecision.KEEP_BOTH:
-                memory.save(text, scope, True)
+                await asyncio.to_thread(memory.save, text, scope, True)
                 self.notify("Saved (kept both).")
                 self.reload()
             return
@@ -215,13 +223,13 @@ class MemoryScreen(Screen[None]):
         memory = self.backend.memory()
         try:
             if action == "verify":
-                memory.verify(memory_id)
+                await asyncio.to_thread(memory.verify, memory_id)
             elif action == "delete":
-                memory.delete(memory_id)
+                await asyncio.to_thread(memory.delete, memory_id)
             elif action == "replace":
-                memory.replace(memory_id, text)
+                await asyncio.to_thread(memory.replace, memory_id, text)
             elif action == "clear":
-                memory.clear()
+                await asyncio.to_thread(memory.clear)
         except Exception as exc:  # the service explains (unknown id, conflicts left…)
             self.notify(str(exc), title=f"{action} failed", severity="error")
             return
