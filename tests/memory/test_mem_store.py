@@ -200,3 +200,28 @@ def test_unknown_entry_fields_survive_a_rewrite(tmp_path: Path) -> None:
     path.write_text(json.dumps({"schema_version": 1, "entries": [raw]}), encoding="utf-8")
     MemoryStore(path).add(_entry("fact two"))
     assert json.loads(path.read_text(encoding="utf-8"))["entries"][0]["embedding_hint"] == [1, 2]
+
+
+def test_a_reader_never_moves_aside_a_file_a_writer_just_fixed(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """A lock-free reader that sees a bad file takes the lock and looks again before moving
+    anything: a writer may have replaced the file with a good one in between."""
+    import paicli_tui.core.memory.store as store_module
+
+    path = tmp_path / "long_term_memory.json"
+    path.write_text("not json", encoding="utf-8")
+    good = serialise([_entry("fixed by another process")])
+    real_parse = store_module._parse
+    calls = []
+
+    def parse_then_writer_fixes_it(text: str) -> list[MemoryEntry]:
+        calls.append(text)
+        if len(calls) == 1:
+            path.write_text(good, encoding="utf-8")  # the writer wins the race
+        return real_parse(text)
+
+    monkeypatch.setattr(store_module, "_parse", parse_then_writer_fixes_it)
+    entries = MemoryStore(path).entries()
+    assert [e.content for e in entries] == ["fixed by another process"]
+    assert not list(tmp_path.glob("*.corrupt-*"))
+    assert path.read_text(encoding="utf-8") == good

@@ -12,7 +12,8 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -112,13 +113,15 @@ class MemoryStore:
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size)
 
-    def _read(self) -> list[MemoryEntry]:
+    def _read(self, *, locked: bool = True) -> list[MemoryEntry]:
         """The file's entries. The bytes are always re-read; they are re-parsed only when they
         differ from what this object last read or wrote (cheap, and immune to inode reuse or
         coarse timestamps, unlike a stat check).
 
         An unparsable file is moved aside and the entries we already hold are returned, so the
-        next save writes them back instead of an empty list.
+        next save writes them back instead of an empty list. Only a holder of the file lock
+        moves it (``locked``): a reader that did not lock takes the lock and looks again, since
+        a writer may have replaced the bad file with a good one in between.
         """
         try:
             raw = self.path.read_bytes()
@@ -134,6 +137,9 @@ class MemoryStore:
         try:
             entries = _parse(raw.decode("utf-8"))
         except ValueError as exc:  # includes UnicodeDecodeError
+            if not locked:
+                with self._file_lock():
+                    return self._read()
             self._move_aside(exc)
             return list(self._cache)
         self._cache = entries
@@ -146,7 +152,7 @@ class MemoryStore:
         key = self._stat_key()
         if key is not None and key == self._seen_stat and self._text is not None:
             return list(self._cache)
-        entries = self._read()
+        entries = self._read(locked=False)
         self._seen_stat = key if self._text is not None else None
         return entries
 
@@ -168,6 +174,26 @@ class MemoryStore:
             return self._read_for_display()
 
     # -- writing ----------------------------------------------------------------------------
+    @contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        """Hold the OS lock on the sibling ``.lock`` file (callers hold the thread lock)."""
+        import portalocker
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            lock_handle = open(self.lock_path, "a")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise MemoryFileError(
+                f"could not open {self.lock_path}: {exc.strerror or exc}") from None
+        with lock_handle:
+            # A blocking OS lock: waiting happens in the kernel, not in a polling loop, so
+            # eight busy writers do not slow each other down by a check interval each.
+            portalocker.lock(lock_handle, portalocker.LockFlags.EXCLUSIVE)
+            try:
+                yield
+            finally:
+                portalocker.unlock(lock_handle)
+
     def update(self, change: Callable[[list[MemoryEntry]], T]) -> T:
         """Apply ``change`` to the freshest entries under both locks and write the result.
 
@@ -176,31 +202,16 @@ class MemoryStore:
         caller. If it raises, nothing is written. The file is rewritten only when the list
         changed.
         """
-        import portalocker
-
-        with self._lock:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                lock_handle = open(self.lock_path, "a")  # noqa: SIM115 - closed below
-            except OSError as exc:
-                raise MemoryFileError(
-                    f"could not open {self.lock_path}: {exc.strerror or exc}") from None
-            with lock_handle:
-                # A blocking OS lock: waiting happens in the kernel, not in a polling loop, so
-                # eight busy writers do not slow each other down by a check interval each.
-                portalocker.lock(lock_handle, portalocker.LockFlags.EXCLUSIVE)
-                try:
-                    entries = self._read()
-                    original = list(self._cache) if self._text is not None else None
-                    result = change(entries)
-                    if original is None or not _same(entries, original):
-                        data = serialise(entries).encode("utf-8")
-                        self._write(data)
-                        self._cache = list(entries)
-                        self._text = data
-                    return result
-                finally:
-                    portalocker.unlock(lock_handle)
+        with self._lock, self._file_lock():
+            entries = self._read()
+            original = list(self._cache) if self._text is not None else None
+            result = change(entries)
+            if original is None or not _same(entries, original):
+                data = serialise(entries).encode("utf-8")
+                self._write(data)
+                self._cache = list(entries)
+                self._text = data
+            return result
 
     def _write(self, data: bytes) -> None:
         tmp = self.tmp_path

@@ -64,8 +64,9 @@ class SaveMemoryTool:
 
     def __init__(self, book: MemoryBook) -> None:
         self.book = book
-        # (session id, canonical content) -> ids of the conflict reported to the model.
-        self._pending: dict[tuple[str, str], tuple[str, ...]] = {}
+        # (session id, canonical content) -> (ids of the conflict reported to the model, the
+        # person's message of the turn it was reported in).
+        self._pending: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {}
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
         content = arguments.get("content")
@@ -88,20 +89,28 @@ class SaveMemoryTool:
         key = (context.session.session_id, canonical(content))
         pending = self._pending.get(key)
         if pending and (keep_both or isinstance(replace_id, str)):
-            return self._settle(key, content, scope, pending, replace_id, keep_both,
-                                source_file or None)
+            ids, asked_in = pending
+            if context.session.current_user_input == asked_in:
+                # Same turn as the report: the person has not answered, so the model would be
+                # deciding alone (SPEC §12).
+                return ToolOutput("Not saved: the person has not decided yet. Show them both "
+                                  "memories, end your turn with the question, and call again "
+                                  "with their answer.", status="denied")
+            return self._settle(key, content, scope, ids, replace_id, keep_both,
+                                source_file or None, asked_in)
         result = self.book.save(content, scope=scope, source=SOURCE_AGENT,
                                 refresh_duplicate=False, source_file=source_file or None)
         if result.status != "conflict":
             return self._report(result, ignored_replace=bool(replace_id) or keep_both)
         if context.resolve_conflict is not None:
             return await self._ask_person(context, content, scope, result, source_file or None)
-        self._pending[key] = tuple(e.id for e in result.conflicts)
+        self._pending[key] = (tuple(e.id for e in result.conflicts),
+                              context.session.current_user_input)
         return ToolOutput(_conflict_text(content, result.conflicts), status="denied")
 
     def _settle(self, key: tuple[str, str], content: str, scope: str,
                 pending: tuple[str, ...], replace_id: str | None, keep_both: bool,
-                source_file: str | None) -> ToolOutput:
+                source_file: str | None, asked_in: str) -> ToolOutput:
         if keep_both:
             result = self.book.save(content, scope=scope, source=SOURCE_AGENT, force=True,
                                     refresh_duplicate=False, source_file=source_file)
@@ -113,8 +122,8 @@ class SaveMemoryTool:
         if result.written:
             self._pending.pop(key, None)
         elif result.status == "conflict":  # more entries stand in the way; the person decides
-            self._pending[key] = tuple(dict.fromkeys(pending + tuple(e.id for e in
-                                                                     result.conflicts)))
+            ids = tuple(dict.fromkeys(pending + tuple(e.id for e in result.conflicts)))
+            self._pending[key] = (ids, asked_in)
         return self._report(result)
 
     async def _ask_person(self, context: ToolContext, content: str, scope: str,
