@@ -86,6 +86,11 @@ def clean_sense(sense: str) -> str:
     return " ".join(text.split()).lower()
 
 
+def has_technical_sense(raw: tuple[str, ...]) -> bool:
+    """True when one of the raw senses is marked computing, math or typography."""
+    return any(_TECH_MARK.search(s) for s in raw)
+
+
 def senses(word: str, raw: tuple[str, ...], *, limit: int = 3, max_words: int = 3) -> list[str]:
     """The best few short English senses of ``word`` from its raw CC-CEDICT senses:
     technical senses (marked computing, math, typography) first, then dictionary order;

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ....paths import HomePaths
 from ...jieba_setup import cut_words
 from .devvocab import DEV_VOCABULARY
-from .dictionary import lookup, senses
+from .dictionary import has_technical_sense, lookup, senses
 from .terms import STOP_WORDS
 
 _RUN = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)|([A-Za-z0-9_][A-Za-z0-9_.\-]*)")
@@ -141,7 +141,9 @@ def gloss_question(
             # a lone character's dictionary senses are mostly rare readings (后 "empress")
             english = []
         elif known.get(text):
-            dev = _dev_parts(text)
+            # a general sense (一行 "party") next to developer words inside (行 "line");
+            # a word the dictionary already gives a technical sense needs no help
+            dev = [] if has_technical_sense(raw.get(text, ())) else _dev_parts(text)
             english = (dev + known[text][:1]) if dev else known[text]
         else:
             sub = {
