@@ -117,6 +117,15 @@ def _save_outcome(out: _Out, result: Any, verb: str) -> int:
     return EXIT_ERROR if result.status == "not_found" else EXIT_USAGE
 
 
+def _fail(as_json: bool, message: str, status: str = "error") -> None:
+    """An error: a JSON object on stdout with ``--json`` (scripts read one stream), else a
+    line on stderr."""
+    if as_json:
+        print(json.dumps({"status": status, "message": message}, ensure_ascii=False))
+    else:
+        print(f"paicli-tui memory: {message}", file=sys.stderr)
+
+
 def _clear(out: _Out, args: argparse.Namespace) -> int:
     service = out.service
     scope = "all" if args.all else "global" if args.is_global else "project"
@@ -127,12 +136,12 @@ def _clear(out: _Out, args: argparse.Namespace) -> int:
         what = {"all": "every memory of every project", "global": "the global memories",
                 "project": f"the memories of {service.project_root}"}[scope]
         if not sys.stdin.isatty():
-            print(f"paicli-tui memory clear: would forget {count} ({what}); "
-                  "pass --yes to confirm", file=sys.stderr)
+            _fail(args.json, f"clear would forget {count} ({what}); pass --yes to confirm",
+                  "needs_confirmation")
             return EXIT_USAGE
         answer = input(f"Forget {count} memories ({what})? [y/N] ").strip().lower()
         if answer not in ("y", "yes"):
-            print("nothing cleared")
+            out.emit({"status": "cancelled", "removed": 0, "scope": scope}, "nothing cleared")
             return EXIT_OK
     removed = service.clear(scope)
     out.emit({"status": "cleared", "removed": removed, "scope": scope},
@@ -146,7 +155,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     project = Path(args.project or ".")
     if not project.is_dir():
-        print(f"paicli-tui memory: {project} is not a folder", file=sys.stderr)
+        _fail(args.json, f"{project} is not a folder")
         return EXIT_USAGE
     keywords_only = getattr(args, "keywords_only", False)
     service = LocalMemoryService(settings, project, use_vectors=not keywords_only)
@@ -176,7 +185,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             entry = service.delete(args.id) if args.action == "delete" else \
                 service.verify(args.id)
             if entry is None:
-                out.emit({"status": "not_found", "id": args.id},
+                out.emit({"status": "not_found", "id": args.id,
+                          "message": f"no memory {args.id!r} here"},
                          f"paicli-tui memory: no memory {args.id!r} here", error=True)
                 return EXIT_ERROR
             done = "deleted" if args.action == "delete" else "verified"
@@ -185,5 +195,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return EXIT_OK
         return _clear(out, args)
     except MemoryFileError as exc:
-        print(f"paicli-tui memory: {exc}", file=sys.stderr)
+        _fail(args.json, str(exc))
         return EXIT_ERROR

@@ -87,3 +87,54 @@ def test_save_with_a_linked_file(project_dir: Path, capsys) -> None:
     code, out, _ = _run(capsys, "save", "项目使用 Java 17", "--file", "pom.xml",
                         "--project", str(project_dir), "--json")
     assert code == 0 and json.loads(out)["entry"]["metadata"]["source_file"] == "pom.xml"
+
+
+@pytest.mark.parametrize(("argv", "code", "status"), [
+    (["list"], 0, None),
+    (["list", "--all"], 0, None),
+    (["search", "pytest", "--keywords-only"], 0, None),
+    (["save", "我们用", "pytest"], 0, "saved"),
+    (["save", "We", "use", "pytest"], 0, "duplicate"),
+    (["save", "项目使用 Java 21"], 3, "conflict"),
+    (["save", "项目使用 Java 21", "--force"], 0, "saved"),
+    (["save", "x" * 2_001], 2, "refused"),
+    (["save", "fact", "--file", "missing.txt"], 2, "refused"),
+    (["verify", "nope0000"], 1, "not_found"),
+    (["delete", "nope0000"], 1, "not_found"),
+    (["replace", "nope0000", "text"], 1, "not_found"),
+    (["clear"], 2, "needs_confirmation"),
+    (["clear", "--global", "--yes"], 0, "cleared"),
+])
+def test_every_action_speaks_json_with_its_exit_code(project_dir: Path, capsys, monkeypatch,
+                                                     argv: list[str], code: int,
+                                                     status: str | None) -> None:
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    p = ("--project", str(project_dir))
+    _run(capsys, "save", "We use pytest", *p)
+    _run(capsys, "save", "项目使用 Java 17", *p)
+    got, out, err = _run(capsys, *argv, *p, "--json")
+    assert got == code, (out, err)
+    payload = json.loads(out)  # one JSON document on stdout, whatever happened
+    if status is None:
+        assert isinstance(payload, list)
+    else:
+        assert payload["status"] == status
+        if code:
+            assert payload.get("message")
+
+
+def test_errors_are_json_too(tmp_path: Path, capsys) -> None:
+    code, out, err = _run(capsys, "list", "--project", str(tmp_path / "missing"), "--json")
+    assert code == 2 and json.loads(out) == {"status": "error",
+                                             "message": f"{tmp_path / 'missing'} is not a folder"}
+    assert err == ""
+
+
+def test_a_newer_memory_file_is_a_clear_error(settings, project_dir: Path, capsys) -> None:
+    path = settings.home.memory_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"schema_version": 99, "entries": []}', encoding="utf-8")
+    code, out, _ = _run(capsys, "save", "We use pytest", "--project", str(project_dir), "--json")
+    assert code == 1 and "Upgrade paicli-tui" in json.loads(out)["message"]
+    code, _, err = _run(capsys, "list", "--project", str(project_dir))
+    assert code == 1 and "schema_version 99" in err
