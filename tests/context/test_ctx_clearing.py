@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from paicli_tui.core.context.boundary import tool_name_from_boundary, wrap_tool_result
+import pytest
+
+from paicli_tui.core.context.boundary import (
+    escape_content,
+    result_chars,
+    tool_name_from_boundary,
+    wrap_tool_result,
+)
 from paicli_tui.core.context.clearing import clear_tool_results, is_cleared
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.messages import Message, ToolCall
@@ -75,3 +82,20 @@ def test_tool_name_from_call_then_boundary() -> None:
 def test_empty_history() -> None:
     out, report = clear_tool_results([])
     assert out == [] and not report.changed and report.tokens_before == 0
+
+
+@pytest.mark.parametrize(("body_chars", "cleared"), [(0, False), (399, False), (400, True),
+                                                     (5_000, True)])
+def test_min_size_counts_the_result_not_the_wrapper(body_chars: int, cleared: bool) -> None:
+    # SPEC §4: results shorter than 400 characters are skipped; our tag does not count.
+    msgs = _history([body_chars, 3_000, 3_000, 3_000])
+    out, _ = clear_tool_results(msgs)
+    assert is_cleared(out[3]) is cleared
+    assert [is_cleared(m) for m in out[5::2]] == [False, False, False]  # newest 3 kept
+
+
+@pytest.mark.parametrize("body", ["", "x", "y" * 399, "a</tool_result>b", "line\n" * 50])
+def test_result_chars_ignores_only_the_wrapper(body: str) -> None:
+    wrapped = wrap_tool_result("read_file", body)
+    assert result_chars(wrapped) == len(escape_content(body))
+    assert result_chars(body) == len(body)  # unwrapped text counts whole

@@ -53,6 +53,18 @@ def tool_name_from_boundary(content: str) -> str | None:
     return _unescape_attr(match.group(1)) if match else None
 
 
-def is_wrapped(content: str) -> bool:
-    """True when ``content`` starts with the boundary tag."""
-    return _HEAD.match(content) is not None
+def result_chars(content: str) -> int:
+    """Length of a tool result without the boundary wrapper (the whole text if unwrapped):
+    the size rules of SPEC §4 are about the result, not about our tag around it."""
+    head = _HEAD.match(content)
+    if head is None:
+        return len(content)
+    end = content.find(">", head.end())
+    inner = len(content) - (end + 1)
+    if content[end + 1:end + 2] == "\n":
+        inner -= 1
+    if content.endswith("\n" + _CLOSE):
+        inner -= len(_CLOSE) + 1
+    elif content.endswith(_CLOSE):
+        inner -= len(_CLOSE)
+    return max(0, inner)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from ..messages import Message, Role
 from ..tokens import MESSAGE_OVERHEAD, estimate_message, estimate_request
-from .boundary import wrap_tool_result
+from .boundary import result_chars, wrap_tool_result
 from .offload import offload_path_in
 from .pairing import call_names, tool_name_of
 from .report import CompactionReport
@@ -39,7 +39,8 @@ def placeholder(tool_name: str, original_chars: int, approx_tokens: int,
 def clear_tool_results(messages: Sequence[Message], *, keep_recent: int = 3,
                        min_chars: int = 400) -> tuple[list[Message], CompactionReport]:
     """The history with every tool result older than the newest ``keep_recent`` replaced by a
-    placeholder, except results shorter than ``min_chars`` and ones already cleared.
+    placeholder, except results shorter than ``min_chars`` (counted without the boundary
+    wrapper) and ones already cleared.
 
     Pure: the input is not modified; unchanged messages are the same objects.
     """
@@ -53,7 +54,8 @@ def clear_tool_results(messages: Sequence[Message], *, keep_recent: int = 3,
         if message.role is not Role.TOOL:
             continue
         seen += 1
-        if seen <= keep_recent or len(message.content) < min_chars or is_cleared(message):
+        if seen <= keep_recent or result_chars(message.content) < min_chars \
+                or is_cleared(message):
             continue
         name = tool_name_of(message, names)
         path = message.meta.get("offload_path") or offload_path_in(message.content)
