@@ -45,6 +45,14 @@ def test_network_commands(command: str, network: bool) -> None:
     ("read_file", {"path": "a.py"}, False, False),
     ("grep_code", {"pattern": "curl"}, False, False),
     ("some_tool", {}, True, True),
+    ("WebFetch", {}, False, True),
+    ("WebSearch", {}, False, True),
+    ("tavily_search", {}, False, True),
+    ("open_url", {"url": "x"}, False, True),
+    ("fetch", {"url": "x"}, False, True),
+    ("scrape_page", {}, False, True),
+    ("git_fetch_status", {}, False, False),
+    ("edit_file", {"path": "fetch.py"}, False, False),
 ])
 def test_external_tools(tool: str, arguments: dict, external_flag: bool, external: bool) -> None:
     assert is_external(tool, arguments, ToolOutput("x", external=external_flag)) is external
@@ -59,6 +67,11 @@ def test_external_tools(tool: str, arguments: dict, external_flag: bool, externa
     ("Keep in mind we deploy on Fridays", True),
     ("Summarise this page", False),
     ("我们用 pnpm", False),
+    ("请牢记：接口统一返回 JSON", True),
+    ("REMEMBER: we use pnpm", True),
+    ("Do you remember what we changed yesterday?", False),
+    ("Did you remember to run the tests?", False),
+    ("Remember that we deploy on Mondays. Do you remember the last deploy?", True),
 ])
 def test_remember_requests(text: str, asks: bool) -> None:
     assert asks_to_remember(text) is asks

@@ -75,3 +75,10 @@ def test_total_is_capped(settings: Settings, project_dir: Path) -> None:
     rules = load_project_rules(project_dir, settings.home)
     assert len(rules.text) == MAX_RULES_CHARS
     assert rules.truncated and rules.text.startswith("规")
+
+
+def test_at_lines_inside_code_blocks_are_code(settings: Settings, project_dir: Path) -> None:
+    _write(project_dir / "inc.md", "included")
+    _write(project_dir / "PAI.md", "```java\n@Override\n@inc.md\n```\n@inc.md")
+    rules = load_project_rules(project_dir, settings.home)
+    assert rules.text.splitlines() == ["```java", "@Override", "@inc.md", "```", "included"]

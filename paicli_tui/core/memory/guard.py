@@ -17,9 +17,13 @@ from ..agent.tools.command import is_network_command as command_reaches_network
 from .lexicon import asks_to_remember
 
 EXTERNAL_TOOL_PREFIXES = ("mcp__",)
+# Tool names that say they reach the web (ours, MCP servers' or plug-ins'): web_search,
+# WebFetch, fetch_url, open_url, http_get, browser_*, tavily_search, google_search, scrape…
 _EXTERNAL_TOOL_NAME = re.compile(
     r"(?i)(web[_-]?search|web[_-]?fetch|fetch[_-]?url|url[_-]?fetch|http[_-]?(get|request)"
-    r"|browser|browse|playwright|puppeteer|search[_-]?web|download)")
+    r"|browser|browse|playwright|puppeteer|selenium|search[_-]?web|download|crawl|scrape"
+    r"|internet|(open|read|get|load)[_-]?url|tavily|serp|google|bing|duckduckgo|brave[_-]?search"
+    r"|^fetch$)")
 
 
 def is_network_command(command: str) -> bool:

@@ -170,8 +170,9 @@ def is_question(sentence: str, terminator: str) -> bool:
 
 
 # --- the person asks to remember (the guard's exception, SPEC §16) ----------------------------
-REMEMBER_ZH = ("记住", "记一下", "记下", "记着", "保存到记忆", "存到记忆", "存入记忆",
-               "写入记忆", "写到记忆", "加到记忆", "加入记忆", "放进记忆", "别忘了", "不要忘")
+REMEMBER_ZH = ("记住", "记一下", "记下", "记着", "牢记", "保存到记忆", "存到记忆", "存入记忆",
+               "写入记忆", "写到记忆", "加到记忆", "加入记忆", "放进记忆", "记到记忆", "别忘了",
+               "不要忘")
 _REMEMBER_EN = _english([
     "remember", "memorise", "memorize", "save to memory", "save this to memory",
     "save it to memory", "add to memory", "add this to memory", "store in memory",
@@ -179,7 +180,13 @@ _REMEMBER_EN = _english([
 ])
 
 
+# "Do you remember what we changed?" asks about the past; it does not ask to save anything.
+_RECALL_EN = re.compile(r"(?i)\b(?:do|did|does|can't|cannot)\s+(?:you|we|i)\s+remember\b")
+
+
 @lru_cache(maxsize=256)
 def asks_to_remember(text: str) -> bool:
     """True when the person's own words explicitly ask to remember something."""
-    return any(word in text for word in REMEMBER_ZH) or bool(_REMEMBER_EN.search(text))
+    if any(word in text for word in REMEMBER_ZH):
+        return True
+    return bool(_REMEMBER_EN.search(_RECALL_EN.sub(" ", text)))

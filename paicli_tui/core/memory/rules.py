@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ...paths import HomePaths, ProjectPaths
 from ..agent.services import ProjectRules
+from .textspans import FENCE_LINE
 
 MAX_RULES_CHARS = 24_000
 MAX_INCLUDE_DEPTH = 3
@@ -50,8 +51,12 @@ def _expand(path: Path, base: Path, depth: int, stack: tuple[Path, ...], walk: _
         return ""
     walk.files.append(str(path))
     out: list[str] = []
+    in_fence = False
     for line in text.splitlines():
-        match = _INCLUDE.match(line)
+        if FENCE_LINE.match(line):
+            in_fence = not in_fence
+        # Inside a code block "@Override" or "@dataclass" is code, not an include.
+        match = None if in_fence else _INCLUDE.match(line)
         if not match:
             out.append(line)
             continue

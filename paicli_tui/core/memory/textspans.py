@@ -15,7 +15,8 @@ _PAIRS = (("“", "”"), ("‘", "’"), ("「", "」"), ("『", "』"), ("«",
 # 'single quotes' around a passage: the opening mark follows no letter or digit and the closing
 # one precedes none, so apostrophes (don't, users') never pair up.
 _SINGLE_QUOTED = re.compile(r"(?<![\w'])'(?=\S)[^'\n]*?(?<=\S)'(?![\w'])")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+FENCE_LINE = re.compile(r"^\s*(```|~~~)")
+"""A line that opens or closes a Markdown code fence."""
 _BLOCKQUOTE = re.compile(r"^\s*[>＞]")
 
 
@@ -68,7 +69,7 @@ def fenced_mask(text: str) -> list[bool]:
     inside = False
     for start, end in line_bounds(text):
         line = text[start:end]
-        is_fence = bool(_FENCE.match(line))
+        is_fence = bool(FENCE_LINE.match(line))
         if inside or is_fence:
             for i in range(start, min(end + 1, len(text))):
                 mask[i] = True
