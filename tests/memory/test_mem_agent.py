@@ -14,7 +14,7 @@ import numpy as np
 from paicli_tui.config import Settings
 from paicli_tui.core.agent.interaction import approve_all
 from paicli_tui.core.agent.session import AgentSession
-from paicli_tui.core.llm.base import StreamDone
+from paicli_tui.core.llm.base import LLMError, StreamDone
 from paicli_tui.core.memory.service import LocalMemoryService
 from paicli_tui.core.messages import Message, ToolCall
 
@@ -121,4 +121,52 @@ async def test_after_a_network_command_the_model_cannot_save_or_extract(
     results = _tool_results(session)
     assert "Refused" in results[-1]
     assert memory.list_visible() == [] and model.extraction_inputs == []
+    await session.aclose()
+
+
+class FailingModel(Model):
+    async def stream(self, messages: Sequence[Message], tools: Sequence[dict] = (), *,
+                     model: str | None = None) -> AsyncIterator[Any]:
+        if tools:
+            raise LLMError("provider down")
+        async for part in super().stream(messages, tools, model=model):
+            yield part
+
+
+async def _extracted_after(session: AgentSession, model: Model, text: str, *,
+                           cancel: bool = False) -> list[str]:
+    if cancel:
+        turn = session.run_turn(text)
+        async for event in turn:
+            if type(event).__name__ == "ToolCallStarted":
+                break
+        await turn.aclose()
+    else:
+        await _turn(session, text)
+    await session.wait_background()
+    return model.extraction_inputs
+
+
+async def test_extraction_runs_only_after_a_normally_finished_turn(settings: Settings,
+                                                                   project_dir: Path) -> None:
+    """SPEC §15: not after a cancelled turn, one stopped by max_iterations, or a failed one."""
+    text = "我们团队统一用 pytest 写测试。"
+    facts = ["我们团队统一用 pytest 写测试"]
+    cases = [
+        ("max_iterations", settings.with_overrides(max_iterations=1),
+         Model([("read_file", {"path": "a.txt"}), "unused"], facts), False),
+        ("error", settings, FailingModel([], facts), False),
+        ("cancelled", settings, Model([("read_file", {"path": "a.txt"}), "done"], facts), True),
+    ]
+    for name, configured, model, cancel in cases:
+        memory = LocalMemoryService(configured, project_dir, embedder=NoVectors())
+        session = await AgentSession.start(configured, project_dir, client=model, memory=memory)
+        assert await _extracted_after(session, model, text, cancel=cancel) == [], name
+        assert memory.list_visible() == [], name
+        await session.aclose()
+    # and the same input in a normal turn is extracted
+    model = Model(["好的"], facts)
+    memory = LocalMemoryService(settings, project_dir, embedder=NoVectors())
+    session = await AgentSession.start(settings, project_dir, client=model, memory=memory)
+    assert await _extracted_after(session, model, text) == [text]
     await session.aclose()
