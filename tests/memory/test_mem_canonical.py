@@ -97,3 +97,38 @@ def test_dice_is_symmetric_and_bounded(a: str, b: str) -> None:
 @given(st.text(max_size=40), st.text(max_size=40))
 def test_never_both_duplicate_and_conflict(a: str, b: str) -> None:
     assert not (is_duplicate(a, b) and conflicts(a, b, 0.8))
+
+
+def _scan(a: str, b: str, threshold: float) -> tuple[bool, bool]:
+    """(duplicate, conflict) as the store's one-pass scan sees a stored ``a`` and a new ``b``."""
+    from paicli_tui.core.memory.dedup import scan
+    from paicli_tui.core.memory.entry import MemoryEntry
+
+    def entry(entry_id: str, text: str) -> MemoryEntry:
+        return MemoryEntry(id=entry_id, content=text, created_at="", last_verified_at="",
+                           project="/p")
+
+    duplicate, found = scan([entry("old", a)], entry("new", b), threshold)
+    return duplicate is not None, bool(found)
+
+
+@pytest.mark.parametrize(("a", "b", "threshold", "conflict"), [
+    ("项目使用 Java 17", "项目使用 Java 21", 0.8, True),
+    ("Node 18", "Node 20", 0.99, True),
+    ("We always format the code with ruff", "We always format the code with black", 0.8, True),
+    ("We use pytest for unit tests", "We use Playwright for browser tests", 0.8, False),
+    ("我们默认的主分支叫 main", "我们默认的主分支叫 master", 0.7, True),
+    ("我们默认的主分支叫 main", "我们默认的主分支叫 master", 0.99, False),
+    ("We use pytest", "We use pytest.", 0.8, False),
+    ("uses Java", "uses Java 17", 0.99, True),
+])
+def test_the_store_scan_applies_the_same_rules(a: str, b: str, threshold: float,
+                                               conflict: bool) -> None:
+    assert _scan(a, b, threshold) == (is_duplicate(a, b), conflict)
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab1. 项目用的是")), max_size=14),
+       st.text(alphabet=st.sampled_from(list("ab2. 项目用的是")), max_size=14),
+       st.sampled_from([0.5, 0.8, 0.99]))
+def test_scan_agrees_with_the_pure_rules(a: str, b: str, threshold: float) -> None:
+    assert _scan(a, b, threshold) == (is_duplicate(a, b), conflicts(a, b, threshold))

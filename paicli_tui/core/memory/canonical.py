@@ -91,11 +91,6 @@ def _bigram_counts(text: str) -> Counter[str]:
     return Counter(map(operator.add, form[:-1], form[1:]))
 
 
-def bigram_total(text: str) -> int:
-    """How many character bigrams the canonical form (spaces removed) has."""
-    return _bigrams(text).total
-
-
 def dice_at_least(a: str, b: str, threshold: float) -> bool:
     """dice(a, b) ≥ threshold, answered from cheap upper bounds whenever they suffice."""
     ba, bb = _bigrams(a), _bigrams(b)

@@ -51,14 +51,3 @@ def scan(entries: Iterable[MemoryEntry], candidate: MemoryEntry, threshold: floa
             found.append(entry)
     return duplicate, found
 
-
-def find_duplicate(entries: Iterable[MemoryEntry], candidate: MemoryEntry) -> MemoryEntry | None:
-    """The entry in the candidate's type/scope/project with the same canonical form, if any."""
-    return scan(entries, candidate, 1.0)[0]
-
-
-def find_conflicts(entries: Iterable[MemoryEntry], candidate: MemoryEntry,
-                   threshold: float) -> list[MemoryEntry]:
-    """Entries of the candidate's type/scope/project that state a different version of the same
-    fact."""
-    return scan(entries, candidate, threshold)[1]

@@ -115,11 +115,6 @@ class MemoryEntry:
         """Global entries are visible everywhere; project entries only in their own project."""
         return self.scope != SCOPE_PROJECT or not self.project or self.project == project_root
 
-    def same_bucket(self, other: MemoryEntry) -> bool:
-        """Duplicates and conflicts are only looked for among entries of one type, scope and
-        project (SPEC §12)."""
-        return self.bucket == other.bucket
-
     def evolve(self, **changes: Any) -> MemoryEntry:
         return replace(self, **changes)
 

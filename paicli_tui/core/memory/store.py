@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from .entry import SCHEMA_VERSION, MemoryEntry, utc_now
 
@@ -241,7 +241,3 @@ class MemoryStore:
         self.update(lambda entries: entries.append(entry))
         return entry
 
-
-def load_raw(path: Path) -> Any:
-    """The parsed JSON of a memory file (tests and tools that inspect the format)."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
