@@ -21,21 +21,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _window(settings: Settings) -> tuple[int | None, str, str | None, str | None]:
-    """(window, where it came from, provider, model)."""
-    from ..core.llm.registry import provider_spec
+def _window(settings: Settings) -> tuple[int, str, str | None, str | None]:
+    """(window, where it came from, provider, model), chosen as a session would choose."""
+    from ..core.llm.registry import chosen_model
 
-    if settings.provider:
-        spec = provider_spec(settings.provider)
-        model = settings.model or spec.default_model or None
-        if settings.window:
-            return settings.window, "--window", spec.name, model
-        if model and model in spec.model_windows:
-            return spec.model_windows[model], "the model", spec.name, model
-        return spec.window or None, "the provider", spec.name, model
-    if settings.window:
-        return settings.window, "--window", None, settings.model
-    return None, "the default for an unknown model", None, settings.model
+    spec, model, window, source = chosen_model(settings)
+    return window, source, spec.name if spec else None, model
 
 
 def _session_figures(settings: Settings, session_id: str) -> dict[str, Any]:

@@ -75,3 +75,25 @@ def test_sessions(capsys: pytest.CaptureFixture[str], paicli_home: Path, project
     assert cli.main(["sessions", "--all"]) == 0
     text = capsys.readouterr().out
     assert "重构登录模块" in text and "other work" in text
+
+
+@pytest.mark.parametrize(
+    ("env", "argv", "provider", "window", "source"),
+    [
+        ({"DEEPSEEK_API_KEY": "sk-x"}, [], "deepseek", 1_000_000, "the provider"),
+        ({"ZHIPUAI_API_KEY": "k"}, [], "glm", 200_000, "the provider"),
+        ({}, ["--base-url", "http://127.0.0.1:9/v1", "--model", "m"], "custom", 128_000,
+         "the provider"),
+        ({"MOONSHOT_API_KEY": "k"}, ["--window", "32000"], "kimi", 32_000, "--window"),
+    ],
+)
+def test_context_follows_the_model_a_session_would_use(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, env: dict,
+        argv: list[str], provider: str, window: int, source: str) -> None:
+    # The provider picked from a key in the environment sets the window, as in a session.
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert cli.main(["context", *argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["provider"], out["window"], out["window_source"]) == (provider, window, source)
+    assert "sk-x" not in json.dumps(out)

@@ -110,6 +110,26 @@ def window_for(spec: ProviderSpec, model: str, settings: Settings) -> int:
     return spec.model_windows.get(model, spec.window or DEFAULT_WINDOW)
 
 
+def chosen_model(settings: Settings) -> tuple[ProviderSpec | None, str | None, int, str]:
+    """(provider, model, window, where the window came from) as ``build_client`` would pick
+    them, so reports such as ``paicli-tui context`` match the session's thresholds.
+
+    Raises ProviderConfigError for an unknown provider name.
+    """
+    spec = _chosen_provider(settings)
+    if spec is None:
+        source = "--window" if settings.window else "the default for an unknown model"
+        return None, settings.model, settings.window or DEFAULT_WINDOW, source
+    model = settings.model or spec.default_model or None
+    if settings.window:
+        source = "--window"
+    elif model and model in spec.model_windows:
+        source = "the model"
+    else:
+        source = "the provider"
+    return spec, model, window_for(spec, model or "", settings), source
+
+
 def configuration_problem(settings: Settings) -> str | None:
     """Why ``build_client`` returns None for these settings ('no provider' included)."""
     try:
