@@ -19,6 +19,7 @@ from paicli_tui.core.context.ledger import (
 )
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.messages import ImagePart, InternalKind, Message, ToolCall
+from paicli_tui.core.tokens import estimate_request
 from paicli_tui.paths import HomePaths
 
 
@@ -236,3 +237,30 @@ def test_writer_killed_mid_append(home: HomePaths, project_dir: Path) -> None:
     turns = [m.content for m in restored.messages if m.role.value == "user"]
     numbers = [int(t.split()[1]) for t in turns]
     assert numbers == sorted(numbers) and numbers == list(range(numbers[0], numbers[-1] + 1))
+
+
+@pytest.mark.parametrize("bad", [
+    {"id": "b1", "role": "user", "content": 5},
+    {"id": "b2", "role": "user", "content": ["a", "list"]},
+    {"id": "b3", "role": "wizard", "content": "x"},
+    {"id": "b4", "role": "assistant", "content": "", "tool_calls": ["not-a-dict"]},
+    {"id": "b5", "role": "assistant", "content": "", "tool_calls": [
+        {"id": "c", "name": "read_file", "arguments": {"path": "a"}}]},
+    {"id": "b6", "role": "tool", "content": "r", "tool_call_id": 7},
+    {"id": "b7", "role": "user", "content": "x", "meta": "not a mapping"},
+    "just a string",
+])
+def test_hand_edited_message_records_are_left_out_with_a_warning(
+        home: HomePaths, project_dir: Path, bad: object) -> None:
+    # Issue #2 "bad input": a record of the wrong shape is reported, never crashes a later
+    # estimate or request, and the good messages around it survive.
+    ledger = SessionLedger.create(home, project_dir)
+    ledger.append(Message.user("before"))
+    ledger._write({"type": "message", "message": bad})
+    ledger.append(Message.user("after"))
+    restored = SessionLedger.open(home, ledger.session_id).restore()
+    contents = [m.content for m in restored.messages]
+    assert contents[0] == "before" and contents[-1] == "after"
+    assert all(isinstance(m.content, str) for m in restored.messages)
+    estimate_request(restored.messages)  # never raises
+    assert contents == ["before", "after"]

@@ -52,6 +52,18 @@ def _dumps(record: dict[str, Any]) -> bytes:
     return (text + "\n").encode("utf-8", "replace")
 
 
+def _check_types(message: Message) -> None:
+    """TypeError for a record that parsed but holds the wrong kinds of values (a hand-edited
+    or foreign ledger): such a message would fail later, in the estimate or on the wire."""
+    texts = [message.content, message.id,
+             *(part for call in message.tool_calls
+               for part in (call.id, call.name, call.arguments))]
+    optional = [message.tool_call_id, message.name, message.reasoning]
+    if not all(isinstance(t, str) for t in texts) or \
+            not all(t is None or isinstance(t, str) for t in optional):
+        raise TypeError("a field has the wrong type")
+
+
 @dataclass(frozen=True)
 class RestoredSession:
     """What a ledger holds: the view to continue from, and what was odd about the file."""
@@ -252,7 +264,8 @@ class SessionLedger:
         for record in [*scan.base, *scan.after]:
             try:
                 message = Message.from_record(record)
-            except (KeyError, ValueError, TypeError) as exc:
+                _check_types(message)
+            except (KeyError, ValueError, TypeError, AttributeError) as exc:
                 scan.warnings.append(f"a message could not be read ({type(exc).__name__}); "
                                      "it is left out")
                 continue
