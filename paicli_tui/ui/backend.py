@@ -181,6 +181,10 @@ class CoreBackend:
                             resume: str | None) -> Any:
         from ..core.agent.session import AgentSession
 
+        if client is not None:
+            # Keywords and vectors of the visible memories load in the background now, so
+            # the first turn does not wait for the embedder.
+            self._memory_service().warm_up()
         return await AgentSession.start(
             self.settings, self.project_root, client=client,
             memory=self._memory_service(), code=self._code_service(), approve=approve,
