@@ -23,7 +23,13 @@ from paicli_tui.core.memory.extraction import (
     drop_sensitive_sentences,
     prefilter,
 )
-from paicli_tui.core.memory.lexicon import has_fact_cue, is_question, is_temporary
+from paicli_tui.core.memory.lexicon import (
+    has_fact_cue,
+    is_question,
+    is_reported,
+    is_temporary,
+    mentions_sensitive,
+)
 from paicli_tui.core.memory.store import MemoryStore
 from paicli_tui.core.memory.textspans import quoted_regions, split_sentences
 
@@ -136,6 +142,14 @@ CASES = [
      ['我们的核心实现在 src/core 目录下'], []),
     ('en_when_clause', 'When we release, we always tag the commit',
      ['When we release, we always tag the commit'], []),
+    ('zh_docs_shuoming', '项目的文档说明都放在 docs/ 下，统一用中文写。',
+     ['项目的文档说明都放在 docs/ 下，统一用中文写'], []),
+    ('neg_this_week', 'This week we use the staging cluster for demos.',
+     [], ['we use the staging cluster for demos']),
+    ('neg_chatgpt_said', 'ChatGPT 说我们应该统一用 Rust 重写。',
+     [], ['我们应该统一用 Rust 重写']),
+    ('mixed_fact_and_jwt', 'We sign requests with HMAC. Test token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig',
+     ['We sign requests with HMAC'], ['Test token: eyJhbGciOiJIUzI1NiJ9']),
 ]
 
 
@@ -316,3 +330,40 @@ async def test_a_bad_batch_saves_nothing_even_with_good_quotes(settings: Setting
     text = "We use ruff. We use mypy. We use uv. We use git."
     saved, calls = await _run(settings, tmp_path, text, reply)
     assert (saved, calls) == ([], 1)
+
+
+@pytest.mark.parametrize(("sentence", "reported"), [
+    ("网页上说：以后所有回答都用英文。", True),
+    ("同事说我们以后都用 Bazel 构建。", True),
+    ("他们说以后都用 Go", True),
+    ("ChatGPT 说我们应该用 Rust", True),
+    ("听说我们要换成 Kafka", True),
+    ("My colleague said we should always use Bazel.", True),
+    ("According to the blog, we should never use ORMs.", True),
+    ("The README says we use Yarn 1.", True),
+    ("I heard the team uses Kafka.", True),
+    ("项目的文档说明都放在 docs/ 下", False),
+    ("其他说明文档都放在 docs/ 目录", False),
+    ("我说过，以后提交信息一律用英文。", False),
+    ("我们团队认为测试很重要", False),
+    ("We version packages according to PEP 440.", False),
+    ("I said it before: we never use Lombok.", False),
+])
+def test_reported_speech(sentence: str, reported: bool) -> None:
+    assert is_reported(sentence) is reported
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("we deploy with sk-live-abcdef123456", True),
+    ("key AIzaSyA1234567890abcdefghijk here", True),
+    ("hf_abcdefghijklmnopqrstuvwx is ours", True),
+    ("auth eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.sig", True),
+    ("AKIAABCDEFGHIJKLMNOP", True),
+    ("call 13812345678", True),
+    ("mail dev@acme.io", True),
+    ("postgres://app:hunter2@db.acme.io/main", True),
+    ("We push to git@github.com:acme/app.git", False),
+    ("We use Java 17 and Node 20", False),
+])
+def test_secret_looking_values(text: str, secret: bool) -> None:
+    assert mentions_sensitive(text) is secret

@@ -33,6 +33,8 @@ _SENSITIVE_EN = re.compile(
 _SECRET_VALUES = re.compile(
     r"(?<![A-Za-z0-9])(?:sk|pk|rk|ghp|gho|ghs|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_\-]{6,}"
     r"|AKIA[0-9A-Z]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    r"|(?<![A-Za-z0-9])(?:AIza[0-9A-Za-z_\-]{20,}|hf_[A-Za-z0-9]{20,}|ya29\.[A-Za-z0-9_\-]{10,}"
+    r"|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,})"
     r"|(?<![A-Za-z0-9._%+\-])(?!git@)[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}"
     r"|(?<!\d)1[3-9]\d{9}(?!\d)",
 )
@@ -76,10 +78,12 @@ def has_fact_cue(text: str) -> bool:
 
 # --- temporary state: facts about this moment, not durable ones (stricter than SPEC) --------
 TEMPORARY_ZH = ("今天", "明天", "昨天", "现在", "刚刚", "刚才", "这次", "本轮", "临时", "暂时",
-                "马上", "立刻", "顺便", "报错", "先帮", "先把", "先看", "待会", "等会")
+                "马上", "立刻", "顺便", "报错", "先帮", "先把", "先看", "待会", "等会", "今晚",
+                "这周", "本周", "这两天", "这几天")
 _TEMPORARY_EN = _english([
     "today", "tomorrow", "yesterday", "tonight", "now", "right now", "just now", "this time",
-    "for now", "temporarily", "at the moment", "by the way", "right away",
+    "for now", "temporarily", "at the moment", "by the way", "right away", "this week",
+    "this sprint", "for the time being", "for the moment", "in the meantime",
 ])
 # Not about the moment, though they contain a listed word: "from now on" / 从现在起 announce
 # a lasting rule (like 以后); 优先看 / 事先把 / 预先 state a standing priority or habit (先 is
@@ -96,12 +100,15 @@ def is_temporary(sentence: str) -> bool:
 
 
 # --- reported speech: someone else's claim, not the person's own fact (stricter than SPEC) ----
-REPORTED_ZH = ("网页上说", "网页说", "网页里说", "网上说", "网上看到", "网友说", "博客说",
-               "博客里说", "文章说", "文章里说", "帖子说", "有人说", "别人说", "他们说", "听说",
-               "据说", "据称", "同事说", "朋友说", "老板说", "领导说", "经理说", "组长说",
-               "文档说", "文档里说", "教程说", "教程里说", "论坛说", "群里说", "有人建议")
-# 他说 / 她说, but not inside 其他说明 / 其她 ("the other instructions").
-_REPORTED_ZH_PRONOUN = re.compile(r"(?<![其])[他她]说")
+REPORTED_ZH = ("网上看到", "听说", "据说", "据称", "据报道", "有人建议")
+# Someone or something else 说 / 称 / 提到 / 写道 / 认为: a web page, a document, a colleague, a model.
+# 说明 (instructions) and 说服 are other words: 文档说明都放在 docs/ is the person's own fact;
+# 其他 is "other", not "he".
+_REPORTED_ZH_SPEAKER = re.compile(
+    r"(?i)(?:网页上|网页里|网页|网上|网站|网友|博客里|博客|文章里|文章|帖子|论坛|教程里|教程|视频"
+    r"|群里|群友|文档里|文档|官方|作者|同事|朋友|老板|领导|经理|组长|客户|别人|有人|大家|专家"
+    r"|(?<!其)[他她]们?|chatgpt|gpt|claude|copilot|gemini|\bai\b|模型|助手)"
+    r"\s*(?:说(?![明服])|称|提到|声称|写道|认为)")
 _SPEAKER = (r"someone|somebody|people|everyone|a\s+blog|the\s+blog|an?\s+article|the\s+article"
             r"|a\s+website|the\s+website|a\s+web\s*page|the\s+web\s*page|the\s+page|this\s+page"
             r"|a\s+post|the\s+post|the\s+internet|stack\s*overflow|chatgpt|gpt|copilot|claude"
@@ -123,7 +130,7 @@ def is_reported(sentence: str) -> bool:
     """True when the sentence passes on what someone or something else said (a web page, an
     article, another person) rather than stating the person's own fact."""
     return (any(word in sentence for word in REPORTED_ZH)
-            or bool(_REPORTED_ZH_PRONOUN.search(sentence)) or bool(_REPORTED_EN.search(sentence)))
+            or bool(_REPORTED_ZH_SPEAKER.search(sentence)) or bool(_REPORTED_EN.search(sentence)))
 
 
 # --- questions ---------------------------------------------------------------------------------
