@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from paicli_tui.config import Settings
 from paicli_tui.core.agent.interaction import approve_all
@@ -170,3 +171,23 @@ async def test_extraction_runs_only_after_a_normally_finished_turn(settings: Set
     session = await AgentSession.start(settings, project_dir, client=model, memory=memory)
     assert await _extracted_after(session, model, text) == [text]
     await session.aclose()
+
+
+@pytest.mark.xfail(strict=True, reason="session.py (not memory) does not restore the SPEC §16 "
+                   "external-content mark on --resume; see the memory reviewer's report")
+async def test_a_resumed_session_keeps_its_external_content_mark(settings: Settings,
+                                                                 project_dir: Path) -> None:
+    memory = LocalMemoryService(settings, project_dir, embedder=NoVectors())
+    model = Model([("execute_command", {"command": "curl --version >/dev/null; true"}), "done"])
+    session = await AgentSession.start(settings, project_dir, client=model, memory=memory,
+                                       approve=approve_all)
+    await _turn(session, "看看 curl 的版本。")
+    assert session.state.external_content_used
+    session_id = session.session_id
+    await session.aclose()
+    again = await AgentSession.start(settings, project_dir, client=Model(["ok"]), memory=memory,
+                                     resume=session_id)
+    try:
+        assert again.state.external_content_used
+    finally:
+        await again.aclose()
