@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from ctx_fakes import FakeSummariser
 
 from paicli_tui.config import Settings
@@ -182,3 +183,14 @@ async def test_force_without_summary_clears_harder(settings: Settings) -> None:
     tools = [m for m in prepared.messages if m.role.value == "tool"]
     assert [is_cleared(m) for m in tools] == [True, True, True, False]
     assert prepared.estimated_tokens < SMALL.compaction_trigger
+
+
+@pytest.mark.parametrize(("window", "chunk"), [
+    (1_000_000, 60_000), (128_000, 60_000), (32_768, 30_720), (16_000, 15_000), (8_000, 7_500),
+])
+def test_summary_chunks_fit_small_windows(settings: Settings, window: int, chunk: int) -> None:
+    # SPEC §5's 60,000 characters would overflow a 16k model on its own (CJK: 40,000 tokens).
+    manager = ContextManager(settings, ContextProfile.for_window(window))
+    assert manager.chunk_chars() == chunk
+    manager.set_window(200_000)
+    assert manager.chunk_chars() == 60_000

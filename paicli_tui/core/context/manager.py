@@ -66,9 +66,15 @@ class ContextManager:
     def _options(self, keep_user_turns: int | None = None) -> SummaryOptions:
         return SummaryOptions(
             keep_user_turns=keep_user_turns or self.settings.keep_user_turns,
-            chunk_chars=self.settings.summary_chunk_chars,
+            chunk_chars=self.chunk_chars(),
             partial_chars=self.settings.summary_partial_chars,
         )
+
+    def chunk_chars(self) -> int:
+        """Characters per summary call: the setting (60,000), lowered for a small window so
+        that one chunk of Chinese text (1.5 characters a token) still fits the model."""
+        fits = self.profile.compaction_trigger * 3 // 2
+        return max(1_000, min(self.settings.summary_chunk_chars, fits))
 
     # -- tiers ---------------------------------------------------------------------------
     def _clear(self, messages: list[Message]) -> tuple[list[Message], CompactionReport]:
