@@ -24,7 +24,7 @@ from ..context.boundary import wrap_tool_result
 from ..context.offload import offload_tool_result
 from ..context.pairing import with_sendable_arguments
 from ..llm.base import ContextLengthExceeded, LLMError, StreamDelta, StreamDone
-from ..llm.redact import redact
+from ..llm.redact import redact, redact_known
 from ..llm.registry import how_to_configure
 from ..messages import Message, ToolCall
 from ..tokens import estimate_request, estimate_text
@@ -137,15 +137,19 @@ async def _run_tool(session: AgentSession, call: ToolCall
             session.memory.note_tool_result(call.name, arguments, output, session.state)
         except Exception:
             log.exception("memory.note_tool_result failed")
+    # `env`, a .env file or a config dump can print the person's provider key: it must not
+    # reach the history (and so the provider, the ledger, a saved output file).
+    settings = session.settings
+    content = redact_known(output.content, (settings.api_key, *settings.provider_keys.values()))
     offloaded = offload_tool_result(
-        tool_name=call.name, content=output.content, arguments=arguments,
+        tool_name=call.name, content=content, arguments=arguments,
         project=session.project, session=session.state, settings=session.settings,
         is_command=call.name == "execute_command", bypass=output.bypass_offload)
     event = None
     if offloaded.truncated:
         where = (f" saved to {offloaded.offload_path}" if offloaded.offload_path
                  else " truncated")
-        event = ContextCompacted(tier="offload", tokens_before=estimate_text(output.content),
+        event = ContextCompacted(tier="offload", tokens_before=estimate_text(content),
                                  tokens_after=estimate_text(offloaded.content),
                                  detail=f"{call.name}: {offloaded.original_chars:,} "
                                         f"characters{where}")
