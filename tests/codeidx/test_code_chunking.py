@@ -260,3 +260,10 @@ def test_file_chunks_cover_lines_in_order_and_stay_small(lines: list[str]) -> No
         single_line = chunk.start_line == chunk.end_line
         assert single_line or len(chunk.source) <= FILE_CHUNK_CHARS
         previous_end = chunk.end_line
+
+
+def test_a_pathological_java_file_still_gets_chunks() -> None:
+    nested = "(" * 3000 + "1" + ")" * 3000
+    text = f"class Deep {{\n    int f() {{\n        return {nested};\n    }}\n}}\n"
+    result = chunk_file("Deep.java", text)
+    assert result.chunks  # javalang recursed too deep; tree-sitter or lines took over

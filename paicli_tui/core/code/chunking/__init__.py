@@ -54,6 +54,14 @@ def chunk_file(path: str, text: str) -> ChunkedFile:
     Never raises for bad source: a file no parser can read becomes line-split file chunks.
     """
     language = language_of(path) or "text"
+    try:
+        return _chunk_by_language(path, text, language)
+    except (RecursionError, ValueError, IndexError, KeyError, AttributeError, TypeError):
+        # a parser bug or a pathological file must not stop the whole index
+        return chunk_by_lines(path, text, language)
+
+
+def _chunk_by_language(path: str, text: str, language: str) -> ChunkedFile:
     if language == "java":
         from .java import chunk_java
 

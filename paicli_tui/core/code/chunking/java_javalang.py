@@ -30,7 +30,7 @@ def java_model_javalang(text: str) -> JavaFileModel:
         tokens = list(javalang.tokenizer.tokenize(text))
         unit = javalang.parser.Parser(iter(tokens)).parse()
     except (javalang.parser.JavaSyntaxError, javalang.tokenizer.LexerError, TypeError,
-            IndexError, StopIteration, AttributeError) as exc:
+            IndexError, StopIteration, AttributeError, RecursionError) as exc:
         raise JavalangFailed(str(exc) or type(exc).__name__) from None
     try:
         return _Builder(javalang, tokens, text).build(unit)
