@@ -225,3 +225,17 @@ def test_a_class_hit_is_answered_by_its_best_ranked_member() -> None:
     picked = [(item.id, via) for item, via in members_for_classes(fused, rows)]
     assert picked == [("m2", "Cart"), ("other", ""), ("lone", ""), ("m1", ""),
                       ("elsewhere", "")]
+
+
+def test_go_members_may_live_in_another_file_of_the_package() -> None:
+    from paicli_tui.core.code.fusion import rrf
+    from paicli_tui.core.code.search import members_for_classes
+
+    rows = {
+        "type": {"path": "srv/server.go", "kind": "class", "name": "Server", "parent": "",
+                 "language": "go"},
+        "start": {"path": "srv/start.go", "kind": "method", "name": "Server.Start()",
+                  "parent": "Server", "language": "go"},
+    }
+    picked = members_for_classes(rrf({"text": ["type", "start"]}), rows)
+    assert [(item.id, via) for item, via in picked] == [("start", "Server")]

@@ -163,20 +163,29 @@ def members_for_classes(fused: list[Any], rows: dict[str, dict[str, Any]]
     for item in fused:
         row = rows[item.id]
         if row["kind"] in ("method", "function") and row.get("parent"):
-            best_member.setdefault((row["path"], row["parent"]), item)
+            best_member.setdefault((_home_of(row), row["parent"]), item)
     out: list[tuple[Any, str]] = []
     seen: set[str] = set()
     for item in fused:
         row = rows[item.id]
         via = ""
         if row["kind"] == "class":
-            member = best_member.get((row["path"], row["name"]))
+            member = best_member.get((_home_of(row), row["name"]))
             if member is not None:
                 item, via = member, row["name"]
         if item.id not in seen:
             seen.add(item.id)
             out.append((item, via))
     return out
+
+
+def _home_of(row: dict[str, Any]) -> str:
+    """Where a type's members live: its file, or for Go its package folder (methods of a
+    Go type may sit in any file of the package)."""
+    path = row["path"]
+    if row.get("language") == "go":
+        return path.rsplit("/", 1)[0] if "/" in path else ""
+    return path
 
 
 def modality_weights(rankings: dict[str, list[str]]) -> dict[str, float]:
