@@ -5,7 +5,7 @@
 A session holds a long history (~2,000 messages, ~90k estimated tokens: just under the
 100k clearing trigger of a 1M window, so no compaction runs and every turn costs the same). Each measured turn sends one request to an in-process model that answers
 at once; everything else is real: turn context, ledger appends, the pre-request check,
-events, the end-of-turn checkpoint. Side by side, in the same run: the time to serialise that
+events, a view checkpoint after every append. Side by side, in the same run: the time to serialise that
 request to JSON (what any HTTP client must do anyway). Prints the ratio; asserts nothing.
 """
 

@@ -46,10 +46,13 @@ def _title_from(text: str) -> str:
     return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1] + "…"
 
 
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def _dumps(record: dict[str, Any]) -> bytes:
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
     # surrogates (undecodable tool output) must not make the append fail
-    return (text + "\n").encode("utf-8", "replace")
+    return (_json(record) + "\n").encode("utf-8", "replace")
 
 
 def _check_types(message: Message) -> None:
@@ -117,6 +120,7 @@ class SessionLedger:
         self.title: str | None = None
         # message id -> the exact Message object last written under that id (for refs)
         self._logged: dict[str, Message] = {}
+        self._refs: dict[str, str] = {}  # message id -> its encoded checkpoint reference
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod
@@ -176,16 +180,26 @@ class SessionLedger:
             self.event("title", title=self.title)
 
     def checkpoint(self, messages: Sequence[Message], reason: str) -> None:
-        """Record the full view the model now sees (images stripped)."""
-        entries: list[dict[str, Any]] = []
+        """Record the full view the model now sees (images stripped).
+
+        Written after every change of the history, so it is built from pre-encoded pieces:
+        a message already in the file costs one cached ``{"ref": id}`` string.
+        """
+        parts: list[str] = []
         for message in messages:
             if self._logged.get(message.id) is message:
-                entries.append({"ref": message.id})
+                ref = self._refs.get(message.id)
+                if ref is None:
+                    ref = self._refs[message.id] = '{"ref":' + _json(message.id) + "}"
+                parts.append(ref)
             else:
-                entries.append(message.to_record(strip_images=True))
+                parts.append(_json(message.to_record(strip_images=True)))
                 if not message.images:
                     self._logged[message.id] = message
-        self._write({"type": "view_checkpoint", "reason": reason, "messages": entries})
+        head = _json({"schema_version": SCHEMA_VERSION, "type": "view_checkpoint",
+                      "ts": _now(), "reason": reason})
+        line = f'{head[:-1]},"messages":[{",".join(parts)}]}}\n'
+        self._append_bytes(line.encode("utf-8", "replace"))
 
     def event(self, kind: str, **data: object) -> None:
         """Record a session event (compaction, usage, model change...)."""
