@@ -2,10 +2,11 @@
 
     python benchmarks/bench_loop.py
 
-A session holds a long history (~2,000 messages, ~90k estimated tokens: just under the
-100k clearing trigger of a 1M window, so no compaction runs and every turn costs the same). Each measured turn sends one request to an in-process model that answers
-at once; everything else is real: turn context, ledger appends, the pre-request check,
-events, a view checkpoint after every append. Side by side, in the same run: the time to serialise that
+A session holds a long history (~1,900 messages, ~97k estimated tokens: just under the
+100k clearing trigger of a 1M window, so no compaction runs and every turn costs the same).
+Each measured turn sends one request to an in-process model that answers at once; everything
+else is real: turn context, ledger appends, the pre-request check, events, a view checkpoint
+after every append. Side by side, in the same run: the time to serialise that
 request to JSON (what any HTTP client must do anyway). Prints the ratio; asserts nothing.
 """
 
@@ -27,7 +28,7 @@ from paicli_tui.core.llm.base import StreamDone
 from paicli_tui.core.llm.openai_client import OpenAICompatibleClient
 from paicli_tui.core.messages import Message, ToolCall
 
-PAIRS = 660          # user / assistant-with-call / tool triples in the pre-built history
+PAIRS = 600          # user / assistant-with-call / tool triples in the pre-built history
 TURNS = 30
 
 
