@@ -81,9 +81,14 @@ def test_bypasses(project_dir: Path, settings: Settings, tool: str, arguments: d
     assert not (project_dir / ".paicli").exists()
 
 
-def test_unpaged_read_file_is_offloaded(project_dir: Path, settings: Settings) -> None:
-    result = _run(project_dir, settings, _big(40_000), tool="read_file",
-                  arguments={"path": "big.txt", "offset": None})
+@pytest.mark.parametrize("arguments", [
+    {"path": "big.txt"}, {"path": "big.txt", "offset": None}, {"path": "big.txt", "limit": ""},
+    {"path": "big.txt", "offset": "", "limit": None},
+])
+def test_unpaged_read_file_is_offloaded(project_dir: Path, settings: Settings,
+                                        arguments: dict) -> None:
+    # read_file treats a missing or empty offset/limit as "the whole file": that is offloaded.
+    result = _run(project_dir, settings, _big(40_000), tool="read_file", arguments=arguments)
     assert result.offload_path is not None
 
 

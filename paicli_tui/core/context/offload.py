@@ -60,8 +60,9 @@ def _must_bypass(tool_name: str, arguments: Mapping[str, Any], bypass: bool) -> 
     if bypass or reads_tool_outputs(arguments):
         return True
     # A paged read_file already asked for a bounded slice; offloading it would loop.
+    # Empty values count as absent: read_file itself then reads the whole file.
     return tool_name == "read_file" and any(
-        arguments.get(key) is not None for key in ("offset", "limit")
+        arguments.get(key) not in (None, "") for key in ("offset", "limit")
     )
 
 
