@@ -239,3 +239,17 @@ def test_go_members_may_live_in_another_file_of_the_package() -> None:
     }
     picked = members_for_classes(rrf({"text": ["type", "start"]}), rows)
     assert [(item.id, via) for item, via in picked] == [("start", "Server")]
+
+
+def test_small_changes_are_text_searchable_without_rebuilding_the_fts_index(
+        settings, big_project: Path) -> None:
+    embedder = CountingEmbedder()
+    CodeIndexer(settings, big_project, embedder).update()
+    (big_project / "src" / "Zebra.java").write_text(
+        "class Zebra {\n    /** Counts the stripes of a zebra. */\n"
+        "    int stripes() { return 42; }\n}\n")
+    events: list[IndexProgress] = []
+    CodeIndexer(settings, big_project, embedder).update(events.append)
+    assert "fulltext" not in {e.phase for e in events}  # 2 new rows of 603: no rebuild
+    hits = search_project(settings, big_project, "zebra stripes", mode="text").hits
+    assert hits[0].name == "Zebra.stripes()"

@@ -44,6 +44,10 @@ INDEX_SKIPPED_DIRS = ALWAYS_SKIPPED_DIRS | frozenset({
 })
 """Vendored and cache folders never worth indexing, even without a .gitignore."""
 
+FTS_INDEX_NAME = "fulltext_idx"
+FTS_STALE_SHARE = 0.1
+"""Rebuild the full-text index when more than this share of rows are not in it yet."""
+
 BATCH_CHUNKS = 512
 """Chunks embedded and committed together (bounded memory, few commits)."""
 
@@ -341,13 +345,26 @@ class CodeIndexer:
          .when_not_matched_insert_all().execute(rows))
 
     def _refresh_fulltext(self, tables: IndexTables, report: ProgressCallback) -> None:
-        """(Re)build the full-text index; ICU segmentation splits Chinese words offline."""
-        report(IndexProgress("fulltext", 0, 1))
-        if tables.chunks.count_rows() == 0:
+        """Keep the full-text index current (ICU segmentation splits Chinese words offline).
+
+        Rows added since the index was built are still searched (LanceDB scans them), so a
+        small edit does not pay for a rebuild; the index is rebuilt once more than
+        FTS_STALE_SHARE of the rows are outside it.
+        """
+        total = tables.chunks.count_rows()
+        if total == 0:
             return
+        try:
+            stats = tables.chunks.index_stats(FTS_INDEX_NAME)
+        except Exception:  # noqa: BLE001 - no index yet, or stats unsupported: rebuild
+            stats = None
+        if stats is not None and stats.num_unindexed_rows <= FTS_STALE_SHARE * total:
+            return
+        report(IndexProgress("fulltext", 0, 1))
         from lancedb.index import FTS
 
-        tables.chunks.create_index("fulltext", config=FTS(base_tokenizer="icu"), replace=True)
+        tables.chunks.create_index("fulltext", config=FTS(base_tokenizer="icu"), replace=True,
+                                   name=FTS_INDEX_NAME)
         report(IndexProgress("fulltext", 1, 1))
 
 
