@@ -150,6 +150,8 @@ CASES = [
      [], ['我们应该统一用 Rust 重写']),
     ('mixed_fact_and_jwt', 'We sign requests with HMAC. Test token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig',
      ['We sign requests with HMAC'], ['Test token: eyJhbGciOiJIUzI1NiJ9']),
+    ('cue_in_a_neighbouring_question', '为什么我们这样做？数据库是 MySQL 8.0。',
+     ['数据库是 MySQL 8.0'], ['为什么我们这样做']),
 ]
 
 

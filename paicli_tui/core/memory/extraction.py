@@ -73,19 +73,28 @@ class FilteredInput:
     def sentences_over(self, start: int, end: int) -> list[Sentence]:
         return [s for s in self.sentences if s.start < end and start < s.end]
 
-    def _eligible(self, sentence: Sentence) -> bool:
+    def _own_words(self, sentence: Sentence) -> bool:
+        """Not code, not a quoted message, not blank."""
+        span = range(sentence.start, sentence.end)
         inside_code = any(self.fenced[sentence.start:sentence.end]) and all(
-            self.fenced[i] or self.text[i].isspace() for i in range(sentence.start, sentence.end))
-        quoted_line = all(self.blockquoted[i] or self.text[i].isspace()
-                          for i in range(sentence.start, sentence.end))
-        return not (inside_code or quoted_line or is_question(sentence.text, sentence.terminator)
-                    or is_temporary(sentence.text) or is_reported(sentence.text))
+            self.fenced[i] or self.text[i].isspace() for i in span)
+        quoted_line = all(self.blockquoted[i] or self.text[i].isspace() for i in span)
+        return not (inside_code or quoted_line)
+
+    def _eligible(self, sentence: Sentence) -> bool:
+        return self._own_words(sentence) and not (
+            is_question(sentence.text, sentence.terminator) or is_temporary(sentence.text)
+            or is_reported(sentence.text))
 
     def worth_asking(self) -> bool:
-        """True when some sentence that could hold a fact (not code, not quoted, not a question,
-        not about the moment) carries a durable-fact cue outside quotation marks."""
+        """True when some sentence could hold a fact (the person's own words, not a question,
+        not about the moment, not someone else's claim) and the person's own words carry a
+        durable-fact cue outside quotation marks. The cue may sit in a neighbouring sentence:
+        in "为什么我们这样做？数据库是 MySQL 8.0。" the question holds the cue, the fact none."""
+        if not any(self._eligible(s) for s in self.sentences):
+            return False
         unquoted = without_regions(self.text, self.quoted)
-        return any(self._eligible(s) and has_fact_cue(unquoted[s.start:s.end])
+        return any(self._own_words(s) and has_fact_cue(unquoted[s.start:s.end])
                    for s in self.sentences)
 
 
