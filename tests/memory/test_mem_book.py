@@ -196,3 +196,19 @@ def test_linked_files_must_be_inside_the_project(book: MemoryBook, project_dir: 
     assert "inside the project" in book.save("x y z", source_file="../elsewhere.txt").message
     assert "no such file" in book.save("x y z", source_file="missing.txt").message
     assert len(book.list_visible()) == 1
+
+
+def test_a_global_memory_links_its_file_absolutely(settings: Settings, tmp_path: Path,
+                                                   clock: Clock) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir(), two.mkdir()
+    (one / "pom.xml").write_text("<project/>", encoding="utf-8")
+    (two / "pom.xml").write_text("<project/>", encoding="utf-8")
+    old = (T0 - timedelta(seconds=60)).timestamp()
+    os.utime(one / "pom.xml", (old, old))
+    entry = MemoryBook(settings, one, clock=clock).save(
+        "All services use Java 17", scope="global", source_file="pom.xml").entry
+    assert entry.source_file == str((one / "pom.xml").resolve())
+    clock.now = T0 + timedelta(days=1)
+    # Seen from another project whose own pom.xml is newer: still judged by one/pom.xml.
+    assert not MemoryBook(settings, two, clock=clock).is_stale(entry)

@@ -111,13 +111,18 @@ class MemoryBook:
         - conflict: nothing written, the conflicting entries are returned; ``force=True``
           keeps both.
         Entries saved by the person are ``verified``; all others start ``unverified``.
-        ``source_file`` links the fact to a file inside the project (stored project-relative):
-        when that file changes after verification, the memory is marked possibly stale.
+        ``source_file`` links the fact to a file inside the project (stored project-relative,
+        absolute for a global memory): when that file changes after verification, the memory
+        is marked possibly stale.
         """
         text = content.strip()
         problem = _check_content(text) or (None if scope in SCOPES else f"unknown scope {scope!r}")
         if not problem and source_file:
             source_file, problem = self._link(source_file)
+            if source_file and scope == SCOPE_GLOBAL:
+                # A global memory is read from every project: a relative link would point at
+                # each project's own file of that name.
+                source_file = str(Path(self.project_root) / source_file)
         if problem:
             return SaveResult("refused", message=problem)
         if refresh_duplicate is None:
