@@ -203,3 +203,32 @@ async def test_whole_read_of_a_saved_output_comes_back_paged(project, settings) 
     assert lines[0] == (".paicli/tool-outputs/s1/001-execute_command.txt lines 1-200 of 1000 "
                         "(more: offset=201)")
     assert lines[-1].endswith("\tout 200") and out.bypass_offload
+
+
+@pytest.mark.parametrize(("original", "old", "new", "expected"), [
+    (b"a\r\nb\r\nc\r\n", "b\n", "B\n", b"a\r\nB\r\nc\r\n"),           # CRLF kept everywhere
+    (b"a\r\nb\r\nc\r\n", "a\nb", "x\ny", b"x\r\ny\r\nc\r\n"),
+    (b"a\nb\r\nc\n", "c", "C", b"a\nb\r\nC\n"),                       # mixed: only the edit
+    (b"a\nb\r\nc\n", "a\nb", "x\ny", b"x\ny\r\nc\n"),
+    (b"a\r\nb\r\n", "b", "B\nC", b"a\r\nB\r\nC\r\n"),                  # new lines in file style
+    (b"\xef\xbb\xbfhello\n", "hello", "bye", b"\xef\xbb\xbfbye\n"),   # BOM kept
+])
+async def test_edit_changes_only_the_edited_bytes(project, settings, original, old, new,
+                                                  expected) -> None:
+    target = project / "f.txt"
+    target.write_bytes(original)
+    out = await EditFileTool().run({"path": "f.txt", "old_string": old, "new_string": new},
+                                   ctx(project, settings))
+    assert out.status == "done", out.content
+    assert target.read_bytes() == expected
+
+
+async def test_edit_refuses_invalid_utf8(project, settings) -> None:
+    target = project / "latin1.txt"
+    # past the binary sniff (first 8 KiB): a stray Latin-1 byte deep in a text file
+    original = b"ok\n" + b"plain line\n" * 1_000 + b"caf\xe9\n"
+    target.write_bytes(original)
+    out = await EditFileTool().run({"path": "latin1.txt", "old_string": "ok",
+                                    "new_string": "fine"}, ctx(project, settings))
+    assert out.status == "failed" and "UTF-8" in out.content
+    assert target.read_bytes() == original

@@ -45,6 +45,12 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
+def _uses_crlf(text: str) -> bool:
+    """True for a file whose every line break is CRLF (mixed files are edited as they are)."""
+    crlf = text.count("\r\n")
+    return crlf > 0 and crlf == text.count("\n")
+
+
 async def _apply(context: ToolContext, tool: str, path: Path, label: str, before: str,
                  after: str, summary: str) -> ToolOutput:
     diff = unified_diff(label, before, after)
@@ -125,7 +131,10 @@ class EditFileTool:
                 raise ToolArgumentError("old_string and new_string are the same")
             path = resolve_in_project(root, arguments.get("path"), must_exist=True)
             label = relative_label(root, path)
-            before = read_text_file(path, label)
+            before = read_text_file(path, label, exact=True)
+            if _uses_crlf(before) and "\r" not in old:
+                # The model sees lines without their \r; match and write in the file's style.
+                old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
             count = before.count(old)
             if count == 0:
                 raise ToolArgumentError(

@@ -32,8 +32,12 @@ def _number(lines: list[str], first: int) -> str:
     return "\n".join(f"{first + i:>6}\t{line}" for i, line in enumerate(lines))
 
 
-def read_text_file(path: Path, label: str) -> str:
-    """The file's text; ToolArgumentError for folders, binaries and huge files."""
+def read_text_file(path: Path, label: str, *, exact: bool = False) -> str:
+    """The file's text; ToolArgumentError for folders, binaries and huge files.
+
+    ``exact`` (for edits): line endings kept as they are and invalid UTF-8 refused, so
+    writing the text back changes nothing but the edit.
+    """
     if path.is_dir():
         raise ToolArgumentError(f"{label} is a folder; use list_dir to see what is in it")
     if not path.is_file():
@@ -44,7 +48,13 @@ def read_text_file(path: Path, label: str) -> str:
     with path.open("rb") as handle:
         if looks_binary(handle.read(8192)):
             raise ToolArgumentError(f"{label} looks like a binary file; it cannot be read as text")
-    return path.read_text(encoding="utf-8", errors="replace")
+    if not exact:
+        return path.read_text(encoding="utf-8", errors="replace")
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolArgumentError(f"{label} is not valid UTF-8; editing it would change bytes "
+                                "outside the edit") from None
 
 
 def _is_saved_output(label: str) -> bool:
