@@ -225,3 +225,33 @@ def test_a_reader_never_moves_aside_a_file_a_writer_just_fixed(tmp_path: Path,
     assert [e.content for e in entries] == ["fixed by another process"]
     assert not list(tmp_path.glob("*.corrupt-*"))
     assert path.read_text(encoding="utf-8") == good
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+                     lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=6)
+
+
+@given(st.dictionaries(st.sampled_from(["id", "content", "type", "created_at",
+                                        "last_verified_at", "metadata", "token_count"]),
+                       _JSON, max_size=7),
+       st.dictionaries(st.sampled_from(["scope", "project", "source", "verification",
+                                        "source_file"]), _JSON, max_size=5))
+@settings(max_examples=80, deadline=None)
+def test_a_hand_edited_entry_never_crashes_a_reader(raw: dict, metadata: dict) -> None:
+    """Any JSON in an entry either reads as an entry that every consumer can use, or makes the
+    file count as unreadable (moved aside, never lost) — never an unexpected exception."""
+    from paicli_tui.core.memory.freshness import is_stale
+    from paicli_tui.core.memory.retrieval import format_line
+
+    raw = {"id": "a1b2", "content": "fact", **raw}
+    if metadata:
+        raw["metadata"] = metadata
+    try:
+        entry = MemoryEntry.from_dict(raw)
+    except ValueError:
+        return
+    entry.visible_in("/p")
+    is_stale(entry, FIXED, 30, "/p")
+    format_line(entry, False)
+    assert _parse(serialise([entry])) == [entry]

@@ -156,7 +156,10 @@ class MemoryEntry:
         content = data.get("content")
         if not isinstance(entry_id, str) or not entry_id or not isinstance(content, str):
             raise ValueError("memory entry without an id or content")
-        meta = dict(data.get("metadata") or {})
+        raw_meta = data.get("metadata") or {}
+        if not isinstance(raw_meta, Mapping):
+            raise ValueError("memory entry metadata is not an object")
+        meta = dict(raw_meta)
         created = data.get("created_at") or data.get("createdAt") or ""
         verified = data.get("last_verified_at") or data.get("lastVerifiedAt") or created
         known = {"scope", "project", "source", "verification", "source_file"}
@@ -167,12 +170,17 @@ class MemoryEntry:
             created_at=str(created),
             last_verified_at=str(verified),
             type=str(data.get("type") or DEFAULT_TYPE),
-            scope=meta.get("scope"),
-            project=meta.get("project"),
+            scope=_text_or_none(meta.get("scope")),
+            project=_text_or_none(meta.get("project")),
             source=str(meta.get("source") or SOURCE_EXPLICIT),
             verification=str(meta.get("verification") or VERIFIED),
-            source_file=meta.get("source_file") or None,
+            source_file=_text_or_none(meta.get("source_file")),
             token_count=token_count if isinstance(token_count, int) else 0,
             extra={k: v for k, v in meta.items() if k not in known},
             extra_fields={k: v for k, v in data.items() if k not in _TOP_LEVEL},
         )
+
+
+def _text_or_none(value: object) -> str | None:
+    """A metadata string; anything else (a hand-edited number, a list) reads as absent."""
+    return value if isinstance(value, str) and value else None
