@@ -152,6 +152,22 @@ CASES = [
      ['We sign requests with HMAC'], ['Test token: eyJhbGciOiJIUzI1NiJ9']),
     ('cue_in_a_neighbouring_question', '为什么我们这样做？数据库是 MySQL 8.0。',
      ['数据库是 MySQL 8.0'], ['为什么我们这样做']),
+    ('en_dont_rule', "Don't use emojis in commit messages.",
+     ["Don't use emojis in commit messages"], []),
+    ('en_urls_with_dots', 'Our staging URL is https://staging.acme.io, production is https://acme.io.',
+     ['Our staging URL is https://staging.acme.io, production is https://acme.io'], []),
+    ('zh_xian_xie_is_durable', '以后遇到数据库迁移，先写回滚脚本。',
+     ['以后遇到数据库迁移，先写回滚脚本'], []),
+    ('neg_en_whats_no_mark', "What's our default branch",
+     [], ['our default branch']),
+    ('en_semicolon_contractions', "We're a Python shop; we don't write Java.",
+     ["We're a Python shop", "we don't write Java"], []),
+    ('blockquoted_then_own_words', '> 我们统一用 pnpm\n同意，我们统一用 pnpm。',
+     ['我们统一用 pnpm'], []),
+    ('en_parenthesised_url', 'Our monorepo is managed by Nx (https://nx.dev).',
+     ['Our monorepo is managed by Nx (https://nx.dev)'], []),
+    ('zh_ascii_quotes_inside_fact', '我们的 API 统一返回 {"code": 0, "data": ...} 格式。',
+     ['我们的 API 统一返回 {"code": 0, "data": ...} 格式'], []),
 ]
 
 
@@ -287,6 +303,7 @@ def test_not_temporary(text: str) -> None:
     ("不管什么情况都用 UTF-8", "", False),
     ("We use pytest", "\n", False),
     ("Why we use Gradle: it is fast.", ".", False),
+    ("What's our default branch", "", True),
 ])
 def test_questions(sentence: str, terminator: str, question: bool) -> None:
     assert is_question(sentence, terminator) is question

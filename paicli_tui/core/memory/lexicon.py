@@ -140,7 +140,8 @@ _SUBJECT = r"we|you|i|they|it|this|that|these|those|the|there|he|she|our|your|my
 _WH = r"why|what|how|which|where|when|who|whose|whom"
 # "Do we use Redis" asks; "Do not commit build output" instructs: the subject decides.
 _QUESTION_START = re.compile(rf"^(?:{_AUX})\s+(?:{_SUBJECT})(?![A-Za-z0-9_])", re.IGNORECASE)
-_WH_START = re.compile(rf"^(?:{_WH})\s+(?:{_AUX}|{_SUBJECT})(?![A-Za-z0-9_])", re.IGNORECASE)
+_WH_START = re.compile(rf"^(?:{_WH})(?:['’]s\b|\s+(?:{_AUX}|{_SUBJECT})(?![A-Za-z0-9_]))",
+                       re.IGNORECASE)
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d+[.)、])\s+")
 # A Chinese sentence that ends in a question particle or question word asks, whatever its mark.
 _ZH_QUESTION_END = ("吗", "呢", "么", "嘛", "多少", "哪个", "哪些", "哪里", "哪儿", "如何",
