@@ -66,3 +66,23 @@ async def test_resume_after_turn_equals_the_live_view(settings, project_dir) -> 
     assert restored.warnings == []
     assert [(m.id, m.content) for m in restored.messages] == \
         [(m.id, m.content) for m in session.history]
+
+
+async def test_summary_messages_join_the_raw_stream_once(settings, project_dir) -> None:
+    # SPEC §7: every message sent is appended. The summary and its acknowledgement are sent
+    # from the compaction on; placeholders are rewrites and stay checkpoint-only.
+    steps = [Step(text=f"answer {i}") for i in range(3)]
+    session = await AgentSession.start(settings, project_dir, client=ScriptedClient(steps))
+    for i in range(3):
+        await drain(session.run_turn(f"question {i} " + "words " * 300))
+    reports = await session.compact_now()
+    assert any(r.tier == "summary" and r.changed for r in reports)
+    records = _records(session)
+    ids = [r["message"]["id"] for r in records if r["type"] == "message"]
+    assert len(ids) == len(set(ids))  # no message recorded twice
+    summary, ack = session.history[1], session.history[2]
+    assert summary.id in ids and ack.id in ids
+    ledger = SessionLedger.open(settings.home, session.session_id)
+    before = ledger.checkpoint_before_last_compaction()
+    assert before is not None and summary.id not in {m.id for m in before}
+    assert [m.id for m in ledger.restore().messages] == [m.id for m in session.history]

@@ -180,8 +180,14 @@ class AgentSession:
         events = self.record_reports(prepared.reports)
         if len(prepared.messages) != len(self.history) or any(
                 a is not b for a, b in zip(prepared.messages, self.history, strict=True)):
-            # Rewritten messages (placeholders, the summary) are not new conversation:
-            # the checkpoint records them in full; the raw message stream stays as it was.
+            # New messages (the summary and its acknowledgement, stand-in results) are sent
+            # from now on, so they join the raw stream (SPEC §7); rewrites of messages already
+            # there (placeholders keep their id) are recorded by the checkpoint alone. Written
+            # after the compaction events, so the view before the compaction stays findable.
+            known = {m.id for m in self.history}
+            for message in prepared.messages:
+                if message.id not in known:
+                    self.ledger.append(message)
             self.replace_view(prepared.messages, "compaction" if events else "prepare")
         return events
 
