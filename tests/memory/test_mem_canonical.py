@@ -68,6 +68,10 @@ def test_version_variants(a: str, b: str, variant: bool) -> None:
     ("We deploy with helm charts stored in deploy/", "We deploy with helm charts kept in deploy/",
      0.99, False),
     ("We use pytest", "Lombok is forbidden", 0.8, False),
+    ("abcdef", "abcdeg", 0.8, True),  # Dice exactly 0.8: "≥ 0.8" conflicts
+    ("abcdef", "abcdeg", 0.81, False),
+    ("abcdef", "abcdeg", 0.98, False),
+    ("abcdef", "abcdeg", 0.99, False),
 ])
 def test_conflicts(a: str, b: str, threshold: float, conflict: bool) -> None:
     assert conflicts(a, b, threshold) is conflict
@@ -77,6 +81,7 @@ def test_conflicts(a: str, b: str, threshold: float, conflict: bool) -> None:
     ("abc", "abc", 1.0),
     ("abcd", "abce", 2 * 2 / 6),
     ("ab", "cd", 0.0),
+    ("abcdef", "abcdeg", 0.8),
 ])
 def test_dice_values(a: str, b: str, expected: float) -> None:
     assert dice(a, b) == pytest.approx(expected)
