@@ -93,3 +93,15 @@ def test_tool_call_arguments_are_always_sent_as_a_json_object(arguments: str, se
     out = with_sendable_arguments(message)
     assert out.tool_calls[0].arguments == sent and out.id == message.id
     assert (out is message) is (arguments == sent)
+
+
+def test_loaded_history_with_malformed_arguments_is_repaired() -> None:
+    # An older ledger may hold a call whose arguments are not JSON: flagged and repaired,
+    # with its result still paired.
+    bad = Message.assistant(tool_calls=[ToolCall("a", "read_file", '{"path": ')])
+    msgs = [Message.user("u"), bad, Message.tool("a", "read_file", "r")]
+    assert pairing_problems(msgs)
+    out, notes = repair_pairing(msgs)
+    assert pairing_problems(out) == [] and notes
+    assert out[1].id == bad.id and out[1].tool_calls[0].arguments.startswith('{"invalid_arg')
+    assert out[2] is msgs[2]

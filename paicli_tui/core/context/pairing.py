@@ -88,6 +88,8 @@ def pairing_problems(messages: Sequence[Message]) -> list[str]:
         wanted = [c.id for c in message.tool_calls]
         if len(set(wanted)) != len(wanted):
             problems.append(f"message {i - 1}: duplicate tool-call ids")
+        if with_sendable_arguments(message) is not message:
+            problems.append(f"message {i - 1}: tool-call arguments that are not a JSON object")
         open_ids = set(wanted)
         while i < len(messages) and messages[i].role is Role.TOOL:
             call_id = messages[i].tool_call_id
@@ -105,7 +107,8 @@ def repair_pairing(messages: Sequence[Message]) -> tuple[list[Message], list[str
     """A history a provider accepts, plus what was changed.
 
     Drops tool results that answer no open call (orphans, duplicates), empty assistant
-    messages (no text, no calls), drops repeated call ids within one assistant message, and answers every call left without a result by a
+    messages (no text, no calls), drops repeated call ids within one assistant message, wraps
+    tool-call arguments that are not a JSON object, and answers every call left without a result by a
     "not run / cancelled" result placed with its group. A valid history comes back unchanged
     (same message objects).
     """
@@ -130,6 +133,10 @@ def repair_pairing(messages: Sequence[Message]) -> tuple[list[Message], list[str
         if len(unique) != len(message.tool_calls):
             notes.append("dropped repeated tool-call ids in an assistant message")
             message = message.evolve(tool_calls=tuple(unique.values()))
+        sendable = with_sendable_arguments(message)
+        if sendable is not message:
+            notes.append("kept malformed tool-call arguments as text inside a JSON object")
+            message = sendable
         out.append(message)
         open_ids = dict.fromkeys(unique)
         while i < len(messages) and messages[i].role is Role.TOOL:
