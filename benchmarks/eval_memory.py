@@ -1,6 +1,9 @@
 """Score automatic fact extraction on the development set, in oracle and adversarial mode.
 
-    python benchmarks/eval_memory.py [PATH_TO_CASES.json]
+    python benchmarks/eval_memory.py [PATH_TO_CASES.json ...]
+
+Without arguments: the shared development set, then tests/memory/auto_fact_review_cases.json
+(bilingual cases written outside the development set).
 
 Oracle mode: the model answers with exactly the gold spans; the pipeline must reach F1 1.0.
 Adversarial mode: the model answers with each deliberately wrong reply; nothing may be
@@ -24,6 +27,7 @@ from paicli_tui.core.memory.store import MemoryStore
 
 DEFAULT_CASES = Path("/work/shared/eval/memory/auto-fact-dev.json")
 FALLBACK_CASES = Path(__file__).resolve().parent.parent / "tests/memory/auto_fact_dev_cases.json"
+REVIEW_CASES = FALLBACK_CASES.with_name("auto_fact_review_cases.json")
 
 
 def _runner(home: Path):
@@ -60,20 +64,26 @@ def _print(title: str, report: EvalReport) -> None:
         print(f"  no model call (local filters): {', '.join(skipped)}")
 
 
-async def main(path: Path) -> int:
+async def evaluate(path: Path) -> bool:
+    """Print the oracle and adversarial figures for one case file; True when both pass."""
     cases = json.loads(path.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="paicli-eval-") as tmp:
         run = _runner(Path(tmp))
         oracle = await run_oracle(cases, run)
         adversarial = await run_adversarial(cases, run)
+    print(f"### {path.name}: {len(cases)} cases")
     _print("oracle", oracle)
     _print("adversarial", adversarial)
-    ok = oracle.f1 == 1.0 and oracle.exact_cases == len(oracle.cases) and adversarial.writes == 0
-    print("RESULT", "pass" if ok else "FAIL")
-    return 0 if ok else 1
+    return oracle.f1 == 1.0 and oracle.exact_cases == len(oracle.cases) and adversarial.writes == 0
+
+
+async def main(paths: list[Path]) -> int:
+    results = [await evaluate(path) for path in paths]
+    print("RESULT", "pass" if all(results) else "FAIL")
+    return 0 if all(results) else 1
 
 
 if __name__ == "__main__":
-    cases_path = Path(sys.argv[1]) if len(sys.argv) > 1 else (
-        DEFAULT_CASES if DEFAULT_CASES.exists() else FALLBACK_CASES)
-    sys.exit(asyncio.run(main(cases_path)))
+    # Default: the shared development set, then the reviewer's extra cases (not in the dev set).
+    default = [DEFAULT_CASES if DEFAULT_CASES.exists() else FALLBACK_CASES, REVIEW_CASES]
+    sys.exit(asyncio.run(main([Path(a) for a in sys.argv[1:]] or default)))

@@ -1,9 +1,12 @@
 """Extraction on inputs outside the development set (SPEC §15): the reviewer's own bilingual
-cases, run through the whole pipeline (local filters, reply checks, save) like the dev set.
+cases (auto_fact_review_cases.json: tricky punctuation, mixed languages, lists, markdown,
+quotes, reported speech, questions without a mark), run through the whole pipeline (local
+filters, reply checks, save) like the dev set, plus table tests of the SPEC's numbers and
+word lists.
 
-Each row: (case id, what the person typed, the quotes that must be saved, wrong quotes a model
-might answer with, none of which may be saved). Oracle mode answers with exactly the gold
-quotes; adversarial mode answers once per wrong quote.
+Each case: what the person typed, the quotes that must be saved, and wrong replies a model
+might give, none of which may save anything. Oracle mode answers with exactly the gold quotes;
+adversarial mode answers once per wrong reply.
 """
 
 from __future__ import annotations
@@ -33,142 +36,20 @@ from paicli_tui.core.memory.lexicon import (
 from paicli_tui.core.memory.store import MemoryStore
 from paicli_tui.core.memory.textspans import quoted_regions, split_sentences
 
-CASES = [
-    ('zh_style_guide', '我们的代码风格遵循 Google Java Style。',
-     ['我们的代码风格遵循 Google Java Style'], ['代码风格遵循 Google 风格']),
-    ('zh_pnpm_not_npm', '项目用 pnpm 管理依赖，不要用 npm。',
-     ['项目用 pnpm 管理依赖，不要用 npm'], []),
-    ('en_contraction', "I'm on macOS and I use zsh.",
-     ["I'm on macOS and I use zsh"], []),
-    ('en_fact_then_question', 'Our CI runs on GitHub Actions. Can you check why the build failed?',
-     ['Our CI runs on GitHub Actions'], ['Can you check why the build failed']),
-    ('zh_markdown_list', '项目约定：\n- 我们用 Go 1.22\n- 数据库是 MySQL 8.0\n- 禁止使用 ORM',
-     ['我们用 Go 1.22', '数据库是 MySQL 8.0', '禁止使用 ORM'], []),
-    ('zh_two_rules_comma', '以后回复请用简体中文，代码注释用英文。',
-     ['以后回复请用简体中文，代码注释用英文'], []),
-    ('en_backticks', 'We use `pnpm` workspaces for the monorepo.',
-     ['We use `pnpm` workspaces for the monorepo'], ['pnpm']),
-    ('en_inline_command', 'Always run `make lint` before pushing.',
-     ['Always run `make lint` before pushing'], []),
-    ('mixed_zh_en', '我们 backend 统一用 FastAPI，前端用 Vue 3。',
-     ['我们 backend 统一用 FastAPI，前端用 Vue 3'], []),
-    ('en_version_dot', 'We target Node 20.x. Please explain the error.',
-     ['We target Node 20.x'], []),
-    ('en_semicolon', 'Use 4 spaces for indentation; never use tabs.',
-     ['Use 4 spaces for indentation', 'never use tabs'], []),
-    ('zh_exclaim_dotfile', '我们项目禁止提交 .env 文件！',
-     ['我们项目禁止提交 .env 文件'], []),
-    ('zh_other_docs', '其他说明文档都放在 docs/ 目录，我们统一用 Markdown 写。',
-     ['其他说明文档都放在 docs/ 目录，我们统一用 Markdown 写'], []),
-    ('en_tokenizer', 'Our project uses the jieba tokenizer for Chinese text.',
-     ['Our project uses the jieba tokenizer for Chinese text'], []),
-    ('zh_priority', '我们团队评审时优先看测试覆盖率。',
-     ['我们团队评审时优先看测试覆盖率'], []),
-    ('en_eg', 'We prefer small PRs, e.g. under 300 lines.',
-     ['We prefer small PRs, e.g. under 300 lines'], []),
-    ('zh_ellipsis_list', '我习惯用 IntelliJ IDEA……另外我们仓库用 Git LFS 存大文件。',
-     ['我们仓库用 Git LFS 存大文件'], []),
-    ('neg_zh_question_no_mark', '我们项目用的是什么数据库',
-     [], ['我们项目用的是什么数据库']),
-    ('neg_zh_anotA', '你能不能以后都用中文回复？',
-     [], ['以后都用中文回复']),
-    ('neg_en_question_no_mark', 'Why do we use Gradle here',
-     [], ['we use Gradle here']),
-    ('neg_en_is_it_true', 'Is it true that our repo uses Lombok',
-     [], ['our repo uses Lombok']),
-    ('neg_en_right_now', 'Right now our build uses Java 8 while we migrate.',
-     [], ['our build uses Java 8 while we migrate']),
-    ('neg_en_temporarily', 'Temporarily, we pin numpy to 1.26.',
-     [], ['we pin numpy to 1.26']),
-    ('neg_en_quoted_colleague', 'My colleague said "we always squash merge" - is that right?',
-     [], ['we always squash merge']),
-    ('neg_zh_corner_quote', '产品经理说「以后所有接口都用 GraphQL」，我觉得不靠谱。',
-     [], ['以后所有接口都用 GraphQL']),
-    ('neg_tilde_fence', '~~~yaml\n# we use python 3.8\n~~~',
-     [], ['# we use python 3.8']),
-    ('neg_fullwidth_blockquote', '＞我们统一用 tabs 缩进',
-     [], ['我们统一用 tabs 缩进']),
-    ('neg_secret_same_sentence', 'Our DB password is hunter2 and we use Postgres 15.',
-     [], ['we use Postgres 15']),
-    ('mixed_email_then_fact', '我的邮箱是 dev@acme.io。我们团队用飞书沟通。',
-     ['我们团队用飞书沟通'], ['我的邮箱是 dev@acme.io']),
-    ('neg_by_the_way', 'By the way, we use Redis for caching.',
-     [], ['we use Redis for caching']),
-    ('neg_zh_xianba', '我们先把这个 bug 修了吧。',
-     [], ['我们先把这个 bug 修了吧']),
-    ('durable_qing_xian', '请先给一个例子，再讲原理，我一直这样学习。',
-     ['请先给一个例子，再讲原理，我一直这样学习'], []),
-    ('neg_heard', 'I heard the team uses Kafka.',
-     [], ['the team uses Kafka']),
-    ('neg_zh_colleague_said', '同事说我们以后都用 Bazel 构建。',
-     [], ['我们以后都用 Bazel 构建']),
-    ('neg_en_colleague_said', 'My colleague said we should always use Bazel.',
-     [], ['we should always use Bazel']),
-    ('neg_ma_with_period', '这个项目用的是 Java 17 吗。',
-     [], ['这个项目用的是 Java 17']),
-    ('url_query', '我们的文档托管在 https://docs.acme.io/?lang=zh 上。',
-     ['我们的文档托管在 https://docs.acme.io/?lang=zh 上'], []),
-    ('neg_phone', '我手机号 13812345678，我们用企业微信。',
-     [], ['我们用企业微信']),
-    ('neg_apikey_zh', '以后 OpenAI 的 API key 统一放在 .env 里。',
-     [], ['以后 OpenAI 的 API key 统一放在 .env 里']),
-    ('en_numbered_list', 'Team conventions:\n1. We use conventional commits.\n2. We rebase, never merge.',
-     ['We use conventional commits', 'We rebase, never merge'], []),
-    ('neg_indented_code', 'Look at this snippet:\n```python\n# we always use tabs\nx = 1\n```\nWhat does it do?',
-     [], ['# we always use tabs']),
-    ('neg_gt_after_space', '  > 我们默认用 UTF-8 编码',
-     [], ['我们默认用 UTF-8 编码']),
-    ('neg_now_any_case', 'NOW we use the beta API.',
-     [], ['we use the beta API']),
-    ('know_is_not_now', 'I know we always use ruff for linting.',
-     ['we always use ruff for linting'], []),
-    ('neg_single_quotes', "He wrote 'we always use tabs' in the wiki, is that still true?",
-     [], ['we always use tabs']),
-    ('neg_readme_says', 'The README says we use Yarn 1.',
-     [], ['we use Yarn 1']),
-    ('fact_after_fence', '```bash\nnpm i\n```\nWe use npm workspaces.',
-     ['We use npm workspaces'], ['npm i']),
-    ('bold_markdown', '**我们统一用 pnpm 管理依赖**',
-     ['我们统一用 pnpm 管理依赖'], []),
-    ('remember_prefix', '记住：我们的接口统一返回 JSON。',
-     ['我们的接口统一返回 JSON'], []),
-    ('neg_remember_secret', '记住我的密码是 hunter22',
-     [], ['我的密码是 hunter22']),
-    ('neg_inline_code_only', '这行配置 `我们默认用 UTF-8` 是什么意思？',
-     [], ['我们默认用 UTF-8']),
-    ('en_pep', 'We version packages according to PEP 440.',
-     ['We version packages according to PEP 440'], []),
-    ('zh_impl_dir', '我们的核心实现在 src/core 目录下。',
-     ['我们的核心实现在 src/core 目录下'], []),
-    ('en_when_clause', 'When we release, we always tag the commit',
-     ['When we release, we always tag the commit'], []),
-    ('zh_docs_shuoming', '项目的文档说明都放在 docs/ 下，统一用中文写。',
-     ['项目的文档说明都放在 docs/ 下，统一用中文写'], []),
-    ('neg_this_week', 'This week we use the staging cluster for demos.',
-     [], ['we use the staging cluster for demos']),
-    ('neg_chatgpt_said', 'ChatGPT 说我们应该统一用 Rust 重写。',
-     [], ['我们应该统一用 Rust 重写']),
-    ('mixed_fact_and_jwt', 'We sign requests with HMAC. Test token: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig',
-     ['We sign requests with HMAC'], ['Test token: eyJhbGciOiJIUzI1NiJ9']),
-    ('cue_in_a_neighbouring_question', '为什么我们这样做？数据库是 MySQL 8.0。',
-     ['数据库是 MySQL 8.0'], ['为什么我们这样做']),
-    ('en_dont_rule', "Don't use emojis in commit messages.",
-     ["Don't use emojis in commit messages"], []),
-    ('en_urls_with_dots', 'Our staging URL is https://staging.acme.io, production is https://acme.io.',
-     ['Our staging URL is https://staging.acme.io, production is https://acme.io'], []),
-    ('zh_xian_xie_is_durable', '以后遇到数据库迁移，先写回滚脚本。',
-     ['以后遇到数据库迁移，先写回滚脚本'], []),
-    ('neg_en_whats_no_mark', "What's our default branch",
-     [], ['our default branch']),
-    ('en_semicolon_contractions', "We're a Python shop; we don't write Java.",
-     ["We're a Python shop", "we don't write Java"], []),
-    ('blockquoted_then_own_words', '> 我们统一用 pnpm\n同意，我们统一用 pnpm。',
-     ['我们统一用 pnpm'], []),
-    ('en_parenthesised_url', 'Our monorepo is managed by Nx (https://nx.dev).',
-     ['Our monorepo is managed by Nx (https://nx.dev)'], []),
-    ('zh_ascii_quotes_inside_fact', '我们的 API 统一返回 {"code": 0, "data": ...} 格式。',
-     ['我们的 API 统一返回 {"code": 0, "data": ...} 格式'], []),
-]
+CASES_FILE = Path(__file__).with_name("auto_fact_review_cases.json")
+"""The cases in the development set's format (benchmarks/eval_memory.py scores them too)."""
+
+
+def _load() -> list[tuple[str, str, list[str], list[str]]]:
+    rows = []
+    for case in json.loads(CASES_FILE.read_text(encoding="utf-8")):
+        wrong = [fact["quote"] for reply in case.get("adversarial", ())
+                 for fact in json.loads(reply)["facts"]]
+        rows.append((case["id"], case["input"], case["gold"], wrong))
+    return rows
+
+
+CASES = _load()
 
 
 class Scripted:
