@@ -154,10 +154,10 @@ class AgentSession:
         fixed. Messages added by the repair are written to the ledger."""
         if not pairing_problems(self.history):
             return []
-        before = {id(m) for m in self.history}
+        before = {m.id for m in self.history}
         repaired, fixes = repair_pairing(self.history)
         for message in repaired:
-            if id(message) not in before:
+            if message.id not in before:  # stand-in results; rewrites keep their id
                 self.ledger.append(message)
         self.replace_view(repaired, reason)
         return fixes
