@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from paicli_tui.core.context.pairing import (
     pairing_problems,
@@ -105,3 +107,28 @@ def test_loaded_history_with_malformed_arguments_is_repaired() -> None:
     assert pairing_problems(out) == [] and notes
     assert out[1].id == bad.id and out[1].tool_calls[0].arguments.startswith('{"invalid_arg')
     assert out[2] is msgs[2]
+
+
+_IDS = st.sampled_from(["a", "b", "c", "d"])
+_ARGS = st.sampled_from(["{}", '{"path": "x"}', '{"path": ', "[]", ""])
+_ANY_MESSAGE = st.one_of(
+    st.builds(lambda t: Message.user(t), st.sampled_from(["u", "v"])),
+    st.builds(lambda t: Message.assistant(t), st.sampled_from(["", " ", "ok"])),
+    st.builds(lambda calls, t: Message.assistant(t, [ToolCall(i, "read_file", a)
+                                                     for i, a in calls]),
+              st.lists(st.tuples(_IDS, _ARGS), min_size=1, max_size=3),
+              st.sampled_from(["", "thinking"])),
+    st.builds(lambda i: Message.tool(i, "read_file", "r"), _IDS),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ANY_MESSAGE, max_size=14))
+def test_repair_makes_any_history_sendable_and_is_idempotent(msgs: list[Message]) -> None:
+    # Loaded sessions can hold anything: after one repair a provider accepts the history,
+    # and a second repair changes nothing.
+    out, _ = repair_pairing(msgs)
+    assert pairing_problems(out) == []
+    again, notes = repair_pairing(out)
+    assert notes == [] and all(x is y for x, y in zip(again, out, strict=True))
+    assert [m for m in msgs if m.role is Role.USER] == [m for m in out if m.role is Role.USER]
