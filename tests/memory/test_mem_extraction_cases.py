@@ -267,3 +267,16 @@ def test_reported_speech(sentence: str, reported: bool) -> None:
 ])
 def test_secret_looking_values(text: str, secret: bool) -> None:
     assert mentions_sensitive(text) is secret
+
+
+@pytest.mark.parametrize(("text", "quote", "reason"), [
+    ("We use pnpm everywhere.", "e use pnpm everywhere", "cuts a word"),
+    ("The repo targets Python 3.12.", "The repo targets Python 3.1", "cuts a word"),
+    ("We use pnpm everywhere.", "We use pnpm everywher", "cuts a word"),
+    ("We use pnpm everywhere.", "We use pnpm everywhere", None),
+    ("Please remember that we use pnpm.", "we use pnpm", None),
+    ("我们统一用pnpm管理依赖。", "统一用pnpm管理依赖", None),
+    ("我们统一用pnpm管理依赖。", "我们统一用pnp", "cuts a word"),
+])
+def test_quotes_never_cut_a_latin_word(text: str, quote: str, reason: str | None) -> None:
+    assert check_quote(quote, FilteredInput.of(text)) == reason

@@ -191,7 +191,21 @@ def check_quote(quote: str, source: FilteredInput) -> str | None:
     return reasons[0]
 
 
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def _cuts_a_word(text: str, start: int, end: int) -> bool:
+    """The span begins or ends inside a Latin word or number ("e use pnpm", "Python 3.1" of
+    "Python 3.12"): a fragment, not what the person wrote."""
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    return (_latin(before) and _latin(text[start])) or (_latin(text[end - 1]) and _latin(after))
+
+
 def _check_occurrence(source: FilteredInput, start: int, end: int) -> str | None:
+    if _cuts_a_word(source.text, start, end):
+        return "cuts a word"
     if any(source.fenced[start:end]):
         return "inside a code fence"
     if any(source.blockquoted[start:end]):
