@@ -280,3 +280,19 @@ def test_secret_looking_values(text: str, secret: bool) -> None:
 ])
 def test_quotes_never_cut_a_latin_word(text: str, quote: str, reason: str | None) -> None:
     assert check_quote(quote, FilteredInput.of(text)) == reason
+
+
+@pytest.mark.parametrize(("text", "quote", "reason"), [
+    ("We no longer use Java 8.", "use Java 8", "cut off its negation"),
+    ("We don't use Lombok.", "use Lombok", "cut off its negation"),
+    ("项目禁止使用 Lombok。", "使用 Lombok", "cut off its negation"),
+    ("我们不再用 Java 8 了。", "用 Java 8 了", "cut off its negation"),
+    ("我们团队不用 unittest。", "用 unittest", "cut off its negation"),
+    ("We no longer use Java 8.", "We no longer use Java 8", None),
+    ("Remember that we use pnpm.", "we use pnpm", None),
+    ("我说过，以后提交信息一律用英文。", "以后提交信息一律用英文", None),
+    ("我们团队特别注重单元测试。", "注重单元测试", None),
+    ("别用 var 声明变量。", "用 var 声明变量", "cut off its negation"),
+])
+def test_quotes_never_drop_a_negation(text: str, quote: str, reason: str | None) -> None:
+    assert check_quote(quote, FilteredInput.of(text)) == reason

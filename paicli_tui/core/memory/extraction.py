@@ -203,9 +203,19 @@ def _cuts_a_word(text: str, start: int, end: int) -> bool:
     return (_latin(before) and _latin(text[start])) or (_latin(text[end - 1]) and _latin(after))
 
 
+# A quote that begins right after a negation says the opposite of the person: "use Java 8"
+# out of "we no longer use Java 8", "使用 Lombok" out of "禁止使用 Lombok".
+_NEGATED_BEFORE = re.compile(
+    r"(?:(?<![A-Za-z])(?:not|no\s+longer|never|don't|doesn't|didn't|won't|can't|cannot|stop"
+    r"|stopped|no)\s+|[不没勿]|(?<![特区差告分级类性])别|不再|不要|禁止|停止|放弃|不准|不许)\s*$",
+    re.IGNORECASE)
+
+
 def _check_occurrence(source: FilteredInput, start: int, end: int) -> str | None:
     if _cuts_a_word(source.text, start, end):
         return "cuts a word"
+    if _NEGATED_BEFORE.search(source.text, max(0, start - 12), start):
+        return "cut off its negation"
     if any(source.fenced[start:end]):
         return "inside a code fence"
     if any(source.blockquoted[start:end]):
