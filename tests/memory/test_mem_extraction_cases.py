@@ -285,6 +285,8 @@ def test_quotes_never_cut_a_latin_word(text: str, quote: str, reason: str | None
 @pytest.mark.parametrize(("text", "quote", "reason"), [
     ("We no longer use Java 8.", "use Java 8", "cut off its negation"),
     ("We don't use Lombok.", "use Lombok", "cut off its negation"),
+    ("We don’t use Lombok.", "use Lombok", "cut off its negation"),
+    ("We won't ship on Fridays.", "ship on Fridays", "cut off its negation"),
     ("项目禁止使用 Lombok。", "使用 Lombok", "cut off its negation"),
     ("我们不再用 Java 8 了。", "用 Java 8 了", "cut off its negation"),
     ("我们团队不用 unittest。", "用 unittest", "cut off its negation"),

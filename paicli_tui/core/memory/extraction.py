@@ -206,7 +206,7 @@ def _cuts_a_word(text: str, start: int, end: int) -> bool:
 # A quote that begins right after a negation says the opposite of the person: "use Java 8"
 # out of "we no longer use Java 8", "使用 Lombok" out of "禁止使用 Lombok".
 _NEGATED_BEFORE = re.compile(
-    r"(?:(?<![A-Za-z])(?:not|no\s+longer|never|don't|doesn't|didn't|won't|can't|cannot|stop"
+    r"(?:(?<![A-Za-z])(?:not|no\s+longer|never|(?:do|does|did|wo|ca)n['’]t|cannot|stop"
     r"|stopped|no)\s+|[不没勿]|(?<![特区差告分级类性])别|不再|不要|禁止|停止|放弃|不准|不许)\s*$",
     re.IGNORECASE)
 
