@@ -182,6 +182,8 @@ def test_not_temporary(text: str) -> None:
     ("When we release, we always tag the commit", "", False),
     ("是否用 Lombok 由模块决定。", "。", False),
     ("不管什么情况都用 UTF-8", "", False),
+    ("什么项目都用 uv 管理依赖", "", False),
+    ("我们都用什么测试框架", "", True),
     ("We use pytest", "\n", False),
     ("Why we use Gradle: it is fast.", ".", False),
     ("What's our default branch", "", True),

@@ -151,9 +151,9 @@ _ZH_QUESTION_START = ("为什么", "为啥", "怎么", "怎样", "如何", "是�
                       "难道")
 _ZH_A_NOT_A = ("能不能", "要不要", "可不可以", "会不会", "有没有", "用不用", "对不对", "行不行",
                "好不好")
-# 用的是什么数据库 asks; 不管什么情况都用 UTF-8 states a rule (a concessive word goes with it).
+# 用的是什么数据库 asks; 不管什么情况都用 UTF-8 / 什么项目都用 uv state a rule (concessive).
 _ZH_QUESTION_WORDS = ("什么", "哪个", "哪些", "哪种", "哪里", "哪儿", "多少", "怎么", "为什么")
-_ZH_CONCESSIVE = ("不管", "无论", "不论", "任何", "都", "也")
+_ZH_CONCESSIVE = re.compile(r"不管|无论|不论|任何|(?:什么|哪个|哪些|哪里|多少|怎么)\S{0,3}?[都也]")
 
 
 def is_question(sentence: str, terminator: str) -> bool:
@@ -169,7 +169,7 @@ def is_question(sentence: str, terminator: str) -> bool:
         return False
     if body.startswith(_ZH_QUESTION_START) or any(w in body for w in _ZH_A_NOT_A):
         return True
-    if any(w in body for w in _ZH_QUESTION_WORDS) and not any(w in body for w in _ZH_CONCESSIVE):
+    if any(w in body for w in _ZH_QUESTION_WORDS) and not _ZH_CONCESSIVE.search(body):
         return True
     if _QUESTION_START.match(body):
         return True
