@@ -115,6 +115,12 @@ def test_quote_length_bounds(length: int, ok: bool) -> None:
     assert (check_quote(quote, source) is None) is ok
 
 
+@pytest.mark.parametrize("quote", ["We use ruff\nWe use mypy", "We use ruff\r\nWe use mypy"])
+def test_quotes_are_single_lines(quote: str) -> None:
+    text = quote + "."
+    assert check_quote(quote, FilteredInput.of(text)) == "not a single line"
+
+
 @pytest.mark.parametrize("word", ["password", "secret", "token", "api_key", "bearer", "密码",
                                   "密钥", "手机号", "身份证", "邮箱", "Password", "API-KEY",
                                   "tokens", "credentials", "私钥", "验证码", "email"])
