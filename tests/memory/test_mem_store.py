@@ -255,3 +255,36 @@ def test_a_hand_edited_entry_never_crashes_a_reader(raw: dict, metadata: dict) -
     is_stale(entry, FIXED, 30, "/p")
     format_line(entry, False)
     assert _parse(serialise([entry])) == [entry]
+
+
+def test_every_write_locks_writes_tmp_fsyncs_then_replaces(tmp_path: Path, monkeypatch) -> None:
+    """SPEC §11 order: the sibling .lock is held, the text goes to a sibling .tmp, is fsynced,
+    and only then atomically replaces the file."""
+    import portalocker
+
+    import paicli_tui.core.memory.store as store_module
+
+    path = tmp_path / "long_term_memory.json"
+    store = MemoryStore(path)
+    steps: list[str] = []
+    real_lock, real_fsync, real_replace = portalocker.lock, os.fsync, os.replace
+
+    def lock(handle, flags):
+        steps.append(f"lock {Path(handle.name).name}")
+        return real_lock(handle, flags)
+
+    def fsync(fd):
+        steps.append("fsync")
+        return real_fsync(fd)
+
+    def replace(src, dst):
+        steps.append(f"replace {Path(src).name} -> {Path(dst).name}")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(portalocker, "lock", lock)
+    monkeypatch.setattr(store_module.os, "fsync", fsync)
+    monkeypatch.setattr(store_module.os, "replace", replace)
+    store.add(_entry("fact"))
+    assert steps[:4] == ["lock long_term_memory.json.lock", "fsync",
+                         "replace long_term_memory.json.tmp -> long_term_memory.json", "fsync"]
+    assert not path.with_name(path.name + ".tmp").exists()
