@@ -168,6 +168,8 @@ def test_english_temporary_words_as_words_in_any_case(phrase: str) -> None:
 @pytest.mark.parametrize("text", [
     "请先给一个例子", "我们优先看测试覆盖率", "发布前事先把备份做好", "核心实现在 src/core",
     "From now on we squash merge", "从现在起一律用英文", "I know we use ruff",
+    "From today on, we squash merge", "Starting today we tag every release", "现在起一律用英文",
+    "从今天开始提交信息用英文", "from now onwards we use uv",
     "Nowadays we deploy weekly", "We never commit temporary files", "Use snowflake ids",
 ])
 def test_not_temporary(text: str) -> None:

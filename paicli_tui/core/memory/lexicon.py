@@ -85,10 +85,13 @@ _TEMPORARY_EN = _english([
     "for now", "temporarily", "at the moment", "by the way", "right away", "this week",
     "this sprint", "for the time being", "for the moment", "in the meantime",
 ])
-# Not about the moment, though they contain a listed word: "from now on" / 从现在起 announce
-# a lasting rule (like 以后); 优先看 / 事先把 / 预先 state a standing priority or habit (先 is
-# part of another word there); 实现在 / 体现在 / 表现在 / 出现在 are "X lives in / shows in".
-_NOT_TEMPORARY = re.compile(r"(?i)\bfrom\s+now\s+on\b|从现在(?:起|开始)|[优事预]先|[实体表出]现在")
+# Not about the moment, though they contain a listed word: "from now on", "from today on",
+# "starting today", 从现在起, 现在起, 从今天起 announce a lasting rule (like 以后); 优先看 /
+# 事先把 / 预先 state a standing priority or habit (先 is part of another word there); 实现在 /
+# 体现在 / 表现在 / 出现在 are "X lives in / shows in".
+_NOT_TEMPORARY = re.compile(
+    r"(?i)\bfrom\s+(?:now|today)\s+(?:on(?:wards?)?|forward)\b|\bstarting\s+(?:today|now)\b"
+    r"|从(?:现在|今天|今日)(?:起|开始)|(?:现在|今天)起|[优事预]先|[实体表出]现在")
 
 
 def is_temporary(sentence: str) -> bool:
