@@ -195,6 +195,9 @@ def _validate(settings: Settings) -> Settings:
         raise ConfigError("offload_threshold_chars must be at least 2000")
     if settings.window is not None and settings.window <= 0:
         raise ConfigError("window must be a positive number of tokens")
+    if not 0 < settings.memory_dice_threshold <= 1:
+        raise ConfigError("memory_dice_threshold must be above 0 and at most 1 (0.99 disables "
+                          "similarity conflicts)")
     if not 1 <= settings.search_top_k <= 30:
         raise ConfigError("search_top_k must be between 1 and 30")
     if settings.theme not in ("dark", "light"):

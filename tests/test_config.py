@@ -51,6 +51,8 @@ def test_types_are_coerced(tmp_path: Path) -> None:
         (None, {"PAICLI_WINDOW": "lots"}, "PAICLI_WINDOW"),
         ("offload_threshold_chars = 100", {}, "at least 2000"),
         ('theme = "pink"', {}, "theme"),
+        ("memory_dice_threshold = 0", {}, "memory_dice_threshold"),
+        ("memory_dice_threshold = 1.5", {}, "memory_dice_threshold"),
     ],
 )
 def test_bad_values_are_clear_errors(tmp_path: Path, toml, env, message) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 from paicli_tui.config import Settings
 from paicli_tui.core.agent.interaction import approve_all
@@ -173,8 +172,6 @@ async def test_extraction_runs_only_after_a_normally_finished_turn(settings: Set
     await session.aclose()
 
 
-@pytest.mark.xfail(strict=True, reason="session.py (not memory) does not restore the SPEC §16 "
-                   "external-content mark on --resume; see the memory reviewer's report")
 async def test_a_resumed_session_keeps_its_external_content_mark(settings: Settings,
                                                                  project_dir: Path) -> None:
     memory = LocalMemoryService(settings, project_dir, embedder=NoVectors())

@@ -111,6 +111,7 @@ class AgentSession:
                       resolve_conflict=resolve_conflict, mode=mode)
         session._install_system_prompt(system)
         if resume:
+            session.state.external_content_used = restored.external_content_used
             session.repair("resume")  # a crash mid-turn can leave calls without results
         if client is not None:
             ledger.event("model", provider=client.provider, model=client.model,

@@ -77,6 +77,9 @@ class RestoredSession:
     title: str | None
     project: str | None
     created: str | None = None
+    external_content_used: bool = False
+    """Some tool result of the session (even one compacted away since) came from outside
+    the project: the SPEC §16 guard stays on after a resume."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,7 @@ class _Scan:
     base: list[dict[str, Any]] = field(default_factory=list)
     after: list[dict[str, Any]] = field(default_factory=list)
     newer_warned: bool = False
+    external_content_used: bool = False
 
 
 class SessionLedger:
@@ -263,6 +267,9 @@ class SessionLedger:
             elif kind == "message" and isinstance(record.get("message"), dict):
                 message = record["message"]
                 scan.after.append(message)
+                meta = message.get("meta")
+                if isinstance(meta, dict) and meta.get("external"):
+                    scan.external_content_used = True
                 if message.get("id"):
                     scan.latest[str(message["id"])] = message
             elif kind == "view_checkpoint":
@@ -302,7 +309,7 @@ class SessionLedger:
         messages = self._messages(scan)
         self.title = scan.title
         return RestoredSession(self.session_id, messages, scan.warnings, scan.title,
-                               scan.project, scan.created)
+                               scan.project, scan.created, scan.external_content_used)
 
     def compaction_history(self) -> list[dict]:
         """Every compaction event, oldest first."""
