@@ -67,6 +67,15 @@ async def test_cancellation_kills_the_process(project_dir) -> None:
     ("python -m pytest -q", False),
     ("grep -r wget .", False),
     ("$(curl x)", True),
+    ("dig example.com", True),
+    ("docker pull python:3.12", True),
+    ("docker ps", False),
+    ("ollama pull qwen3", True),
+    ("ollama list", False),
+    ("pip install -e .", True),
+    ("pip list", False),
+    ("npm install", True),
+    ("npm test", False),
 ])
 def test_network_commands_are_flagged(command, external) -> None:
     assert is_network_command(command) is external

@@ -23,8 +23,17 @@ READ_BLOCK = 65_536
 NETWORK_COMMANDS = frozenset({
     "curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "telnet", "ftp",
     "http", "https", "xh", "aria2c", "lynx", "w3m", "links", "gh", "httpie", "socat",
+    "dig", "nslookup", "whois", "host", "ping", "svn", "hg",
 })
 NETWORK_GIT = frozenset({"clone", "fetch", "pull", "ls-remote", "remote", "submodule"})
+# Programs that reach the network only with some sub-commands (docker pull, pip download…).
+NETWORK_SUBCOMMANDS = {
+    "docker": frozenset({"pull", "login", "search"}),
+    "podman": frozenset({"pull", "login", "search"}),
+    "ollama": frozenset({"pull"}),
+    "pip": frozenset({"download", "install", "search"}),
+    "npm": frozenset({"install", "i", "view", "info", "search"}),
+}
 _WRAPPERS = frozenset({"sudo", "time", "env", "nohup", "exec", "command", "xargs", "timeout"})
 _SEPARATORS = re.compile(r"\|\||&&|[;|&\n()`]|\$\(")
 
@@ -46,6 +55,8 @@ def is_network_command(command: str) -> bool:
         if program in NETWORK_COMMANDS:
             return True
         if program == "git" and any(w in NETWORK_GIT for w in words[1:5]):
+            return True
+        if any(w in NETWORK_SUBCOMMANDS.get(program, ()) for w in words[1:3]):
             return True
     return False
 
