@@ -8,6 +8,7 @@ from paicli_tui.core.code.chunk import Chunk
 from paicli_tui.core.code.query import plan_query
 from paicli_tui.core.code.ranking_text import (
     EMBED_MAX_CHARS,
+    attach_parent_docs,
     compact_data,
     doc_summary,
     embedding_text,
@@ -138,3 +139,33 @@ def test_class_chunks_rank_by_their_doc_summary_only() -> None:
 )
 def test_doc_summary(doc: str, summary: str) -> None:
     assert doc_summary(doc) == summary
+
+
+def test_members_carry_their_class_doc_summary() -> None:
+    cls = _chunk(
+        kind="class",
+        name="Segment",
+        parent=None,
+        signature="class Segment",
+        doc="A piece of text with a style.\n\nArgs:\n    text: the text",
+        source='class Segment:\n    """A piece of text with a style.',
+    )
+    method = _chunk(
+        kind="method",
+        name="Segment.simplify(segments)",
+        parent="Segment",
+        doc="Combine contiguous segments.",
+        source="def simplify(segments):\n    pass\n",
+    )
+    other = _chunk(
+        kind="method",
+        name="Other.go(self)",
+        parent="Other",
+        doc="",
+        source="def go(self):\n    pass\n",
+    )
+    attach_parent_docs([cls, method, other])
+    assert "(Segment: A piece of text with a style.)" in embedding_text(method)
+    assert "A piece of text with a style." in fulltext_text(method)
+    assert "piece" not in embedding_text(other) and not other.extra
+    assert "Args" not in embedding_text(method)

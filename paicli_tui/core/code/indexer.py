@@ -396,6 +396,9 @@ class _Batch:
                 if chunk.id not in seen:
                     seen.add(chunk.id)
                     chunks.append(chunk)
+        from .ranking_text import attach_parent_docs  # members rank with their class's doc
+
+        attach_parent_docs(chunks)
         texts = [embedding_text(c) for c in chunks]
         return cls(
             candidates=[c for c, _ in parsed],

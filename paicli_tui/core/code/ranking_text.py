@@ -11,6 +11,7 @@ capped, because a sentence embedder averages a long chunk into mush.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .chunk import Chunk
 from .query.terms import expand_identifiers, split_identifier, stem_line
@@ -22,6 +23,8 @@ CONTEXT_MAX_CHARS = 200
 DATA_MIN_LINES = 30
 DATA_SHARE = 0.6
 DATA_KEEP_LINES = 8
+PARENT_DOC_KEY = "parent_doc"
+"""``Chunk.extra`` key holding the enclosing class's doc summary (see attach_parent_docs)."""
 
 _STRING = re.compile(r"""("([^"\\]|\\.)*"|'([^'\\]|\\.)*')""")
 _NUMBER = re.compile(r"\b(0[xob][0-9a-fA-F_]+|\d[\d_]*(\.\d+)?([eE][+-]?\d+)?)\b")
@@ -163,6 +166,33 @@ def _strip_doc(source: str, doc: str) -> str:
     return source
 
 
+def attach_parent_docs(chunks: Sequence[Chunk]) -> None:
+    """Give every member chunk the doc summary of its enclosing class, when a class chunk of
+    the same file is among ``chunks``: a method's meaning depends on what its class is
+    ("a piece of text with a style"), which its own doc rarely repeats. Stored in
+    ``chunk.extra[PARENT_DOC_KEY]``; chunks without such a class are left as they are."""
+    docs: dict[tuple[str, str], str] = {}
+    for c in chunks:
+        if c.kind == "class" and c.doc.strip():
+            name = _PARAMS.sub("", c.name).strip()
+            summary = doc_summary(c.doc)
+            docs[(c.path, name)] = summary
+            docs.setdefault((c.path, name.rsplit(".", 1)[-1]), summary)
+    if not docs:
+        return
+    for c in chunks:
+        if c.kind != "class" and c.parent:
+            summary = docs.get((c.path, c.parent)) or docs.get(
+                (c.path, c.parent.rsplit(".", 1)[-1])
+            )
+            if summary:
+                c.extra[PARENT_DOC_KEY] = summary
+
+
+def _parent_doc(chunk: Chunk) -> str:
+    return chunk.extra.get(PARENT_DOC_KEY, "") if chunk.parent else ""
+
+
 def _ranked_source(chunk: Chunk) -> str:
     source = drop_imports(_strip_doc(chunk.source, chunk.doc))
     if chunk.language == "python":
@@ -176,6 +206,8 @@ def embedding_text(chunk: Chunk) -> str:
     ``EMBED_MAX_CHARS`` characters, data tables cut short."""
     name = _short_name(chunk)
     parts = [f"{chunk.path} {name}", _words_of(name)]
+    if _parent_doc(chunk):
+        parts.append(f"({chunk.parent}: {_parent_doc(chunk)})")
     doc = _class_doc(chunk)
     if doc:
         parts.append(doc[:DOC_MAX_CHARS])
@@ -200,5 +232,7 @@ def fulltext_text(chunk: Chunk) -> str:
         head.append(doc)
     if chunk.context.strip():
         head.append(chunk.context.strip()[:CONTEXT_MAX_CHARS])
+    if _parent_doc(chunk):
+        head.append(_parent_doc(chunk))
     text = "\n".join(p for p in head if p) + "\n" + source
     return f"{text}\n{expand_identifiers(text)}\n{stem_line(text)}"
