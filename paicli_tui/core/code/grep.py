@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -277,8 +276,3 @@ def grep_code(root: Path, options: GrepOptions, *, use_ripgrep: bool | None = No
 def read_text_lines(full: Path) -> list[str] | None:
     """Lines of a searchable file as grep sees them, or None (binary, huge, unreadable)."""
     return _read_text_file(full)
-
-
-def matches_as_pairs(result: GrepResult) -> Iterable[tuple[str, int]]:
-    """(path, line) of every shown match — handy for comparing backends."""
-    return [(m.path, m.line) for m in result.matches]

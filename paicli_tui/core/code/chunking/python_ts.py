@@ -187,6 +187,8 @@ def _calls(path: str, function: Any, source: str, owner: str | None) -> list[Edg
         obj_text = text_of(obj)
         if obj.type == "identifier" and obj_text in ("self", "cls") and owner:
             return f"{owner}.{attr}"
+        if obj_text.startswith(("self.", "cls.")):
+            return attr  # a call on an attribute of unknown type: only the method is known
         if obj.type in ("identifier", "attribute") and "(" not in obj_text:
             return f"{obj_text}.{attr}"
         return attr
