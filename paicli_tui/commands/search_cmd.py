@@ -25,11 +25,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--explain", action="store_true",
                         help="show each ranker's rank and the query plan")
+    parser.add_argument("--no-rewrite", dest="no_rewrite", action="store_true",
+                        help="never ask the model to rewrite a Chinese question into English "
+                        "search terms (the offline dictionary gloss is used instead)")
     add_project_flag(parser)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from ..core.code.search import SearchError, search_project
+    from ..core.code.search import SearchError, plan_with_configured_model, search_project
     from ..core.embedders.base import EmbedderError
 
     if args.top_k is not None and not 1 <= args.top_k <= 30:
@@ -38,7 +41,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     root = Path(args.project or ".")
     query = " ".join(args.query)
     try:
-        response = search_project(settings, root, query, mode=args.mode, top_k=args.top_k)
+        # the configured model (its light_model when set) rewrites non-English questions
+        plan = (None if args.no_rewrite or args.mode == "grep"
+                else plan_with_configured_model(settings, query))
+        response = search_project(settings, root, query, mode=args.mode, top_k=args.top_k,
+                                  plan=plan)
     except (SearchError, EmbedderError) as exc:
         if args.json:
             print(json.dumps({"query": query, "mode": args.mode, "results": [],

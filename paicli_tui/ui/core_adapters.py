@@ -41,10 +41,12 @@ class CodeAdapter:
 
     def search(self, query: str, mode: str, top_k: int) -> list[CodeHit]:
         """Every mode, grep included, goes through the core's search pipeline."""
-        from ..core.code.search import search_project
+        from ..core.code.search import plan_with_configured_model, search_project
 
+        # runs in the panel's worker thread: the rewrite gets its own client and loop
+        plan = None if mode == "grep" else plan_with_configured_model(self.settings, query)
         response = search_project(self.settings, self.project_root, query, mode=mode,
-                                  top_k=top_k)
+                                  top_k=top_k, plan=plan)
         return [CodeHit(h.path, h.start_line, h.name, float(h.score), h.source,
                         h.language, h.end_line) for h in response.hits]
 

@@ -63,6 +63,8 @@ class AgentSession:
         self.tool_context = ToolContext(project_root=project.root, settings=settings,
                                         session=self.state, approve=approve,
                                         resolve_conflict=resolve_conflict)
+        self._first_provider = client.provider if client else None
+        self.tool_context.light_complete = self.light_completer()
         self.calibrator = TokenCalibrator()
         self.manager = ContextManager(
             settings, ContextProfile.for_window(client.window if client else None),
@@ -73,7 +75,6 @@ class AgentSession:
                 for tool in service.tools():
                     self.tools.add(tool)
         self.pending_notices: list[AgentEvent] = []
-        self._first_provider = client.provider if client else None
         self._background: set[asyncio.Task[Any]] = set()
         self.turns = 0
 
@@ -232,6 +233,7 @@ class AgentSession:
                 self.start_background(old.aclose())
         self.manager.set_window(client.window)
         self.manager.summarise = completer_for(client)
+        self.tool_context.light_complete = self.light_completer()
         self.ledger.event("model", provider=client.provider, model=client.model,
                           window=client.window)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ...config import Settings
+from ..llm.base import TextCompleter
 from .interaction import ApprovalCallback, ConflictCallback, deny_all
 
 
@@ -38,6 +39,8 @@ class ToolContext:
     approve: ApprovalCallback = deny_all
     resolve_conflict: ConflictCallback | None = None
     """When set (TUI), save_memory asks the person at once; else it returns the conflict."""
+    light_complete: TextCompleter | None = None
+    """The session's light model (search_code's query rewrite); None without a model."""
 
 
 @dataclass(frozen=True)

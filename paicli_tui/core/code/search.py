@@ -9,6 +9,8 @@ English reading — and hybrid fuses every ranking it ran with reciprocal-rank f
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Any, Literal
 from ...config import Settings
 from ...paths import normalise_project_root
 from ..embedders.base import Embedder
+from ..llm.base import TextCompleter
 
 Mode = Literal["grep", "semantic", "text", "hybrid"]
 MODES: tuple[str, ...] = ("hybrid", "semantic", "text", "grep")
@@ -93,8 +96,12 @@ def no_index_message() -> str:
 
 def search_project(settings: Settings, project_root: Path, query: str, *, mode: str = "hybrid",
                    top_k: int | None = None, embedder: Embedder | None = None,
-                   rewrite: Any = None) -> SearchResponse:
+                   rewrite: Any = None, plan: Any = None) -> SearchResponse:
     """Best ``top_k`` (default settings.search_top_k, at most 30) chunks for ``query``.
+
+    ``plan`` is a QueryPlan already made for ``query`` (the agent makes it on its own event
+    loop, where the light model's client lives); without it the plan is made here, with
+    ``rewrite`` (a TextCompleter) as the light model when given.
 
     Raises SearchError when the mode is unknown, the project has no index (grep needs
     none), or the index was built with a different embedder.
@@ -120,9 +127,10 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
         raise SearchError(no_index_message())
     if tables.chunks.count_rows() == 0:
         return SearchResponse(query, mode, note="the index is empty (no source files found)")
-    from .query import plan_query
+    if plan is None:
+        from .query import plan_query
 
-    plan = plan_query(query, home=settings.home, rewrite=rewrite)
+        plan = plan_query(query, home=settings.home, rewrite=rewrite)
     rankings: dict[str, list[str]] = {}
     rows: dict[str, dict[str, Any]] = {}
     if mode in ("text", "hybrid"):
@@ -263,3 +271,66 @@ def format_hits_for_model(response: SearchResponse, *, max_source_lines: int = 3
             body += f"\n… ({len(lines) - max_source_lines} more lines)"
         blocks.append(f"{header}\n{body}" if body else header)
     return "\n\n".join(blocks)
+
+
+# -- the light model's query rewrite ---------------------------------------------------------
+REWRITE_TIMEOUT_S = 20.0
+"""Longest wait for the light model's rewrite; past it the search uses the offline gloss."""
+
+
+def _bounded(complete: TextCompleter, timeout_s: float) -> TextCompleter:
+    async def bounded(system: str, user: str) -> str:
+        return await asyncio.wait_for(complete(system, user), timeout_s)
+
+    return bounded
+
+
+async def plan_with_model(settings: Settings, query: str, complete: TextCompleter | None, *,
+                          timeout_s: float | None = None) -> Any:
+    """The QueryPlan for ``query`` made with the light model ``complete``, on the caller's
+    event loop (where the model's client lives), or None when there is nothing for a model
+    to do (no completer, or an English question): the search then plans offline.
+
+    A failing, slow (past ``timeout_s``, default REWRITE_TIMEOUT_S) or nonsensical model gives the offline gloss; this
+    never raises for the model's sake. The rewrite is cached per question.
+    """
+    query = " ".join((query or "").split())
+    if complete is None or not query:
+        return None
+    from .query import detect_language, plan_query_async
+    from .query.gloss import gloss_question
+
+    if detect_language(query) == "en":
+        return None
+    # jieba and the dictionary load on first use: do that off the loop, the plan then reuses it
+    await asyncio.to_thread(gloss_question, query, home=settings.home)
+    return await plan_query_async(query, home=settings.home,
+                                  rewrite=_bounded(complete, timeout_s or REWRITE_TIMEOUT_S))
+
+
+def plan_with_configured_model(settings: Settings, query: str) -> Any:
+    """Like :func:`plan_with_model` for synchronous callers (``paicli-tui search``, the TUI
+    panel's worker thread): opens a client for the configured model (its ``light_model``
+    when set) just for this, and closes it. None when no model is configured."""
+    from ..llm.registry import build_client, light_completer
+    from .query import detect_language
+
+    if not (query or "").strip() or detect_language(query) == "en":
+        return None  # no client is opened for a question the model would not see
+    client = build_client(settings)
+    if client is None:
+        return None
+
+    async def plan() -> Any:
+        try:
+            return await plan_with_model(settings, query, light_completer(settings, client))
+        finally:
+            await client.aclose()
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(plan())
+    # a loop runs in this thread: run ours in a helper thread rather than nest loops
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, plan()).result()

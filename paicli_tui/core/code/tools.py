@@ -138,7 +138,7 @@ class SearchCodeTool:
         self.project_root = Path(project_root)
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
-        from .search import SearchError, format_hits_for_model, search_project
+        from .search import SearchError, format_hits_for_model, plan_with_model, search_project
 
         query = str(arguments.get("query") or "").strip()
         mode = str(arguments.get("mode") or "hybrid")
@@ -146,8 +146,12 @@ class SearchCodeTool:
             top_k = _int_arg(arguments, "top_k", self.settings.search_top_k, 1, MAX_TOP_K)
             if not query:
                 raise GrepError("the query is empty")
+            # the light model's client lives on this loop: rewrite here, search in a thread
+            plan = (await plan_with_model(self.settings, query, context.light_complete)
+                    if mode != "grep" else None)
             response = await asyncio.to_thread(
-                search_project, self.settings, self.project_root, query, mode=mode, top_k=top_k)
+                search_project, self.settings, self.project_root, query, mode=mode, top_k=top_k,
+                plan=plan)
         except (GrepError, SearchError) as exc:
             return ToolOutput(f"search_code: {exc}", status="failed")
         return ToolOutput(format_hits_for_model(response))

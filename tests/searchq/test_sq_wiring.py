@@ -1,0 +1,263 @@
+"""The light-model query rewrite wired into search_code, `paicli-tui search` and the session.
+
+Every model here is scripted: a TextCompleter or a minimal ChatClient, never the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import shutil
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import paicli_tui.core.code.search as search_module
+import paicli_tui.core.embedders as embedders
+import paicli_tui.core.llm.registry as registry
+from paicli_tui import cli
+from paicli_tui.config import load_settings
+from paicli_tui.core.agent.session import AgentSession
+from paicli_tui.core.agent.tool_base import SessionState, ToolContext
+from paicli_tui.core.code.search import SearchResponse
+from paicli_tui.core.code.service import LocalCodeService
+from paicli_tui.core.code.tools import SearchCodeTool
+from paicli_tui.core.llm.base import LLMError, StreamDone
+from paicli_tui.core.messages import Message
+
+ZH = "怎么从标题生成网址别名"
+REWRITE = "slugify title url slug"
+FIXTURE = Path(__file__).parents[1] / "codeidx" / "fixtures" / "retrieval"
+
+
+class Scripted:
+    """A TextCompleter that answers from a script and records every call."""
+
+    def __init__(self, answer: str | Exception, delay: float = 0.0) -> None:
+        self.answer = answer
+        self.delay = delay
+        self.calls: list[tuple[str, str]] = []
+
+    async def __call__(self, system: str, user: str) -> str:
+        self.calls.append((system, user))
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@dataclass
+class OneShotClient:
+    """Just enough of a ChatClient for one-shot completions; records the model asked for."""
+
+    answer: str = REWRITE
+    provider: str = "scripted"
+    model: str = "main-1"
+    window: int = 128_000
+    models_asked: list[str | None] = field(default_factory=list)
+    closed: bool = False
+
+    async def stream(self, messages: Sequence[Message], tools: Sequence[dict] = (), *,
+                     model: str | None = None) -> AsyncIterator[Any]:
+        self.models_asked.append(model)
+        yield StreamDone(Message.assistant(self.answer), "stop")
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Replaces search_project: records the plan each search was handed."""
+    seen: list[dict[str, Any]] = []
+
+    def fake_search(settings, root, query, **kwargs) -> SearchResponse:
+        seen.append({"query": query, **kwargs})
+        return SearchResponse(query, kwargs.get("mode", "hybrid"))
+
+    monkeypatch.setattr(search_module, "search_project", fake_search)
+    return seen
+
+
+def _context(settings, project: Path, complete=None) -> ToolContext:
+    return ToolContext(project_root=project, settings=settings, session=SessionState("s"),
+                       light_complete=complete)
+
+
+async def test_tool_hands_the_rewritten_plan_to_the_search(settings, project_dir, spy) -> None:
+    model = Scripted(REWRITE)
+    out = await SearchCodeTool(settings, project_dir).run({"query": ZH},
+                                                          _context(settings, project_dir, model))
+    assert out.status == "done"
+    assert model.calls and model.calls[0][1] == ZH
+    plan = spy[0]["plan"]
+    assert plan.terms_source == "rewrite" and plan.english_terms == REWRITE
+    assert plan.embedding_queries == [ZH, REWRITE]
+    assert {"slugify", "slug", "title"} <= set(plan.fulltext_query.split())
+    # cached per question: a second search asks the model nothing
+    await SearchCodeTool(settings, project_dir).run({"query": ZH},
+                                                    _context(settings, project_dir, model))
+    assert len(model.calls) == 1 and spy[1]["plan"].english_terms == REWRITE
+
+
+@pytest.mark.parametrize("answer", [
+    "抱歉，我无法回答",                               # Chinese
+    "Sorry, as an AI I cannot help with that.",       # refusal
+    "",                                                # nothing
+    LLMError("provider down"),                         # failure
+])
+async def test_garbage_or_failing_model_falls_back_to_the_gloss(
+        settings, project_dir, spy, answer) -> None:
+    model = Scripted(answer)
+    out = await SearchCodeTool(settings, project_dir).run({"query": ZH},
+                                                          _context(settings, project_dir, model))
+    assert out.status == "done" and len(model.calls) == 1
+    plan = spy[0]["plan"]
+    assert plan.terms_source == "gloss" and plan.english_terms
+    assert plan.embedding_queries[0] == ZH
+
+
+async def test_slow_model_times_out_to_the_gloss(settings, project_dir, spy,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search_module, "REWRITE_TIMEOUT_S", 0.05)
+    model = Scripted(REWRITE, delay=30)
+    out = await SearchCodeTool(settings, project_dir).run({"query": ZH},
+                                                          _context(settings, project_dir, model))
+    assert out.status == "done" and spy[0]["plan"].terms_source == "gloss"
+
+
+@pytest.mark.parametrize(("query", "mode", "complete"), [
+    ("slug from a title", "hybrid", True),    # English: untouched, no call
+    ("parse_proxy_url", "text", True),
+    (ZH, "grep", True),                       # grep needs no plan
+    (ZH, "hybrid", False),                    # no model in the session
+])
+async def test_no_model_call_when_there_is_nothing_to_rewrite(
+        settings, project_dir, spy, query, mode, complete) -> None:
+    model = Scripted(LLMError("must not be called"))
+    context = _context(settings, project_dir, model if complete else None)
+    out = await SearchCodeTool(settings, project_dir).run({"query": query, "mode": mode},
+                                                          context)
+    assert out.status == "done" and model.calls == []
+    assert spy[0]["plan"] is None  # the search plans offline itself
+
+
+async def test_session_gives_tools_its_light_model(settings, project_dir) -> None:
+    light = load_settings({"light_model": "small-1"}, {"PAICLI_HOME": str(settings.home.home)})
+    client = OneShotClient()
+    session = await AgentSession.start(light, project_dir, client=client)
+    try:
+        complete = session.tool_context.light_complete
+        assert complete is not None
+        assert await complete("system", ZH) == REWRITE
+        assert client.models_asked == ["small-1"]
+        session.switch_model(OneShotClient(answer="other", provider="elsewhere"))
+        # another provider: light_model named a model of the first one, so the main model
+        assert await session.tool_context.light_complete("system", ZH) == "other"
+    finally:
+        await session.aclose()
+    bare = await AgentSession.start(settings, project_dir, client=None)
+    assert bare.tool_context.light_complete is None
+    await bare.aclose()
+
+
+async def test_session_search_code_call_uses_the_light_model(settings, project_dir, spy) -> None:
+    client = OneShotClient()
+    session = await AgentSession.start(settings, project_dir, client=client,
+                                       code=LocalCodeService(settings, project_dir))
+    try:
+        _, out = await session.tools.run("search_code", json.dumps({"query": ZH}),
+                                         session.tool_context)
+    finally:
+        await session.aclose()
+    assert out.status == "done" and client.models_asked == [None]  # no light_model: main
+    assert spy[0]["plan"].terms_source == "rewrite"
+    assert spy[0]["plan"].english_terms == REWRITE
+
+
+# -- paicli-tui search ---------------------------------------------------------------------
+class HashEmbedder:
+    name = "fake-8"
+    dim = 8
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows = [np.random.default_rng(list(hashlib.sha1(t.encode()).digest()[:4]))
+                .standard_normal(8) for t in texts]
+        array = np.asarray(rows, dtype=np.float32).reshape(len(texts), 8)
+        return array / np.linalg.norm(array, axis=1, keepdims=True)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed(texts)
+
+
+@pytest.fixture
+def indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    shutil.copytree(FIXTURE, root)
+    fake = HashEmbedder()
+    monkeypatch.setattr(embedders, "get_embedder", lambda settings: fake)
+    monkeypatch.chdir(root)
+    assert cli.main(["index", "--quiet"]) == 0
+    return root
+
+
+def _explain(capsys, *args: str) -> dict[str, Any]:
+    assert cli.main(["search", "--json", "--explain", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_rewrites_with_the_configured_model(indexed, capsys,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    clients: list[OneShotClient] = []
+
+    def build(settings, **options):
+        clients.append(OneShotClient())
+        return clients[-1]
+
+    monkeypatch.setattr(registry, "build_client", build)
+    data = _explain(capsys, ZH)
+    assert data["plan"]["terms_source"] == "rewrite"
+    assert "slugify" in data["plan"]["fulltext_query"].split()
+    assert data["results"][0]["path"] == "text/slugify.py"
+    assert len(clients) == 1 and clients[0].closed  # its own client, closed after use
+    # --no-rewrite: the offline gloss, no client at all (the cache is not consulted either)
+    assert _explain(capsys, "--no-rewrite", ZH)["plan"]["terms_source"] == "gloss"
+    # English and grep never open a client
+    assert _explain(capsys, "slug from a title")["plan"]["terms_source"] == "question"
+    assert cli.main(["search", "--mode", "grep", "--json", "网址"]) == 0
+    capsys.readouterr()
+    assert len(clients) == 1
+
+
+def test_cli_without_a_model_uses_the_gloss(indexed, capsys) -> None:
+    assert _explain(capsys, ZH)["plan"]["terms_source"] == "gloss"
+
+
+def test_cli_unreachable_model_falls_back_to_the_gloss(indexed, capsys,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # a real client for a local Ollama that is not running: connection refused, gloss used
+    monkeypatch.setenv("PAICLI_PROVIDER", "ollama")
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    built: list[Any] = []
+    real = registry.build_client
+
+    def build(settings, **options):
+        built.append(real(settings, **options))
+        return built[-1]
+
+    monkeypatch.setattr(registry, "build_client", build)
+    data = _explain(capsys, ZH)
+    assert built and built[0] is not None and built[0].provider == "ollama"
+    assert data["plan"]["terms_source"] == "gloss" and data["results"]
+
+
+def test_search_help_mentions_no_rewrite(capsys) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["search", "--help"])
+    assert "--no-rewrite" in capsys.readouterr().out
