@@ -43,7 +43,8 @@ def _chunk(**over: object) -> Chunk:
 def test_embedding_text_puts_name_doc_and_signature_first_without_repeating_the_doc() -> None:
     text = embedding_text(_chunk())
     lines = text.splitlines()
-    assert lines[0] == "pkg/cells.py cell_len"
+    assert lines[0] == "cell_len"
+    assert "pkg/cells.py" not in text  # the path is full-text evidence, not embedded
     assert lines[1] == "cell len"
     assert lines[2] == "Get the number of cells required to display text."
     assert text.count("number of cells") == 1
@@ -52,7 +53,7 @@ def test_embedding_text_puts_name_doc_and_signature_first_without_repeating_the_
 
 def test_method_names_carry_their_class() -> None:
     text = embedding_text(_chunk(kind="method", name="export_svg(self)", parent="Console"))
-    assert text.startswith("pkg/cells.py Console.export_svg\nconsole export svg")
+    assert text.startswith("Console.export_svg\nconsole export svg")
     assert "Console.export_svg" in fulltext_text(
         _chunk(name="Console.export_svg()", parent="Console")
     )

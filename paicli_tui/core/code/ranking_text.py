@@ -201,11 +201,13 @@ def _ranked_source(chunk: Chunk) -> str:
 
 
 def embedding_text(chunk: Chunk) -> str:
-    """The text embedded for ``chunk``: a header (path, ``Class.method``, its words), the
+    """The text embedded for ``chunk``: a header (``Class.method`` and its words), the
     doc comment, the signature, then the start of the body without the doc; at most
     ``EMBED_MAX_CHARS`` characters, data tables cut short."""
     name = _short_name(chunk)
-    parts = [f"{chunk.path} {name}", _words_of(name)]
+    # No path here: a sentence embedder reads ``src/main/java/...`` as noise and it eats the
+    # character budget; the full-text side keeps the path and its words.
+    parts = [name, _words_of(name)]
     if _parent_doc(chunk):
         parts.append(f"({chunk.parent}: {_parent_doc(chunk)})")
     doc = _class_doc(chunk)
