@@ -46,6 +46,10 @@ class HomePaths:
     def history_raw_dir(self) -> Path:
         return self.home / "history" / "raw"
 
+    @property
+    def input_history_file(self) -> Path:
+        return self.home / "history" / "inputs.jsonl"
+
     def session_ledger(self, session_id: str) -> Path:
         return self.history_raw_dir / f"{session_id}.jsonl"
 

@@ -124,6 +124,41 @@ async def test_input_history_and_slash_completion(settings, project_dir):
         assert prompt.text == "/compact "
 
 
+async def test_input_history_survives_a_restart(settings, project_dir):
+    """What was typed in one run is reachable with ↑ in the next (kept under PAICLI_HOME)."""
+    app, _ = make_app(settings, project_dir, FakeSession(script=[]), FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "remember this prompt")
+        await wait_turn(pilot)
+    assert settings.home.input_history_file.is_file()
+    again, _ = make_app(settings, project_dir, FakeSession(script=[]), FakeClient())
+    async with again.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = again.screen.query_one(PromptInput)
+        await pilot.press("up")
+        assert prompt.text == "remember this prompt"
+
+
+def test_input_history_file_rules(tmp_path):
+    """Newest entries win the limit, repeats collapse, a broken line is skipped, and the file
+    is trimmed when it grows well past the limit."""
+    from paicli_tui.ui.input_history import InputHistory
+
+    history = InputHistory(tmp_path / "h" / "inputs.jsonl", limit=3)
+    assert history.load() == []
+    for text in ["a", "b", "b", "c", "d"]:
+        history.append(text)
+    with history.path.open("a", encoding="utf-8") as handle:
+        handle.write('{"torn": \n')
+    history.append("多行\n输入")
+    assert history.load() == ["c", "d", "多行\n输入"]
+    for i in range(600):
+        history.append(f"prompt {i}")
+    assert history.path.stat().st_size < 400 * 3 + 200
+    assert history.load() == ["prompt 597", "prompt 598", "prompt 599"]
+
+
 async def test_slash_commands_clear_compact_theme_graph_unknown(settings, project_dir):
     session = FakeSession(script=[])
     app, backend = make_app(settings, project_dir, session, FakeClient())

@@ -22,6 +22,7 @@ from ...core.agent.interaction import (
 )
 from ...core.messages import Message, Role
 from ..backend import Backend
+from ..input_history import InputHistory
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
 from ..slash import completions, parse_slash
 from ..widgets.chat_log import ChatLog
@@ -76,6 +77,8 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#command-hint").display = False
+        self.input_history = InputHistory(self.backend.settings.home.input_history_file)
+        self.prompt.inputs = self.input_history.load()
         self.prompt.focus()
         # paint first, then connect: the session start reads files and builds the prompt
         self.call_after_refresh(self.start_session, self.resume)
@@ -209,6 +212,7 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
 
     @on(PromptInput.Submitted)
     async def submitted(self, event: PromptInput.Submitted) -> None:
+        self.input_history.append(event.text)
         text = event.text.strip()
         parsed = parse_slash(text)
         if parsed is not None:

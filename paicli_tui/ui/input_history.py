@@ -1,0 +1,54 @@
+"""What the person typed, kept across runs so ↑ in a new session reaches yesterday's prompts.
+
+One JSON string per line under PAICLI_HOME/history/inputs.jsonl. Appends are single writes;
+the file is trimmed (rewritten atomically) only when it grows well past the limit. A broken
+line is skipped, never fatal: losing one remembered prompt is better than refusing to start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+DEFAULT_LIMIT = 500
+
+
+class InputHistory:
+    def __init__(self, path: Path, limit: int = DEFAULT_LIMIT) -> None:
+        self.path = path
+        self.limit = limit
+
+    def load(self) -> list[str]:
+        """The newest ``limit`` inputs, oldest first."""
+        try:
+            raw = self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+        inputs: list[str] = []
+        for line in raw.splitlines():
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, str) and value.strip() and (not inputs or inputs[-1] != value):
+                inputs.append(value)
+        return inputs[-self.limit:]
+
+    def append(self, text: str) -> None:
+        """Remember one input (best effort: a read-only home only loses the history)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(text, ensure_ascii=False) + "\n")
+            if self.path.stat().st_size > 400 * self.limit:
+                self._trim()
+        except OSError:
+            return
+
+    def _trim(self) -> None:
+        kept = self.load()
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in kept),
+                       encoding="utf-8")
+        os.replace(tmp, self.path)
