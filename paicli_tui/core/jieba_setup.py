@@ -30,8 +30,25 @@ def get_jieba(home: HomePaths | None = None) -> ModuleType:
                 home.jieba_cache_dir.mkdir(parents=True, exist_ok=True)
                 jieba.dt.tmp_dir = str(home.jieba_cache_dir)
             jieba.initialize()
+            _add_developer_words(jieba)
             _jieba = jieba
     return _jieba
+
+
+DEV_WORD_FREQ = 100_000
+"""jieba frequency given to developer words: about that of a common everyday word, enough to
+beat a split through a neighbour (把子|类, 屏幕显示) in text about code."""
+
+
+def _add_developer_words(jieba: ModuleType) -> None:
+    """Teach jieba the multi-character words of the developer glossary, for every user
+    (code-search gloss and memory keywords alike, so both segment the same way): its general
+    dictionary splits many of them across a neighbour (在线程里 → 在线 / 程里)."""
+    from .code.query.devvocab import DEV_VOCABULARY
+
+    for word in DEV_VOCABULARY:
+        if len(word) > 1:
+            jieba.add_word(word, freq=max(jieba.suggest_freq(word, tune=False), DEV_WORD_FREQ))
 
 
 def cut_words(text: str, home: HomePaths | None = None) -> list[str]:

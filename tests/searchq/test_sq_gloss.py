@@ -101,3 +101,28 @@ def test_primary_text_keeps_only_first_senses(home: HomePaths) -> None:
     gloss = gloss_question("把异常的堆栈打印出来", home=home)
     assert gloss.primary_text.split()[:3] == ["exception", "stack", "print"]
     assert "error" in gloss.text.split() and "error" not in gloss.primary_text.split()
+
+
+@pytest.mark.parametrize(
+    ("question", "word", "expected"),
+    [
+        # jieba alone cuts these across the neighbouring character (在线|程里, 把子|类, 时|区里)
+        ("在线程里怎么处理异常", "线程", {"thread"}),
+        ("把子类注册进去", "子类", {"subclass"}),
+        ("在时区里换算", "时区", {"timezone"}),
+        ("把屏幕显示清空", "屏幕", {"screen"}),
+    ],
+)
+def test_developer_words_are_kept_whole_by_segmentation(
+    home: HomePaths, question: str, word: str, expected: set[str]
+) -> None:
+    from paicli_tui.core.code.query.gloss import cut_question
+
+    assert word in cut_question(question, home)
+    assert expected <= set(gloss_question(question, home=home).terms)
+
+
+def test_segmentation_outside_developer_words_is_unchanged(home: HomePaths) -> None:
+    from paicli_tui.core.code.query.gloss import cut_question
+
+    assert cut_question("我在线上", home) == ["我", "在线", "上"]

@@ -66,6 +66,13 @@ class Gloss:
         return " ".join(words)
 
 
+def cut_question(text: str, home: HomePaths | None = None) -> list[str]:
+    """jieba words of a Chinese run. The shared jieba keeps every multi-character developer
+    word whole (see core.jieba_setup): the general dictionary alone splits many of them across
+    a neighbour (在线程里 → 在线 / 程里), and a split word glosses to nonsense."""
+    return cut_words(text, home)
+
+
 def _substrings(word: str, longest: int = 4) -> set[str]:
     return {
         word[i:j] for i in range(len(word)) for j in range(i + 1, min(len(word), i + longest) + 1)
@@ -112,7 +119,7 @@ def gloss_question(
     pieces: list[tuple[str, bool]] = []  # (text, is_chinese)
     for m in _RUN.finditer(question):
         if m.group(1):
-            pieces.extend((w, True) for w in cut_words(m.group(1), home) if w not in ZH_STOP_WORDS)
+            pieces.extend((w, True) for w in cut_question(m.group(1), home) if w not in ZH_STOP_WORDS)
         else:
             pieces.append((m.group(2), False))
 
