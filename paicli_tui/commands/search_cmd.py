@@ -32,6 +32,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    from ..core.code.lance_store import has_index
     from ..core.code.search import SearchError, plan_with_configured_model, search_project
     from ..core.embedders.base import EmbedderError
 
@@ -41,9 +42,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     root = Path(args.project or ".")
     query = " ".join(args.query)
     try:
-        # the configured model (its light_model when set) rewrites non-English questions
-        plan = (None if args.no_rewrite or args.mode == "grep"
-                else plan_with_configured_model(settings, query))
+        # the configured model (its light_model when set) rewrites non-English questions;
+        # not worth a model call when the search cannot run for want of an index
+        wants_plan = not args.no_rewrite and args.mode != "grep" and has_index(settings, root)
+        plan = plan_with_configured_model(settings, query) if wants_plan else None
         response = search_project(settings, root, query, mode=args.mode, top_k=args.top_k,
                                   plan=plan)
     except (SearchError, EmbedderError) as exc:

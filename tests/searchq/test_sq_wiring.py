@@ -235,6 +235,36 @@ def test_cli_rewrites_with_the_configured_model(indexed, capsys,
     assert len(clients) == 1
 
 
+def test_cli_asks_the_model_once_per_question(indexed, capsys,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    clients: list[OneShotClient] = []
+
+    def build(settings, **options):
+        clients.append(OneShotClient())
+        return clients[-1]
+
+    monkeypatch.setattr(registry, "build_client", build)
+    first = _explain(capsys, ZH)
+    again = _explain(capsys, ZH)  # answered from the rewrite cache: no client is opened
+    assert len(clients) == 1
+    assert again["plan"] == first["plan"] and again["plan"]["terms_source"] == "rewrite"
+
+
+def test_cli_without_an_index_asks_no_model(tmp_path: Path, capsys,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    clients: list[OneShotClient] = []
+
+    def build(settings, **options):
+        clients.append(OneShotClient())
+        return clients[-1]
+
+    monkeypatch.setattr(registry, "build_client", build)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["search", ZH]) == 1
+    assert "paicli-tui index" in capsys.readouterr().err
+    assert clients == []
+
+
 def test_cli_without_a_model_uses_the_gloss(indexed, capsys) -> None:
     assert _explain(capsys, ZH)["plan"]["terms_source"] == "gloss"
 

@@ -25,6 +25,13 @@ def index_location(settings: Settings, project_root: Path) -> str:
     return str(ProjectPaths.for_dir(project_root).index_dir)
 
 
+def has_index(settings: Settings, project_root: Path) -> bool:
+    """False when this project certainly has no index (a local index folder that does not
+    exist); True otherwise (a remote index is only known by opening it)."""
+    uri = index_location(settings, project_root)
+    return not is_local(uri) or Path(uri.removeprefix("file://")).exists()
+
+
 def is_local(uri: str) -> bool:
     return "://" not in uri or uri.startswith("file://")
 

@@ -308,6 +308,11 @@ async def plan_with_model(settings: Settings, query: str, complete: TextComplete
                                   rewrite=_bounded(complete, timeout_s or REWRITE_TIMEOUT_S))
 
 
+async def _cached_only(system: str, user: str) -> str:
+    """A completer for plans whose rewrite is cached: never reached (the cache answers)."""
+    raise RuntimeError("the rewrite was expected in the cache")
+
+
 def plan_with_configured_model(settings: Settings, query: str) -> Any:
     """Like :func:`plan_with_model` for synchronous callers (``paicli-tui search``, the TUI
     panel's worker thread): opens a client for the configured model (its ``light_model``
@@ -317,6 +322,12 @@ def plan_with_configured_model(settings: Settings, query: str) -> Any:
 
     if not (query or "").strip() or detect_language(query) == "en":
         return None  # no client is opened for a question the model would not see
+    from .query import plan_query
+    from .query.rewrite import cache_for
+
+    if cache_for(settings.home).get(" ".join(query.split())):
+        # answered before: the plan reads the cached rewrite, no client is needed
+        return plan_query(query, home=settings.home, rewrite=_cached_only)
     client = build_client(settings)
     if client is None:
         return None
