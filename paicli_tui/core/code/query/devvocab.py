@@ -1,225 +1,49 @@
 """General developer vocabulary that CC-CEDICT translates in its everyday sense.
 
 CC-CEDICT is a general dictionary: 异常 is "unusual", 调用 "to transfer", 遍历 "everywhere".
-This table only holds common programming words (as used across languages and codebases) whose
-technical English is missing or buried in the dictionary; everything else comes from the
-dictionary. It must stay generic: no word here may be chosen for one project or question set.
+The table (``devvocab.tsv`` next to this module, shipped in the wheel) holds common programming
+words, as used across languages and codebases, with the English words code spells them with.
+It must stay generic: no word in it may be chosen for one project or question set.
 """
 
 from __future__ import annotations
 
-DEV_VOCABULARY: dict[str, tuple[str, ...]] = {
-    # errors and control flow
-    "异常": ("exception", "error"),
-    "报错": ("error", "raise"),
-    "错误": ("error",),
-    "抛出": ("raise", "throw"),
-    "捕获": ("catch", "capture"),
-    "回溯": ("traceback",),
-    "堆栈": ("stack", "traceback"),
-    "调用": ("call", "invoke"),
-    "回调": ("callback",),
-    "钩子": ("hook",),
-    "返回": ("return",),
-    "返回值": ("return", "value"),
-    "参数": ("argument", "parameter"),
-    "遍历": ("iterate", "walk"),
-    "迭代": ("iterate", "iterator"),
-    "递归": ("recursive", "recursion"),
-    "中断": ("interrupt", "break"),
-    "退出": ("exit", "quit"),
-    "超时": ("timeout",),
-    "重试": ("retry",),
-    # data and types
-    "对象": ("object",),
-    "实例": ("instance",),
-    "属性": ("attribute", "property"),
-    "变量": ("variable",),
-    "环境变量": ("environment", "variable"),
-    "字符串": ("string", "str"),
-    "字符": ("character", "char"),
-    "整数": ("integer", "int"),
-    "浮点数": ("float",),
-    "布尔": ("bool", "boolean"),
-    "列表": ("list",),
-    "数组": ("array",),
-    "字典": ("dict", "mapping"),
-    "元组": ("tuple",),
-    "集合": ("set", "collection"),
-    "队列": ("queue",),
-    "节点": ("node",),
-    "树": ("tree",),
-    "图": ("graph", "image"),
-    "栈": ("stack",),
-    "堆": ("heap",),
-    "表": ("table",),
-    "画": ("draw",),
-    "宽": ("width", "wide"),
-    "高": ("height",),
-    "长": ("length", "long"),
-    "短": ("short",),
-    "新": ("new",),
-    "删": ("delete",),
-    "删除": ("delete", "remove"),
-    "添加": ("add", "append"),
-    "插入": ("insert",),
-    "更新": ("update",),
-    "创建": ("create",),
-    "键": ("key",),
-    "值": ("value",),
-    "空": ("empty", "none"),
-    "类型": ("type",),
-    "默认": ("default",),
-    "默认值": ("default", "value"),
-    "实现": ("implement", "implementation"),
-    "接口": ("interface",),
-    "继承": ("inherit", "subclass"),
-    "子类": ("subclass",),
-    "父类": ("base", "parent", "class"),
-    "装饰器": ("decorator",),
-    "生成器": ("generator", "yield"),
-    "上下文管理器": ("context", "manager"),
-    "协程": ("coroutine", "async"),
-    "异步": ("async", "asynchronous"),
-    "线程": ("thread",),
-    "进程": ("process",),
-    "锁": ("lock",),
-    "缓存": ("cache",),
-    "哈希": ("hash",),
-    "模块": ("module",),
-    "依赖": ("dependency",),
-    "插件": ("plugin",),
-    "配置": ("config", "configuration"),
-    "选项": ("option",),
-    "初始化": ("init", "initialize"),
-    # text processing
-    "解析": ("parse",),
-    "解析器": ("parser",),
-    "序列化": ("serialize",),
-    "反序列化": ("deserialize",),
-    "编码": ("encode", "encoding"),
-    "解码": ("decode",),
-    "转义": ("escape",),
-    "正则": ("regex", "regular", "expression"),
-    "正则表达式": ("regex", "regular", "expression"),
-    "匹配": ("match",),
-    "替换": ("replace", "substitute"),
-    "拆分": ("split",),
-    "分割": ("split",),
-    "拼接": ("join", "concat"),
-    "截断": ("truncate",),
-    "省略号": ("ellipsis",),
-    "换行": ("wrap", "newline"),
-    "换行符": ("newline",),
-    "折行": ("wrap",),
-    "缩进": ("indent",),
-    "对齐": ("align", "justify"),
-    "填充": ("pad", "padding", "fill"),
-    "空白": ("whitespace", "blank"),
-    "空格": ("space", "whitespace"),
-    "制表符": ("tab",),
-    "大写": ("upper", "uppercase"),
-    "小写": ("lower", "lowercase"),
-    "格式化": ("format",),
-    "模板": ("template",),
-    "标记": ("markup", "tag", "mark"),
-    "标签": ("tag", "label"),
-    "占位符": ("placeholder",),
-    "前缀": ("prefix",),
-    "后缀": ("suffix",),
-    "分隔符": ("separator", "delimiter"),
-    # terminal and display
-    "终端": ("terminal",),
-    "控制台": ("console",),
-    "渲染": ("render",),
-    "输出": ("output", "print", "write"),
-    "输入": ("input", "read"),
-    "打印": ("print",),
-    "显示": ("display", "show"),
-    "隐藏": ("hide", "hidden"),
-    "刷新": ("refresh", "flush"),
-    "光标": ("cursor",),
-    "屏幕": ("screen",),
-    "窗口": ("window",),
-    "宽度": ("width",),
-    "高度": ("height",),
-    "列": ("column",),
-    "行": ("line", "row"),
-    "单元格": ("cell",),
-    "边框": ("border", "box"),
-    "样式": ("style",),
-    "主题": ("theme",),
-    "颜色": ("color",),
-    "高亮": ("highlight",),
-    "语法高亮": ("syntax", "highlight"),
-    "进度": ("progress",),
-    "进度条": ("progress", "bar"),
-    "动画": ("animation",),
-    "布局": ("layout",),
-    "分页": ("pager", "page"),
-    "滚动": ("scroll",),
-    "交互": ("interactive",),
-    "提示": ("prompt", "hint"),
-    # files, io and the system
-    "文件": ("file",),
-    "文件名": ("filename",),
-    "目录": ("directory", "dir"),
-    "路径": ("path",),
-    "读取": ("read", "load"),
-    "写入": ("write",),
-    "保存": ("save",),
-    "加载": ("load",),
-    "导出": ("export",),
-    "导入": ("import",),
-    "日志": ("log", "logging"),
-    "记录": ("record", "log"),
-    "平台": ("platform",),
-    "操作系统": ("os", "operating", "system"),
-    "信号": ("signal",),
-    "字节": ("byte",),
-    "内存": ("memory",),
-    "请求": ("request",),
-    "响应": ("response",),
-    "连接": ("connect", "connection"),
-    "服务器": ("server",),
-    "客户端": ("client",),
-    "端口": ("port",),
-    "会话": ("session",),
-    "令牌": ("token",),
-    "查询": ("query",),
-    "数据库": ("database", "db"),
-    "事务": ("transaction",),
-    "字段": ("field",),
-    "压缩": ("compress",),
-    "解压": ("decompress", "extract"),
-    "时间戳": ("timestamp",),
-    "时区": ("timezone",),
-    # measuring and deciding
-    "检测": ("detect",),
-    "判断": ("check", "determine"),
-    "校验": ("validate", "check"),
-    "验证": ("validate", "verify"),
-    "计算": ("compute", "calculate"),
-    "估算": ("estimate",),
-    "测量": ("measure",),
-    "比较": ("compare",),
-    "排序": ("sort",),
-    "过滤": ("filter",),
-    "合并": ("merge", "combine"),
-    "转换": ("convert",),
-    "映射": ("map", "mapping"),
-    "最大": ("max", "maximum"),
-    "最小": ("min", "minimum"),
-    "限制": ("limit",),
-    "剩余": ("remaining",),
-    "速度": ("speed",),
-    "平均": ("average", "mean"),
-    "百分比": ("percent", "percentage"),
-    "比例": ("ratio",),
-    "四舍五入": ("round",),
-    "随机": ("random",),
-    "重复": ("duplicate", "repeat"),
-    "启用": ("enable",),
-    "禁用": ("disable",),
-    "安装": ("install",),
-}
+from collections.abc import Iterator
+from importlib import resources
+
+DATA_FILE = "devvocab.tsv"
+_PACKAGE = __name__.rpartition(".")[0]
+
+
+def vocabulary_entries(text: str) -> Iterator[tuple[int, str, tuple[str, ...]]]:
+    """Every entry line of a glossary file as ``(line number, Chinese word, English words)``,
+    unvalidated: a line without a tab gives an empty English tuple. Blank lines and ``#``
+    comment lines are skipped."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        word, tab, english = line.partition("\t")
+        words = tuple(english.lower().split()) if tab else ()
+        yield number, word.strip(), words
+
+
+def parse_vocabulary(text: str) -> dict[str, tuple[str, ...]]:
+    """The glossary in ``text`` as a dict. Lenient, because a bad line must not break code
+    search: lines without a word or English are skipped, and the first of repeated words
+    wins (the tests keep the shipped file free of both)."""
+    table: dict[str, tuple[str, ...]] = {}
+    for _, word, english in vocabulary_entries(text):
+        if word and english and word not in table:
+            table[word] = english
+    return table
+
+
+def read_vocabulary_text() -> str:
+    """The text of the shipped glossary file."""
+    return (resources.files(_PACKAGE) / DATA_FILE).read_text(encoding="utf-8")
+
+
+DEV_VOCABULARY: dict[str, tuple[str, ...]] = parse_vocabulary(read_vocabulary_text())
+"""Chinese developer word → English code words, most likely first (about 1,300 entries, read
+once at import: the file is ~30 KB)."""
