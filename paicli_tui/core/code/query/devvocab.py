@@ -45,5 +45,5 @@ def read_vocabulary_text() -> str:
 
 
 DEV_VOCABULARY: dict[str, tuple[str, ...]] = parse_vocabulary(read_vocabulary_text())
-"""Chinese developer word → English code words, most likely first (about 1,300 entries, read
+"""Chinese developer word → English code words, most likely first (about 1,400 entries, read
 once at import: the file is ~30 KB)."""
