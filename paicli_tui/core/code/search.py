@@ -253,6 +253,7 @@ def _plan_json(plan: Any, rankings: dict[str, list[str]]) -> dict[str, Any]:
     return {"language": plan.language, "fulltext_query": plan.fulltext_query,
             "embedding_queries": list(plan.embedding_queries),
             "terms_source": getattr(plan, "terms_source", "question"),
+            "synonyms": list(getattr(plan, "synonyms", ())),
             "rankers": list(rankings)}
 
 

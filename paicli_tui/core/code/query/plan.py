@@ -1,15 +1,19 @@
 """QueryPlan: what each ranker of a code search is asked, decided once per question.
 
-English questions are used as they are. A Chinese or mixed question keeps its original text
-for the multilingual embedder and also gets an English reading (the light model's rewrite
-when one is configured and answers sensibly, else the offline dictionary gloss) for the
-full-text index and a second embedding query.
+English questions are used as they are, and their full-text words gain one synonym each
+from the programming thesaurus (query.synonyms): a person asks for the "final" item where the
+code says ``last``. A Chinese or mixed question keeps its original text for the multilingual
+embedder and also gets an English reading (the light model's rewrite when one is configured
+and answers sensibly, else the offline dictionary gloss) for the full-text index and a second
+embedding query; it gets no synonyms, because the gloss already lists several senses of each
+word and more alternatives only add noise.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -18,7 +22,8 @@ from ...llm.base import TextCompleter
 from .gloss import Gloss, gloss_question
 from .language import QueryLanguage, detect_language
 from .rewrite import rewrite_query
-from .terms import code_terms, has_cjk
+from .synonyms import expand
+from .terms import STOP_WORDS, code_terms, has_cjk
 
 TermsSource = Literal["question", "gloss", "rewrite"]
 
@@ -37,6 +42,30 @@ class QueryPlan:
     """Where ``english_terms`` came from: the question itself, the offline gloss, or the model."""
     gloss: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
     """Each Chinese word of the question and the English it was glossed to (for --explain)."""
+    synonyms: tuple[str, ...] = field(default=())
+    """Thesaurus words added to the full-text query of an English question (for --explain)."""
+
+
+SYNONYMS_PER_WORD = 1
+"""Thesaurus words added per question word: the group's main spelling. More only added noise
+on the development set (recall fell) while one lifted it."""
+_PLAIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][a-z]+(?![\w.])")
+"""A plain English word; identifiers (snake_case, camelCase, dotted) are exact and not expanded."""
+
+
+def question_synonyms(question: str) -> tuple[str, ...]:
+    """Thesaurus words for the plain English words of ``question``, in question order, none
+    already in the question: at most SYNONYMS_PER_WORD per word."""
+    words = list(dict.fromkeys(
+        w.lower() for w in _PLAIN_WORD.findall(question) if w.lower() not in STOP_WORDS
+    ))
+    expansions = expand(words)
+    added: list[str] = []
+    for word in words:
+        for synonym in expansions.get(word, ())[:SYNONYMS_PER_WORD]:
+            if synonym not in words and synonym not in added:
+                added.append(synonym)
+    return tuple(added)
 
 
 def _fulltext(english: str, chinese_words: list[str]) -> str:
@@ -50,7 +79,9 @@ def _build(
 ) -> QueryPlan:
     text = " ".join(question.split())
     if language == "en" or gloss is None:
-        return QueryPlan(text, language, text, _fulltext(text, []), [text])
+        synonyms = question_synonyms(text)
+        fulltext = _fulltext(" ".join((text, *synonyms)), [])
+        return QueryPlan(text, language, text, fulltext, [text], synonyms=synonyms)
     chinese = [p.source for p in gloss.pieces if has_cjk(p.source)]
     english = rewritten or gloss.text
     source: TermsSource = "rewrite" if rewritten else "gloss"

@@ -1,0 +1,62 @@
+"""English questions gain one thesaurus word per plain word; Chinese questions gain none."""
+
+from __future__ import annotations
+
+import pytest
+
+from paicli_tui.core.code.query import plan_query
+from paicli_tui.core.code.query.plan import SYNONYMS_PER_WORD, question_synonyms
+from paicli_tui.paths import HomePaths
+
+
+@pytest.fixture
+def home(paicli_home) -> HomePaths:
+    return HomePaths(paicli_home)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("is the current item the final one", {"last"}),
+        ("where is the spacing around a box added", {"padding"}),
+        ("delete the cached entries", {"remove"}),
+        ("when does the worker begin", {"start"}),
+        ("map a colour to the closest one", {"nearest"}),
+    ],
+)
+def test_english_words_gain_their_main_synonym(question: str, expected: set[str]) -> None:
+    assert expected <= set(question_synonyms(question))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "loop_last FORCE_COLOR colorTheme os.path",  # identifiers are exact, never expanded
+        "where is it and how does that work",  # scaffolding only
+        "",
+    ],
+)
+def test_identifiers_and_stop_words_gain_nothing(question: str) -> None:
+    assert question_synonyms(question) == ()
+
+
+def test_one_synonym_per_word_none_repeated_none_already_asked() -> None:
+    words = ["final", "last", "delete", "remove"]
+    added = question_synonyms(" ".join(words))
+    assert len(added) <= SYNONYMS_PER_WORD * len(words)
+    assert len(set(added)) == len(added)
+    assert not set(added) & set(words)
+
+
+def test_english_plan_puts_synonyms_in_the_fulltext_query_only(home: HomePaths) -> None:
+    question = "Is there a helper that tells whether the current item is the final one?"
+    plan = plan_query(question, home=home)
+    assert "last" in plan.synonyms
+    assert "last" in plan.fulltext_query.split()
+    assert "final" in plan.fulltext_query.split()  # the question's own words stay
+    assert plan.embedding_queries == [question]  # the embedder reads the question untouched
+
+
+def test_chinese_plan_gets_no_synonyms(home: HomePaths) -> None:
+    plan = plan_query("怎么判断当前元素是不是最后一个？", home=home)
+    assert plan.synonyms == ()
