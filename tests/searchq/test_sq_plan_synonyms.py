@@ -60,3 +60,12 @@ def test_english_plan_puts_synonyms_in_the_fulltext_query_only(home: HomePaths) 
 def test_chinese_plan_gets_no_synonyms(home: HomePaths) -> None:
     plan = plan_query("怎么判断当前元素是不是最后一个？", home=home)
     assert plan.synonyms == ()
+
+
+def test_grep_mode_greps_only_the_questions_own_words(paicli_home) -> None:
+    from paicli_tui.config import load_settings
+    from paicli_tui.core.code.grep_rank import grep_terms
+
+    settings = load_settings({}, {"PAICLI_HOME": str(paicli_home)})
+    terms = grep_terms(settings, "is the current item the final one")
+    assert "final" in terms and "last" not in terms

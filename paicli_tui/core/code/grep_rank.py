@@ -29,10 +29,13 @@ def grep_terms(settings: Settings, query: str) -> list[str]:
     searchable words (English reading for Chinese), longest first."""
     if len(query.split()) == 1 and len(query) >= 2 and query.isascii():
         return [query]
-    from .query import plan_query
+    from .query import code_terms, plan_query
 
     plan = plan_query(query, home=settings.home)
-    words = [w for w in dict.fromkeys(plan.fulltext_query.lower().split()) if len(w) >= 3]
+    # grep is literal: the question's own words, not the thesaurus words ranking adds
+    added = set(code_terms(" ".join(plan.synonyms))) - set(code_terms(plan.original))
+    words = [w for w in dict.fromkeys(plan.fulltext_query.lower().split())
+             if len(w) >= 3 and w not in added]
     words.sort(key=len, reverse=True)
     return words[:MAX_TERMS]
 
