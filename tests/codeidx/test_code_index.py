@@ -186,12 +186,13 @@ def test_index_uri_setting_puts_the_index_elsewhere(settings, project_dir: Path,
 
 
 @pytest.mark.parametrize(("rankers", "weights"), [
-    (["text", "semantic"], {"text": 1.0, "semantic": 1.0}),
-    (["text", "semantic", "semantic:en"], {"text": 1.0, "semantic": 0.5, "semantic:en": 0.5}),
+    (["text", "semantic"], {"text": 1.5, "semantic": 1.0}),
+    (["text", "semantic", "semantic:en"], {"text": 1.5, "semantic": 0.5, "semantic:en": 0.5}),
     (["semantic", "semantic:en"], {"semantic": 0.5, "semantic:en": 0.5}),
-    (["text"], {"text": 1.0}),
+    (["text"], {"text": 1.5}),
 ])
 def test_fusion_gives_each_kind_of_evidence_one_vote(rankers, weights) -> None:
+    # exact words first: full-text 1.5, the embedder's rankings share 1
     from paicli_tui.core.code.search import modality_weights
 
     assert modality_weights(dict.fromkeys(rankers, [])) == weights

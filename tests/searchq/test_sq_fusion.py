@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paicli_tui.core.code.fusion import explain, explain_dict, rrf
+from paicli_tui.core.code.fusion import explain, explain_dict, keep_in_view, rrf
 
 
 def test_rrf_scores_and_order_with_k_60() -> None:
@@ -69,3 +69,42 @@ def test_rrf_invariants(r: dict[str, list[str]]) -> None:
             assert (rank is None) == (h.id not in r[name])
             if rank is not None:
                 assert r[name].index(h.id) + 1 == rank
+
+
+@pytest.mark.parametrize(
+    ("start", "item", "slot", "expected"),
+    [
+        (["a", "b", "c", "d", "e"], "e", 3, ["a", "b", "e", "c", "d"]),  # moved up to 3rd
+        (["a", "b", "c", "d", "e"], "b", 3, ["a", "b", "c", "d", "e"]),  # already in view
+        (["a", "b", "c", "d", "e"], "c", 3, ["a", "b", "c", "d", "e"]),  # exactly at the slot
+        (["a", "b", "c", "d", "e"], "e", 1, ["e", "a", "b", "c", "d"]),
+        (["a", "b"], "z", 1, ["a", "b"]),  # not fused: nothing changes
+        ([], "a", 3, []),
+    ],
+)
+def test_keep_in_view_moves_one_item_up(start, item, slot, expected) -> None:
+    fused = rrf({"x": start})
+    out = keep_in_view(fused, item, slot)
+    assert [h.id for h in out] == expected
+    assert [h.id for h in fused] == start  # pure
+    scores = [h.score for h in out]
+    assert scores == sorted(scores, reverse=True)  # the moved hit takes the passed hit's score
+    moved = {h.id: h for h in out}
+    assert all(moved[h.id].ranks == h.ranks for h in fused)  # ranks still say why
+
+
+def test_keep_in_view_refuses_slot_zero() -> None:
+    with pytest.raises(ValueError):
+        keep_in_view([], "a", 0)
+
+
+def test_search_keeps_the_full_text_leader_in_view(monkeypatch) -> None:
+    from paicli_tui.core.code import search as search_module
+
+    # one id ranked first by full-text only, and deep agreement on five others
+    rankings = {"text": ["lead", "a", "b", "c", "d", "e"],
+                "semantic": ["a", "b", "c", "d", "e", "x"]}
+    fused = rrf(rankings, weights=search_module.modality_weights(rankings))
+    assert [h.id for h in fused].index("lead") >= search_module.TEXT_LEADER_SLOT
+    kept = keep_in_view(fused, "lead", search_module.TEXT_LEADER_SLOT)
+    assert [h.id for h in kept].index("lead") == search_module.TEXT_LEADER_SLOT - 1

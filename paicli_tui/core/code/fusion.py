@@ -62,6 +62,22 @@ def rrf(
     return [FusedHit(i, scores[i], ranks[i]) for i in ids]
 
 
+def keep_in_view(fused: list[FusedHit], item: str, slot: int) -> list[FusedHit]:
+    """``fused`` with ``item`` moved up to 1-based position ``slot`` when it sits lower;
+    otherwise unchanged. The moved hit takes the score of the hit it passes (the list stays
+    sorted by score) and keeps its ranks, which say why it is there. Pure: returns a new
+    list. An ``item`` not in ``fused`` changes nothing."""
+    if slot < 1:
+        raise ValueError("keep_in_view: slot must be >= 1")
+    position = next((i for i, hit in enumerate(fused) if hit.id == item), None)
+    if position is None or position < slot:
+        return list(fused)
+    out = list(fused)
+    moved = out.pop(position)
+    out.insert(slot - 1, FusedHit(moved.id, out[slot - 1].score, moved.ranks))
+    return out
+
+
 def explain(hit: FusedHit) -> str:
     """One line saying where each ranker put this result, e.g.
     ``rrf 0.0325 = text #1 + semantic #4 + semantic:en —``."""
