@@ -76,6 +76,48 @@ def clean_comment(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", cleaned).strip()
 
 
+_NOT_A_DOC = re.compile(r"copyright|licen[cs]e|spdx-|@generated|do not edit", re.IGNORECASE)
+_CODE_LINE = re.compile(r"[;{}]\s*$|^\s*(return|if|for|while|import)\b")
+
+
+def comment_above(lines: list[str], start: int, *, max_lines: int = 40) -> str:
+    """The plain comment block that ends on the line right above line ``start`` (1-based):
+    ``//`` lines or one ``/* ... */`` block, with its markers; '' when there is none.
+
+    A fallback doc for languages whose chunkers only read doc comments (Javadoc, JSDoc): much
+    code explains a method in an ordinary comment (the JDK does so on many private methods).
+    Not a doc: a licence or generated-code header, or commented-out code."""
+    i = start - 2  # 0-based index of the line above
+    if i < 0:
+        return ""
+    block: list[str] = []
+    if lines[i].rstrip().endswith("*/"):
+        while i >= 0 and len(block) < max_lines:
+            block.insert(0, lines[i])
+            if "/*" in lines[i]:
+                break
+            i -= 1
+        else:
+            return ""
+        if i < 0 or "/*" not in block[0]:
+            return ""
+    else:
+        while i >= 0 and lines[i].lstrip().startswith("//") and len(block) < max_lines:
+            block.insert(0, lines[i])
+            i -= 1
+    text = "\n".join(line.strip() for line in block)
+    return text if usable_as_doc(text) else ""
+
+
+def usable_as_doc(comment: str) -> bool:
+    """True when a plain comment may stand in for a doc comment: it says something, and it
+    is neither a licence or generated-code header nor mostly commented-out code."""
+    body = [ln for ln in clean_comment(comment).splitlines() if ln.strip()]
+    if not body or _NOT_A_DOC.search(comment):
+        return False
+    return sum(1 for ln in body if _CODE_LINE.search(ln)) * 2 <= len(body)
+
+
 _LITERALS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|\b0[xX][0-9a-fA-F_]+\b|'
                        r'\b\d[\d_]*(?:\.\d+)?(?:[eE][+-]?\d+)?[lLfFdD]?\b')
 

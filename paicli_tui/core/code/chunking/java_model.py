@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..chunk import Chunk
-from .common import CLASS_HEAD_LINES, ChunkedFile, Edge, clean_comment, line_slice
+from .common import CLASS_HEAD_LINES, ChunkedFile, Edge, clean_comment, comment_above, line_slice
 
 
 @dataclass
@@ -154,16 +154,22 @@ def java_chunks(path: str, lines: list[str], model: JavaFileModel, parser: str) 
         result.chunks.append(Chunk(
             path=path, kind="class", name=declared.name, start_line=declared.start,
             end_line=end, source=line_slice(lines, declared.start, end), language="java",
-            parent=parent, doc=clean_comment(declared.doc), signature=declared.signature,
+            parent=parent, doc=_doc(declared.doc, lines, declared.start),
+            signature=declared.signature,
             context=file_context, extra={"type_kind": declared.kind}))
     for method in model.methods:
         result.chunks.append(Chunk(
             path=path, kind="method", name=method.display_name, start_line=method.start,
             end_line=method.end, source=line_slice(lines, method.start, method.end),
-            language="java", parent=method.owner, doc=clean_comment(method.doc),
+            language="java", parent=method.owner, doc=_doc(method.doc, lines, method.start),
             signature=method.signature, context=f"{file_context}; class {method.owner}"))
     result.edges.extend(_java_edges(path, model, types))
     return result
+
+
+def _doc(javadoc: str, lines: list[str], start: int) -> str:
+    """The Javadoc, else the plain comment right above the declaration (see comment_above)."""
+    return clean_comment(javadoc or comment_above(lines, start))
 
 
 def _is_blank_or_comment(line: str) -> bool:

@@ -15,6 +15,7 @@ from .common import (
     leftover_file_chunks,
     line_slice,
     source_lines,
+    usable_as_doc,
 )
 from .ts_base import end_line, parse, preceding_comment, squash, start_line, text_of, walk
 
@@ -90,7 +91,12 @@ def chunk_js(path: str, text: str, language: str) -> ChunkedFile:
 
 
 def _doc(outer: Any) -> str:
-    return clean_comment(preceding_comment(outer, ("comment",), doc_only_prefix="/**"))
+    """The JSDoc above a declaration, else a plain comment right above it that reads like one."""
+    doc = preceding_comment(outer, ("comment",), doc_only_prefix="/**")
+    if not doc:
+        plain = preceding_comment(outer, ("comment",))
+        doc = plain if usable_as_doc(plain) else ""
+    return clean_comment(doc)
 
 
 def _class_chunk(path: str, lines: list[str], node: Any, outer: Any, name: str,
