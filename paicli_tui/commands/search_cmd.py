@@ -32,7 +32,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from ..core.code.lance_store import has_index
     from ..core.code.search import SearchError, plan_with_configured_model, search_project
     from ..core.embedders.base import EmbedderError
 
@@ -44,8 +43,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:
         # the configured model (its light_model when set) rewrites non-English questions;
         # not worth a model call when the search cannot run for want of an index
-        wants_plan = not args.no_rewrite and args.mode != "grep" and has_index(settings, root)
-        plan = plan_with_configured_model(settings, query) if wants_plan else None
+        wants_plan = not args.no_rewrite and args.mode != "grep"
+        plan = plan_with_configured_model(settings, query, root) if wants_plan else None
         response = search_project(settings, root, query, mode=args.mode, top_k=args.top_k,
                                   plan=plan)
     except (SearchError, EmbedderError) as exc:

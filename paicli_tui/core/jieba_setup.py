@@ -44,11 +44,15 @@ def _add_developer_words(jieba: ModuleType) -> None:
     """Teach jieba the multi-character words of the developer glossary, for every user
     (code-search gloss and memory keywords alike, so both segment the same way): its general
     dictionary splits many of them across a neighbour (在线程里 → 在线 / 程里)."""
-    from .code.query.devvocab import DEV_VOCABULARY
+    try:
+        from .code.query.devvocab import DEV_VOCABULARY
 
-    for word in DEV_VOCABULARY:
-        if len(word) > 1:
-            jieba.add_word(word, freq=max(jieba.suggest_freq(word, tune=False), DEV_WORD_FREQ))
+        for word in DEV_VOCABULARY:
+            if len(word) > 1:
+                jieba.add_word(word, freq=max(jieba.suggest_freq(word, tune=False),
+                                              DEV_WORD_FREQ))
+    except Exception as exc:  # noqa: BLE001 - segmentation still works without the glossary
+        logging.getLogger(__name__).warning("developer glossary not loaded into jieba: %s", exc)
 
 
 def cut_words(text: str, home: HomePaths | None = None) -> list[str]:

@@ -44,7 +44,8 @@ class CodeAdapter:
         from ..core.code.search import plan_with_configured_model, search_project
 
         # runs in the panel's worker thread: the rewrite gets its own client and loop
-        plan = None if mode == "grep" else plan_with_configured_model(self.settings, query)
+        plan = (None if mode == "grep"
+                else plan_with_configured_model(self.settings, query, self.project_root))
         response = search_project(self.settings, self.project_root, query, mode=mode,
                                   top_k=top_k, plan=plan)
         return [CodeHit(h.path, h.start_line, h.name, float(h.score), h.source,

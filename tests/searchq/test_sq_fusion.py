@@ -98,13 +98,24 @@ def test_keep_in_view_refuses_slot_zero() -> None:
         keep_in_view([], "a", 0)
 
 
-def test_search_keeps_the_full_text_leader_in_view(monkeypatch) -> None:
-    from paicli_tui.core.code import search as search_module
+def test_hybrid_fusion_keeps_the_full_text_leader_in_view() -> None:
+    from paicli_tui.core.code.search import TEXT_LEADER_SLOT, fuse_rankings
 
-    # one id ranked first by full-text only, and deep agreement on five others
+    # one id ranked first by full-text only, and agreement of both rankers on five others
     rankings = {"text": ["lead", "a", "b", "c", "d", "e"],
                 "semantic": ["a", "b", "c", "d", "e", "x"]}
-    fused = rrf(rankings, weights=search_module.modality_weights(rankings))
-    assert [h.id for h in fused].index("lead") >= search_module.TEXT_LEADER_SLOT
-    kept = keep_in_view(fused, "lead", search_module.TEXT_LEADER_SLOT)
-    assert [h.id for h in kept].index("lead") == search_module.TEXT_LEADER_SLOT - 1
+    order = [h.id for h in fuse_rankings(rankings)]
+    assert order.index("lead") == TEXT_LEADER_SLOT - 1
+    assert order[:TEXT_LEADER_SLOT - 1] == ["a", "b"]
+    # the embedder's own first result gets no such place
+    flipped = {"text": ["a", "b", "c", "d", "e", "x"],
+               "semantic": ["lead", "a", "b", "c", "d", "e"]}
+    assert [h.id for h in fuse_rankings(flipped)].index("lead") > TEXT_LEADER_SLOT - 1
+
+
+def test_hybrid_fusion_weighs_full_text_above_the_embedder() -> None:
+    from paicli_tui.core.code.search import fuse_rankings
+
+    # the same two ids, each first in one ranker: the full-text first wins
+    fused = fuse_rankings({"semantic": ["s", "t"], "text": ["t", "s"]})
+    assert [h.id for h in fused] == ["t", "s"]

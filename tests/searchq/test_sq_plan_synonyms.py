@@ -22,6 +22,7 @@ def home(paicli_home) -> HomePaths:
         ("delete the cached entries", {"remove"}),
         ("when does the worker begin", {"start"}),
         ("map a colour to the closest one", {"nearest"}),
+        ("find the last item.", {"final", "element"}),  # a full stop ends a word too
     ],
 )
 def test_english_words_gain_their_main_synonym(question: str, expected: set[str]) -> None:
@@ -40,6 +41,23 @@ def test_identifiers_and_stop_words_gain_nothing(question: str) -> None:
     assert question_synonyms(question) == ()
 
 
+def test_synonyms_are_never_stop_words() -> None:
+    from paicli_tui.core.code.query.terms import STOP_WORDS
+
+    # "find" heads the group of locate/search/lookup but would be dropped from a query
+    added = question_synonyms("locate the parser routine")
+    assert added and not set(added) & STOP_WORDS
+
+
+def test_english_full_text_query_counts_each_word_once() -> None:
+    from paicli_tui.core.code.query.terms import one_form_per_word
+
+    assert one_form_per_word(["colors", "color", "rgb", "terminal", "termin"]) == [
+        "color", "rgb", "termin"]
+    assert one_form_per_word(["cell_len", "cell", "len"]) == ["cell_len", "cell", "len"]
+    assert one_form_per_word([]) == []
+
+
 def test_one_synonym_per_word_none_repeated_none_already_asked() -> None:
     words = ["final", "last", "delete", "remove"]
     added = question_synonyms(" ".join(words))
@@ -54,6 +72,7 @@ def test_english_plan_puts_synonyms_in_the_fulltext_query_only(home: HomePaths) 
     assert "last" in plan.synonyms
     assert "last" in plan.fulltext_query.split()
     assert "final" in plan.fulltext_query.split()  # the question's own words stay
+    assert "item" in plan.fulltext_query.split() and "items" not in plan.fulltext_query
     assert plan.embedding_queries == [question]  # the embedder reads the question untouched
 
 

@@ -151,11 +151,7 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
             embedder = get_embedder(settings)
         _check_embedder(tables.meta, embedder)
         rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows))
-    from .fusion import keep_in_view, rrf
-
-    fused = rrf(rankings, weights=modality_weights(rankings))
-    if rankings.get("text"):
-        fused = keep_in_view(fused, rankings["text"][0], TEXT_LEADER_SLOT)
+    fused = fuse_rankings(rankings)
     hits = []
     for item, via in members_for_classes(fused, rows)[:k]:
         row = rows[item.id]
@@ -167,6 +163,17 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
     response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings))
     response.seconds = time.perf_counter() - started
     return response
+
+
+def fuse_rankings(rankings: dict[str, list[str]]) -> list[Any]:
+    """Hybrid ranking: weighted RRF of every ranking (:func:`modality_weights`), then the
+    full-text ranker's first result kept within TEXT_LEADER_SLOT."""
+    from .fusion import keep_in_view, rrf
+
+    fused = rrf(rankings, weights=modality_weights(rankings))
+    if rankings.get("text"):
+        fused = keep_in_view(fused, rankings["text"][0], TEXT_LEADER_SLOT)
+    return fused
 
 
 def members_for_classes(fused: list[Any], rows: dict[str, dict[str, Any]]
@@ -325,15 +332,22 @@ async def _cached_only(system: str, user: str) -> str:
     raise RuntimeError("the rewrite was expected in the cache")
 
 
-def plan_with_configured_model(settings: Settings, query: str) -> Any:
+def plan_with_configured_model(settings: Settings, query: str,
+                               project_root: Path | None = None) -> Any:
     """Like :func:`plan_with_model` for synchronous callers (``paicli-tui search``, the TUI
-    panel's worker thread): opens a client for the configured model (its ``light_model``
-    when set) just for this, and closes it. None when no model is configured."""
+    panel's worker thread): a question rewritten before is planned from the rewrite cache;
+    otherwise a client for the configured model (its ``light_model`` when set) is opened just
+    for this, and closed. None (the search plans offline) for an English question, when no
+    model is configured, or when ``project_root`` is given and has no index (the search
+    cannot run, so no model is asked)."""
     from ..llm.registry import build_client, light_completer
+    from .lance_store import has_index
     from .query import detect_language
 
     if not (query or "").strip() or detect_language(query) == "en":
         return None  # no client is opened for a question the model would not see
+    if project_root is not None and not has_index(settings, normalise_project_root(project_root)):
+        return None
     from .query import plan_query
     from .query.rewrite import cache_for
 

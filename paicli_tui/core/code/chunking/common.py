@@ -76,33 +76,43 @@ def clean_comment(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", cleaned).strip()
 
 
-_NOT_A_DOC = re.compile(r"copyright|licen[cs]e|spdx-|@generated|do not edit", re.IGNORECASE)
+_NOT_A_DOC = re.compile(
+    r"copyright|spdx-license|licen[cs]ed under|\blicen[cs]e,? version|@generated|do not edit|"
+    # tool directives, not prose
+    r"eslint-|@ts-(ignore|expect-error|nocheck)|noinspection|checkstyle:|nolint|prettier-ignore|"
+    r"istanbul ignore|pylint:|noqa|nosonar|suppress(warnings)?\(",
+    re.IGNORECASE,
+)
 _CODE_LINE = re.compile(r"[;{}]\s*$|^\s*(return|if|for|while|import)\b")
 
 
 def comment_above(lines: list[str], start: int, *, max_lines: int = 40) -> str:
     """The plain comment block that ends on the line right above line ``start`` (1-based):
-    ``//`` lines or one ``/* ... */`` block, with its markers; '' when there is none.
+    ``//`` lines or one ``/* ... */`` block that starts its own line, with its markers; ''
+    when there is none, or when it is longer than ``max_lines`` lines.
 
     A fallback doc for languages whose chunkers only read doc comments (Javadoc, JSDoc): much
     code explains a method in an ordinary comment (the JDK does so on many private methods).
-    Not a doc: a licence or generated-code header, or commented-out code."""
+    Not a doc: a licence or generated-code header, a tool directive, commented-out code, or a
+    comment that ends a line of code (``int count; /* items */``)."""
     i = start - 2  # 0-based index of the line above
     if i < 0:
         return ""
     block: list[str] = []
     if lines[i].rstrip().endswith("*/"):
-        while i >= 0 and len(block) < max_lines:
+        while True:
+            if i < 0 or len(block) == max_lines:
+                return ""
             block.insert(0, lines[i])
-            if "/*" in lines[i]:
+            if lines[i].lstrip().startswith("/*"):
                 break
+            if len(block) == 1 and "/*" in lines[i] and not lines[i].lstrip().startswith("*"):
+                return ""  # a comment after code on the same line (int n; /* items */)
             i -= 1
-        else:
-            return ""
-        if i < 0 or "/*" not in block[0]:
-            return ""
     else:
-        while i >= 0 and lines[i].lstrip().startswith("//") and len(block) < max_lines:
+        while i >= 0 and lines[i].lstrip().startswith("//"):
+            if len(block) == max_lines:
+                return ""
             block.insert(0, lines[i])
             i -= 1
     text = "\n".join(line.strip() for line in block)

@@ -70,7 +70,10 @@ def preceding_comment(node: Any, comment_types: tuple[str, ...], *,
                       doc_only_prefix: str | None = None) -> str:
     """The comment block right above ``node`` (adjacent lines), or ''.
 
-    With ``doc_only_prefix`` (``/**`` for Javadoc) a comment must start with it to count.
+    A comment that ends a line of code (``x = 1; // note``) belongs to that line, so it ends
+    the block. With ``doc_only_prefix`` (``/**`` for Javadoc) only the nearest adjacent comment
+    starting with it counts; plain comments between it and ``node`` (a tool directive, a note)
+    are looked past.
     """
     parts: list[str] = []
     current = node
@@ -81,13 +84,15 @@ def preceding_comment(node: Any, comment_types: tuple[str, ...], *,
             break
         if end_line(sibling) < expected_line - 1:
             break
+        before = sibling.prev_sibling
+        if before is not None and end_line(before) == start_line(sibling):
+            break  # a trailing comment of the code before it
         text = text_of(sibling)
         if doc_only_prefix is not None:
-            if not text.startswith(doc_only_prefix):
-                break
+            if text.startswith(doc_only_prefix):
+                return text
+        else:
             parts.insert(0, text)
-            break
-        parts.insert(0, text)
         expected_line = start_line(sibling)
         current = sibling
     return "\n".join(parts)

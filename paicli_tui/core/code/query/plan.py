@@ -23,7 +23,7 @@ from .gloss import Gloss, gloss_question
 from .language import QueryLanguage, detect_language
 from .rewrite import rewrite_query
 from .synonyms import expand
-from .terms import STOP_WORDS, code_terms, has_cjk
+from .terms import STOP_WORDS, code_terms, has_cjk, one_form_per_word
 
 TermsSource = Literal["question", "gloss", "rewrite"]
 
@@ -49,7 +49,7 @@ class QueryPlan:
 SYNONYMS_PER_WORD = 1
 """Thesaurus words added per question word: the group's main spelling. More only added noise
 on the development set (recall fell) while one lifted it."""
-_PLAIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][a-z]+(?![\w.])")
+_PLAIN_WORD = re.compile(r"(?<!\w)(?<!\w\.)[A-Za-z][a-z]+(?!\w)(?!\.\w)")
 """A plain English word; identifiers (snake_case, camelCase, dotted) are exact and not expanded."""
 
 
@@ -62,7 +62,9 @@ def question_synonyms(question: str) -> tuple[str, ...]:
     expansions = expand(words)
     added: list[str] = []
     for word in words:
-        for synonym in expansions.get(word, ())[:SYNONYMS_PER_WORD]:
+        # a stop word ("find", "function") would be dropped from the query: take the next one
+        usable = [s for s in expansions.get(word, ()) if s not in STOP_WORDS]
+        for synonym in usable[:SYNONYMS_PER_WORD]:
             if synonym not in words and synonym not in added:
                 added.append(synonym)
     return tuple(added)
@@ -80,7 +82,9 @@ def _build(
     text = " ".join(question.split())
     if language == "en" or gloss is None:
         synonyms = question_synonyms(text)
-        fulltext = _fulltext(" ".join((text, *synonyms)), [])
+        # every word of an English question counts once: its stem stands for all its forms
+        # (a Chinese question's gloss keeps both: folding it lost questions on the dev set)
+        fulltext = " ".join(one_form_per_word(_fulltext(" ".join((text, *synonyms)), []).split()))
         return QueryPlan(text, language, text, fulltext, [text], synonyms=synonyms)
     chinese = [p.source for p in gloss.pieces if has_cjk(p.source)]
     english = rewritten or gloss.text

@@ -126,3 +126,12 @@ def stem_line(text: str) -> str:
                 seen.add(s)
                 out.append(s)
     return " ".join(out)
+
+
+def one_form_per_word(terms: list[str]) -> list[str]:
+    """``terms`` with a word dropped when its stem, a different string, is also there
+    (``colors color`` → ``color``): each word of a question then counts once in full-text
+    ranking instead of twice, and the stem still matches every inflection, because indexed
+    text carries its stems (:func:`stem_line`). Order kept."""
+    present = set(terms)
+    return [t for t in terms if not (stem(t) != t and stem(t) in present)]
