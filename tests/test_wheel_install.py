@@ -30,6 +30,10 @@ print(json.dumps({
     "summary_prompt": len(r.load_prompt("summary")),
     "base_prompt": len(r.load_prompt("base")),
     "styles_found": [p.name for p in r.style_paths()],
+    "glossary_words": len(__import__(
+        "paicli_tui.core.code.query.devvocab", fromlist=["x"]).DEV_VOCABULARY),
+    "thesaurus_groups": len(__import__(
+        "paicli_tui.core.code.query.synonyms", fromlist=["x"]).groups()),
 }))
 """
 
@@ -68,3 +72,5 @@ def test_wheel_installs_into_fresh_venv(tmp_path: Path) -> None:
         assert str(Path(found[key]).resolve()).startswith(venv_root), (key, found[key])
     assert found["summary_prompt"] > 0 and found["base_prompt"] > 0
     assert "app.tcss" in found["styles_found"]
+    # the code-search data tables ship inside the wheel (a Chinese question needs the glossary)
+    assert found["glossary_words"] > 1000 and found["thesaurus_groups"] > 200
