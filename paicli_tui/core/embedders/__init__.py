@@ -23,7 +23,7 @@ def get_embedder(settings: Settings) -> Embedder:
     if spec in ("use", "use-m3", "offline"):
         from .use import UseEmbedder
 
-        embedder: Embedder = UseEmbedder()
+        embedder: Embedder = UseEmbedder(cache_dir=settings.home.cache_dir)
     elif spec == "ollama" or spec.startswith("ollama:"):
         from .ollama import DEFAULT_MODEL, OllamaEmbedder
 
