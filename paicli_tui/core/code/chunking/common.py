@@ -116,10 +116,10 @@ def comment_above(lines: list[str], start: int, *, max_lines: int = 40) -> str:
             block.insert(0, lines[i])
             i -= 1
     text = "\n".join(line.strip() for line in block)
-    return text if usable_as_doc(text) else ""
+    return text if _usable_as_doc(text) else ""
 
 
-def usable_as_doc(comment: str) -> bool:
+def _usable_as_doc(comment: str) -> bool:
     """True when a plain comment may stand in for a doc comment: it says something, and it
     is neither a licence or generated-code header nor mostly commented-out code."""
     body = [ln for ln in clean_comment(comment).splitlines() if ln.strip()]

@@ -12,10 +12,10 @@ from .common import (
     Edge,
     call_edges,
     clean_comment,
+    comment_above,
     leftover_file_chunks,
     line_slice,
     source_lines,
-    usable_as_doc,
 )
 from .ts_base import end_line, parse, preceding_comment, squash, start_line, text_of, walk
 
@@ -90,13 +90,11 @@ def chunk_js(path: str, text: str, language: str) -> ChunkedFile:
     return result
 
 
-def _doc(outer: Any) -> str:
-    """The JSDoc above a declaration, else a plain comment right above it that reads like one."""
+def _doc(outer: Any, lines: list[str]) -> str:
+    """The JSDoc above a declaration, else a plain comment right above it that reads like one
+    (the same rule as Java's, :func:`comment_above`)."""
     doc = preceding_comment(outer, ("comment",), doc_only_prefix="/**")
-    if not doc:
-        plain = preceding_comment(outer, ("comment",))
-        doc = plain if usable_as_doc(plain) else ""
-    return clean_comment(doc)
+    return clean_comment(doc or comment_above(lines, start_line(outer)))
 
 
 def _class_chunk(path: str, lines: list[str], node: Any, outer: Any, name: str,
@@ -110,7 +108,7 @@ def _class_chunk(path: str, lines: list[str], node: Any, outer: Any, name: str,
     return Chunk(path=path, kind="class", name=qualified, start_line=start_line(node),
                  end_line=end, source=line_slice(lines, start_line(node), end),
                  language="typescript" if path.endswith(("ts", "tsx")) else "javascript",
-                 parent=owner, doc=_doc(outer), signature=squash(head), context=context)
+                 parent=owner, doc=_doc(outer, lines), signature=squash(head), context=context)
 
 
 def _function_chunk(result: ChunkedFile, lines: list[str], node: Any, outer: Any, name: str,
@@ -130,7 +128,8 @@ def _function_chunk(result: ChunkedFile, lines: list[str], node: Any, outer: Any
         path=path, kind="method" if owner else "function", name=f"{qualified}({param_text})",
         start_line=start_line(span), end_line=end_line(span),
         source=line_slice(lines, start_line(span), end_line(span)), language=result.language,
-        parent=owner, doc=_doc(outer if outer is not node else span), signature=signature,
+        parent=owner, doc=_doc(outer if outer is not node else span, lines),
+        signature=signature,
         context=context + (f"; class {owner}" if owner else "")))
     result.edges.append(Edge(owner or path.rsplit(".", 1)[0], qualified, "contains", path,
                              start_line(span)))

@@ -70,10 +70,9 @@ def question_synonyms(question: str) -> tuple[str, ...]:
     return tuple(added)
 
 
-def _fulltext(english: str, chinese_words: list[str]) -> str:
+def _fulltext_words(english: str, chinese_words: list[str]) -> list[str]:
     words = list(dict.fromkeys(code_terms(english)))
-    words += [w for w in dict.fromkeys(chinese_words) if w not in words]
-    return " ".join(words)
+    return words + [w for w in dict.fromkeys(chinese_words) if w not in words]
 
 
 def _build(
@@ -84,7 +83,7 @@ def _build(
         synonyms = question_synonyms(text)
         # every word of an English question counts once: its stem stands for all its forms
         # (a Chinese question's gloss keeps both: folding it lost questions on the dev set)
-        fulltext = " ".join(one_form_per_word(_fulltext(" ".join((text, *synonyms)), []).split()))
+        fulltext = " ".join(one_form_per_word(_fulltext_words(" ".join((text, *synonyms)), [])))
         return QueryPlan(text, language, text, fulltext, [text], synonyms=synonyms)
     chinese = [p.source for p in gloss.pieces if has_cjk(p.source)]
     english = rewritten or gloss.text
@@ -97,7 +96,7 @@ def _build(
         original=text,
         language=language,
         english_terms=english,
-        fulltext_query=_fulltext(english, chinese),
+        fulltext_query=" ".join(_fulltext_words(english, chinese)),
         embedding_queries=queries,
         terms_source=source,
         gloss=tuple((p.source, p.english) for p in gloss.pieces if has_cjk(p.source)),
