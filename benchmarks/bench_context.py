@@ -22,7 +22,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from paicli_tui.config import Settings
-from paicli_tui.core.agent.tool_base import SessionState
 from paicli_tui.core.context.boundary import wrap_tool_result
 from paicli_tui.core.context.clearing import clear_tool_results
 from paicli_tui.core.context.ledger import SessionLedger
@@ -30,6 +29,7 @@ from paicli_tui.core.context.manager import ContextManager
 from paicli_tui.core.context.offload import offload_tool_result
 from paicli_tui.core.context.profile import ContextProfile
 from paicli_tui.core.context.summary import summarise_history
+from paicli_tui.core.contracts.session_state import SessionState
 from paicli_tui.core.messages import Message, ToolCall, to_openai_messages
 from paicli_tui.core.tokens import estimate_request
 from paicli_tui.paths import HomePaths, ProjectPaths

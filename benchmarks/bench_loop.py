@@ -24,7 +24,7 @@ from typing import Any
 from paicli_tui.config import load_settings
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.context.boundary import wrap_tool_result
-from paicli_tui.core.llm.base import StreamDone
+from paicli_tui.core.contracts.llm import StreamDone
 from paicli_tui.core.llm.openai_client import OpenAICompatibleClient
 from paicli_tui.core.messages import Message, ToolCall
 

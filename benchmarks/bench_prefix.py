@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from paicli_tui.config import load_settings
-from paicli_tui.core.agent.events import ContextCompacted, RequestStarted
-from paicli_tui.core.agent.interaction import approve_all
 from paicli_tui.core.agent.prompt import TURN_CONTEXT_CLOSE, TURN_CONTEXT_OPEN
-from paicli_tui.core.agent.services import ProjectRules
 from paicli_tui.core.agent.session import AgentSession
-from paicli_tui.core.llm.base import StreamDone, UsageReport
+from paicli_tui.core.contracts.asks import approve_all
+from paicli_tui.core.contracts.events import ContextCompacted, RequestStarted
+from paicli_tui.core.contracts.llm import StreamDone, UsageReport
+from paicli_tui.core.contracts.services import ProjectRules
 from paicli_tui.core.messages import Message, Role, ToolCall
 
 TURNS = 20

@@ -21,7 +21,7 @@ from typing import Any
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import load_settings
-from paicli_tui.core.llm.base import StreamDelta, StreamDone, UsageReport
+from paicli_tui.core.contracts.llm import StreamDelta, StreamDone, UsageReport
 from paicli_tui.core.messages import Message
 from paicli_tui.ui.backend import CoreBackend
 from paicli_tui.ui.widgets import assistant_block

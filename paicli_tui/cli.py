@@ -15,12 +15,8 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from . import __version__
+from .commands.conventions import EXIT_USAGE, add_provider_flags
 from .config import ConfigError, Settings, load_settings
-
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_CONFLICT = 3
 
 # sub-command name -> module under paicli_tui.commands
 COMMANDS: dict[str, str] = {
@@ -44,20 +40,6 @@ def _available_commands() -> dict[str, str]:
 
 def _load(module: str) -> ModuleType:
     return importlib.import_module(f"paicli_tui.commands.{module}")
-
-
-def add_provider_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("model")
-    group.add_argument("--provider", help="deepseek, glm, kimi, stepfun, hunyuan, qwen, openai, "
-                       "ollama or custom")
-    group.add_argument("--model", help="model name (default: the provider's default)")
-    group.add_argument("--base-url", dest="base_url", help="override the provider's base URL")
-    group.add_argument("--window", type=int, help="context window in tokens")
-
-
-def add_project_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--project", metavar="DIR", default=None,
-                        help="project folder (default: the current directory)")
 
 
 def _flag_settings(args: argparse.Namespace) -> dict[str, object]:

@@ -31,7 +31,7 @@ print(json.dumps({
     "base_prompt": len(r.load_prompt("base")),
     "styles_found": [p.name for p in r.style_paths()],
     "glossary_words": len(__import__(
-        "paicli_tui.core.code.query.devvocab", fromlist=["x"]).DEV_VOCABULARY),
+        "paicli_tui.core.text.devvocab", fromlist=["x"]).DEV_VOCABULARY),
     "thesaurus_groups": len(__import__(
         "paicli_tui.core.code.query.synonyms", fromlist=["x"]).groups()),
 }))

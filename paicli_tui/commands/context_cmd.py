@@ -7,8 +7,8 @@ import json
 import sys
 from typing import Any
 
-from ..cli import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_provider_flags
 from ..config import Settings
+from .conventions import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_provider_flags
 
 HELP = ("Show the context thresholds for a model's window: when old tool results are "
         "cleared, when old turns are summarised, how much long-term memory is injected.")
@@ -53,7 +53,7 @@ _ROWS = (
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..core.context.ledger import LedgerError
     from ..core.context.profile import ContextProfile
-    from ..core.llm.base import LLMError
+    from ..core.contracts.llm import LLMError
 
     try:
         window, source, provider, model = _window(settings)

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..cli import (
+from ..config import Settings
+from .conventions import (
     EXIT_CONFLICT,
     EXIT_ERROR,
     EXIT_OK,
@@ -22,7 +23,6 @@ from ..cli import (
     add_project_flag,
     add_provider_flags,
 )
-from ..config import Settings
 
 HELP = ("Run one agent task without the TUI and print the answer (or, with --json, one JSON "
         "event per line). Writes and commands are refused unless --yes is given.")
@@ -87,7 +87,7 @@ class _Printer:
         print(text, file=self.err, flush=True)
 
     def emit(self, event: Any) -> None:
-        from ..core.agent import events as ev
+        from ..core.contracts import events as ev
 
         if isinstance(event, ev.ToolCallFinished) and event.name == "save_memory":
             self.conflict = event.status == "denied" and CONFLICT_MARK in event.preview
@@ -139,10 +139,10 @@ def _services(settings: Settings, project: Path, err: TextIO) -> tuple[Any, Any]
 
 async def _run(prompt: str, args: argparse.Namespace, settings: Settings, project: Path,
                out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from ..core.agent.events import TurnFinished
-    from ..core.agent.interaction import deny_all
     from ..core.agent.session import AgentSession
     from ..core.context.ledger import LedgerError
+    from ..core.contracts.asks import deny_all
+    from ..core.contracts.events import TurnFinished
     from ..core.llm.registry import (
         ProviderConfigError,
         build_client,

@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import EXIT_ERROR, EXIT_OK, add_project_flag
 from ..config import Settings
+from .conventions import EXIT_ERROR, EXIT_OK, add_project_flag
 
 HELP = ("Show the code-graph relations of a class, method or module: what it extends, "
         "implements, imports, calls and contains, and who uses it, with file:line locations. "

@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import EXIT_ERROR, EXIT_OK, add_project_flag
 from ..config import Settings
+from .conventions import EXIT_ERROR, EXIT_OK, add_project_flag
 
 HELP = ("Build or refresh the code index of a project (default: the current directory) for "
         "semantic, full-text and hybrid search and the code graph. Only new and changed "
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from rich.console import Console
 
     from ..core.code.indexer import CodeIndexer
-    from ..core.embedders.base import EmbedderError
+    from ..core.contracts.embedder import EmbedderError
 
     root = Path(args.dir or args.project or ".")
     err = Console(stderr=True)

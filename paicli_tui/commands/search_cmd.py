@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
 from ..config import Settings
+from .conventions import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
 
 HELP = ("Search the project's code. hybrid (default) fuses full-text and semantic ranking; "
         "semantic uses the embedder; text the full-text index; grep exact words (no index "
@@ -33,7 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..core.code.search import SearchError, plan_with_configured_model, search_project
-    from ..core.embedders.base import EmbedderError
+    from ..core.contracts.embedder import EmbedderError
 
     if args.top_k is not None and not 1 <= args.top_k <= 30:
         print("paicli-tui search: --top-k must be between 1 and 30", file=sys.stderr)

@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from ..cli import EXIT_OK, add_project_flag
 from ..config import Settings
+from .conventions import EXIT_OK, add_project_flag
 
 HELP = ("List saved sessions, newest first, with id, title, time and message count "
         "(resume one with `paicli-tui --resume ID`).")

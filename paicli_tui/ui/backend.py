@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..config import Settings
-from ..core.agent.interaction import ApprovalCallback, ConflictCallback, ConflictEntry
+from ..core.contracts.asks import ApprovalCallback, ConflictCallback, ConflictEntry
 from ..core.messages import Message
 
 

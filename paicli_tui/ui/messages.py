@@ -6,7 +6,7 @@ from typing import Any
 
 from textual.message import Message
 
-from ..core.agent.events import AgentEvent
+from ..core.contracts.events import AgentEvent
 
 
 class AgentEventPosted(Message):

@@ -15,7 +15,7 @@ from typing import Any
 
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.context.summary import SECTION_TITLES
-from paicli_tui.core.llm.base import LLMError, StreamDelta, StreamDone, UsageReport
+from paicli_tui.core.contracts.llm import LLMError, StreamDelta, StreamDone, UsageReport
 from paicli_tui.core.messages import Message, ToolCall
 
 

@@ -6,7 +6,11 @@ import json
 
 from agent_script import ScriptedClient, Step, call, drain
 
-from paicli_tui.core.agent.events import (
+from paicli_tui.core.agent.session import AgentSession
+from paicli_tui.core.context.ledger import SessionLedger
+from paicli_tui.core.context.pairing import pairing_problems
+from paicli_tui.core.contracts.asks import approve_all
+from paicli_tui.core.contracts.events import (
     AgentError,
     AssistantMessage,
     ContextCompacted,
@@ -18,11 +22,7 @@ from paicli_tui.core.agent.events import (
     TurnStarted,
     Usage,
 )
-from paicli_tui.core.agent.interaction import approve_all
-from paicli_tui.core.agent.session import AgentSession
-from paicli_tui.core.context.ledger import SessionLedger
-from paicli_tui.core.context.pairing import pairing_problems
-from paicli_tui.core.llm.base import UsageReport
+from paicli_tui.core.contracts.llm import UsageReport
 from paicli_tui.core.messages import InternalKind, Role
 
 
@@ -220,7 +220,7 @@ async def test_parallel_read_only_calls_keep_call_order(settings, project_dir) -
         parameters = {"type": "object"}
 
         async def run(self, arguments, context):
-            from paicli_tui.core.agent.tool_base import ToolOutput
+            from paicli_tui.core.contracts.tools import ToolOutput
 
             await aio.sleep(0.05 if arguments["n"] == 0 else 0)
             return ToolOutput(f"result {arguments['n']}")

@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from paicli_tui.core.agent.events import AgentError, ContextCompacted, ToolCallStarted
-from paicli_tui.core.agent.interaction import ApprovalDecision
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.context.ledger import SessionLedger
 from paicli_tui.core.context.pairing import pairing_problems
-from paicli_tui.core.llm.base import (
+from paicli_tui.core.contracts.asks import ApprovalDecision
+from paicli_tui.core.contracts.events import AgentError, ContextCompacted, ToolCallStarted
+from paicli_tui.core.contracts.llm import (
     ContextLengthExceeded,
     LLMError,
     StreamDone,

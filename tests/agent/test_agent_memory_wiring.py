@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from agent_script import ScriptedClient, Step, call, drain
 
-from paicli_tui.core.agent.events import MemoryNotice
-from paicli_tui.core.agent.interaction import approve_all
-from paicli_tui.core.agent.services import ProjectRules
 from paicli_tui.core.agent.session import AgentSession
+from paicli_tui.core.contracts.asks import approve_all
+from paicli_tui.core.contracts.events import MemoryNotice
+from paicli_tui.core.contracts.services import ProjectRules
 
 
 class FakeMemory:
@@ -61,7 +61,7 @@ async def test_memory_wiring(settings, project_dir) -> None:
 
 
 async def test_no_extraction_after_failed_turn(settings, project_dir) -> None:
-    from paicli_tui.core.llm.base import LLMError
+    from paicli_tui.core.contracts.llm import LLMError
 
     memory = FakeMemory()
     session = await AgentSession.start(settings, project_dir, memory=memory,

@@ -15,7 +15,7 @@ from paicli_tui.core.agent.prompt import (
     turn_context_block,
     user_turn,
 )
-from paicli_tui.core.agent.services import ProjectRules
+from paicli_tui.core.contracts.services import ProjectRules
 from paicli_tui.core.messages import InternalKind, Role
 from paicli_tui.resources import load_prompt
 

@@ -7,10 +7,12 @@ import sys
 
 import pytest
 
-from paicli_tui.core.agent.interaction import approve_all, deny_all
-from paicli_tui.core.agent.tool_base import SessionState, ToolContext
-from paicli_tui.core.agent.tools import ExecuteCommandTool, is_network_command
+from paicli_tui.core.agent.tools import ExecuteCommandTool
 from paicli_tui.core.agent.tools.command import run_command
+from paicli_tui.core.contracts.asks import approve_all, deny_all
+from paicli_tui.core.contracts.session_state import SessionState
+from paicli_tui.core.contracts.shell import is_network_command
+from paicli_tui.core.contracts.tools import ToolContext
 
 
 def ctx(project, settings, approve=approve_all) -> ToolContext:

@@ -7,13 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.core.agent.interaction import (
-    ApprovalDecision,
-    ApprovalRequest,
-    approve_all,
-    deny_all,
-)
-from paicli_tui.core.agent.tool_base import SessionState, ToolContext
 from paicli_tui.core.agent.tools import (
     EditFileTool,
     ListDirTool,
@@ -23,6 +16,9 @@ from paicli_tui.core.agent.tools import (
     builtin_tools,
     resolve_in_project,
 )
+from paicli_tui.core.contracts.asks import ApprovalDecision, ApprovalRequest, approve_all, deny_all
+from paicli_tui.core.contracts.session_state import SessionState
+from paicli_tui.core.contracts.tools import ToolContext
 
 
 def ctx(project: Path, settings, approve=approve_all) -> ToolContext:

@@ -11,8 +11,9 @@ from test_code_fakes import CountingEmbedder
 
 import paicli_tui.core.embedders as embedders
 from paicli_tui import cli
-from paicli_tui.core.agent.tool_base import SessionState, ToolContext
 from paicli_tui.core.code.service import LocalCodeService
+from paicli_tui.core.contracts.session_state import SessionState
+from paicli_tui.core.contracts.tools import ToolContext
 
 FIXTURE = Path(__file__).parent / "fixtures" / "retrieval"
 

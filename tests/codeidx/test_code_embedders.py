@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from paicli_tui.config import load_settings
-from paicli_tui.core.embedders import EmbedderError, get_embedder
+from paicli_tui.core.contracts.embedder import EmbedderError
+from paicli_tui.core.embedders import get_embedder
 from paicli_tui.core.embedders.ollama import OllamaEmbedder, normalise_host
 from paicli_tui.core.embedders.use import USE_WEIGHTS_SHA256, UseEmbedder, weights_path
 

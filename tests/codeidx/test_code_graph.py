@@ -11,10 +11,11 @@ import pytest
 from test_code_fakes import CountingEmbedder
 
 from paicli_tui import cli
-from paicli_tui.core.agent.tool_base import SessionState, ToolContext
 from paicli_tui.core.code.graph_query import GraphError, relations_for
 from paicli_tui.core.code.indexer import CodeIndexer
 from paicli_tui.core.code.service import LocalCodeService
+from paicli_tui.core.contracts.session_state import SessionState
+from paicli_tui.core.contracts.tools import ToolContext
 
 FIXTURE = Path(__file__).parent / "fixtures" / "java17"
 SHOP = "src/main/java/com/acme/shop"

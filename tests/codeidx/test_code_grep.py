@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from paicli_tui.core.agent.tool_base import SessionState, ToolContext
 from paicli_tui.core.code.globbing import glob_files
 from paicli_tui.core.code.grep import GrepError, GrepOptions, grep_code, ripgrep_path
 from paicli_tui.core.code.ignore import parse_gitignore, walk_project_files
 from paicli_tui.core.code.service import LocalCodeService
+from paicli_tui.core.contracts.session_state import SessionState
+from paicli_tui.core.contracts.tools import ToolContext
 
 HAS_RG = ripgrep_path() is not None
 BACKENDS = [

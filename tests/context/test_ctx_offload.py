@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from paicli_tui.config import Settings
-from paicli_tui.core.agent.tool_base import SessionState
 from paicli_tui.core.context.offload import offload_path_in, offload_tool_result
+from paicli_tui.core.contracts.session_state import SessionState
 from paicli_tui.paths import ProjectPaths
 
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 from llm_replay import Replay, client_for, delta, sse, text_reply
 
-from paicli_tui.core.llm.base import ContextLengthExceeded, LLMError, StreamInterrupted
+from paicli_tui.core.contracts.llm import ContextLengthExceeded, LLMError, StreamInterrupted
 from paicli_tui.core.llm.openai_client import is_context_length_error, retry_after_seconds
 from paicli_tui.core.messages import Message
 

@@ -7,7 +7,7 @@ import json
 import httpx
 import pytest
 
-from paicli_tui.core.llm.base import ContextLengthExceeded, LLMError, StreamDelta, StreamDone
+from paicli_tui.core.contracts.llm import ContextLengthExceeded, LLMError, StreamDelta, StreamDone
 from paicli_tui.core.llm.ollama_client import OllamaClient, to_ollama_messages
 from paicli_tui.core.messages import Message, ToolCall
 

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from paicli_tui.config import Settings
-from paicli_tui.core.agent.interaction import approve_all
 from paicli_tui.core.agent.session import AgentSession
-from paicli_tui.core.llm.base import LLMError, StreamDone
+from paicli_tui.core.contracts.asks import approve_all
+from paicli_tui.core.contracts.llm import LLMError, StreamDone
 from paicli_tui.core.memory.service import LocalMemoryService
 from paicli_tui.core.messages import Message, ToolCall
 

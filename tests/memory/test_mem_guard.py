@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 from paicli_tui.config import Settings
-from paicli_tui.core.agent.interaction import ConflictDecision, ConflictRequest
-from paicli_tui.core.agent.tool_base import SessionState, Tool, ToolContext, ToolOutput
-from paicli_tui.core.memory.guard import is_external, is_network_command
+from paicli_tui.core.contracts.asks import ConflictDecision, ConflictRequest
+from paicli_tui.core.contracts.session_state import SessionState
+from paicli_tui.core.contracts.shell import is_network_command
+from paicli_tui.core.contracts.tools import Tool, ToolContext, ToolOutput
+from paicli_tui.core.memory.guard import is_external
 from paicli_tui.core.memory.lexicon import asks_to_remember
 from paicli_tui.core.memory.service import LocalMemoryService
 

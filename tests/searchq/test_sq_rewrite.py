@@ -8,7 +8,7 @@ import pytest
 
 from paicli_tui.core.code.query import plan_query, plan_query_async
 from paicli_tui.core.code.query.rewrite import cache_for, clean_rewrite
-from paicli_tui.core.llm.base import LLMError
+from paicli_tui.core.contracts.llm import LLMError
 from paicli_tui.paths import HomePaths
 
 QUESTION = "怎么把表格渲染到终端上？"

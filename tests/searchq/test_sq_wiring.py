@@ -23,11 +23,12 @@ import paicli_tui.core.llm.registry as registry
 from paicli_tui import cli
 from paicli_tui.config import load_settings
 from paicli_tui.core.agent.session import AgentSession
-from paicli_tui.core.agent.tool_base import SessionState, ToolContext
 from paicli_tui.core.code.search import SearchResponse
 from paicli_tui.core.code.service import LocalCodeService
 from paicli_tui.core.code.tools import SearchCodeTool
-from paicli_tui.core.llm.base import LLMError, StreamDone
+from paicli_tui.core.contracts.llm import LLMError, StreamDone
+from paicli_tui.core.contracts.session_state import SessionState
+from paicli_tui.core.contracts.tools import ToolContext
 from paicli_tui.core.messages import Message
 
 ZH = "怎么从标题生成网址别名"

@@ -9,7 +9,7 @@ from ui_fakes import FakeBackend, FakeClient, FakeSession, chat_script
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import Settings
-from paicli_tui.core.agent import events as ev
+from paicli_tui.core.contracts import events as ev
 from paicli_tui.ui.widgets.chat_log import ChatLog
 from paicli_tui.ui.widgets.compaction_notice import CompactionNotice
 from paicli_tui.ui.widgets.context_gauge import ContextGauge

@@ -11,7 +11,7 @@ from typing import Any
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import Settings
 from paicli_tui.core.context.pairing import pairing_problems
-from paicli_tui.core.llm.base import StreamDelta, StreamDone, UsageReport
+from paicli_tui.core.contracts.llm import StreamDelta, StreamDone, UsageReport
 from paicli_tui.core.messages import Message, Role, ToolCall
 from paicli_tui.ui.backend import CoreBackend
 from paicli_tui.ui.widgets.chat_log import ChatLog

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from paicli_tui.config import Settings
-from paicli_tui.core.agent import events as ev
-from paicli_tui.core.agent.interaction import (
+from paicli_tui.core.contracts import events as ev
+from paicli_tui.core.contracts.asks import (
     ApprovalRequest,
     ConflictDecision,
     ConflictEntry,

@@ -25,8 +25,8 @@ from ui_fakes import (
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import Settings
-from paicli_tui.core.agent import events as ev
-from paicli_tui.core.agent.interaction import ApprovalRequest
+from paicli_tui.core.contracts import events as ev
+from paicli_tui.core.contracts.asks import ApprovalRequest
 from paicli_tui.core.messages import InternalKind, Message, ToolCall
 from paicli_tui.resources import style_paths
 from paicli_tui.ui.backend import SessionRow

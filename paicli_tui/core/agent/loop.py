@@ -23,12 +23,7 @@ from typing import TYPE_CHECKING
 from ..context.boundary import wrap_tool_result
 from ..context.offload import offload_tool_result
 from ..context.pairing import with_sendable_arguments
-from ..llm.base import ContextLengthExceeded, LLMError, StreamDelta, StreamDone
-from ..llm.redact import redact, redact_known
-from ..llm.registry import how_to_configure
-from ..messages import Message, ToolCall
-from ..tokens import estimate_request, estimate_text
-from .events import (
+from ..contracts.events import (
     AgentError,
     AgentEvent,
     AssistantMessage,
@@ -42,6 +37,11 @@ from .events import (
     TurnStarted,
     Usage,
 )
+from ..contracts.llm import ContextLengthExceeded, LLMError, StreamDelta, StreamDone
+from ..llm.redact import redact, redact_known
+from ..llm.registry import how_to_configure
+from ..messages import Message, ToolCall
+from ..tokens import estimate_request, estimate_text
 from .prompt import runaway_notice, turn_context_block, user_turn
 
 if TYPE_CHECKING:

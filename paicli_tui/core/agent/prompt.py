@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Literal
 
 from ...resources import load_prompt
+from ..contracts.services import ProjectRules
 from ..messages import InternalKind, Message, Role
-from .services import ProjectRules
 
 Mode = Literal["interactive", "headless"]
 

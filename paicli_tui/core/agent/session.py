@@ -21,16 +21,17 @@ from ..context.manager import ContextManager, Prepared
 from ..context.pairing import pairing_problems, repair_pairing
 from ..context.profile import ContextProfile
 from ..context.report import CompactionReport
-from ..llm.base import ChatClient, TextCompleter
+from ..contracts.asks import ApprovalCallback, ConflictCallback, deny_all
+from ..contracts.events import AgentEvent, ContextCompacted, MemoryNotice
+from ..contracts.llm import ChatClient, TextCompleter
+from ..contracts.services import CodeService, MemoryService, ProjectRules
+from ..contracts.session_state import SessionState
+from ..contracts.tools import ToolContext
 from ..llm.complete import completer_for
 from ..llm.registry import light_completer
 from ..messages import Message, Role
 from ..tokens import TokenCalibrator
-from .events import AgentEvent, ContextCompacted, MemoryNotice
-from .interaction import ApprovalCallback, ConflictCallback, deny_all
 from .prompt import Mode, build_system_prompt, person_text
-from .services import CodeService, MemoryService, ProjectRules
-from .tool_base import SessionState, ToolContext
 from .tool_registry import ToolRegistry
 from .tools import builtin_tools
 

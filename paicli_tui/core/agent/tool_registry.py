@@ -7,7 +7,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from .tool_base import Tool, ToolContext, ToolOutput, tool_schema
+from ..contracts.tools import Tool, ToolContext, ToolOutput, tool_schema
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ...config import Settings
 from ...paths import normalise_project_root
-from ..embedders.base import Embedder
+from ..contracts.embedder import Embedder
 from .chunk import Chunk
 from .chunking import ChunkedFile, chunk_file, language_of
 from .ignore import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, is_binary_bytes, walk_project_files

@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from ...config import Settings
 from ...paths import normalise_project_root
-from ..embedders.base import Embedder
-from ..llm.base import TextCompleter
+from ..contracts.embedder import Embedder
+from ..contracts.llm import TextCompleter
 
 Mode = Literal["grep", "semantic", "text", "hybrid"]
 MODES: tuple[str, ...] = ("hybrid", "semantic", "text", "grep")

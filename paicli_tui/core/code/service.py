@@ -7,12 +7,12 @@ from pathlib import Path
 
 from ...config import Settings
 from ...paths import normalise_project_root
-from ..agent.tool_base import Tool
+from ..contracts.tools import Tool
 from .tools import CodeGraphTool, GlobFilesTool, GrepCodeTool, SearchCodeTool
 
 
 class LocalCodeService:
-    """Implements core.agent.services.CodeService for a project on the local disk.
+    """Implements core.contracts.services.CodeService for a project on the local disk.
 
     Building it is cheap: the index, embedder and graph are opened only when a tool runs.
     """

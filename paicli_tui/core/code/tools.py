@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config import Settings
-from ..agent.tool_base import ToolContext, ToolOutput
+from ..contracts.tools import ToolContext, ToolOutput
 from .globbing import DEFAULT_MAX_FILES, glob_files
 from .grep import DEFAULT_MAX_MATCHES, GrepError, GrepOptions, grep_code
 

@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..llm.base import TextCompleter
+from ..contracts.llm import TextCompleter
 from ..messages import Message, Role
 from .summary import SummaryOptions, find_cut, render_entries, write_summary
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...config import Settings
-from ..llm.base import TextCompleter
+from ..contracts.llm import TextCompleter
 from ..messages import Message
 from ..tokens import TokenCalibrator, estimate_request, estimate_schema
 from .clearing import clear_tool_results

@@ -15,7 +15,7 @@ from typing import Any
 
 from ...config import Settings
 from ...paths import ProjectPaths
-from ..agent.tool_base import SessionState
+from ..contracts.session_state import SessionState
 from .boundary import clean_text
 
 HEAD_CHARS = 2_000

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...resources import load_prompt
-from ..llm.base import TextCompleter
+from ..contracts.llm import TextCompleter
 from ..messages import InternalKind, Message, Role
 from ..tokens import estimate_request
 from .report import CompactionReport

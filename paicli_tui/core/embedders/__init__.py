@@ -7,7 +7,8 @@ or ``ollama:<model>``. Heavy imports happen inside the embedders, on first use.
 from __future__ import annotations
 
 from ...config import Settings
-from .base import Embedder, EmbedderError, l2_normalise
+from ..contracts.embedder import Embedder, EmbedderError
+from .normalise import l2_normalise
 
 __all__ = ["Embedder", "EmbedderError", "get_embedder", "l2_normalise"]
 

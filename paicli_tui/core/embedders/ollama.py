@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import httpx
 import numpy as np
 
-from .base import EmbedderError, l2_normalise
+from ..contracts.embedder import EmbedderError
+from .normalise import l2_normalise
 
 DEFAULT_MODEL = "nomic-embed-text"
 DEFAULT_HOST = "http://127.0.0.1:11434"

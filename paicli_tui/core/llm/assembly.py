@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contracts.llm import LLMError, StreamDelta, StreamDone, StreamInterrupted, UsageReport
 from ..messages import Message, ToolCall
-from .base import LLMError, StreamDelta, StreamDone, StreamInterrupted, UsageReport
 
 # SPEC §8: later fields override earlier ones.
 _CACHE_FIELDS: tuple[tuple[str, ...], ...] = (

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..contracts.llm import ChatClient, LLMError, StreamDone, TextCompleter
 from ..messages import Message
-from .base import ChatClient, LLMError, StreamDone, TextCompleter
 
 
 def completer_for(client: ChatClient, *, model: str | None = None) -> TextCompleter:

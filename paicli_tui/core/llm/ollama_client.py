@@ -12,8 +12,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from ..messages import Message, Role, ToolCall
-from .base import (
+from ..contracts.llm import (
     ContextLengthExceeded,
     LLMError,
     StreamDelta,
@@ -22,6 +21,7 @@ from .base import (
     StreamInterrupted,
     UsageReport,
 )
+from ..messages import Message, Role, ToolCall
 from .openai_client import is_context_length_error
 
 
@@ -45,7 +45,7 @@ def to_ollama_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 class OllamaClient:
-    """A :class:`~paicli_tui.core.llm.base.ChatClient` for Ollama (``OLLAMA_HOST``)."""
+    """A :class:`~paicli_tui.core.contracts.llm.ChatClient` for Ollama (``OLLAMA_HOST``)."""
 
     def __init__(self, *, host: str, model: str, window: int, timeout: float = 120.0,
                  **httpx_options: Any) -> None:

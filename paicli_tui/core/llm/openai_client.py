@@ -19,9 +19,9 @@ from typing import Any
 import httpx
 
 from ...config import Secret
+from ..contracts.llm import ContextLengthExceeded, LLMError, StreamEvent, StreamInterrupted
 from ..messages import Message, to_openai_messages
 from .assembly import ReplyAssembler
-from .base import ContextLengthExceeded, LLMError, StreamEvent, StreamInterrupted
 from .redact import redact
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,7 @@ class _Retry(Exception):
 
 
 class OpenAICompatibleClient:
-    """A :class:`~paicli_tui.core.llm.base.ChatClient` for OpenAI-compatible servers."""
+    """A :class:`~paicli_tui.core.contracts.llm.ChatClient` for OpenAI-compatible servers."""
 
     def __init__(
         self,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ...config import Secret, Settings
-from .base import ChatClient, LLMError, TextCompleter
+from ..contracts.llm import ChatClient, LLMError, TextCompleter
 
 CacheMode = Literal["automatic", "none"]
 DEFAULT_WINDOW = 128_000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..llm.base import TextCompleter
+from ..contracts.llm import TextCompleter
 from .book import MemoryBook
 from .entry import SCOPE_PROJECT, SOURCE_AUTO, MemoryEntry
 from .extraction import Extraction, extract_facts

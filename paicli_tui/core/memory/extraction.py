@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...resources import load_prompt
-from ..llm.base import TextCompleter
+from ..contracts.llm import TextCompleter
 from .lexicon import (
     has_fact_cue,
     is_question,

@@ -12,8 +12,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..agent.tool_base import SessionState, ToolOutput
-from ..agent.tools.command import is_network_command as command_reaches_network
+from ..contracts.session_state import SessionState
+from ..contracts.shell import is_network_command
+from ..contracts.tools import ToolOutput
 from .lexicon import asks_to_remember
 
 EXTERNAL_TOOL_PREFIXES = ("mcp__",)
@@ -24,13 +25,6 @@ _EXTERNAL_TOOL_NAME = re.compile(
     r"|browser|browse|playwright|puppeteer|selenium|search[_-]?web|download|crawl|scrape"
     r"|internet|(open|read|get|load)[_-]?url|tavily|serp|google|bing|duckduckgo|brave[_-]?search"
     r"|^fetch$)")
-
-
-def is_network_command(command: str) -> bool:
-    """True when any simple command in ``command`` is a network client (curl, wget, ssh, ...)
-    or a git operation that talks to a remote. One rule for the whole program: the command
-    tool marks its own results with the same function."""
-    return command_reaches_network(command)
 
 
 def is_external(tool_name: str, arguments: Mapping[str, Any], output: ToolOutput | None) -> bool:

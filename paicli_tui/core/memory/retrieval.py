@@ -71,7 +71,7 @@ class KeywordIndex:
         cached = self._words.get(text)
         if cached is not None:
             return cached
-        from ..jieba_setup import cut_words
+        from ..text.jieba_setup import cut_words
 
         words = frozenset(
             w.lower() for w in cut_words(text, self.home)

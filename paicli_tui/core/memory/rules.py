@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...paths import HomePaths, ProjectPaths
-from ..agent.services import ProjectRules
+from ..contracts.services import ProjectRules
 from .textspans import FENCE_LINE
 
 MAX_RULES_CHARS = 24_000

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from ...config import Settings
-from ..agent.services import ProjectRules
-from ..agent.tool_base import SessionState, Tool, ToolOutput
-from ..llm.base import TextCompleter
+from ..contracts.llm import TextCompleter
+from ..contracts.services import ProjectRules
+from ..contracts.session_state import SessionState
+from ..contracts.tools import Tool, ToolOutput
 from .auto import extract_and_save
 from .book import MemoryBook, SaveResult
 from .extraction import Extraction

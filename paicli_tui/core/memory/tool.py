@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...resources import load_prompt
-from ..agent.interaction import ConflictDecision, ConflictEntry, ConflictRequest
-from ..agent.tool_base import ToolContext, ToolOutput
+from ..contracts.asks import ConflictDecision, ConflictEntry, ConflictRequest
+from ..contracts.tools import ToolContext, ToolOutput
 from .canonical import canonical
 from .entry import SCOPE_PROJECT, SCOPES, SOURCE_AGENT, MemoryEntry
 from .guard import save_refusal

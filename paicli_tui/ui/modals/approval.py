@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
-from ...core.agent.interaction import ApprovalDecision, ApprovalRequest
+from ...core.contracts.asks import ApprovalDecision, ApprovalRequest
 
 
 class ApprovalModal(ModalScreen[ApprovalDecision]):

@@ -9,7 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.agent.interaction import ConflictDecision, ConflictRequest
+from ...core.contracts.asks import ConflictDecision, ConflictRequest
 
 ConflictAnswer = tuple[ConflictDecision, str | None]
 

@@ -13,8 +13,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker
 
-from ...core.agent import events as ev
-from ...core.agent.interaction import (
+from ...core.contracts import events as ev
+from ...core.contracts.asks import (
     ApprovalDecision,
     ApprovalRequest,
     ConflictDecision,

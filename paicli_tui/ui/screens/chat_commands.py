@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 
-from ...core.agent.interaction import ConflictDecision, ConflictRequest
+from ...core.contracts.asks import ConflictDecision, ConflictRequest
 from ..backend import SaveOutcome
 from ..slash import BY_NAME
 
@@ -75,7 +75,7 @@ class SlashCommandsMixin:
         self.run_worker(self._after_inspector(result), group="rerender", exit_on_error=False)
 
     async def _after_inspector(self: ChatScreen, result: Any) -> None:
-        from ...core.agent.events import ContextCompacted
+        from ...core.contracts.events import ContextCompacted
         from ..messages import AgentEventPosted
 
         if result is not None and result.restored:
@@ -164,7 +164,7 @@ class SlashCommandsMixin:
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def compact_now(self: ChatScreen) -> None:
-        from ...core.agent.events import ContextCompacted
+        from ...core.contracts.events import ContextCompacted
         from ..messages import AgentEventPosted
 
         try:

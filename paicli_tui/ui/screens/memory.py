@@ -11,7 +11,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select
 
-from ...core.agent.interaction import ConflictDecision, ConflictRequest
+from ...core.contracts.asks import ConflictDecision, ConflictRequest
 from ..backend import Backend, MemoryRow
 
 SCOPES = [("all scopes", "all"), ("project", "project"), ("global", "global")]

@@ -6,8 +6,8 @@ memory service; the session puts them all in one registry.
 
 from __future__ import annotations
 
-from ..tool_base import Tool
-from .command import ExecuteCommandTool, is_network_command
+from ...contracts.tools import Tool
+from .command import ExecuteCommandTool
 from .edit import EditFileTool, WriteFileTool
 from .files import ListDirTool, ReadFileTool
 from .guard import ToolArgumentError, resolve_in_project
@@ -19,5 +19,5 @@ def builtin_tools() -> list[Tool]:
 
 
 __all__ = ["EditFileTool", "ExecuteCommandTool", "ListDirTool", "ReadFileTool",
-           "ToolArgumentError", "WriteFileTool", "builtin_tools", "is_network_command",
+           "ToolArgumentError", "WriteFileTool", "builtin_tools",
            "resolve_in_project"]

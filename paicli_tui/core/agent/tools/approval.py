@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..interaction import ApprovalDecision, ApprovalRequest
-from ..tool_base import ToolContext
+from ...contracts.asks import ApprovalDecision, ApprovalRequest
+from ...contracts.tools import ToolContext
 
 
 async def ask_approval(context: ToolContext, request: ApprovalRequest) -> bool:

@@ -9,8 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..interaction import ApprovalRequest
-from ..tool_base import ToolContext, ToolOutput
+from ...contracts.asks import ApprovalRequest
+from ...contracts.tools import ToolContext, ToolOutput
 from .approval import ask_approval, denied
 from .files import read_text_file
 from .guard import ToolArgumentError, relative_label, resolve_in_project

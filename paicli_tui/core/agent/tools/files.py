@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ...context.offload import TOOL_OUTPUTS_PREFIX
-from ..tool_base import ToolContext, ToolOutput
+from ...contracts.tools import ToolContext, ToolOutput
 from .guard import (
     ToolArgumentError,
     int_argument,

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from ....paths import HomePaths
-from ...jieba_setup import cut_words
-from .devvocab import DEV_VOCABULARY
+from ...text.devvocab import DEV_VOCABULARY
+from ...text.jieba_setup import cut_words
 from .dictionary import has_technical_sense, lookup, senses
 from .terms import STOP_WORDS
 
@@ -68,7 +68,7 @@ class Gloss:
 
 def cut_question(text: str, home: HomePaths | None = None) -> list[str]:
     """jieba words of a Chinese run. The shared jieba keeps every multi-character developer
-    word whole (see core.jieba_setup): the general dictionary alone splits many of them across
+    word whole (see core.text.jieba_setup): the general dictionary alone splits many of them across
     a neighbour (在线程里 → 在线 / 程里), and a split word glosses to nonsense."""
     return cut_words(text, home)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ....paths import HomePaths
-from ...llm.base import TextCompleter
+from ...contracts.llm import TextCompleter
 from .gloss import Gloss, gloss_question
 from .language import QueryLanguage, detect_language
 from .rewrite import rewrite_query

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ....paths import HomePaths
 from ....resources import load_prompt
-from ...llm.base import TextCompleter
+from ...contracts.llm import TextCompleter
 from .terms import has_cjk
 
 log = logging.getLogger(__name__)

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..llm.base import TextCompleter
-from .tool_base import SessionState, Tool, ToolOutput
+from .llm import TextCompleter
+from .session_state import SessionState
+from .tools import Tool, ToolOutput
 
 
 @dataclass(frozen=True)

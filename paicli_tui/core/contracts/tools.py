@@ -1,34 +1,32 @@
-"""The contract every agent tool follows, and the per-session state tools share.
+"""The contract every agent tool follows.
 
 Tools live in several layers (file tools in core.agent.tools, save_memory in core.memory,
 search_code in core.code); each implements :class:`Tool` and is registered in the agent's
-tool registry.
+tool registry. The contract sits below all of them so no engine imports the agent.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ...config import Settings
-from ..llm.base import TextCompleter
-from .interaction import ApprovalCallback, ConflictCallback, deny_all
+from .asks import ApprovalCallback, ConflictCallback, deny_all
+from .llm import TextCompleter
+from .session_state import SessionState
 
 
-@dataclass
-class SessionState:
-    """Facts about the running session that tools and the memory guard need."""
+class ToolStatus(StrEnum):
+    """How a tool call ended. A StrEnum, so it compares equal to its plain value."""
 
-    session_id: str
-    external_content_used: bool = False
-    """Set once a tool brought in web/MCP/network content (SPEC §16)."""
-    current_user_input: str = ""
-    """The person's own words this turn (the guard checks them for 'remember')."""
-    always_approved: set[str] = field(default_factory=set)
-    """Tools the person approved for the rest of the session."""
-    tool_output_counter: int = 0
-    """Numbering for offloaded outputs (NNN in tool-outputs/<session>/NNN-tool.txt)."""
+    DONE = "done"
+    DENIED = "denied"
+    """The person (or the headless policy) refused the call."""
+    FAILED = "failed"
+    CONFLICT = "conflict"
+    """save_memory found conflicting memories and nobody decided (exit code 3 headless)."""
 
 
 @dataclass
@@ -46,14 +44,17 @@ class ToolContext:
 @dataclass(frozen=True)
 class ToolOutput:
     content: str
-    status: str = "done"
-    """``done``, ``denied`` or ``failed``."""
+    status: ToolStatus = ToolStatus.DONE
     external: bool = False
     """The result came from outside the project (web, MCP, a network command)."""
     offload_path: str | None = None
     """Project-relative path of the file holding the full output, when offloaded."""
     bypass_offload: bool = False
     """Never offload this result (paged read_file, reads under tool-outputs/)."""
+
+    def __post_init__(self) -> None:
+        # a plain string ("failed") is accepted and checked: every status is a ToolStatus
+        object.__setattr__(self, "status", ToolStatus(self.status))
 
 
 @runtime_checkable

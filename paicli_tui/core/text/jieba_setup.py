@@ -10,7 +10,7 @@ import logging
 import threading
 from types import ModuleType
 
-from ..paths import HomePaths
+from ...paths import HomePaths
 
 _lock = threading.Lock()
 _jieba: ModuleType | None = None
@@ -45,7 +45,7 @@ def _add_developer_words(jieba: ModuleType) -> None:
     (code-search gloss and memory keywords alike, so both segment the same way): its general
     dictionary splits many of them across a neighbour (在线程里 → 在线 / 程里)."""
     try:
-        from .code.query.devvocab import DEV_VOCABULARY
+        from .devvocab import DEV_VOCABULARY
 
         for word in DEV_VOCABULARY:
             if len(word) > 1:

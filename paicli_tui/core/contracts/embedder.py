@@ -1,11 +1,12 @@
-"""The one small interface every embedder implements."""
+"""The one small interface every embedder implements (code index, code search, memory)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is only a type here: the contracts stay light to import
+    import numpy as np
 
 
 class EmbedderError(RuntimeError):
@@ -30,13 +31,3 @@ class Embedder(Protocol):
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Query vectors (some models embed questions differently from documents)."""
         ...
-
-
-def l2_normalise(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows stay zero), as float32."""
-    array = np.asarray(vectors, dtype=np.float32)
-    if array.ndim == 1:
-        array = array.reshape(1, -1)
-    norms = np.linalg.norm(array, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return (array / norms).astype(np.float32, copy=False)

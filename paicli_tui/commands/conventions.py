@@ -1,0 +1,25 @@
+"""What every sub-command shares: the public exit codes and the common flags."""
+
+from __future__ import annotations
+
+import argparse
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_CONFLICT = 3
+"""A memory conflict needs the person's decision (public contract)."""
+
+
+def add_provider_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("model")
+    group.add_argument("--provider", help="deepseek, glm, kimi, stepfun, hunyuan, qwen, openai, "
+                       "ollama or custom")
+    group.add_argument("--model", help="model name (default: the provider's default)")
+    group.add_argument("--base-url", dest="base_url", help="override the provider's base URL")
+    group.add_argument("--window", type=int, help="context window in tokens")
+
+
+def add_project_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--project", metavar="DIR", default=None,
+                        help="project folder (default: the current directory)")

@@ -1,0 +1,20 @@
+"""The per-session facts that tools, the memory guard and offload share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class SessionState:
+    """Facts about the running session that tools and the memory guard need."""
+
+    session_id: str
+    external_content_used: bool = False
+    """Set once a tool brought in web/MCP/network content (SPEC §16)."""
+    current_user_input: str = ""
+    """The person's own words this turn (the guard checks them for 'remember')."""
+    always_approved: set[str] = field(default_factory=set)
+    """Tools the person approved for the rest of the session."""
+    tool_output_counter: int = 0
+    """Numbering for offloaded outputs (NNN in tool-outputs/<session>/NNN-tool.txt)."""

@@ -1,0 +1,1 @@
+"""Chinese text tools shared by code search and memory: jieba segmentation, developer glossary."""

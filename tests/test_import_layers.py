@@ -1,0 +1,190 @@
+"""Layers point one way: every import between the program's packages is in one table.
+
+The AST of every module is walked, imports inside functions included (many imports are deferred
+to keep start-up fast, and they are dependencies all the same). A package is a folder under
+``paicli_tui/core/`` (``core.agent``, ``core.memory``, ...), one of the core's shared modules
+(``core.messages``, ``core.tokens``), ``ui``, ``commands``, or a top-level module.
+
+Run ``python tests/test_import_layers.py`` to print the package graph as it is.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "paicli_tui"
+
+FOUNDATION = {"paths", "resources", "config", "core.messages", "core.tokens"}
+CORE_BELOW_AGENT = {"core.contracts", "core.text", "core.llm", "core.embedders", "core.context",
+                    "core.memory", "core.code"}
+
+# package -> the packages it may import. Read bottom-up: a package imports only what is above
+# it in this table (the test checks the table itself has no cycle).
+ALLOWED: dict[str, set[str]] = {
+    "paths": set(),
+    "resources": set(),
+    "core.messages": set(),
+    "core.tokens": {"core.messages"},
+    "config": {"paths"},
+    # the contracts: tool protocol, session state, asks, events, model/embedder/service
+    # protocols, shell-command classification; every layer of the core agrees on them
+    "core.contracts": {"config", "core.messages"},
+    # providers and shared text tools
+    "core.text": {"paths"},
+    "core.llm": {"config", "core.contracts", "core.messages"},
+    "core.embedders": {"config", "core.contracts"},
+    # engines: contracts and the foundation; memory and code take the embedder the settings
+    # name by default, code search opens the configured model to rewrite a Chinese question
+    "core.context": FOUNDATION | {"core.contracts"},
+    "core.memory": FOUNDATION | {"core.contracts", "core.text", "core.embedders"},
+    "core.code": FOUNDATION | {"core.contracts", "core.text", "core.embedders", "core.llm"},
+    # the agent loop on top of the engines
+    "core.agent": FOUNDATION | CORE_BELOW_AGENT,
+    # the two faces: the TUI and the headless sub-commands (neither imports the other)
+    "ui": FOUNDATION | CORE_BELOW_AGENT | {"core.agent"},
+    "commands": FOUNDATION | CORE_BELOW_AGENT | {"core.agent"},
+    "app": FOUNDATION | {"ui"},
+    "paicli_tui": set(),
+    "cli": {"paicli_tui", "config", "app", "commands"},
+    "__main__": {"cli"},
+}
+
+
+def module_name(path: Path) -> tuple[str, bool]:
+    """Dotted module name of a file under the checkout, and whether it is a package."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    return ".".join(parts[:-1] if is_package else parts), is_package
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")[1:]  # drop "paicli_tui"
+    if not parts:
+        return "paicli_tui"
+    if parts[0] == "core":
+        return "core." + parts[1] if len(parts) > 1 else "core"
+    return parts[0]
+
+
+def _exists(module: str) -> bool:
+    path = ROOT / module.replace(".", "/")
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def imported_modules(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, module) for every import of the program's own modules in ``path``: relative
+    imports resolved, ``from pkg import submodule`` counted as the submodule."""
+    module, is_package = module_name(path)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".") if is_package else module.split(".")[:-1]
+                base = base[:len(base) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            targets = [source] + [f"{source}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found = set()
+        for target in targets:
+            if target.split(".")[0] != "paicli_tui":
+                continue
+            while target and not _exists(target):
+                target = target.rpartition(".")[0]
+            if target:
+                found.add(target)
+        for target in sorted(found):
+            yield node.lineno, target
+
+
+def package_edges() -> dict[tuple[str, str], list[str]]:
+    """(from package, to package) -> the 'file:line' places that import across them."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = package_of(module_name(path)[0])
+        for line, target in imported_modules(path):
+            destination = package_of(target)
+            where = f"{path.relative_to(ROOT)}:{line}"
+            places = edges.setdefault((source, destination), []) if destination != source else []
+            if where not in places:
+                places.append(where)
+    return edges
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of ``graph`` as a path (first node repeated at the end), or []."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return []
+
+
+def test_every_package_is_in_the_table() -> None:
+    packages = {package_of(module_name(p)[0]) for p in PACKAGE.rglob("*.py")} - {"core"}
+    assert packages - ALLOWED.keys() == set(), "a new package needs its row in ALLOWED"
+
+
+def test_the_table_has_no_cycle() -> None:
+    assert find_cycle(ALLOWED) == []
+
+
+def test_every_import_is_allowed() -> None:
+    unexpected = {
+        f"{source} -> {destination}": places
+        for (source, destination), places in package_edges().items()
+        if destination not in ALLOWED.get(source, set())
+    }
+    assert unexpected == {}
+
+
+def test_the_package_graph_has_no_cycle() -> None:
+    graph: dict[str, set[str]] = {}
+    for source, destination in package_edges():
+        graph.setdefault(source, set()).add(destination)
+    assert find_cycle(graph) == []
+
+
+def test_the_walker_sees_function_level_and_relative_imports() -> None:
+    """The checker itself: a deferred relative import inside a function is an edge."""
+    memory_file = PACKAGE / "core" / "memory" / "service.py"
+    targets = {target for _, target in imported_modules(memory_file)}
+    assert "paicli_tui.core.contracts.tools" in targets  # top-level, relative
+    assert "paicli_tui.core.embedders" in targets  # inside a method
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+
+
+def _print_table() -> None:
+    rows: dict[str, dict[str, int]] = {}
+    for (source, destination), places in package_edges().items():
+        rows.setdefault(source, {})[destination] = len(places)
+    print("| package | imports (number of import statements) |")
+    print("|---|---|")
+    for source in sorted(rows):
+        targets = ", ".join(f"{d} ({n})" for d, n in sorted(rows[source].items()))
+        print(f"| {source} | {targets} |")
+
+
+if __name__ == "__main__":
+    sys.exit(_print_table())
