@@ -18,6 +18,7 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Ctrl+T", "toggle dark / light theme"),
     ("Ctrl+Q", "quit"),
     ("memory browser: a / e / v / d / /", "add / replace / verify / delete / filter"),
-    ("code search: Enter / i / m / x", "search / insert reference / change mode / index now"),
-    ("code search: Ctrl+O / Ctrl+G / Ctrl+B", "the same from the query box"),
+    ("code search: Enter / ↓", "search (the query box keeps the focus) / walk into the results"),
+    ("code search: Enter on a result / Ctrl+O", "insert path:line into the chat input"),
+    ("code search: Ctrl+G / Ctrl+B", "change mode / index now"),
 )

@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from pilot_helpers import wait_for_screen
+
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import Settings
 from paicli_tui.core.context.pairing import pairing_problems
@@ -147,15 +149,6 @@ async def pause(pilot, rounds: int = 6) -> None:
     """Let workers run without waiting on ones that await a dialog."""
     for _ in range(rounds):
         await pilot.pause(0.05)
-
-
-async def wait_for_screen(pilot, kind: type, seconds: float = 10.0) -> None:
-    """Until a screen of ``kind`` is on top (a loaded machine can be slow to get there)."""
-    for _ in range(int(seconds / 0.05)):
-        if isinstance(pilot.app.screen, kind):
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"{kind.__name__} never opened; on top: {pilot.app.screen!r}")
 
 
 async def test_inspector_shows_ledger_history_and_restores_the_view(settings, project_dir):

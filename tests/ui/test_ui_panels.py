@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pilot_helpers import wait_for_screen, wait_until
+
 from paicli_tui.app import PaicliApp
 from paicli_tui.core.memory.book import MemoryBook
 from paicli_tui.ui.backend import CoreBackend
@@ -18,23 +20,6 @@ SIZE = (100, 30)
 def table_texts(screen: MemoryScreen) -> list[str]:
     table = screen.query_one("DataTable")
     return [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
-
-
-async def wait_for_screen(pilot, kind: type, seconds: float = 10.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if isinstance(pilot.app.screen, kind):
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"{kind.__name__} never opened; on top: {pilot.app.screen!r}")
-
-
-async def wait_until(pilot, check, seconds: float = 10.0) -> None:
-    """Until ``check()`` is true (workers run in threads; a busy machine is slow)."""
-    for _ in range(int(seconds / 0.05)):
-        if check():
-            return
-        await pilot.pause(0.05)
-    assert check()
 
 
 async def settle(pilot) -> None:
@@ -94,7 +79,7 @@ async def test_search_preview_insert_reference(settings, project_dir):
         await wait_until(pilot, lambda: [h.reference for h in screen.hits] == ["loader.py:4"])
         assert screen.previewed is not None
         assert "def load_settings" in screen.previewed.preview
-        await pilot.press("i")
+        await pilot.press("down", "enter")
         await wait_for_screen(pilot, ChatScreen)
         assert app.screen.query_one(PromptInput).text == "loader.py:4 "
 

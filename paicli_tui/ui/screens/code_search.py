@@ -4,7 +4,7 @@ insert the reference into the chat; index status and "index now" with progress."
 from __future__ import annotations
 
 from rich.syntax import Syntax
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -30,17 +30,15 @@ def lexer_for(hit: CodeHit) -> str:
 
 
 class CodeSearchScreen(Screen[None]):
+    # Only Ctrl keys and arrows are shortcuts: every printable key belongs to the query
+    # (typed on the results it goes to the query box too), so a new query typed after Enter
+    # can never fire a command or insert a reference by accident.
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        # Ctrl keys work everywhere (letters would go into the query box); the letters are
-        # shortcuts once the results have the focus
         Binding("ctrl+o", "insert", "Insert ref"),
         Binding("ctrl+g", "cycle_mode", "Mode"),
         Binding("ctrl+b", "index_now", "Index now"),
-        Binding("i", "insert", show=False),
-        Binding("m", "cycle_mode", show=False),
-        Binding("x", "index_now", show=False),
-        Binding("slash", "focus_query", "Query"),
+        Binding("down", "focus_results", "Results", show=False),
     ]
 
     def __init__(self, backend: Backend, query: str = "", index_now: bool = False,
@@ -153,6 +151,22 @@ class CodeSearchScreen(Screen[None]):
     def action_focus_query(self) -> None:
         self.query_one("#code-query", Input).focus()
 
+    def action_focus_results(self) -> None:
+        """↓ in the query box walks into the results (the box keeps the focus otherwise)."""
+        table = self.query_one(DataTable)
+        if table.row_count and isinstance(self.focused, Input):
+            table.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key typed on the results goes into the query box, at its end."""
+        if isinstance(self.focused, DataTable) and event.is_printable and event.character:
+            query = self.query_one("#code-query", Input)
+            query.focus()
+            query.cursor_position = len(query.value)
+            query.insert_text_at_cursor(event.character)
+            event.stop()
+            event.prevent_default()
+
     @work(exclusive=True, group="code-search", exit_on_error=False, thread=True)
     def search(self, query: str, mode: str) -> None:
         try:
@@ -174,7 +188,7 @@ class CodeSearchScreen(Screen[None]):
         elif not hits:
             self.query_one("#code-preview", Static).update("No results.")
         else:
-            table.focus()
+            # the focus stays where it is (the query box): ↓ or a click reaches the results
             table.move_cursor(row=0)
             self._preview(0)
 

@@ -34,6 +34,7 @@ class MemoryScreen(Screen[None]):
         Binding("d", "delete", "Delete"),
         Binding("slash", "focus_filter", "Filter"),
         Binding("ctrl+r", "reload", "Reload", show=False),
+        Binding("down", "focus_table", "List", show=False),
     ]
 
     def __init__(self, backend: Backend, filter_text: str = "",
@@ -115,6 +116,11 @@ class MemoryScreen(Screen[None]):
     @on(Input.Submitted, "#memory-filter")
     def filter_done(self) -> None:
         self.query_one(DataTable).focus()
+
+    def action_focus_table(self) -> None:
+        """↓ in the filter box walks into the list."""
+        if isinstance(self.focused, Input):
+            self.query_one(DataTable).focus()
 
     def action_focus_filter(self) -> None:
         self.query_one("#memory-filter", Input).focus()

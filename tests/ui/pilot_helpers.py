@@ -1,0 +1,26 @@
+"""Waiting helpers for pilot tests (workers run in threads; a busy machine is slow)."""
+
+from __future__ import annotations
+
+
+async def wait_until(pilot, check, seconds: float = 10.0) -> None:
+    """Until ``check()`` is true."""
+    for _ in range(int(seconds / 0.05)):
+        if check():
+            return
+        await pilot.pause(0.05)
+    assert check()
+
+
+async def wait_for_screen(pilot, kind: type, seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if isinstance(pilot.app.screen, kind):
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"{kind.__name__} never opened; on top: {pilot.app.screen!r}")
+
+
+async def open_panel(pilot, key: str, kind: type) -> None:
+    """Press the key that opens a panel and wait until it is on top."""
+    await pilot.press(key)
+    await wait_for_screen(pilot, kind)
