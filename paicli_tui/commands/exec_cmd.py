@@ -27,7 +27,6 @@ from .conventions import (
 HELP = ("Run one agent task without the TUI and print the answer (or, with --json, one JSON "
         "event per line). Writes and commands are refused unless --yes is given.")
 
-CONFLICT_MARK = "conflicts with these memories"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -88,9 +87,11 @@ class _Printer:
 
     def emit(self, event: Any) -> None:
         from ..core.contracts import events as ev
+        from ..core.contracts.tools import ToolStatus
 
         if isinstance(event, ev.ToolCallFinished) and event.name == "save_memory":
-            self.conflict = event.status == "denied" and CONFLICT_MARK in event.preview
+            # the last save_memory call decides: a conflict left standing exits with code 3
+            self.conflict = event.status == ToolStatus.CONFLICT
         if self.as_json:
             record = {**event.to_json(), "session": self.session}
             print(json.dumps(record, ensure_ascii=False), file=self.out, flush=True)

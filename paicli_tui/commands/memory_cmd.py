@@ -150,6 +150,8 @@ def _clear(out: _Out, args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    from ..core.contracts.asks import ConflictDecision
+    from ..core.memory.decision import carry_out
     from ..core.memory.service import LocalMemoryService
     from ..core.memory.store import MemoryFileError
 
@@ -175,9 +177,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                       if ranked else "no matching memories")
             return EXIT_OK
         if args.action == "save":
-            result = service.save(" ".join(args.text), force=args.force,
-                                  scope="global" if args.is_global else "project",
-                                  source_file=args.file)
+            text, scope = " ".join(args.text), "global" if args.is_global else "project"
+            # --force is the person's "keep both", decided before the conflict is shown
+            result = carry_out(service, text, ConflictDecision.KEEP_BOTH, scope=scope,
+                               source_file=args.file) if args.force else \
+                service.save(text, scope=scope, source_file=args.file)
             return _save_outcome(out, result, "saved")
         if args.action == "replace":
             return _save_outcome(out, service.replace(args.id, " ".join(args.text)), "replaced")

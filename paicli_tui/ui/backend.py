@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..config import Settings
-from ..core.contracts.asks import ApprovalCallback, ConflictCallback, ConflictEntry
+from ..core.contracts.asks import (
+    ApprovalCallback,
+    ConflictCallback,
+    ConflictDecision,
+    ConflictEntry,
+)
 from ..core.messages import Message
 
 
@@ -39,6 +44,7 @@ class SaveOutcome:
     duplicate_of: str | None = None
     conflicts: tuple[ConflictEntry, ...] = ()
     message: str = ""
+    replaced_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,11 @@ class ModelChoice:
 class MemoryBackend(Protocol):
     def rows(self) -> list[MemoryRow]: ...
     def save(self, content: str, scope: str, force: bool = False) -> SaveOutcome: ...
+    def decide(self, content: str, scope: str, decision: ConflictDecision,
+               replace_id: str | None, conflicting: Sequence[str]) -> SaveOutcome:
+        """Carry out the person's answer to the conflicts a save returned; a refused write
+        raises ValueError with the reason."""
+        ...
     def replace(self, memory_id: str, content: str) -> None: ...
     def verify(self, memory_id: str) -> None: ...
     def delete(self, memory_id: str) -> None: ...

@@ -5,11 +5,12 @@ Imported only when a panel first needs the core, never at start-up.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..core.contracts.asks import ConflictDecision
 from .backend import (
     CodeHit,
     IndexProgress,
@@ -93,17 +94,14 @@ class MemoryAdapter:
         return out
 
     def save(self, content: str, scope: str, force: bool = False) -> SaveOutcome:
-        result = self.book.save(content, scope=scope, force=force)
-        if result.status == "conflict":
-            return SaveOutcome(conflicts=conflict_entries(result.conflicts),
-                               message=result.message)
-        if result.status == "duplicate":
-            return SaveOutcome(duplicate_of=result.entry.id if result.entry else None,
-                               message=result.message)
-        if not result.written:
-            raise ValueError(result.message or f"not saved ({result.status})")
-        return SaveOutcome(saved_id=result.entry.id if result.entry else None,
-                           message=result.message)
+        return _outcome(self.book.save(content, scope=scope, force=force))
+
+    def decide(self, content: str, scope: str, decision: ConflictDecision,
+               replace_id: str | None, conflicting: Sequence[str]) -> SaveOutcome:
+        from ..core.memory.decision import carry_out
+
+        return _outcome(carry_out(self.book, content, decision, replace_id=replace_id,
+                                  conflicting=conflicting, scope=scope))
 
     def replace(self, memory_id: str, content: str) -> None:
         result = self.book.replace(memory_id, content)
@@ -121,6 +119,22 @@ class MemoryAdapter:
     def clear(self) -> int:
         """This project's memories only; global ones stay (the CLI clears those)."""
         return int(self.book.clear("project"))
+
+
+def _outcome(result: Any) -> SaveOutcome:
+    """A MemoryBook SaveResult as the UI's SaveOutcome; a refused write raises ValueError."""
+    entry_id = result.entry.id if result.entry else None
+    if result.status == "conflict":
+        return SaveOutcome(conflicts=conflict_entries(result.conflicts), message=result.message)
+    if result.status == "duplicate":
+        return SaveOutcome(duplicate_of=entry_id, message=result.message)
+    if result.status == "cancelled":
+        return SaveOutcome(message=result.message)
+    if not result.written:
+        raise ValueError(result.message or f"not saved ({result.status})")
+    if result.status == "replaced":
+        return SaveOutcome(replaced_id=entry_id, message=result.message)
+    return SaveOutcome(saved_id=entry_id, message=result.message)
 
 
 def _day(text: Any) -> str:

@@ -149,7 +149,7 @@ def test_memory_conflict_exits_3(tmp_path: Path, paicli_home: Path) -> None:
         assert second.returncode == 3, second.stdout + second.stderr
         finished = [json.loads(line) for line in second.stdout.splitlines()
                     if '"tool_call_finished"' in line]
-        assert finished[-1]["name"] == "save_memory" and finished[-1]["status"] == "denied"
+        assert finished[-1]["name"] == "save_memory" and finished[-1]["status"] == "conflict"
         assert server.problems == []
 
 

@@ -150,12 +150,12 @@ async def test_conflict_is_returned_and_refused_until_the_person_decides(
     tool = _tool(service)
     context = _context(service, session)
     first = await tool.run({"content": "项目使用 Java 21"}, context)
-    assert first.status == "denied"
+    assert first.status == "conflict"
     assert old.id in first.content and "项目使用 Java 17" in first.content
     assert "replace_id" in first.content and "keep_both" in first.content
     # Same turn: the model may not settle it on its own.
     alone = await tool.run({"content": "项目使用 Java 21", "replace_id": old.id}, context)
-    assert alone.status == "denied" and "not decided" in alone.content
+    assert alone.status == "conflict" and "not decided" in alone.content
     assert [e.content for e in service.list_visible()] == ["项目使用 Java 17"]
     session.current_user_input = "替换旧的那条"  # the person answers in the next turn
     wrong = await tool.run({"content": "项目使用 Java 21", "replace_id": "zzzz9999"}, context)
@@ -171,9 +171,9 @@ async def test_keep_both_needs_a_reported_conflict_first(service: LocalMemorySer
     tool = _tool(service)
     context = _context(service, session)
     blind = await tool.run({"content": "Node 20", "keep_both": True}, context)
-    assert blind.status == "denied" and len(service.list_visible()) == 1
+    assert blind.status == "conflict" and len(service.list_visible()) == 1
     again = await tool.run({"content": "Node 20", "keep_both": True}, context)
-    assert again.status == "denied" and len(service.list_visible()) == 1
+    assert again.status == "conflict" and len(service.list_visible()) == 1
     session.current_user_input = "两条都留着"
     kept = await tool.run({"content": "Node 20", "keep_both": True}, context)
     assert kept.status == "done" and len(service.list_visible()) == 2

@@ -183,6 +183,16 @@ class FakeMemory:
         self.rows_.append(MemoryRow(new_id, scope, content, "2026-11-01", "2026-11-01"))
         return SaveOutcome(saved_id=new_id)
 
+    def decide(self, content: str, scope: str, decision: ConflictDecision,
+               replace_id: str | None, conflicting: Sequence[str]) -> SaveOutcome:
+        if decision is ConflictDecision.KEEP_BOTH:
+            return self.save(content, scope, True)
+        if decision is ConflictDecision.REPLACE:
+            target = replace_id or conflicting[0]
+            self.replace(target, content)
+            return SaveOutcome(replaced_id=target)
+        return SaveOutcome(message="nothing saved")
+
     def replace(self, memory_id: str, content: str) -> None:
         self.rows_ = [MemoryRow(r.id, r.scope, content, r.written, "2026-11-02")
                       if r.id == memory_id else r for r in self.rows_]

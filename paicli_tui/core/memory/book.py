@@ -35,7 +35,8 @@ from .store import MemoryStore
 MAX_CONTENT_CHARS = 2_000
 """A memory is a fact, not a document; longer text belongs in PAI.md or a file."""
 
-SaveStatus = Literal["saved", "duplicate", "conflict", "replaced", "refused", "not_found"]
+SaveStatus = Literal["saved", "duplicate", "conflict", "replaced", "refused", "not_found",
+                     "cancelled"]
 ClearScope = Literal["project", "global", "all"]
 
 

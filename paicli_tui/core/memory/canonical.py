@@ -12,6 +12,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 # Characters that carry meaning in paths, handles, percentages and identifiers: kept.
 _KEEP = frozenset("#/@\\%_-")
@@ -91,19 +92,6 @@ def _bigram_counts(text: str) -> Counter[str]:
     return Counter(map(operator.add, form[:-1], form[1:]))
 
 
-def dice_at_least(a: str, b: str, threshold: float) -> bool:
-    """dice(a, b) ≥ threshold, answered from cheap upper bounds whenever they suffice."""
-    ba, bb = _bigrams(a), _bigrams(b)
-    total = ba.total + bb.total
-    if total == 0:
-        return canonical(a) == canonical(b)
-    # Shared multiset ≤ shared distinct bigrams + the repeats of either side.
-    bound = len(ba.keys & bb.keys) + min(ba.repeats, bb.repeats)
-    if 2 * min(bound, ba.total, bb.total) / total < threshold:
-        return False
-    return dice(a, b) >= threshold
-
-
 def dice(a: str, b: str) -> float:
     """Character-bigram Dice coefficient of the canonical forms (1.0 for equal forms)."""
     ca, cb = canonical(a).replace(" ", ""), canonical(b).replace(" ", "")
@@ -125,8 +113,9 @@ def dice(a: str, b: str) -> float:
 
 @dataclass(frozen=True)
 class Forms:
-    """Everything the duplicate/conflict scan needs about one text, computed once."""
+    """Everything the duplicate/conflict rule needs about one text, computed once."""
 
+    text: str
     canonical: str
     skeleton: str
     has_digit: bool
@@ -135,12 +124,7 @@ class Forms:
 
 def forms(text: str) -> Forms:
     """The canonical form, version skeleton and bigrams of ``text``."""
-    return Forms(canonical(text), version_skeleton(text), has_digit(text), _bigrams(text))
-
-
-def is_duplicate(a: str, b: str) -> bool:
-    """Same canonical form."""
-    return canonical(a) == canonical(b)
+    return Forms(text, canonical(text), version_skeleton(text), has_digit(text), _bigrams(text))
 
 
 def has_digit(text: str) -> bool:
@@ -148,26 +132,59 @@ def has_digit(text: str) -> bool:
     return _DIGIT.search(text) is not None
 
 
-def is_version_variant(a: str, b: str) -> bool:
-    """Equal once numbers and versions are removed, but not the same fact: "uses Java 17" vs
-    "uses Java 21"."""
-    if canonical(a) == canonical(b):
-        return False
-    skeleton = version_skeleton(a)
-    return bool(skeleton) and skeleton == version_skeleton(b)
-
-
 def dice_enabled(threshold: float) -> bool:
     """A threshold of 0.99 or more switches the Dice rule off (SPEC §12)."""
     return threshold < 0.99
 
 
+Relation = Literal["duplicate", "conflict"]
+
+
+def relation(mine: Forms, theirs: Forms, threshold: float) -> Relation | None:
+    """The rule (SPEC §12), in one place: ``duplicate`` for the same canonical form;
+    ``conflict`` for a numeric or version variant ("uses Java 17" / "uses Java 21"), or for
+    bigram Dice ≥ ``threshold`` (off at 0.99 and above); else None."""
+    if theirs.canonical == mine.canonical:
+        return "duplicate"
+    if _version_variant(mine, theirs):
+        return "conflict"
+    if dice_enabled(threshold) and _dice_reaches(mine, theirs, threshold):
+        return "conflict"
+    return None
+
+
+def _version_variant(mine: Forms, theirs: Forms) -> bool:
+    # Without a digit on either side the skeleton is the canonical form, which differs here.
+    return bool(mine.skeleton) and (mine.has_digit or theirs.has_digit) \
+        and theirs.skeleton == mine.skeleton
+
+
+def _dice_reaches(mine: Forms, theirs: Forms, threshold: float) -> bool:
+    """dice ≥ threshold, answered from cheap upper bounds whenever they suffice: Dice ≤
+    2·min/(|A|+|B|), and the shared multiset is at most the shared distinct bigrams plus either
+    side's repeats. Most pairs stop at the bounds."""
+    ours, other = mine.bigrams, theirs.bigrams
+    total = ours.total + other.total
+    if not total or 2 * min(ours.total, other.total) / total < threshold:
+        return False
+    bound = len(ours.keys & other.keys) + min(ours.repeats, other.repeats)
+    if 2 * min(bound, ours.total, other.total) / total < threshold:
+        return False
+    return dice(mine.text, theirs.text) >= threshold
+
+
+def is_duplicate(a: str, b: str) -> bool:
+    """Same canonical form."""
+    return canonical(a) == canonical(b)
+
+
+def is_version_variant(a: str, b: str) -> bool:
+    """Equal once numbers and versions are removed, but not the same fact: "uses Java 17" vs
+    "uses Java 21"."""
+    mine, theirs = forms(a), forms(b)
+    return mine.canonical != theirs.canonical and _version_variant(mine, theirs)
+
+
 def conflicts(a: str, b: str, threshold: float) -> bool:
     """True when ``a`` and ``b`` are different facts about the same thing (SPEC §12)."""
-    if canonical(a) == canonical(b):
-        return False
-    if is_version_variant(a, b):
-        return True
-    if not dice_enabled(threshold):
-        return False
-    return dice_at_least(a, b, threshold)
+    return relation(forms(a), forms(b), threshold) == "conflict"

@@ -2,8 +2,9 @@
 
 The model may propose a memory; it may never settle a conflict on its own. On a conflict the
 tool either asks the person at once (when the UI handed it a ``resolve_conflict`` callback) or
-returns both sides and refuses until the model calls again with ``replace_id`` or
-``keep_both=true`` for that same conflict, after asking the person.
+returns both sides with status ``conflict`` and refuses until the model calls again with
+``replace_id`` or ``keep_both=true`` for that same conflict, after asking the person. Either
+way the answer is carried out by :func:`~paicli_tui.core.memory.decision.carry_out`.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...resources import load_prompt
 from ..contracts.asks import ConflictDecision, ConflictEntry, ConflictRequest
-from ..contracts.tools import ToolContext, ToolOutput
+from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
 from .canonical import canonical
+from .decision import carry_out
 from .entry import SCOPE_PROJECT, SCOPES, SOURCE_AGENT, MemoryEntry
 from .guard import save_refusal
 from .lexicon import looks_like_secret_value
@@ -75,17 +77,20 @@ class SaveMemoryTool:
         keep_both = arguments.get("keep_both") is True
         source_file = arguments.get("source_file")
         if source_file is not None and not isinstance(source_file, str):
-            return ToolOutput("source_file must be a project-relative path.", status="failed")
+            return ToolOutput("source_file must be a project-relative path.",
+                              status=ToolStatus.FAILED)
         if not isinstance(content, str) or not content.strip():
-            return ToolOutput("save_memory needs a non-empty 'content' string.", status="failed")
+            return ToolOutput("save_memory needs a non-empty 'content' string.",
+                              status=ToolStatus.FAILED)
         if scope not in SCOPES:
-            return ToolOutput(f"scope must be one of {', '.join(SCOPES)}.", status="failed")
+            return ToolOutput(f"scope must be one of {', '.join(SCOPES)}.",
+                              status=ToolStatus.FAILED)
         refusal = save_refusal(context.session)
         if refusal:
-            return ToolOutput(refusal, status="denied")
+            return ToolOutput(refusal, status=ToolStatus.DENIED)
         if looks_like_secret_value(content):
             return ToolOutput("Refused: memories never hold passwords, keys, tokens or personal "
-                              "contact details.", status="denied")
+                              "contact details.", status=ToolStatus.DENIED)
         key = (context.session.session_id, canonical(content))
         pending = self._pending.get(key)
         if pending and (keep_both or isinstance(replace_id, str)):
@@ -95,7 +100,7 @@ class SaveMemoryTool:
                 # deciding alone (SPEC §12).
                 return ToolOutput("Not saved: the person has not decided yet. Show them both "
                                   "memories, end your turn with the question, and call again "
-                                  "with their answer.", status="denied")
+                                  "with their answer.", status=ToolStatus.CONFLICT)
             return self._settle(key, content, scope, ids, replace_id, keep_both,
                                 source_file or None, asked_in)
         result = self.book.save(content, scope=scope, source=SOURCE_AGENT,
@@ -106,19 +111,18 @@ class SaveMemoryTool:
             return await self._ask_person(context, content, scope, result, source_file or None)
         self._pending[key] = (tuple(e.id for e in result.conflicts),
                               context.session.current_user_input)
-        return ToolOutput(_conflict_text(content, result.conflicts), status="denied")
+        return ToolOutput(_conflict_text(content, result.conflicts), status=ToolStatus.CONFLICT)
 
     def _settle(self, key: tuple[str, str], content: str, scope: str,
                 pending: tuple[str, ...], replace_id: str | None, keep_both: bool,
                 source_file: str | None, asked_in: str) -> ToolOutput:
-        if keep_both:
-            result = self.book.save(content, scope=scope, source=SOURCE_AGENT, force=True,
-                                    refresh_duplicate=False, source_file=source_file)
-        elif replace_id not in pending:
+        if not keep_both and replace_id not in pending:
             return ToolOutput(f"replace_id must be one of the conflicting ids: "
-                              f"{', '.join(pending)}.", status="failed")
-        else:
-            result = self.book.replace(replace_id, content)
+                              f"{', '.join(pending)}.", status=ToolStatus.FAILED)
+        decision = ConflictDecision.KEEP_BOTH if keep_both else ConflictDecision.REPLACE
+        result = carry_out(self.book, content, decision, replace_id=replace_id,
+                           conflicting=pending, scope=scope, source=SOURCE_AGENT,
+                           source_file=source_file)
         if result.written:
             self._pending.pop(key, None)
         elif result.status == "conflict":  # more entries stand in the way; the person decides
@@ -132,14 +136,10 @@ class SaveMemoryTool:
         request = ConflictRequest(content, tuple(ConflictEntry(e.id, e.content)
                                                  for e in result.conflicts))
         decision, chosen = await context.resolve_conflict(request)
-        if decision == ConflictDecision.KEEP_BOTH:
-            return self._report(self.book.save(content, scope=scope, source=SOURCE_AGENT,
-                                               force=True, refresh_duplicate=False,
-                                               source_file=source_file))
-        if decision == ConflictDecision.REPLACE:
-            target = chosen or result.conflicts[0].id
-            return self._report(self.book.replace(target, content))
-        return ToolOutput("The person chose not to save this memory.", status="denied")
+        return self._report(carry_out(
+            self.book, content, decision, replace_id=chosen,
+            conflicting=[e.id for e in result.conflicts], scope=scope, source=SOURCE_AGENT,
+            source_file=source_file))
 
     @staticmethod
     def _report(result: SaveResult, ignored_replace: bool = False) -> ToolOutput:
@@ -154,5 +154,8 @@ class SaveMemoryTool:
             return ToolOutput(f"Already remembered as {entry.id}; nothing added.")
         if result.status == "conflict":
             return ToolOutput(_conflict_text(result.entry.content if result.entry else "",
-                                             result.conflicts), status="denied")
-        return ToolOutput(f"Not saved: {result.message}", status="failed")
+                                             result.conflicts), status=ToolStatus.CONFLICT)
+        if result.status == "cancelled":
+            return ToolOutput("The person chose not to save this memory.",
+                              status=ToolStatus.DENIED)
+        return ToolOutput(f"Not saved: {result.message}", status=ToolStatus.FAILED)

@@ -3,15 +3,14 @@ screen stays about rendering. Each command either opens a screen or runs a worke
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import shlex
 from typing import TYPE_CHECKING, Any
 
 from textual import work
 
-from ...core.contracts.asks import ConflictDecision, ConflictRequest
-from ..backend import SaveOutcome
+from ...core.contracts.asks import ConflictDecision
+from ..memory_decision import save_asking
 from ..slash import BY_NAME
 
 if TYPE_CHECKING:
@@ -204,17 +203,13 @@ class SlashCommandsMixin:
             self.notify(str(exc), title="memory not saved", severity="error")
 
     async def _save_memory(self: ChatScreen, text: str, scope: str, force: bool) -> None:
-        memory = self.backend.memory()
-        outcome: SaveOutcome = await asyncio.to_thread(memory.save, text, scope, force)
-        if outcome.conflicts:
-            decision, target = await self.app.push_screen_wait(
-                _conflict_modal(ConflictRequest(text, outcome.conflicts)))
-            if decision is ConflictDecision.REPLACE and target:
-                await asyncio.to_thread(memory.replace, target, text)
-                self.notify(f"Replaced memory {target}.", title="memory")
+        decision, outcome = await save_asking(self.app, self.backend.memory(), text, scope,
+                                              force)
+        if decision is not None:
+            if outcome.replaced_id:
+                self.notify(f"Replaced memory {outcome.replaced_id}.", title="memory")
             elif decision is ConflictDecision.KEEP_BOTH:
-                again = await asyncio.to_thread(memory.save, text, scope, True)
-                self.notify(f"Saved as {again.saved_id} (kept both).", title="memory")
+                self.notify(f"Saved as {outcome.saved_id} (kept both).", title="memory")
             else:
                 self.notify("Nothing saved.", title="memory")
         elif outcome.duplicate_of:
@@ -240,9 +235,3 @@ class SlashCommandsMixin:
 
     async def _show_notice(self: ChatScreen, text: str) -> None:
         await self.chat.add_notice(text)
-
-
-def _conflict_modal(request: ConflictRequest) -> Any:
-    from ..modals.conflict import ConflictModal
-
-    return ConflictModal(request)

@@ -11,8 +11,9 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Select
 
-from ...core.contracts.asks import ConflictDecision, ConflictRequest
+from ...core.contracts.asks import ConflictDecision
 from ..backend import Backend, MemoryRow
+from ..memory_decision import save_asking
 
 SCOPES = [("all scopes", "all"), ("project", "project"), ("global", "global")]
 
@@ -203,22 +204,17 @@ class MemoryScreen(Screen[None]):
             self.notify(str(exc), title="memory not saved", severity="error")
 
     async def _add(self, text: str, scope: str) -> None:
-        from ..modals.conflict import ConflictModal
-
-        memory = self.backend.memory()
-        outcome = await asyncio.to_thread(memory.save, text, scope, False)
-        if outcome.conflicts:
-            decision, target = await self.app.push_screen_wait(
-                ConflictModal(ConflictRequest(text, outcome.conflicts)))
-            if decision is ConflictDecision.REPLACE and target:
-                await self._apply("replace", target, text)
-            elif decision is ConflictDecision.KEEP_BOTH:
-                await asyncio.to_thread(memory.save, text, scope, True)
-                self.notify("Saved (kept both).")
-                self.reload()
+        decision, outcome = await save_asking(self.app, self.backend.memory(), text, scope,
+                                              False)
+        if decision is ConflictDecision.CANCEL:
             return
-        self.notify(f"Already saved as {outcome.duplicate_of}." if outcome.duplicate_of
-                    else "Saved.")
+        if outcome.replaced_id:
+            self.notify(f"replace: {outcome.replaced_id}")
+        elif decision is ConflictDecision.KEEP_BOTH:
+            self.notify("Saved (kept both).")
+        else:
+            self.notify(f"Already saved as {outcome.duplicate_of}." if outcome.duplicate_of
+                        else "Saved.")
         self.reload()
 
     def operate(self, action: str, memory_id: str, text: str = "") -> None:

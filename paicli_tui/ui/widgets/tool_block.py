@@ -7,7 +7,7 @@ from textual.widgets import Collapsible, Static
 
 from ..format import fmt_tokens, preview_lines, short_args
 
-STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "failed": "✗"}
+STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "conflict": "⊘", "failed": "✗"}
 
 
 class ToolBlock(Collapsible):
@@ -35,7 +35,8 @@ class ToolBlock(Collapsible):
 
     def finish(self, status: str, preview: str, chars: int = 0,
                offload_path: str | None = None) -> None:
-        """Show the outcome; the block stays folded unless the tool failed or was denied."""
+        """Show the outcome; the block stays folded unless the tool failed, was denied or left a
+        memory conflict for the person."""
         self.status = status
         self._preview.update(preview_lines(preview))
         extra = f" · {fmt_tokens(chars)} chars" if chars else ""
@@ -44,5 +45,5 @@ class ToolBlock(Collapsible):
                 f"full output saved to {offload_path} (read it back with read_file)")
             extra += " · offloaded"
         self.title = self._title_for(status) + extra
-        if status in ("failed", "denied"):
+        if status in ("failed", "denied", "conflict"):
             self.collapsed = False

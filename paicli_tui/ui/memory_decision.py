@@ -1,0 +1,29 @@
+"""Save a memory from the UI and, on a conflict, let the person decide in the conflict modal.
+
+``/save`` and the memory browser both go through here; the answer itself is carried out by
+the core (``MemoryBackend.decide``), the same path the save_memory tool and the CLI take.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..core.contracts.asks import ConflictDecision, ConflictRequest
+from .backend import MemoryBackend, SaveOutcome
+
+
+async def save_asking(app: Any, memory: MemoryBackend, text: str, scope: str, force: bool
+                      ) -> tuple[ConflictDecision | None, SaveOutcome]:
+    """(the person's decision, or None when nothing conflicted; what the save did). Runs in a
+    worker: ``app.push_screen_wait`` needs one. A refused write raises ValueError."""
+    from .modals.conflict import ConflictModal
+
+    outcome = await asyncio.to_thread(memory.save, text, scope, force)
+    if not outcome.conflicts:
+        return None, outcome
+    decision, target = await app.push_screen_wait(
+        ConflictModal(ConflictRequest(text, outcome.conflicts)))
+    done = await asyncio.to_thread(memory.decide, text, scope, decision, target,
+                                   tuple(e.id for e in outcome.conflicts))
+    return decision, done
