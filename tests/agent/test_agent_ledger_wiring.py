@@ -1,8 +1,8 @@
-"""SPEC §7 through the agent: every change of the history leaves a view_checkpoint behind.
+"""SPEC §7 through the agent: every change of the history is recorded in the ledger.
 
-The ledger is read back line by line: after each message record (append) there must be a
-checkpoint whose view ends with that message, and /clear and /compact each add one while
-leaving every earlier line of the file untouched.
+The ledger is read back line by line: the file cut after each message record (an append
+implies its checkpoint) resumes to a view ending with that message, and /clear and /compact
+each record their change while leaving every earlier line of the file untouched.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from agent_script import ScriptedClient, Step, call, drain
 
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.context.ledger import SessionLedger
+from paicli_tui.core.context.ledger_read import open_regular, read_ledger
 
 
 def _records(session: AgentSession) -> list[dict]:
@@ -29,33 +30,34 @@ async def _session_with_tools(settings, project_dir) -> AgentSession:
     return session
 
 
-async def test_every_append_is_followed_by_a_checkpoint(settings, project_dir) -> None:
+async def test_every_append_is_followed_by_a_checkpoint(settings, project_dir, tmp_path) -> None:
     session = await _session_with_tools(settings, project_dir)
     records = _records(session)
+    lines = session.ledger.path.read_bytes().splitlines(keepends=True)
     message_lines = [i for i, r in enumerate(records) if r["type"] == "message"]
     # system, user, assistant(2 calls), 2 tool results, final assistant
     assert len(message_lines) == 6
-    for line in message_lines:
-        following = next(r for r in records[line + 1:] if r["type"] in
-                         ("message", "view_checkpoint"))
-        assert following["type"] == "view_checkpoint", records[line]
-        last = following["messages"][-1]
-        assert last.get("ref", last.get("id")) == records[line]["message"]["id"]
-    # the last checkpoint is the whole view the model sees
-    final = [r for r in records if r["type"] == "view_checkpoint"][-1]
-    assert [e.get("ref", e.get("id")) for e in final["messages"]] == \
-        [m.id for m in session.history]
+    for n, line in enumerate(message_lines):
+        cut = tmp_path / f"cut{n}.jsonl"  # the file as a crash right after the append
+        cut.write_bytes(b"".join(lines[:line + 1]))
+        with open_regular(cut) as handle:
+            view = read_ledger(handle).view  # as recorded (a resume then repairs pairing)
+        assert view[-1]["id"] == records[line]["message"]["id"]
+    # the file replays to the whole view the model sees
+    restored = SessionLedger.open(settings.home, session.session_id).restore()
+    assert [m.id for m in restored.messages] == [m.id for m in session.history]
 
 
 async def test_clear_and_compact_checkpoint_and_never_rewrite(settings, project_dir) -> None:
     session = await _session_with_tools(settings, project_dir)
     before = session.ledger.path.read_bytes()
+    length = len(session.history)
     session.clear_history()
     after_clear = session.ledger.path.read_bytes()
     assert after_clear.startswith(before)  # append-only: /clear rewrites nothing
     last = _records(session)[-1]
-    assert last["type"] == "view_checkpoint" and last["reason"] == "clear"
-    assert len(last["messages"]) == 1  # only the system prompt is left in view
+    assert last["type"] == "view_change" and last["reason"] == "clear"
+    assert last["splices"] == [[1, length, []]]  # only the system prompt is left in view
     restored = SessionLedger.open(settings.home, session.session_id).restore()
     assert [m.id for m in restored.messages] == [m.id for m in session.history]
 

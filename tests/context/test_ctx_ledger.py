@@ -39,9 +39,12 @@ def test_records_have_schema_version_and_type(home: HomePaths, project_dir: Path
     ledger.checkpoint([Message.system("sys")], "test")
     ledger.event("usage", prompt_tokens=10)
     records = _lines(ledger)
-    assert all(r["schema_version"] == 1 and "ts" in r for r in records)
+    assert all(r["schema_version"] == 2 and "ts" in r for r in records)
     assert [r["type"] for r in records] == ["session", "message", "message", "event",
                                             "view_checkpoint", "event"]
+    assert records[4]["full"] is True  # the first checkpoint of a session is a full one
+    assert records[4]["state"] == {"messages": 2, "title": "hello",
+                                   "external_content_used": False}
     assert records[0]["project"] == str(project_dir.resolve())
     assert ledger.path == home.history_raw_dir / f"{ledger.session_id}.jsonl"
 
@@ -75,17 +78,35 @@ def test_restore_is_last_checkpoint_plus_later_messages(home: HomePaths,
     assert restored.warnings == [] and restored.title == "t"
 
 
-def test_checkpoints_use_refs_for_unchanged_messages(home: HomePaths, project_dir: Path) -> None:
+def test_changes_record_only_what_changed(home: HomePaths, project_dir: Path) -> None:
+    """An append is its own checkpoint; a rewrite records the replaced range and the new
+    entries (refs for messages the file already holds)."""
     ledger = SessionLedger.create(home, project_dir)
+    sys_msg = Message.system("s")
+    ledger.append(sys_msg)
+    ledger.checkpoint([sys_msg], "append")  # first checkpoint: full
     big = Message.user("b" * 10_000)
     ledger.append(big)
-    ledger.checkpoint([big], "append")
+    size = ledger.path.stat().st_size
+    ledger.checkpoint([sys_msg, big], "append")
+    assert ledger.path.stat().st_size == size  # the append implied it
     cleared = big.evolve(content="cleared")
-    ledger.checkpoint([cleared], "clearing")
-    ledger.checkpoint([cleared], "again")
-    sizes = [len(line) for line in ledger.path.read_text(encoding="utf-8").splitlines()]
-    assert sizes[2] < 200 and sizes[4] < 200  # refs, not copies
-    assert SessionLedger.open(home, ledger.session_id).restore().messages[0].content == "cleared"
+    ledger.checkpoint([sys_msg, cleared], "clearing")
+    ledger.checkpoint([sys_msg, cleared], "again")  # nothing changed: nothing written
+    summary = Message.user("S", internal=InternalKind.SUMMARY)
+    ledger.append(summary)
+    ledger.checkpoint([sys_msg, summary], "compaction")
+    changes = [r for r in _lines(ledger) if r["type"] == "view_change"]
+    assert [(c["reason"], c["base"], c["splices"]) for c in changes] == [
+        ("clearing", 2, [[1, 2, [cleared.to_record()]]]),
+        ("compaction", 3, [[1, 2, []]]),
+    ]
+    restored = SessionLedger.open(home, ledger.session_id).restore()
+    assert [m.content for m in restored.messages] == ["s", "S"]
+    ledger.checkpoint([sys_msg, cleared, summary], "undo")
+    assert _lines(ledger)[-1]["splices"] == [[1, 1, [{"ref": cleared.id}]]]
+    restored = SessionLedger.open(home, ledger.session_id).restore()
+    assert [m.content for m in restored.messages] == ["s", "cleared", "S"]
 
 
 def test_images_are_stripped_from_checkpoints(home: HomePaths, project_dir: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -93,15 +94,19 @@ class AgentSession:
                     resume: str | None = None, mode: Mode = "interactive") -> AgentSession:
         """A new session (or ``resume`` an existing one by id), ready for ``run_turn``.
 
-        Raises LedgerError for an unknown or invalid session id.
+        Raises LedgerError for an unknown or invalid session id, LedgerBusy (a LedgerError)
+        when another process has that session open.
         """
         project = ProjectPaths.for_dir(project_root)
         rules = await asyncio.to_thread(_project_rules, memory)
         system = Message.system(build_system_prompt(project_root=project.root, mode=mode,
                                                     rules=rules))
         if resume:
-            ledger = await asyncio.to_thread(SessionLedger.open, settings.home, resume)
-            restored = await asyncio.to_thread(ledger.restore)
+            # claimed: a session open in another process is refused (LedgerBusy), never
+            # written by two processes at once
+            ledger = await asyncio.to_thread(
+                functools.partial(SessionLedger.open, settings.home, resume, claim=True))
+            restored = ledger.restore()
             history = list(restored.messages)
             for warning in restored.warnings:
                 log.warning("session %s: %s", resume, warning)
@@ -135,7 +140,7 @@ class AgentSession:
         """Add a message to the view and the ledger, then checkpoint the new view.
 
         SPEC §7 asks for a checkpoint after every change of the history, appends included.
-        It is cheap: messages already in the ledger are written as ``{"ref": id}``.
+        It is free: in the ledger an append implies its checkpoint, nothing more is written.
         """
         if message.is_real_user_turn and self.ledger.title is None:
             # Title from the person's words, not the program's turn context.
@@ -269,6 +274,7 @@ class AgentSession:
         with contextlib.suppress(Exception):
             await asyncio.gather(*list(self._background), return_exceptions=True)
         await self.manager.aclose()
+        self.ledger.close()
         if self.client is not None:
             with contextlib.suppress(Exception):
                 await self.client.aclose()

@@ -2,39 +2,58 @@
 
 ``PAICLI_HOME/history/raw/<session>.jsonl`` is never rewritten. Each line is one record with a
 ``schema_version`` and a ``type``: ``session`` (first line: project, created, title),
-``message`` (every message sent or received), ``view_checkpoint`` (the full list the model
-sees after a change of the history) and ``event`` (title, compaction, usage...).
+``message`` (every message sent or received), ``event`` (title, compaction, usage...) and the
+records of the view the model sees. Schema 2 (written now) records what changed: a message
+joins the view (an append implies its checkpoint), a ``view_change`` lists the splices of a
+rewrite (what it replaced, by what), and a full ``view_checkpoint`` with every message inline
+is written when the bytes since the last one reach twice its size (at least 256 KiB), so the
+file stays linear in the session and resume reads only from the last full checkpoint. Schema
+1 files (a full checkpoint after every change) are still read; see :mod:`.ledger_read`.
 
 Every record is written with a single ``write()`` on an ``O_APPEND`` descriptor, so a crash
 (even SIGKILL) can tear at most the last line; readers skip a torn or corrupt line and say so.
-
-Checkpoints store a message that was already written unchanged as ``{"ref": id}``: the file
-stays linear in the length of the session instead of quadratic, and still holds the full view.
+One process writes a session at a time (:mod:`.ledger_claim`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ...paths import HomePaths, normalise_project_root
 from ..messages import Message
+from . import ledger_claim
+from .ledger_read import (
+    SCHEMA_VERSION,
+    LedgerScan,
+    NotRegular,
+    open_regular,
+    read_ledger,
+    summarise,
+)
+from .ledger_splices import view_splices
 from .pairing import repair_pairing
 
-SCHEMA_VERSION = 1
 TITLE_CHARS = 60
+FULL_MIN_BYTES = 256 * 1024
+FULL_FACTOR = 2
 _SESSION_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")
 
 
 class LedgerError(Exception):
     """A ledger cannot be opened (unknown session, bad id). The message is safe to show."""
+
+
+class LedgerBusy(LedgerError):
+    """Another process has the session open for writing."""
 
 
 def _now() -> str:
@@ -55,6 +74,10 @@ def _dumps(record: dict[str, Any]) -> bytes:
     return (_json(record) + "\n").encode("utf-8", "replace")
 
 
+def _same(a: Message | None, b: Message) -> bool:
+    return a is b or (a is not None and a == b)
+
+
 def _check_types(message: Message) -> None:
     """TypeError for a record that parsed but holds the wrong kinds of values (a hand-edited
     or foreign ledger): such a message would fail later, in the estimate or on the wire."""
@@ -65,6 +88,12 @@ def _check_types(message: Message) -> None:
     if not all(isinstance(t, str) for t in texts) or \
             not all(t is None or isinstance(t, str) for t in optional):
         raise TypeError("a field has the wrong type")
+
+
+def _message_from(record: dict[str, Any]) -> Message:
+    message = Message.from_record(record)
+    _check_types(message)
+    return message
 
 
 @dataclass(frozen=True)
@@ -97,23 +126,10 @@ class SessionInfo:
                 "message_count": self.message_count}
 
 
-@dataclass
-class _Scan:
-    """State while reading a ledger from the top."""
-
-    warnings: list[str] = field(default_factory=list)
-    title: str | None = None
-    project: str | None = None
-    created: str | None = None
-    latest: dict[str, dict[str, Any]] = field(default_factory=dict)
-    base: list[dict[str, Any]] = field(default_factory=list)
-    after: list[dict[str, Any]] = field(default_factory=list)
-    newer_warned: bool = False
-    external_content_used: bool = False
-
-
 class SessionLedger:
     """Append-only writer and reader of one session's ledger file."""
+
+    full_min_bytes = FULL_MIN_BYTES  # tests lower it to exercise many full checkpoints
 
     def __init__(self, home: HomePaths, session_id: str) -> None:
         if not _SESSION_ID.match(session_id) or ".." in session_id:
@@ -121,19 +137,31 @@ class SessionLedger:
         self.home = home
         self.session_id = session_id
         self.path: Path = home.session_ledger(session_id)
+        self.lock_path: Path = self.path.with_suffix(".lock")
         self.title: str | None = None
-        # message id -> the exact Message object last written under that id (for refs)
+        # The view a reader rebuilds from the file as written so far (None: a message the
+        # reader cannot rebuild), so a change is recorded as splices of it.
+        self._view: list[Message | None] = []
+        # message id -> the Message a ``{"ref": id}`` written now resolves to (only messages
+        # at or after the last full checkpoint, so a read from there resolves every ref)
         self._logged: dict[str, Message] = {}
-        self._refs: dict[str, str] = {}  # message id -> its encoded checkpoint reference
+        self._count = 0
+        self._external = False
+        self._since_full: float = math.inf  # bytes since the last full checkpoint ended
+        self._full_bytes = 0
+        self._claimed = False
+        self._restored: RestoredSession | None = None
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod
     def create(cls, home: HomePaths, project_root: Path, title: str | None = None
                ) -> SessionLedger:
-        """A new session ledger whose first line records project, creation time and title."""
+        """A new session ledger, claimed by this process, whose first line records project,
+        creation time and title."""
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         ledger = cls(home, f"{stamp}-{uuid.uuid4().hex[:6]}")
         ledger.path.parent.mkdir(parents=True, exist_ok=True)
+        ledger.claim()
         ledger.title = _title_from(title) if title else None
         ledger._write({"type": "session", "session_id": ledger.session_id,
                        "project": str(normalise_project_root(project_root)),
@@ -141,25 +169,89 @@ class SessionLedger:
         return ledger
 
     @classmethod
-    def open(cls, home: HomePaths, session_id: str) -> SessionLedger:
-        """An existing ledger, ready to append (a torn last line is closed off first)."""
+    def open(cls, home: HomePaths, session_id: str, *, claim: bool = False) -> SessionLedger:
+        """An existing ledger, read (from its last full checkpoint) and ready to append; a
+        torn last line is closed off first. ``claim``: this process will write to it, so
+        refuse (LedgerBusy) when another process has it open."""
         ledger = cls(home, session_id)
-        if not ledger.path.is_file():
+        if not ledger.path.exists():
             raise LedgerError(f"no session {session_id!r} in {home.history_raw_dir}")
-        with ledger.path.open("rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            size = handle.tell()
-            if size:
-                handle.seek(size - 1)
-                torn = handle.read(1) != b"\n"
-            else:
+        if claim:
+            ledger.claim()
+        try:
+            ledger._load()
+        except BaseException:
+            ledger.close()
+            raise
+        return ledger
+
+    def claim(self) -> None:
+        """Become the one writer of this session (LedgerBusy if another process is)."""
+        if self._claimed:
+            return
+        try:
+            ledger_claim.claim(self.lock_path)
+        except ledger_claim.SessionBusy as busy:
+            who = f" (pid {busy.pid})" if busy.pid and busy.pid.isdigit() else ""
+            raise LedgerBusy(
+                f"session {self.session_id} is open in another paicli-tui process{who}; "
+                "close it there first, or start a new session") from None
+        self._claimed = True
+
+    def close(self) -> None:
+        """Give up the claim (the file stays as it is; reading still works)."""
+        if self._claimed:
+            self._claimed = False
+            ledger_claim.release(self.lock_path)
+
+    def _load(self) -> None:
+        try:
+            with open_regular(self.path) as handle:
+                handle.seek(0, os.SEEK_END)
+                size = handle.tell()
                 torn = False
+                if size:
+                    handle.seek(size - 1)
+                    torn = handle.read(1) != b"\n"
+                scan = read_ledger(handle)
+        except NotRegular:
+            raise LedgerError(f"session {self.session_id!r} is not a regular file") from None
+        except OSError as exc:
+            raise LedgerError(f"cannot read {self.path}: {exc.strerror}") from None
         if torn:
             # Without this newline our next record would be glued to the torn fragment and
             # become unreadable too.
-            ledger._append_bytes(b"\n")
-        ledger.title = ledger._scan().title
-        return ledger
+            self._append_bytes(b"\n")
+        self._adopt(scan)
+
+    def _adopt(self, scan: LedgerScan) -> None:
+        """Take the writer's state from what a reader found."""
+        rebuilt: list[Message | None] = []
+        for record in scan.view:
+            try:
+                rebuilt.append(_message_from(record))
+            except (KeyError, ValueError, TypeError, AttributeError) as exc:
+                rebuilt.append(None)
+                scan.warnings.append(f"a message could not be read ({type(exc).__name__}); "
+                                     "it is left out")
+        self._view = rebuilt
+        self._logged = {}
+        for record, message in zip(scan.view, rebuilt, strict=True):
+            if message is not None and not message.images \
+                    and scan.latest.get(message.id) is record:
+                self._logged[message.id] = message
+        self._count = scan.message_count
+        self._external = scan.external_content_used
+        self.title = scan.title
+        if scan.from_tail and scan.full_offset is not None:
+            self._full_bytes = scan.full_bytes
+            self._since_full = scan.size - scan.full_offset - scan.full_bytes
+        else:  # read from the top: the next checkpoint is a full one (refs stay resolvable)
+            self._since_full = math.inf
+        messages, notes = repair_pairing([m for m in rebuilt if m is not None])
+        scan.warnings.extend(f"repaired: {note}" for note in notes)
+        self._restored = RestoredSession(self.session_id, messages, scan.warnings, scan.title,
+                                         scan.project, scan.created, scan.external_content_used)
 
     # -- writing -----------------------------------------------------------------------------
     def _append_bytes(self, data: bytes) -> None:
@@ -168,42 +260,64 @@ class SessionLedger:
             os.write(fd, data)
         finally:
             os.close(fd)
+        self._since_full += len(data)
 
     def _write(self, record: dict[str, Any]) -> None:
         self._append_bytes(_dumps({"schema_version": SCHEMA_VERSION, "type": record.pop("type"),
                                    "ts": _now(), **record}))
 
     def append(self, message: Message) -> None:
-        """Record one message sent or received (and the session title on the first real
-        user message)."""
+        """Record one message sent or received; it joins the view (and the session title is
+        taken from the first real user message)."""
         self._write({"type": "message", "message": message.to_record()})
+        self._view.append(message)
+        self._count += 1
+        if message.meta.get("external"):
+            self._external = True
         if not message.images:
             self._logged[message.id] = message
         if self.title is None and message.is_real_user_turn and message.content.strip():
             self.title = _title_from(message.content)
             self.event("title", title=self.title)
 
-    def checkpoint(self, messages: Sequence[Message], reason: str) -> None:
-        """Record the full view the model now sees (images stripped).
+    def _entry(self, message: Message) -> str:
+        """A message of a view change: a ref when the reader already has it."""
+        if _same(self._logged.get(message.id), message):
+            return '{"ref":' + _json(message.id) + "}"
+        if not message.images:
+            self._logged[message.id] = message
+        return _json(message.to_record(strip_images=True))
 
-        Written after every change of the history, so it is built from pre-encoded pieces:
-        a message already in the file costs one cached ``{"ref": id}`` string.
-        """
-        parts: list[str] = []
-        for message in messages:
-            if self._logged.get(message.id) is message:
-                ref = self._refs.get(message.id)
-                if ref is None:
-                    ref = self._refs[message.id] = '{"ref":' + _json(message.id) + "}"
-                parts.append(ref)
-            else:
-                parts.append(_json(message.to_record(strip_images=True)))
-                if not message.images:
-                    self._logged[message.id] = message
+    def checkpoint(self, messages: Sequence[Message], reason: str) -> None:
+        """The model now sees ``messages`` (images stripped): record what changed since the
+        view last recorded (nothing at all after a plain append), or a full checkpoint when
+        one is due."""
+        new = list(messages)
+        if self._since_full >= max(self.full_min_bytes, FULL_FACTOR * self._full_bytes):
+            self._write_full(new, reason)
+            return
+        splices = view_splices(self._view, new, _same)
+        base = len(self._view)
+        self._view = list(new)
+        if not splices:
+            return
+        body = ",".join(f"[{start},{end},[{','.join(self._entry(m) for m in entries)}]]"
+                        for start, end, entries in splices)
+        head = _json({"schema_version": SCHEMA_VERSION, "type": "view_change", "ts": _now(),
+                      "reason": reason, "base": base})
+        self._append_bytes(f'{head[:-1]},"splices":[{body}]}}\n'.encode("utf-8", "replace"))
+
+    def _write_full(self, view: list[Message], reason: str) -> None:
+        state = {"messages": self._count, "title": self.title,
+                 "external_content_used": self._external}
         head = _json({"schema_version": SCHEMA_VERSION, "type": "view_checkpoint",
-                      "ts": _now(), "reason": reason})
-        line = f'{head[:-1]},"messages":[{",".join(parts)}]}}\n'
-        self._append_bytes(line.encode("utf-8", "replace"))
+                      "ts": _now(), "reason": reason, "full": True, "state": state})
+        body = ",".join(_json(m.to_record(strip_images=True)) for m in view)
+        line = f'{head[:-1]},"messages":[{body}]}}\n'.encode("utf-8", "replace")
+        self._append_bytes(line)
+        self._since_full, self._full_bytes = 0, len(line)
+        self._view = list(view)
+        self._logged = {m.id: m for m in view if not m.images}
 
     def event(self, kind: str, **data: object) -> None:
         """Record a session event (compaction, usage, model change...)."""
@@ -212,173 +326,83 @@ class SessionLedger:
         self._write({"type": "event", "kind": kind, **clean})
 
     # -- reading -----------------------------------------------------------------------------
-    def _records(self, scan: _Scan) -> Iterator[tuple[int, dict[str, Any]]]:
-        try:
-            raw = self.path.read_bytes()
-        except OSError as exc:
-            raise LedgerError(f"cannot read {self.path}: {exc.strerror}") from None
-        for number, line in enumerate(raw.split(b"\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line.decode("utf-8", "replace"))
-                if not isinstance(record, dict):
-                    raise ValueError("not an object")
-            except ValueError:
-                scan.warnings.append(f"line {number}: unreadable record (torn or corrupt), "
-                                     "skipped")
-                continue
-            version = record.get("schema_version")
-            if isinstance(version, int) and version > SCHEMA_VERSION and not scan.newer_warned:
-                scan.newer_warned = True
-                scan.warnings.append(f"written by a newer paicli-tui (schema {version}); "
-                                     "reading only what this version understands")
-            yield number, record
-
-    def _resolve(self, scan: _Scan, entries: object, number: int) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for entry in entries if isinstance(entries, list) else []:
-            if not isinstance(entry, dict):
-                continue
-            if "ref" in entry:
-                target = scan.latest.get(str(entry["ref"]))
-                if target is None:
-                    scan.warnings.append(f"line {number}: checkpoint refers to a message that "
-                                         "cannot be read; it is left out")
-                    continue
-                out.append(target)
-            else:
-                out.append(entry)
-                if entry.get("id"):
-                    scan.latest[str(entry["id"])] = entry
-        return out
-
-    def _scan(self, stop: Callable[[dict[str, Any]], bool] | None = None) -> _Scan:
-        """Read the file top to bottom; ``stop(record)`` True ends the scan before it."""
-        scan = _Scan()
-        for number, record in self._records(scan):
-            if stop is not None and stop(record):
-                break
-            kind = record.get("type")
-            if kind == "session":
-                scan.project = record.get("project")
-                scan.created = record.get("created")
-                scan.title = record.get("title") or scan.title
-            elif kind == "message" and isinstance(record.get("message"), dict):
-                message = record["message"]
-                scan.after.append(message)
-                meta = message.get("meta")
-                if isinstance(meta, dict) and meta.get("external"):
-                    scan.external_content_used = True
-                if message.get("id"):
-                    scan.latest[str(message["id"])] = message
-            elif kind == "view_checkpoint":
-                scan.base = self._resolve(scan, record.get("messages"), number)
-                scan.after = []
-            elif kind == "event" and record.get("kind") == "title":
-                scan.title = record.get("title") or scan.title
-        return scan
-
-    def _messages(self, scan: _Scan) -> list[Message]:
-        messages: list[Message] = []
-        sources: dict[int, dict[str, Any]] = {}
-        for record in [*scan.base, *scan.after]:
-            try:
-                message = Message.from_record(record)
-                _check_types(message)
-            except (KeyError, ValueError, TypeError, AttributeError) as exc:
-                scan.warnings.append(f"a message could not be read ({type(exc).__name__}); "
-                                     "it is left out")
-                continue
-            messages.append(message)
-            sources[id(message)] = record
-        repaired, notes = repair_pairing(messages)
-        scan.warnings.extend(f"repaired: {note}" for note in notes)
-        # A message rebuilt from the newest record of its id can be written as a ref again.
-        for message in repaired:
-            record = sources.get(id(message))
-            if record is not None and scan.latest.get(message.id) is record \
-                    and not message.images:
-                self._logged[message.id] = message
-        return repaired
-
     def restore(self) -> RestoredSession:
-        """The last checkpoint plus every message appended after it, repaired so a provider
-        accepts it; torn or corrupt lines are skipped and listed in ``warnings``."""
-        scan = self._scan()
-        messages = self._messages(scan)
-        self.title = scan.title
-        return RestoredSession(self.session_id, messages, scan.warnings, scan.title,
-                               scan.project, scan.created, scan.external_content_used)
+        """The view as last recorded, repaired so a provider accepts it; torn or corrupt
+        lines are skipped and listed in ``warnings``."""
+        if self._restored is None:
+            self._load()
+        assert self._restored is not None
+        restored, self._restored = self._restored, None  # a second call reads again
+        return restored
+
+    def _read_top(self, stop: Any = None) -> LedgerScan:
+        try:
+            with open_regular(self.path) as handle:
+                return read_ledger(handle, tail=False, stop=stop)
+        except OSError as exc:
+            raise LedgerError(f"cannot read {self.path}: {exc.strerror or exc}") from None
 
     def compaction_history(self) -> list[dict]:
-        """Every compaction event, oldest first."""
-        scan = _Scan()
-        return [r for _, r in self._records(scan)
-                if r.get("type") == "event" and r.get("kind") == "compaction"]
+        """Every compaction event, oldest first (reads the whole file: rare)."""
+        events: list[dict] = []
+
+        def collect(record: dict[str, Any]) -> bool:
+            if record.get("type") == "event" and record.get("kind") == "compaction":
+                events.append(record)
+            return False
+
+        self._read_top(collect)
+        return events
 
     def checkpoint_before_last_compaction(self) -> list[Message] | None:
         """The view as it was just before the most recent compaction event (None if there
         was none): what an 'undo compaction' would go back to."""
-        events = self.compaction_history()
-        if not events:
+        total = len(self.compaction_history())
+        if not total:
             return None
-        remaining = [len(events)]
+        seen = [0]
 
         def at_last_compaction(record: dict[str, Any]) -> bool:
             if record.get("type") == "event" and record.get("kind") == "compaction":
-                remaining[0] -= 1
-            return remaining[0] == 0
+                seen[0] += 1
+            return seen[0] == total
 
-        return self._messages(self._scan(stop=at_last_compaction))
-
-
-def _first_record(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            record = json.loads(handle.readline().decode("utf-8", "replace"))
-    except (OSError, ValueError):
-        return {}
-    return record if isinstance(record, dict) else {}
-
-
-def _count_and_title(path: Path) -> tuple[int, str | None]:
-    """Message records and the title event, read line by line in blocks (ledgers can be
-    large; only the head of each line is inspected, except for the one title line)."""
-    count, title, carry = 0, None, b""
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            lines = (carry + block).split(b"\n")
-            carry = lines.pop()
-            for line in lines:
-                head = line[:160]
-                if b'"type":"message"' in head:
-                    count += 1
-                elif title is None and b'"kind":"title"' in head:
-                    try:
-                        title = json.loads(line).get("title")
-                    except (ValueError, AttributeError):
-                        pass
-    if b'"type":"message"' in carry[:160] and carry.rstrip().endswith(b"}"):
-        count += 1  # a last line without its newline, but complete
-    return count, title
+        scan = self._read_top(at_last_compaction)
+        messages = []
+        for record in scan.view:
+            try:
+                messages.append(_message_from(record))
+            except (KeyError, ValueError, TypeError, AttributeError):
+                continue
+        return repair_pairing(messages)[0]
 
 
 def _session_info(path: Path) -> SessionInfo | None:
-    head = _first_record(path)
+    """What `sessions` lists for one ledger, or None for a file that is not a readable
+    ledger (a FIFO or a device link is never opened for reading, so it cannot hang this).
+    Fields of the wrong type in a hand-edited file are shown as unknown, never passed on."""
+    if not _SESSION_ID.match(path.stem) or ".." in path.stem:
+        return None
     try:
-        mtime = path.stat().st_mtime
-        count, title_event = _count_and_title(path)
+        with open_regular(path) as handle:
+            mtime = os.fstat(handle.fileno()).st_mtime
+            summary = summarise(handle)
     except OSError:
         return None
+    head = summary.head
+
+    def text(value: object) -> str | None:
+        return value if isinstance(value, str) else None
+
+    title = text(head.get("title")) or summary.title
     updated = datetime.fromtimestamp(mtime, UTC).isoformat(timespec="milliseconds")
     return SessionInfo(
         session_id=path.stem,
-        title=head.get("title") or title_event,
-        created=head.get("created"),
+        title=_title_from(title) if title else None,
+        created=text(head.get("created")),
         updated=updated,
-        project=head.get("project"),
-        message_count=count,
+        project=text(head.get("project")),
+        message_count=summary.message_count,
     )
 
 
