@@ -12,7 +12,6 @@ size: ledger bytes ÷ the bytes of the messages it records, and the time of a re
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "context"))
 
+from bench_context import timed  # noqa: E402  (median of runs)
 from ledger_schema1 import SchemaOneLedger  # noqa: E402
 
 from paicli_tui.core.context.ledger import SessionLedger, list_sessions  # noqa: E402
@@ -62,15 +62,6 @@ def write_session(kind: type[SessionLedger], home: HomePaths, project: Path,
     return ledger.session_id, message_bytes, time.perf_counter() - start
 
 
-def timed(fn, repeat: int = 3) -> float:
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
 def main(sizes: list[int]) -> int:
     print(f"{'messages':>8} {'schema':>6} {'ledger MB':>10} {'÷ messages':>11} "
           f"{'write s':>8} {'resume s':>9} {'sessions s':>11}")
@@ -83,8 +74,8 @@ def main(sizes: list[int]) -> int:
                 project.mkdir()
                 session, message_bytes, write_s = write_session(kind, home, project, count)
                 size = home.session_ledger(session).stat().st_size
-                resume_s = timed(lambda: SessionLedger.open(home, session).restore())  # noqa: B023
-                list_s = timed(lambda: list_sessions(home))  # noqa: B023
+                resume_s = timed(lambda: SessionLedger.open(home, session).restore(), 3)  # noqa: B023
+                list_s = timed(lambda: list_sessions(home), 3)  # noqa: B023
                 rows.append((size, resume_s, list_s))
                 print(f"{count:>8} {name:>6} {size / 1e6:>10.2f} {size / message_bytes:>10.1f}× "
                       f"{write_s:>8.2f} {resume_s:>9.3f} {list_s:>11.3f}")
