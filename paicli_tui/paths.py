@@ -58,6 +58,11 @@ class HomePaths:
         return self.home / "PAI.md"
 
     @property
+    def skills_dir(self) -> Path:
+        """The person's own skills, offered in every project."""
+        return self.home / "skills"
+
+    @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
 
@@ -100,11 +105,27 @@ class ProjectPaths:
         return self.dot_dir / "index"
 
     def rules_files(self, home: HomePaths) -> list[Path]:
-        """PAI.md locations in the order they are concatenated (SPEC §10)."""
+        """Project-rule files in the order they are concatenated (behaviour §10): the five
+        PAI.md locations, then the files other agents read (AGENTS.md for Codex and others,
+        CLAUDE.md for Claude Code), so a project set up for them works here unchanged."""
         return [
             home.global_rules_file,
             self.root / "PAI.md",
             self.dot_dir / "PAI.md",
             self.root / "PAI.local.md",
             self.dot_dir / "PAI.local.md",
+            *self.other_agent_rules_files(),
+        ]
+
+    def skills_dirs(self, home: HomePaths) -> list[Path]:
+        """Where skills live, the first one winning a name: the project's own, the
+        project's Claude Code skills, then the person's."""
+        return [self.dot_dir / "skills", self.root / ".claude" / "skills", home.skills_dir]
+
+    def other_agent_rules_files(self) -> list[Path]:
+        """AGENTS.md and CLAUDE.md locations, read after the PAI.md files."""
+        return [
+            self.root / "AGENTS.md",
+            self.root / "CLAUDE.md",
+            self.root / ".claude" / "CLAUDE.md",
         ]

@@ -20,7 +20,7 @@ PACKAGE = ROOT / "paicli_tui"
 
 FOUNDATION = {"paths", "resources", "config", "core.messages", "core.tokens"}
 CORE_BELOW_AGENT = {"core.contracts", "core.text", "core.llm", "core.embedders", "core.context",
-                    "core.memory", "core.code"}
+                    "core.memory", "core.code", "core.skills", "core.web", "core.mcp"}
 
 # package -> the packages it may import. Read bottom-up: a package imports only what is above
 # it in this table (the test checks the table itself has no cycle).
@@ -42,6 +42,10 @@ ALLOWED: dict[str, set[str]] = {
     "core.context": FOUNDATION | {"core.contracts"},
     "core.memory": FOUNDATION | {"core.contracts", "core.text", "core.embedders"},
     "core.code": FOUNDATION | {"core.contracts", "core.text", "core.embedders", "core.llm"},
+    # tools from outside the core's own engines: skills on disk, web pages, MCP servers
+    "core.skills": FOUNDATION | {"core.contracts"},
+    "core.web": FOUNDATION | {"core.contracts"},
+    "core.mcp": FOUNDATION | {"core.contracts"},
     # the agent loop on top of the engines
     "core.agent": FOUNDATION | CORE_BELOW_AGENT,
     # the two faces: the TUI and the headless sub-commands (neither imports the other)

@@ -22,6 +22,7 @@ from paicli_tui.core.contracts.asks import (
     ConflictRequest,
 )
 from paicli_tui.core.messages import Message, Role, ToolCall
+from paicli_tui.core.skills import SkillCatalog
 from paicli_tui.ui.backend import (
     CodeHit,
     IndexProgress,
@@ -105,6 +106,7 @@ class FakeSession:
         self.approve: Any = None
         self.resolve_conflict: Any = None
         self.closed = False
+        self.skills = SkillCatalog()
         self.compactions: list[FakeReport] = []
         self.estimate_value = 1_200
 

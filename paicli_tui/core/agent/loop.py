@@ -291,6 +291,9 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
                         offload_path=message.meta.get("offload_path"))
                     if guard.observe(call):
                         runaway = call
+                # A loaded skill's text follows the whole group of results (pairing holds).
+                for injected in session.state.take_injections():
+                    session.append(injected)
             if runaway is not None:
                 session.append(runaway_notice(runaway.name, RUNAWAY_REPEATS))
         finished = True

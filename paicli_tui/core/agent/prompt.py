@@ -57,7 +57,7 @@ def build_system_prompt(*, project_root: Path, mode: Mode = "interactive",
     sections = [static_prompt(mode)]
     if skills:
         index = "\n".join(f"- {s.name}: {s.description}" for s in skills)
-        sections.append("Skills you can load when a task needs them:\n" + index)
+        sections.append(load_prompt("skill_index").strip() + "\n" + index)
     sections.append(
         f"Session:\n- Project root: {project_root}\n"
         f"- Platform: {platform.system()} ({platform.machine()}); commands run in a POSIX "

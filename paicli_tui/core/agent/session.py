@@ -31,8 +31,9 @@ from ..contracts.tools import ToolContext
 from ..llm.complete import completer_for
 from ..llm.registry import light_completer
 from ..messages import Message, Role
+from ..skills import LoadSkillTool, SkillCatalog
 from ..tokens import TokenCalibrator
-from .prompt import Mode, build_system_prompt, person_text
+from .prompt import Mode, SkillInfo, build_system_prompt, person_text
 from .tool_registry import ToolRegistry
 from .tools import builtin_tools
 
@@ -51,7 +52,7 @@ class AgentSession:
                  history: list[Message], client: ChatClient | None,
                  memory: MemoryService | None, code: CodeService | None,
                  approve: ApprovalCallback, resolve_conflict: ConflictCallback | None,
-                 mode: Mode) -> None:
+                 mode: Mode, skills: SkillCatalog | None = None) -> None:
         self.settings = settings
         self.project = project
         self.ledger = ledger
@@ -72,6 +73,9 @@ class AgentSession:
             settings, ContextProfile.for_window(client.window if client else None),
             summarise=completer_for(client) if client else None, calibrator=self.calibrator)
         self.tools = ToolRegistry(builtin_tools())
+        self.skills = skills if skills is not None else SkillCatalog()
+        if self.skills.skills:
+            self.tools.add(LoadSkillTool(self.skills))
         for service in (code, memory):
             if service is not None:
                 for tool in service.tools():
@@ -99,8 +103,12 @@ class AgentSession:
         """
         project = ProjectPaths.for_dir(project_root)
         rules = await asyncio.to_thread(_project_rules, memory)
-        system = Message.system(build_system_prompt(project_root=project.root, mode=mode,
-                                                    rules=rules))
+        skills = await asyncio.to_thread(SkillCatalog.discover, project, settings.home)
+        for problem in skills.problems:
+            log.warning("skill %s left out: %s", problem.path, problem.reason)
+        system = Message.system(build_system_prompt(
+            project_root=project.root, mode=mode, rules=rules,
+            skills=[SkillInfo(name, text) for name, text in skills.index_entries()]))
         if resume:
             # claimed: a session open in another process is refused (LedgerBusy), never
             # written by two processes at once
@@ -115,7 +123,7 @@ class AgentSession:
             history = []
         session = cls(settings=settings, project=project, ledger=ledger, history=history,
                       client=client, memory=memory, code=code, approve=approve,
-                      resolve_conflict=resolve_conflict, mode=mode)
+                      resolve_conflict=resolve_conflict, mode=mode, skills=skills)
         session._install_system_prompt(system)
         if resume:
             session.state.external_content_used = restored.external_content_used

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..messages import Message
+
 
 @dataclass
 class SessionState:
@@ -18,3 +20,12 @@ class SessionState:
     """Tools the person approved for the rest of the session."""
     tool_output_counter: int = 0
     """Numbering for offloaded outputs (NNN in tool-outputs/<session>/NNN-tool.txt)."""
+    injections: list[Message] = field(default_factory=list)
+    """Internal user messages a tool asked to add after its results (a loaded skill)."""
+
+    def inject(self, message: Message) -> None:
+        self.injections.append(message)
+
+    def take_injections(self) -> list[Message]:
+        taken, self.injections = self.injections, []
+        return taken

@@ -1,7 +1,9 @@
-"""Project rules from PAI.md files (SPEC §10).
+"""Project rules from PAI.md files (behaviour §10), then AGENTS.md and CLAUDE.md.
 
-Five files are read in a fixed order and concatenated (later ones never override earlier
-ones). A line ``@relative/path`` includes another file, at most three levels deep and never
+Five PAI.md files are read in a fixed order and concatenated (later ones never override
+earlier ones), then the files other agents read (AGENTS.md, CLAUDE.md, .claude/CLAUDE.md)
+under the same rules. A file already read (CLAUDE.md often holds just ``@AGENTS.md``) is not
+read twice. A line ``@relative/path`` includes another file, at most three levels deep and never
 from outside the project (or PAICLI_HOME for the global file). The total is capped at 24,000
 characters, and the result says which files were loaded.
 """
@@ -69,6 +71,8 @@ def _expand(path: Path, base: Path, depth: int, stack: tuple[Path, ...], walk: _
             reason = f"deeper than {MAX_INCLUDE_DEPTH} levels"
         elif target in stack:
             reason = "includes itself"
+        elif str(target) in walk.files:
+            reason = "already included"
         elif not target.is_file():
             reason = "not found"
         if reason:
@@ -96,6 +100,8 @@ def load_project_rules(project_root: str | os.PathLike[str], home: HomePaths) ->
         base = home_root if location == home.global_rules_file else project.root
         if not _inside(real, base):
             walk.skipped.append(f"{location} (outside the project)")
+            continue
+        if str(real) in walk.files:  # e.g. CLAUDE.md a symlink to AGENTS.md
             continue
         text = _expand(real, base, 0, (real,), walk).strip()
         if text:

@@ -219,6 +219,17 @@ class SlashCommandsMixin:
             self.notify(outcome.message or f"Saved {outcome.saved_id} ({scope}).",
                         title="memory")
 
+    async def slash_skills(self: ChatScreen, rest: str) -> None:
+        from ...core.skills import SkillCatalog
+        from ...paths import ProjectPaths
+
+        if self.session is not None:
+            catalog = self.session.skills
+        else:  # no session (no model connected): look at the folders now
+            catalog = SkillCatalog.discover(ProjectPaths.for_dir(self.backend.project_root),
+                                            self.backend.settings.home)
+        await self.chat.add_notice(catalog.report())
+
     async def slash_graph(self: ChatScreen, rest: str) -> None:
         if not rest:
             await self.chat.add_notice("Usage: `/graph <Class>`", "warning")

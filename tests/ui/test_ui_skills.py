@@ -1,0 +1,50 @@
+"""/skills in the chat: the skills the model can load, and the broken ones with a reason."""
+
+from __future__ import annotations
+
+from ui_fakes import FakeBackend, FakeClient, FakeSession
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.core.skills import SkillCatalog
+from paicli_tui.paths import ProjectPaths
+from paicli_tui.ui.widgets.chat_log import ChatLog
+from paicli_tui.ui.widgets.notice import ChatNotice
+from paicli_tui.ui.widgets.prompt_input import PromptInput
+
+
+def _skill(folder, name: str, front: str) -> None:
+    path = folder / name / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(f"---\n{front}\n---\nbody\n", encoding="utf-8")
+
+
+async def _skills_notice(app) -> str:
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.screen.query_one(PromptInput).load_text("/skills")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        return "\n".join(n.source for n in app.screen.query_one(ChatLog).query(ChatNotice))
+
+
+async def test_skills_lists_good_and_broken_ones(settings, project_dir) -> None:
+    folder = ProjectPaths.for_dir(project_dir).skills_dirs(settings.home)[1]  # .claude/skills
+    _skill(folder, "deploy", "name: deploy\ndescription: Ship to staging.")
+    _skill(folder, "oops", "name: oops")
+    session = FakeSession()
+    session.skills = SkillCatalog.discover(ProjectPaths.for_dir(project_dir), settings.home)
+    backend = FakeBackend(settings, project_dir, session=session, client=None)
+    text = await _skills_notice(PaicliApp(settings, project_dir, backend=backend))
+    assert "`deploy` (claude): Ship to staging." in text
+    assert "Left out" in text and "no 'description'" in text
+
+
+async def test_skills_uses_the_sessions_catalog(settings, project_dir) -> None:
+    session = FakeSession(script=[])
+    folder = settings.home.skills_dir
+    _skill(folder, "notes", "name: notes\ndescription: Meeting notes format.")
+    session.skills = SkillCatalog.discover(ProjectPaths.for_dir(project_dir), settings.home)
+    backend = FakeBackend(settings, project_dir, session=session, client=FakeClient())
+    text = await _skills_notice(PaicliApp(settings, project_dir, backend=backend))
+    assert "`notes` (home): Meeting notes format." in text
