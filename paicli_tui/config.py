@@ -127,6 +127,17 @@ class Settings:
     search_top_k: int = 5
     """Default number of search results (maximum 30)."""
 
+    # --- outside content: web, MCP (behaviour §16 guards all of it) ------------------------
+    web_fetch_timeout_s: float = 30.0
+    """Seconds a web_fetch (or web_search) may take in all."""
+    web_fetch_max_bytes: int = 5_000_000
+    """At most this much of a page is downloaded."""
+    web_search_url: str | None = None
+    """A SearXNG instance for web_search (e.g. ``http://searx.local:8080``); None: no search."""
+    mcp_servers: Mapping[str, Any] = field(default_factory=dict)
+    """``[mcp_servers.<name>]`` tables: command, args, env, cwd, enabled, startup_timeout_s,
+    tool_timeout_s, allowed_tools (see docs/extensions.md)."""
+
     # --- interface ------------------------------------------------------------------------
     theme: str = "dark"
     """``dark`` or ``light``."""
@@ -171,6 +182,10 @@ def _coerce(name: str, raw: Any, source: str) -> Any:
     kind = type(default) if default is not None else None
     if name == "window":
         kind = int
+    if name == "mcp_servers":
+        if not isinstance(raw, Mapping) or not all(isinstance(v, Mapping) for v in raw.values()):
+            raise ConfigError(f"{source}: mcp_servers must be tables: [mcp_servers.NAME]")
+        return dict(raw)
     try:
         if kind is bool:
             if isinstance(raw, bool):
@@ -200,6 +215,8 @@ def _validate(settings: Settings) -> Settings:
                           "similarity conflicts)")
     if not 1 <= settings.search_top_k <= 30:
         raise ConfigError("search_top_k must be between 1 and 30")
+    if settings.web_fetch_timeout_s <= 0 or settings.web_fetch_max_bytes <= 0:
+        raise ConfigError("web_fetch_timeout_s and web_fetch_max_bytes must be positive")
     if settings.theme not in ("dark", "light"):
         raise ConfigError("theme must be 'dark' or 'light'")
     return settings

@@ -33,6 +33,7 @@ from ..llm.registry import light_completer
 from ..messages import Message, Role
 from ..skills import LoadSkillTool, SkillCatalog
 from ..tokens import TokenCalibrator
+from ..web import WebFetchTool, WebSearchTool
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
 from .tool_registry import ToolRegistry
 from .tools import builtin_tools
@@ -73,6 +74,9 @@ class AgentSession:
             settings, ContextProfile.for_window(client.window if client else None),
             summarise=completer_for(client) if client else None, calibrator=self.calibrator)
         self.tools = ToolRegistry(builtin_tools())
+        self.tools.add(WebFetchTool())
+        if settings.web_search_url:
+            self.tools.add(WebSearchTool(settings.web_search_url))
         self.skills = skills if skills is not None else SkillCatalog()
         if self.skills.skills:
             self.tools.add(LoadSkillTool(self.skills))

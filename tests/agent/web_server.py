@@ -1,0 +1,81 @@
+"""A small HTTP server on 127.0.0.1 for the web tools' tests (not a test module).
+
+Routes: an HTML page, a redirect loop, a redirect to a page, a huge page, a PNG, plain text,
+a slow page, a SearXNG-shaped JSON search, a 404.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+PAGE = """<!doctype html><html><head><title>Retry guide</title><style>p{color:red}</style>
+<script>alert('x')</script></head><body><nav>Home | Docs</nav><main>
+<h1>Retries</h1><p>Use <strong>exponential</strong> backoff.</p>
+<ul><li>first</li><li>second</li></ul><pre><code>retry(3)</code></pre>
+<a href="/next">next page</a></main><footer>(c) site</footer></body></html>"""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    huge_bytes = 6_000_000
+
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+    def _send(self, status: int, body: bytes, kind: str, **headers: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in headers.items():
+            self.send_header(key.replace("_", "-"), value)
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        url = urlsplit(self.path)
+        if url.path == "/page":
+            self._send(200, PAGE.encode(), "text/html; charset=utf-8")
+        elif url.path == "/loop":
+            self._send(302, b"", "text/plain", Location="/loop")
+        elif url.path == "/moved":
+            self._send(301, b"", "text/plain", Location="/page")
+        elif url.path == "/to-ftp":
+            self._send(302, b"", "text/plain", Location="ftp://example.invalid/x")
+        elif url.path == "/huge":
+            row = "<p>" + "word " * 40 + "</p>\n"
+            body = ("<html><body>" + row * (self.huge_bytes // len(row)) + "</body></html>")
+            self._send(200, body.encode(), "text/html")
+        elif url.path == "/image":
+            self._send(200, b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "image/png")
+        elif url.path == "/text":
+            self._send(200, "plain 文本".encode(), "text/plain; charset=utf-8")
+        elif url.path == "/slow":
+            time.sleep(3)
+            self._send(200, b"late", "text/plain")
+        elif url.path == "/search":
+            query = parse_qs(url.query).get("q", [""])[0]
+            results = [{"title": f"About {query}", "url": "http://127.0.0.1/page",
+                        "content": "A page that explains it."}]
+            self._send(200, json.dumps({"results": results}).encode(), "application/json")
+        else:
+            self._send(404, b"<html><body><p>Not here</p></body></html>", "text/html")
+
+
+@contextmanager
+def web_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
