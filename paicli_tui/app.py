@@ -16,6 +16,7 @@ from .config import Settings
 from .paths import normalise_project_root
 from .resources import style_paths
 from .ui.backend import Backend, CoreBackend
+from .ui.index_job import IndexJob
 from .ui.screens.chat import ChatScreen
 from .ui.slash import SLASH_COMMANDS
 
@@ -36,6 +37,8 @@ class PaicliApp(App[int]):
         self.resume = resume
         self.theme = "textual-light" if settings.theme == "light" else "textual-dark"
         self.sub_title = project_root.name
+        self.index_job = IndexJob(self)
+        """The code-index build: the app owns it, so leaving the code search lets it finish."""
 
     def get_default_screen(self) -> Screen:
         # the chat is the base screen: no empty default screen is built first

@@ -78,6 +78,9 @@ class IndexProgress:
     done: int
     total: int
     message: str = ""
+    phase: str = ""
+    """The indexer's step (scan, parse, embed, fulltext, done); "" from a source without."""
+    detail: str = ""
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,8 @@ class CodeAdapter:
 
         def on_progress(event: Any) -> None:
             progress(IndexProgress(event.done, event.total, f"{event.phase} "
-                                   f"{event.done}/{event.total} {event.detail}".strip()))
+                                   f"{event.done}/{event.total} {event.detail}".strip(),
+                                   event.phase, event.detail))
 
         summary = CodeIndexer(self.settings, self.project_root).update(on_progress)
         return (f"indexed {summary.files_indexed} files ({summary.files_unchanged} unchanged, "

@@ -71,6 +71,12 @@ def test_incremental_index_embeds_only_what_changed(settings, big_project: Path)
     assert {e.phase for e in events} >= {"scan", "embed", "fulltext", "done"}
     embed_events = [e for e in events if e.phase == "embed"]
     assert embed_events[-1].done == embed_events[-1].total == FILES + 1  # files
+    # the bar moves while a batch embeds: one event per slice of 64 texts (601 chunks in
+    # batches of 512 -> 8 + 2 slices, each with a start and an end), never backwards
+    assert [e.done for e in embed_events] == sorted(e.done for e in embed_events)
+    assert len({e.done for e in embed_events}) >= 8
+    assert embed_events[0].done == 0 and embed_events[0].detail.startswith("0/")
+    assert events[[e.phase for e in events].index("parse")].done == 0  # before the first batch
 
     # nothing changed: nothing parsed, nothing embedded
     embedder.texts.clear()

@@ -44,6 +44,10 @@ INDEX_SKIPPED_DIRS = ALWAYS_SKIPPED_DIRS | frozenset({
 })
 """Vendored and cache folders never worth indexing, even without a .gitignore."""
 
+EMBED_SLICE = 64
+"""Texts embedded per call inside a batch, so progress moves while a big batch embeds (the
+first call also loads the embedder's model, the longest single step of a first build)."""
+
 FTS_INDEX_NAME = "fulltext_idx"
 FTS_STALE_SHARE = 0.1
 """Rebuild the full-text index when more than this share of rows are not in it yet."""
@@ -275,12 +279,24 @@ class CodeIndexer:
         if not changed:
             return
         total = len(changed)
+        report(IndexProgress("parse", 0, total, "parsing changed files"))
+        files_before = 0
         for batch in _in_background(self._parse_batches(changed, summary)):
-            self._write_batch(tables, batch, summary)
-            report(IndexProgress("embed", batch.files_done, total, batch.paths[-1]))
+            def embedded(done: int, todo: int, before: int = files_before,
+                         batch: _Batch = batch) -> None:
+                # files of this batch counted in proportion to its chunks embedded so far
+                files = before + (batch.files_done - before) * done // max(1, todo)
+                report(IndexProgress("embed", files, total,
+                                     f"{done}/{todo} chunks of this batch"))
 
-    def _write_batch(self, tables: IndexTables, batch: _Batch, summary: IndexSummary) -> None:
-        vectors = self._vectors(tables, batch.paths, batch.texts, batch.hashes, summary)
+            self._write_batch(tables, batch, summary, embedded)
+            report(IndexProgress("embed", batch.files_done, total, batch.paths[-1]))
+            files_before = batch.files_done
+
+    def _write_batch(self, tables: IndexTables, batch: _Batch, summary: IndexSummary,
+                     embedded: Callable[[int, int], None] | None = None) -> None:
+        vectors = self._vectors(tables, batch.paths, batch.texts, batch.hashes, summary,
+                                embedded)
         rows = [_chunk_row(c, f, h, v) for c, f, h, v in
                 zip(batch.chunks, batch.fulltexts, batch.hashes, vectors, strict=True)]
         where = path_filter(batch.paths)
@@ -299,7 +315,8 @@ class CodeIndexer:
         self._record_files(tables, batch.candidates, batch.counts)
 
     def _vectors(self, tables: IndexTables, paths: list[str], texts: list[str],
-                 hashes: list[str], summary: IndexSummary) -> list[np.ndarray]:
+                 hashes: list[str], summary: IndexSummary,
+                 embedded: Callable[[int, int], None] | None = None) -> list[np.ndarray]:
         """Vectors for the texts: reused when the same text was embedded before for these
         files (an edit re-embeds only the chunks it changed), else embedded once per text."""
         reuse: dict[str, np.ndarray] = {}
@@ -318,9 +335,16 @@ class CodeIndexer:
                 todo[text_hash] = text
         if todo:
             started = time.perf_counter()
-            embedded = self.embedder.embed(list(todo.values()))
+            pending = list(todo.values())
+            vectors: list[np.ndarray] = []
+            for start in range(0, len(pending), EMBED_SLICE):
+                if embedded is not None:
+                    embedded(start, len(pending))
+                vectors.extend(self.embedder.embed(pending[start : start + EMBED_SLICE]))
+            if embedded is not None:
+                embedded(len(pending), len(pending))
             summary.embed_seconds += time.perf_counter() - started
-            for text_hash, vector in zip(todo, embedded, strict=True):
+            for text_hash, vector in zip(todo, vectors, strict=True):
                 reuse[text_hash] = vector
         summary.chunks_embedded += len(todo)
         summary.chunks_reused += len(texts) - len(todo)

@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker
 
 from ...core.contracts import events as ev
@@ -25,6 +25,7 @@ from ..backend import Backend
 from ..input_history import InputHistory
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
 from ..slash import completions, parse_slash
+from ..widgets.app_footer import AppFooter
 from ..widgets.chat_log import ChatLog
 from ..widgets.context_gauge import ContextGauge
 from ..widgets.prompt_input import PromptInput
@@ -57,7 +58,7 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
         yield Static("", id="command-hint", markup=False)
         yield PromptInput(id="prompt")
         yield ContextGauge(id="gauge")
-        yield Footer()
+        yield AppFooter()
 
     @property
     def chat(self) -> ChatLog:

@@ -55,9 +55,13 @@ class SlashCommandsMixin:
         self.app.push_screen(CodeSearchScreen(self.backend, query=rest))
 
     async def slash_index(self: ChatScreen, rest: str) -> None:
-        from .code_search import CodeSearchScreen
-
-        self.app.push_screen(CodeSearchScreen(self.backend, index_now=True))
+        """Build in the background: the footer shows the progress, a toast the end."""
+        job = self.app.index_job  # type: ignore[attr-defined]
+        if job.start(self.backend.code()):
+            self.notify("Building the code index; the footer shows its progress.",
+                        title="index")
+        else:
+            self.notify("An index build is already running (see the footer).", title="index")
 
     async def slash_context(self: ChatScreen, rest: str) -> None:
         from .context_inspector import ContextInspector

@@ -9,11 +9,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Select, Static
+from textual.widgets import DataTable, Header, Input, Label, ProgressBar, Select, Static
 
-from ..backend import Backend, CodeHit, IndexProgress
+from ..backend import Backend, CodeHit, IndexStatus
 from ..format import left_truncate
+from ..index_job import IndexJob, IndexState
 from ..messages import InsertIntoInput
+from ..widgets.app_footer import AppFooter
 
 MODES = [("hybrid", "hybrid"), ("grep", "grep"), ("semantic", "semantic"), ("text", "text")]
 
@@ -21,6 +23,15 @@ LOCATION_WIDTH = 28
 
 LANGUAGES = {"py": "python", "java": "java", "js": "javascript", "ts": "typescript",
              "go": "go", "md": "markdown", "toml": "toml", "json": "json", "rs": "rust"}
+
+
+def status_line(status: IndexStatus) -> str:
+    """The index line under the results."""
+    if not status.indexed:
+        return "no index yet: Ctrl+B builds it (grep works without one)"
+    if not status.files and not status.chunks:
+        return "index: empty (a build was cut short?): Ctrl+B builds it"
+    return f"index: {status.files} files, {status.chunks} chunks {status.detail}".rstrip()
 
 
 def lexer_for(hit: CodeHit) -> str:
@@ -63,7 +74,7 @@ class CodeSearchScreen(Screen[None]):
         with Horizontal(classes="index-row"):
             yield Label("", id="index-status", markup=False)
             yield ProgressBar(id="index-progress", show_eta=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "code search"
@@ -71,9 +82,9 @@ class CodeSearchScreen(Screen[None]):
         table.add_column("location", key="loc", width=LOCATION_WIDTH)
         table.add_column("name", key="name", width=18)
         table.add_column("score", key="score", width=6)
-        self.query_one(ProgressBar).display = False
         self.query_one("#code-query", Input).focus()
-        self.load_status()
+        self.index_job.changed.subscribe(self, self._job_changed)
+        self._job_changed(self.index_job.state)
         if self.index_on_open:
             self.action_index_now()
         elif self.initial_query:
@@ -84,52 +95,42 @@ class CodeSearchScreen(Screen[None]):
         return str(self.query_one("#code-mode", Select).value)
 
     # -- status and index --------------------------------------------------------------------
+    # The build belongs to the app (app.index_job): leaving this panel lets it finish; the
+    # panel only shows it.
+    @property
+    def index_job(self) -> IndexJob:
+        return self.app.index_job  # type: ignore[attr-defined]
+
     @work(group="code-status", exit_on_error=False, thread=True)
     def load_status(self) -> None:
         try:
             status = self.backend.code().status()
-            text = (f"index: {status.files} files, {status.chunks} chunks {status.detail}"
-                    if status.indexed else "no index yet: Ctrl+B builds it (grep works "
-                    "without one)")
-            indexed = status.indexed
+            text, indexed = status_line(status), status.indexed
         except Exception as exc:
             text, indexed = f"index status unavailable: {exc}", False
         self.app.call_from_thread(self._show_status, text, indexed)
 
     def _show_status(self, text: str, indexed: bool) -> None:
+        if self.index_job.running:
+            return  # the build's own line is more current than the half-written tables
         self.query_one("#index-status", Label).update(text)
         if not indexed and not self.hits:
             # without an index only exact search can answer: start there
             self.query_one("#code-mode", Select).value = "grep"
 
     def action_index_now(self) -> None:
+        if not self.index_job.start(self.backend.code()):
+            self.notify("An index build is already running; its progress is below.",
+                        title="index")
+
+    def _job_changed(self, state: IndexState) -> None:
         bar = self.query_one(ProgressBar)
-        bar.display = True
-        bar.update(total=None, progress=0)
-        self.query_one("#index-status", Label).update("indexing…")
-        self.build_index()
-
-    @work(exclusive=True, group="code-index", exit_on_error=False, thread=True)
-    def build_index(self) -> None:
-        def progress(step: IndexProgress) -> None:
-            self.app.call_from_thread(self._progress, step)
-
-        try:
-            summary = self.backend.code().index(progress)
-        except Exception as exc:
-            summary = f"indexing failed: {exc}"
-        self.app.call_from_thread(self._indexed, summary)
-
-    def _progress(self, step: IndexProgress) -> None:
-        bar = self.query_one(ProgressBar)
-        bar.update(total=step.total or None, progress=step.done)
-        if step.message:
-            self.query_one("#index-status", Label).update(step.message)
-
-    def _indexed(self, summary: str) -> None:
-        self.query_one(ProgressBar).display = False
-        self.notify(summary, title="index")
-        self.load_status()
+        bar.display = state.running
+        if state.running:
+            bar.update(total=state.total or None, progress=state.done)
+            self.query_one("#index-status", Label).update(f"indexing: {state.step}")
+        else:
+            self.load_status()
 
     # -- search ------------------------------------------------------------------------------
     @on(Input.Submitted, "#code-query")

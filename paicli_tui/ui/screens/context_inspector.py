@@ -11,11 +11,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, Static
+from textual.widgets import DataTable, Header, Label, Static
 
 from ..backend import Backend
 from ..breakdown import event_row, token_breakdown
 from ..format import fmt_tokens
+from ..widgets.app_footer import AppFooter
 from ..widgets.context_gauge import ContextGauge
 
 
@@ -53,7 +54,7 @@ class ContextInspector(Screen[InspectorResult]):
                 yield Label("Compaction history (ledger)", classes="section-title")
                 yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
         yield ContextGauge(id="inspector-gauge")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "context"

@@ -9,11 +9,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Label, Select
+from textual.widgets import DataTable, Header, Input, Label, Select
 
 from ...core.contracts.asks import ConflictDecision
 from ..backend import Backend, MemoryRow
 from ..memory_decision import save_asking
+from ..widgets.app_footer import AppFooter
 
 SCOPES = [("all scopes", "all"), ("project", "project"), ("global", "global")]
 
@@ -53,7 +54,7 @@ class MemoryScreen(Screen[None]):
             yield Select(SCOPES, value="all", allow_blank=False, id="memory-scope")
         yield DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
         yield Label("", id="memory-status", classes="status-line", markup=False)
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "memory"

@@ -1,0 +1,120 @@
+"""Index builds belong to the app: leaving the code search lets a build finish, the footer
+shows its progress on every screen, the end is a toast, and the bar never sits full while
+the embedder loads."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import pytest
+from pilot_helpers import open_panel, wait_until
+from textual.widgets import Label, ProgressBar
+from ui_fakes import FakeBackend, FakeClient, FakeCode, FakeSession, seeded_hits
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.ui.backend import IndexProgress
+from paicli_tui.ui.index_job import IndexState, describe, footer_text
+from paicli_tui.ui.screens.chat import ChatScreen
+from paicli_tui.ui.screens.code_search import CodeSearchScreen
+from paicli_tui.ui.widgets.app_footer import ActivityLabel
+
+SIZE = (100, 30)
+
+
+class HeldCode(FakeCode):
+    """A build that reports the real indexer's phases and waits at the embedder load."""
+
+    def __init__(self) -> None:
+        super().__init__(seeded_hits(), indexed=False)
+        self.release = threading.Event()
+        self.finished = False
+
+    def index(self, progress: Callable[[IndexProgress], None]) -> str:
+        progress(IndexProgress(23, 23, "", "scan", ""))
+        progress(IndexProgress(0, 23, "", "parse", "parsing changed files"))
+        progress(IndexProgress(0, 23, "", "embed", "0/120 chunks of this batch"))
+        assert self.release.wait(20), "the test never released the build"
+        for done in (64, 120):
+            progress(IndexProgress(done * 23 // 120, 23, "", "embed",
+                                   f"{done}/120 chunks of this batch"))
+        progress(IndexProgress(23, 23, "", "done", ""))
+        self.indexed = self.finished = True
+        return "indexed 23 files (0 unchanged, 0 deleted), 120 chunks in 1.0 s"
+
+
+def footer(app) -> str:
+    label = app.screen.query_one(ActivityLabel)
+    return str(label.render()) if label.display else ""
+
+
+async def test_leaving_code_search_lets_the_build_finish(settings, project_dir):
+    code = HeldCode()
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
+                          code_=code)
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        await open_panel(pilot, "f3", CodeSearchScreen)
+        await pilot.press("ctrl+b")
+        screen = app.screen
+        await wait_until(pilot, lambda: "loading the embedder" in footer(app))
+        # the embedder loads: the bar pulses (no total) instead of sitting full at scan 23/23
+        bar = screen.query_one(ProgressBar)
+        assert bar.display and bar.total is None
+        assert "loading the embedder" in str(screen.query_one("#index-status", Label).render())
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        assert "index" in footer(app)  # still running, shown on the chat's footer
+        code.release.set()
+        await wait_until(pilot, lambda: code.finished and not app.index_job.running)
+        await wait_until(pilot, lambda: any(n.title == "index ready"
+                                            for n in app._notifications))
+        await wait_until(pilot, lambda: footer(app) == "")
+        # back in the panel: the finished index's figures, not a half-written 0 / 0
+        await open_panel(pilot, "f3", CodeSearchScreen)
+        status = app.screen.query_one("#index-status", Label)
+        await wait_until(pilot, lambda: "42 files, 310 chunks" in str(status.render()))
+
+
+async def test_index_command_builds_without_leaving_the_chat(settings, project_dir):
+    code = HeldCode()
+    code.release.set()
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
+                          code_=code)
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        app.screen.action_slash("/index")
+        await wait_until(pilot, lambda: code.finished and not app.index_job.running)
+        assert isinstance(app.screen, ChatScreen)
+        await wait_until(pilot, lambda: any(n.title == "index ready"
+                                            for n in app._notifications))
+
+
+@pytest.mark.parametrize(("event", "loaded", "expected"), [
+    (IndexProgress(23, 23, "", "scan"), False, IndexState(True, 0, 0, "scanning files: 23 found")),
+    (IndexProgress(0, 23, "", "parse"), False,
+     IndexState(True, 0, 0, "parsing changed files: 23 to index")),
+    (IndexProgress(0, 23, "", "embed", "0/120 chunks of this batch"), False,
+     IndexState(True, 0, 0, "embedding 0/23 files · loading the embedder…")),
+    (IndexProgress(0, 23, "", "embed", "0/120 chunks of this batch"), True,
+     IndexState(True, 0, 23, "embedding 0/23 files")),
+    (IndexProgress(12, 23, "", "embed", "64/120 chunks"), True,
+     IndexState(True, 12, 23, "embedding 12/23 files")),
+    (IndexProgress(0, 1, "", "fulltext"), True, IndexState(True, 0, 0, "full-text index")),
+    (IndexProgress(5, 10, "indexing 5/10 files"), False,
+     IndexState(True, 5, 10, "indexing 5/10 files")),
+])
+def test_progress_words_and_bar(event, loaded, expected) -> None:
+    assert describe(event, loaded) == expected
+
+
+@pytest.mark.parametrize(("state", "text"), [
+    (IndexState(), ""),
+    (IndexState(False, summary="indexed 3 files"), ""),
+    (IndexState(True, 0, 0, "scanning files: 3 found"), "⟳ index: scanning files: 3 found"),
+    (IndexState(True, 12, 23, "embedding 12/23 files"), "⟳ index 52%: embedding 12/23 files"),
+])
+def test_footer_text(state, text) -> None:
+    assert footer_text(state) == text
