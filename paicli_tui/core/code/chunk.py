@@ -38,4 +38,5 @@ class Chunk:
     def id(self) -> str:
         """Stable id: same file, kind, name and place give the same id."""
         raw = f"{self.path}\0{self.kind}\0{self.name}\0{self.start_line}"
-        return hashlib.sha1(raw.encode("utf-8")).hexdigest()[:16]
+        # surrogatepass: a stray surrogate in a name or symbol never makes the id fail
+        return hashlib.sha1(raw.encode("utf-8", "surrogatepass")).hexdigest()[:16]

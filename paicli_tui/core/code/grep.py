@@ -9,19 +9,19 @@ order (path, then line), same cap.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..text.fsnames import display_name
 from .ignore import (
     ALWAYS_SKIPPED_DIRS,
     MAX_FILE_BYTES,
-    glob_to_regex,
     is_binary_bytes,
     walk_project_files,
 )
+from .patterns import GlobPattern, PatternError, ScanControl, SearchPattern
 
 DEFAULT_MAX_MATCHES = 50
 MAX_MATCHES_LIMIT = 500
@@ -30,8 +30,9 @@ MAX_LINE_CHARS = 400
 """Long (minified, generated) lines are cut so one hit cannot flood the result."""
 
 
-class GrepError(ValueError):
-    """The pattern or a path argument cannot be used (message says why)."""
+GrepError = PatternError
+"""The pattern or a path argument cannot be used, or the pattern is too slow (message says
+why)."""
 
 
 @dataclass(frozen=True)
@@ -69,26 +70,19 @@ class GrepResult:
     lines: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
 
-def compile_pattern(options: GrepOptions) -> re.Pattern[str]:
-    """The Python regex equivalent of the options, or GrepError with a clear message."""
-    if not options.pattern:
-        raise GrepError("the search pattern is empty")
-    source = options.pattern if options.regex else re.escape(options.pattern)
-    try:
-        return re.compile(source, re.IGNORECASE if options.ignore_case else 0)
-    except re.error as exc:
-        raise GrepError(f"invalid regular expression {options.pattern!r}: {exc}") from None
+def compile_pattern(options: GrepOptions) -> SearchPattern:
+    """The options' pattern compiled for a time-bounded search, or GrepError with a clear
+    message."""
+    return SearchPattern(options.pattern, literal=not options.regex,
+                         ignore_case=options.ignore_case)
 
 
-def glob_matcher(pattern: str) -> re.Pattern[str] | None:
+def glob_matcher(pattern: str) -> GlobPattern | None:
     """Compiled matcher for an include glob; a glob without '/' matches the file name."""
     pattern = pattern.strip()
     if not pattern:
         return None
-    body = glob_to_regex(pattern.lstrip("/"))
-    if "/" not in pattern:
-        body = "(?:.*/)?" + body
-    return re.compile(body, re.DOTALL)
+    return GlobPattern(pattern.lstrip("/"), anywhere="/" not in pattern)
 
 
 def safe_relative(root: Path, path: str) -> str:
@@ -123,20 +117,28 @@ def _read_text_file(full: Path) -> list[str] | None:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-def _python_backend(root: Path, options: GrepOptions, start: str,
-                    per_file_cap: int) -> dict[str, list[int]]:
+def _python_backend(root: Path, options: GrepOptions, start: str, per_file_cap: int,
+                    control: ScanControl) -> dict[str, list[int]]:
     pattern = compile_pattern(options)
     include = glob_matcher(options.glob)
     hits: dict[str, list[int]] = {}
-    for rel in walk_project_files(root, start):
+    for rel in walk_project_files(root, start, control=control):
+        control.check()
         if include is not None and not include.fullmatch(rel):
             continue
         lines = _read_text_file(root / rel)
         if lines is None:
             continue
-        found = [i + 1 for i, line in enumerate(lines) if pattern.search(line)]
+        found: list[int] = []
+        for number, line in enumerate(lines, 1):
+            if pattern.search(line, control):
+                found.append(number)
+                if len(found) >= per_file_cap:
+                    break
+            if not number % 4096:
+                control.check()
         if found:
-            hits[rel] = found[:per_file_cap]
+            hits[rel] = found
     return hits
 
 
@@ -145,8 +147,40 @@ def ripgrep_path() -> str | None:
     return shutil.which("rg")
 
 
+def _run_cancellable(args: list[str], cwd: Path, control: ScanControl,
+                     timeout_s: float = 120.0) -> tuple[int, bytes] | None:
+    """(exit code, stdout) of a helper program, None when it failed to run or took too long;
+    ScanCancelled (the program killed) when the turn is cancelled meanwhile."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out:
+        try:
+            proc = subprocess.Popen(args, cwd=cwd, stdout=out, stderr=subprocess.DEVNULL,
+                                    stdin=subprocess.DEVNULL,
+                                    env={**os.environ, "RIPGREP_CONFIG_PATH": ""})
+        except OSError:
+            return None
+        waited = 0.0
+        try:
+            while True:
+                try:
+                    code = proc.wait(0.1)
+                    break
+                except subprocess.TimeoutExpired:
+                    waited += 0.1
+                    control.check()
+                    if waited >= timeout_s:
+                        return None
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        out.seek(0)
+        return code, out.read()
+
+
 def _ripgrep_backend(rg: str, root: Path, options: GrepOptions, start: str,
-                     per_file_cap: int) -> dict[str, list[int]] | None:
+                     per_file_cap: int, control: ScanControl) -> dict[str, list[int]] | None:
     """Matches from ripgrep, or None when it cannot run this pattern (then Python scans)."""
     compile_pattern(options)  # same validation and error text as the Python scanner
     # plain "path NUL line:text" output parses several times faster than --json
@@ -163,23 +197,16 @@ def _ripgrep_backend(rg: str, root: Path, options: GrepOptions, start: str,
     if not options.regex:
         args.append("--fixed-strings")
     args += ["--regexp", options.pattern, "--", start or "."]
-    try:
-        proc = subprocess.run(args, cwd=root, capture_output=True, timeout=120,
-                              env={**os.environ, "RIPGREP_CONFIG_PATH": ""})
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if proc.returncode not in (0, 1):  # 2: regex rg cannot compile (look-around, ...)
+    ran = _run_cancellable(args, root, control)
+    if ran is None or ran[0] not in (0, 1):  # 2: regex rg cannot compile (look-around, ...)
         return None
     include = glob_matcher(options.glob)
     hits: dict[str, list[int]] = {}
-    for raw in proc.stdout.splitlines():
+    for raw in ran[1].splitlines():
         path_bytes, sep, rest = raw.partition(b"\0")
         if not sep:
             continue
-        try:
-            rel = path_bytes.decode("utf-8")
-        except UnicodeDecodeError:
-            continue  # a non-UTF-8 file name: the Python scanner would not see it either
+        rel = os.fsdecode(path_bytes)  # any bytes: the same str the Python walk gives
         rel = rel[2:] if rel.startswith("./") else rel
         if include is not None and not include.fullmatch(rel):
             continue
@@ -227,6 +254,7 @@ def _format(root: Path, hits: dict[str, list[int]], options: GrepOptions,
 
 
 def _render_file(rel: str, lines: list[str], numbers: set[int], context: int) -> str:
+    shown = display_name(rel)
     keep: set[int] = set()
     for n in numbers:
         keep.update(range(max(1, n - context), min(len(lines), n + context) + 1))
@@ -239,16 +267,18 @@ def _render_file(rel: str, lines: list[str], numbers: set[int], context: int) ->
         if len(text) > MAX_LINE_CHARS:
             text = text[:MAX_LINE_CHARS] + " …"
         sep = ":" if n in numbers else "-"
-        out.append(f"{rel}{sep}{n}{sep}{text}")
+        out.append(f"{shown}{sep}{n}{sep}{text}")
         previous = n
     return "\n".join(out)
 
 
 def matching_lines(root: Path, options: GrepOptions, *, per_file_cap: int = 10_000,
-                   use_ripgrep: bool | None = None) -> tuple[dict[str, list[int]], str]:
+                   use_ripgrep: bool | None = None, control: ScanControl | None = None
+                   ) -> tuple[dict[str, list[int]], str]:
     """Every matching line number per file (at most ``per_file_cap`` per file), unformatted,
     and the backend that found them. Same file rules and errors as :func:`grep_code`."""
     root = Path(root)
+    control = control or ScanControl()
     start = safe_relative(root, options.path)
     if start and not (root / start).exists():
         raise GrepError(f"path {options.path!r} does not exist in the project")
@@ -256,20 +286,22 @@ def matching_lines(root: Path, options: GrepOptions, *, per_file_cap: int = 10_0
     if use_ripgrep and rg is None:
         raise GrepError("ripgrep (rg) is not installed")
     if rg is not None:
-        hits = _ripgrep_backend(rg, root, options, start, per_file_cap)
+        hits = _ripgrep_backend(rg, root, options, start, per_file_cap, control)
         if hits is not None:
             return hits, "ripgrep"
-    return _python_backend(root, options, start, per_file_cap), "python"
+    return _python_backend(root, options, start, per_file_cap, control), "python"
 
 
-def grep_code(root: Path, options: GrepOptions, *, use_ripgrep: bool | None = None) -> GrepResult:
+def grep_code(root: Path, options: GrepOptions, *, use_ripgrep: bool | None = None,
+              control: ScanControl | None = None) -> GrepResult:
     """Search the project; ``use_ripgrep=None`` picks ripgrep when it is installed.
 
-    Raises GrepError for an empty or invalid pattern or a path outside the project.
+    Raises GrepError for an empty or invalid pattern, a pattern too slow for the project's
+    text, or a path outside the project; ScanCancelled when ``control`` is cancelled.
     """
     per_file_cap = max(1, min(options.max_matches, MAX_MATCHES_LIMIT)) + 1
     hits, backend = matching_lines(root, options, per_file_cap=per_file_cap,
-                                   use_ripgrep=use_ripgrep)
+                                   use_ripgrep=use_ripgrep, control=control)
     return _format(Path(root), hits, options, backend)
 
 

@@ -7,10 +7,11 @@ through :func:`walk_project_files`. ``.git/`` and ``.paicli/`` are never entered
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .patterns import GlobPattern, ScanControl
 
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".paicli"})
 """Directory names never searched or indexed, whatever .gitignore says."""
@@ -19,58 +20,11 @@ MAX_FILE_BYTES = 1_000_000
 """Files larger than this are skipped by grep and the index (generated or data files)."""
 
 
-def glob_to_regex(pattern: str) -> str:
-    """Regex body (no anchors) for a gitignore-style glob over '/'-separated paths.
-
-    ``*`` and ``?`` never cross '/', ``**/`` matches any number of leading directories,
-    ``/**`` everything below, ``[...]`` is a character class (``[!x]`` negates).
-    """
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            if pattern.startswith("**", i):
-                at_start = i == 0 or pattern[i - 1] == "/"
-                j = i + 2
-                if at_start and j < n and pattern[j] == "/":
-                    out.append("(?:.*/)?")
-                    i = j + 1
-                    continue
-                if at_start and j == n:
-                    out.append(".*")
-                    i = j
-                    continue
-                out.append("[^/]*")
-                i = j
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = pattern.find("]", i + 2)
-            if j == -1:
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1 : j]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        elif c == "\\" and i + 1 < n:
-            i += 1
-            out.append(re.escape(pattern[i]))
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
 @dataclass(frozen=True)
 class IgnoreRule:
     base: str
     """Directory of the .gitignore file, project-relative ('' for the root)."""
-    regex: re.Pattern[str]
+    glob: GlobPattern
     negate: bool
     dir_only: bool
 
@@ -82,7 +36,7 @@ class IgnoreRule:
             if not rel_path.startswith(prefix):
                 return False
             rel_path = rel_path[len(prefix) :]
-        return self.regex.fullmatch(rel_path) is not None
+        return self.glob.fullmatch(rel_path)
 
 
 def parse_gitignore(text: str, base: str = "") -> list[IgnoreRule]:
@@ -108,10 +62,9 @@ def parse_gitignore(text: str, base: str = "") -> list[IgnoreRule]:
             continue
         anchored = "/" in line
         line = line.lstrip("/")
-        body = glob_to_regex(line)
-        if not anchored:
-            body = "(?:.*/)?" + body
-        rules.append(IgnoreRule(base, re.compile(body, re.DOTALL), negate, dir_only))
+        # never a backtracking blow-up, and lines git tolerates ([z-a]) never raise
+        rules.append(IgnoreRule(base, GlobPattern(line, anywhere=not anchored), negate,
+                                dir_only))
     return rules
 
 
@@ -142,12 +95,15 @@ def is_binary_bytes(data: bytes) -> bool:
 
 
 def walk_project_files(root: Path, start: str = "",
-                       skip_dirs: frozenset[str] = ALWAYS_SKIPPED_DIRS) -> Iterator[str]:
+                       skip_dirs: frozenset[str] = ALWAYS_SKIPPED_DIRS, *,
+                       control: ScanControl | None = None) -> Iterator[str]:
     """Project-relative paths ('/'-separated) of every non-ignored regular file.
 
     ``start`` limits the walk to a sub-folder or one file (project-relative); the .gitignore
     files of its parents still apply. Symlinks are skipped, as ripgrep does by default (no
     loops, no escape from the project). Order: a folder's files, then its sub-folders.
+    Names are ``os.fsdecode`` strings: bytes that are not UTF-8 come through as surrogate
+    escapes (see :mod:`.names`). ``control``: the walk stops (ScanCancelled) when cancelled.
     """
     root = Path(root)
     matcher = IgnoreMatcher()
@@ -169,11 +125,13 @@ def walk_project_files(root: Path, start: str = "",
     if first.is_file():
         yield start
         return
-    yield from _walk_dir(root, start, matcher, skip_dirs)
+    yield from _walk_dir(root, start, matcher, skip_dirs, control)
 
 
 def _walk_dir(root: Path, rel_dir: str, matcher: IgnoreMatcher,
-              skip_dirs: frozenset[str]) -> Iterator[str]:
+              skip_dirs: frozenset[str], control: ScanControl | None) -> Iterator[str]:
+    if control is not None:
+        control.check()
     directory = root / rel_dir if rel_dir else root
     if rel_dir:
         matcher.add_file(directory / ".gitignore", rel_dir)
@@ -197,5 +155,5 @@ def _walk_dir(root: Path, rel_dir: str, matcher: IgnoreMatcher,
     for sub in subdirs:
         # rules of a sub-folder's .gitignore must not leak into its siblings
         saved = len(matcher.rules)
-        yield from _walk_dir(root, sub, matcher, skip_dirs)
+        yield from _walk_dir(root, sub, matcher, skip_dirs, control)
         del matcher.rules[saved:]

@@ -24,6 +24,7 @@ import numpy as np
 from ...config import Settings
 from ...paths import normalise_project_root
 from ..contracts.embedder import Embedder
+from ..text.fsnames import display_name
 from .chunk import Chunk
 from .chunking import ChunkedFile, chunk_file, language_of
 from .ignore import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, is_binary_bytes, walk_project_files
@@ -100,10 +101,13 @@ class IndexSummary:
 @dataclass
 class _Candidate:
     path: str
+    """The name as the index stores and shows it (:func:`display_name`: always valid text)."""
     size: int
     mtime_ns: int
     data: bytes | None = None
     digest: str = ""
+    fs_path: str = ""
+    """The walk's own name (may hold undecodable bytes as surrogate escapes)."""
 
 
 def _noop(_: IndexProgress) -> None:
@@ -207,9 +211,10 @@ class CodeIndexer:
             if info.st_size > MAX_FILE_BYTES:
                 summary.files_skipped += 1
                 continue
-            candidates.append(_Candidate(rel, info.st_size, info.st_mtime_ns))
+            candidates.append(_Candidate(display_name(rel), info.st_size, info.st_mtime_ns,
+                                         fs_path=rel))
             if len(candidates) % 500 == 0:
-                report(IndexProgress("scan", len(candidates), 0, rel))
+                report(IndexProgress("scan", len(candidates), 0, display_name(rel)))
         summary.files_seen = len(candidates)
         report(IndexProgress("scan", len(candidates), len(candidates)))
         return candidates
@@ -226,7 +231,7 @@ class CodeIndexer:
                 kept.append(candidate)
                 continue
             try:
-                data = (self.root / candidate.path).read_bytes()
+                data = (self.root / (candidate.fs_path or candidate.path)).read_bytes()
             except OSError:
                 summary.files_skipped += 1
                 continue

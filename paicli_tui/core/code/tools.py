@@ -8,15 +8,30 @@ result, never an exception into the loop.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ...config import Settings
 from ..contracts.tools import ToolContext, ToolOutput
 from .globbing import DEFAULT_MAX_FILES, glob_files
 from .grep import DEFAULT_MAX_MATCHES, GrepError, GrepOptions, grep_code
+from .patterns import ScanControl
 
 MAX_TOP_K = 30
+
+T = TypeVar("T")
+
+
+async def run_scan(scan: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a blocking scan in a thread; cancelling the caller stops the scan too (a thread
+    cannot be killed, so the scan checks a shared flag and the regex engine's time slice)."""
+    control = ScanControl()
+    try:
+        return await asyncio.to_thread(scan, *args, control=control, **kwargs)
+    except asyncio.CancelledError:
+        control.cancel.set()
+        raise
 
 
 def _int_arg(arguments: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
@@ -77,7 +92,7 @@ class GrepCodeTool:
                 glob=str(arguments.get("glob") or ""),
                 max_matches=_int_arg(arguments, "max_results", DEFAULT_MAX_MATCHES, 1, 500),
             )
-            result = await asyncio.to_thread(grep_code, self.project_root, options)
+            result = await run_scan(grep_code, self.project_root, options)
         except GrepError as exc:
             return ToolOutput(f"grep_code: {exc}", status="failed")
         return ToolOutput(result.text)
@@ -106,7 +121,7 @@ class GlobFilesTool:
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
         try:
             limit = _int_arg(arguments, "max_results", DEFAULT_MAX_FILES, 1, 2000)
-            result = await asyncio.to_thread(
+            result = await run_scan(
                 glob_files, self.project_root, str(arguments.get("pattern") or ""),
                 path=str(arguments.get("path") or ""), max_files=limit)
         except GrepError as exc:

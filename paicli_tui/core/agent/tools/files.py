@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 from pathlib import Path
 from typing import Any
 
 from ...context.offload import TOOL_OUTPUTS_PREFIX
 from ...contracts.tools import ToolContext, ToolOutput
+from ...text.fsnames import display_name
 from .guard import (
     ToolArgumentError,
     int_argument,
@@ -166,17 +168,20 @@ class ListDirTool:
 
     def _walk(self, folder: Path, depth: int, indent: str, out: list[str]) -> bool:
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: (not e.is_dir(), e.name.lower()))
+            with os.scandir(folder) as listing:
+                entries = sorted(((_is_real_dir(e), e) for e in listing),
+                                 key=lambda pair: (not pair[0], pair[1].name.lower()))
         except OSError as exc:
             out.append(f"{indent}[cannot list: {exc.strerror}]")
             return False
-        for entry in entries:
+        for is_dir, entry in entries:
             if len(out) >= MAX_LIST_ENTRIES:
                 return True
-            if entry.is_dir(follow_symlinks=False):
+            name = display_name(entry.name)
+            if is_dir:
                 if entry.name in SKIP_DIRS:
                     continue
-                out.append(f"{indent}{entry.name}/")
+                out.append(f"{indent}{name}/")
                 if depth > 1 and self._walk(Path(entry.path), depth - 1, indent + "  ", out):
                     return True
             else:
@@ -184,6 +189,28 @@ class ListDirTool:
                     size = entry.stat(follow_symlinks=False).st_size
                 except OSError:
                     size = 0
-                suffix = " -> (link)" if entry.is_symlink() else ""
-                out.append(f"{indent}{entry.name}  {size:,} B{suffix}")
+                suffix = f" -> {_link_note(entry.path)}" if entry.is_symlink() else ""
+                out.append(f"{indent}{name}  {size:,} B{suffix}")
         return False
+
+
+def _is_real_dir(entry: os.DirEntry[str]) -> bool:
+    """A folder itself, not a link to one: links are listed, never followed (no loops)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _link_note(path: str) -> str:
+    """What a symlink points at, as far as it can be told without following a loop."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        return "(link)"
+    try:
+        os.stat(path)
+    except OSError as exc:
+        why = "link loop" if exc.errno == errno.ELOOP else "broken link"
+        return f"{display_name(target)} ({why})"
+    return f"{display_name(target)} (link)"

@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ...text.fsnames import display_name, resolve_shown
+
 
 class ToolArgumentError(ValueError):
     """An argument the tool cannot accept; the message is shown to the model as is."""
@@ -27,7 +29,8 @@ def resolve_in_project(project_root: Path, raw: Any, *, must_exist: bool = False
     root = Path(os.path.realpath(project_root))
     candidate = Path(os.path.expanduser(raw.strip()))
     if not candidate.is_absolute():
-        candidate = root / candidate
+        # a name the tools showed escaped (caf\xe9.py) finds the file with those bytes
+        candidate = resolve_shown(root, raw.strip())
     real = Path(os.path.realpath(candidate))
     if real != root and root not in real.parents:
         raise ToolArgumentError(
@@ -38,12 +41,13 @@ def resolve_in_project(project_root: Path, raw: Any, *, must_exist: bool = False
 
 
 def relative_label(project_root: Path, path: Path) -> str:
-    """``path`` as the model should write it: relative to the project root, with ``/``."""
+    """``path`` as the model should write it: relative to the project root, with ``/``
+    (bytes that are not UTF-8 and control characters escaped, see :mod:`fsnames`)."""
     root = Path(os.path.realpath(project_root))
     try:
-        return path.relative_to(root).as_posix() or "."
+        return display_name(path.relative_to(root).as_posix() or ".")
     except ValueError:
-        return str(path)
+        return display_name(str(path))
 
 
 def int_argument(arguments: dict[str, Any], name: str, *, default: int | None, low: int,

@@ -1,0 +1,242 @@
+"""Attack table, patterns and file names: a regex or glob from the model, a .gitignore line
+from the repository, or a file name made of any bytes never hangs, crashes or hides a file.
+One test per attempt, named after it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hostile_fakes import HashEmbedder
+from hypothesis import HealthCheck, given
+from hypothesis import settings as settings_
+from hypothesis import strategies as st
+
+from paicli_tui.core.code.globbing import glob_files
+from paicli_tui.core.code.grep import GrepError, GrepOptions, grep_code, ripgrep_path
+from paicli_tui.core.code.ignore import parse_gitignore, walk_project_files
+from paicli_tui.core.code.patterns import GlobPattern, ScanCancelled, ScanControl
+from paicli_tui.core.code.tools import GrepCodeTool
+from paicli_tui.core.contracts.session_state import SessionState
+from paicli_tui.core.contracts.tools import ToolContext
+
+BACKENDS = [False, pytest.param(True, marks=pytest.mark.skipif(
+    ripgrep_path() is None, reason="ripgrep not installed"))]
+
+
+@pytest.fixture
+def evil_lines(project_dir: Path) -> Path:
+    (project_dir / "evil.txt").write_text(("a" * 60 + "!\n") * 50)
+    (project_dir / "ok.txt").write_text("needle here\n")
+    return project_dir
+
+
+def test_grep_nested_quantifier_stops_with_simplify_the_pattern(evil_lines: Path) -> None:
+    started = time.perf_counter()
+    with pytest.raises(GrepError, match="simplify the pattern"):
+        grep_code(evil_lines, GrepOptions(r"(a|aa)+$"), use_ripgrep=False)
+    assert time.perf_counter() - started < 15
+
+
+def test_grep_nested_quantifier_tool_reports_failed(evil_lines: Path, settings,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # ripgrep's engine is linear anyway; the Python scanner is the one that could hang
+    monkeypatch.setattr("paicli_tui.core.code.grep.ripgrep_path", lambda: None)
+    context = ToolContext(project_root=evil_lines, settings=settings, session=SessionState("s"))
+    out = asyncio.run(GrepCodeTool(evil_lines).run({"pattern": r"(x+x+)+y|(a|aa)+$"}, context))
+    assert out.status == "failed" and "simplify the pattern" in out.content
+
+
+def test_grep_cancelled_turn_stops_the_scan(evil_lines: Path) -> None:
+    control = ScanControl(budget_s=60)
+    outcome: list[BaseException] = []
+
+    def scan() -> None:
+        try:
+            grep_code(evil_lines, GrepOptions(r"(a|aa)+$"), use_ripgrep=False, control=control)
+        except BaseException as exc:  # noqa: BLE001 - the test inspects it
+            outcome.append(exc)
+
+    worker = threading.Thread(target=scan)
+    worker.start()
+    time.sleep(0.3)
+    control.cancel.set()
+    worker.join(5)
+    assert not worker.is_alive()
+    assert outcome and isinstance(outcome[0], ScanCancelled)
+
+
+async def test_grep_tool_cancel_sets_the_scan_flag(evil_lines: Path, settings) -> None:
+    context = ToolContext(project_root=evil_lines, settings=settings, session=SessionState("s"))
+    seen: list[ScanControl] = []
+    import paicli_tui.core.code.tools as code_tools
+
+    real = code_tools.grep_code
+
+    def spy(root, options, *, control: ScanControl):
+        seen.append(control)
+        return real(root, options, control=control, use_ripgrep=False)
+
+    code_tools.grep_code = spy
+    try:
+        task = asyncio.ensure_future(GrepCodeTool(evil_lines).run({"pattern": r"(a|aa)+$"},
+                                                                  context))
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    finally:
+        code_tools.grep_code = real
+    assert seen and seen[0].cancel.is_set()
+
+
+def test_glob_many_stars_against_long_name_is_linear(project_dir: Path) -> None:
+    (project_dir / ("a" * 200)).write_text("x")
+    started = time.perf_counter()
+    result = glob_files(project_dir, "*a" * 12 + "*b")
+    assert result.paths == []
+    assert time.perf_counter() - started < 2
+    assert glob_files(project_dir, "*a" * 12 + "*").paths == ["a" * 200]
+
+
+def test_gitignore_many_stars_line_does_not_hang_index_grep_glob(project_dir: Path,
+                                                                 settings) -> None:
+    (project_dir / ".gitignore").write_text("*a" * 15 + "*b\n")
+    (project_dir / ("a" * 200 + ".py")).write_text("def f():\n    return 1\n")
+    (project_dir / "keep.py").write_text("def keep():\n    return 2\n")
+    started = time.perf_counter()
+    files = list(walk_project_files(project_dir))
+    assert sorted(files) == sorted([".gitignore", "a" * 200 + ".py", "keep.py"])
+    assert grep_code(project_dir, GrepOptions("return"), use_ripgrep=False).total == 2
+    assert len(glob_files(project_dir, "*.py").paths) == 2
+    from paicli_tui.core.code.indexer import CodeIndexer
+
+    summary = CodeIndexer(settings, project_dir, HashEmbedder()).update()
+    assert summary.files_indexed == 2
+    assert time.perf_counter() - started < 30
+
+
+@pytest.mark.parametrize("line", ["[z-a]", "[z-a].py", "[]", "[!]", "x[", "[[:bogus:]]",
+                                  "\\", "[\\", "**/[9-0]/**"])
+def test_gitignore_lines_git_tolerates_never_raise(project_dir: Path, line: str) -> None:
+    (project_dir / ".gitignore").write_text(line + "\n")
+    (project_dir / "a.py").write_text("x = 1\n")
+    assert "a.py" in list(walk_project_files(project_dir))
+    assert grep_code(project_dir, GrepOptions("x = 1"), use_ripgrep=False).total == 1
+    assert glob_files(project_dir, "*.py").paths == ["a.py"]
+
+
+def test_gitignore_reversed_range_matches_nothing_like_git() -> None:
+    rules = parse_gitignore("[z-a]\nb[z-ac]\n")
+    assert not rules[0].matches("m", False)
+    assert rules[1].matches("bc", False) and not rules[1].matches("bm", False)
+
+
+@pytest.mark.parametrize(("glob", "path", "matches"), [
+    ("*a*a*a*b", "xaxaxab", True), ("*a*a*a*b", "aaaa", False),
+    ("**/x/**/*.py", "a/x/b/c.py", True), ("**/x/**/*.py", "x/c.py", True),
+    ("**/x/**/*.py", "a/y/c.py", False), ("a*b*c*d", "a/b/c/d", False),
+    ("[!a]*[0-9]*z", "b1z", True), ("[!a]*[0-9]*z", "a1z", False),
+    ("*[[:digit:]]*[x]*", "q7rx", True),
+])
+def test_linear_glob_walk_agrees_with_gitignore_meaning(glob: str, path: str,
+                                                        matches: bool) -> None:
+    pattern = GlobPattern(glob)
+    # the set-of-states walk (used past two wildcards) and the C engine agree
+    assert pattern._walk(path) is matches
+    assert pattern.fullmatch(path) is matches
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+def test_non_utf8_file_name_is_grepped_and_shown_escaped(project_dir: Path,
+                                                         use_rg: bool) -> None:
+    name = os.fsdecode(b"caf\xe9.py")
+    (project_dir / name).write_text("needle = 1\n")
+    result = grep_code(project_dir, GrepOptions("needle"), use_ripgrep=use_rg)
+    assert result.total == 1
+    assert result.text.startswith("caf\\xe9.py:1:needle")
+    result.text.encode("utf-8")  # printable, storable, JSON-able
+
+
+def test_non_utf8_file_name_in_glob_and_list_dir(project_dir: Path, settings) -> None:
+    from paicli_tui.core.agent.tools.files import ListDirTool, ReadFileTool
+
+    (project_dir / os.fsdecode(b"caf\xe9.py")).write_text("x = 1\n")
+    (project_dir / "line\nbreak.py").write_text("y = 2\n")
+    assert glob_files(project_dir, "*.py").text == "caf\\xe9.py\nline\\x0abreak.py"
+    context = ToolContext(project_root=project_dir, settings=settings,
+                          session=SessionState("s"))
+    listed = asyncio.run(ListDirTool().run({"path": "."}, context))
+    assert "caf\\xe9.py" in listed.content and "line\\x0abreak.py" in listed.content
+    read = asyncio.run(ReadFileTool().run({"path": "caf\\xe9.py"}, context))
+    assert read.status == "done" and "x = 1" in read.content
+
+
+def test_non_utf8_file_name_does_not_break_index_or_search(project_dir: Path,
+                                                           settings) -> None:
+    from paicli_tui.core.code.indexer import CodeIndexer
+    from paicli_tui.core.code.search import search_project
+
+    (project_dir / os.fsdecode(b"caf\xe9.py")).write_text("def brew_coffee():\n    pass\n")
+    (project_dir / "tea.py").write_text("def brew_tea():\n    pass\n")
+    summary = CodeIndexer(settings, project_dir, HashEmbedder()).update()
+    assert summary.files_indexed == 2
+    hits = search_project(settings, project_dir, "brew_coffee", mode="text",
+                          embedder=HashEmbedder()).hits
+    assert hits and hits[0].path == "caf\\xe9.py"
+    # a second run sees the same file as unchanged (same key both times)
+    again = CodeIndexer(settings, project_dir, HashEmbedder()).update()
+    assert again.files_unchanged == 2 and again.files_deleted == 0
+
+
+def test_symlink_loop_does_not_empty_list_dir(project_dir: Path, settings) -> None:
+    from paicli_tui.core.agent.tools.files import ListDirTool
+
+    (project_dir / "real.txt").write_text("hi\n")
+    os.symlink("loop_b", project_dir / "loop_a")
+    os.symlink("loop_a", project_dir / "loop_b")
+    context = ToolContext(project_root=project_dir, settings=settings,
+                          session=SessionState("s"))
+    out = asyncio.run(ListDirTool().run({"path": ".", "depth": 3}, context))
+    assert "real.txt" in out.content
+    assert "loop_a" in out.content and "link loop" in out.content
+
+
+_NAME_BYTES = st.builds(
+    lambda stem, suffix: stem + suffix,
+    st.binary(min_size=1, max_size=60).filter(
+        lambda b: b"/" not in b and b"\0" not in b and b not in (b".", b"..")
+        and not b.startswith((b".git", b".paicli", b".hg", b".svn"))),
+    st.sampled_from([b".py", b".txt", b".md", b""]))
+
+
+@settings_(max_examples=8, deadline=None,
+           suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(raw=_NAME_BYTES)
+def test_property_any_bytes_file_name_survives_index_search_grep(tmp_path_factory, raw: bytes,
+                                                                 settings) -> None:
+    from paicli_tui.core.code.chunking import language_of
+    from paicli_tui.core.code.indexer import CodeIndexer
+    from paicli_tui.core.code.search import search_project
+    from paicli_tui.core.text.fsnames import display_name, resolve_shown
+
+    root = tmp_path_factory.mktemp("anyname")
+    name = os.fsdecode(raw)
+    try:
+        (root / name).write_text("def zebra_marker():\n    return 1\n")
+    except OSError:  # a name the file system itself refuses (too long, reserved)
+        return
+    shown = display_name(name)
+    shown.encode("utf-8")
+    CodeIndexer(settings, root, HashEmbedder()).update()
+    grep = grep_code(root, GrepOptions("zebra_marker"), use_ripgrep=False)
+    assert grep.total == 1 and grep.text.startswith(f"{shown}:1:")
+    assert resolve_shown(root, shown) == root / name
+    if language_of(shown) is not None:
+        hits = search_project(settings, root, "zebra_marker", mode="text",
+                              embedder=HashEmbedder()).hits
+        assert [h.path for h in hits] == [shown]
