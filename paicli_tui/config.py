@@ -58,6 +58,9 @@ PROVIDER_KEY_VARIABLES = (
     "OPENAI_API_KEY",
 )
 
+SECRET_ENV_VARIABLES = ("PAICLI_API_KEY", *PROVIDER_KEY_VARIABLES)
+"""Variables that hold a provider key: never passed on to a command the agent runs."""
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -146,6 +149,9 @@ class Settings:
     home: HomePaths = field(default_factory=lambda: HomePaths(Path("~/.paicli").expanduser()))
     provider_keys: Mapping[str, Secret] = field(default_factory=dict, repr=False)
     """Provider key variables found in the environment, by variable name."""
+    overridden_secrets: tuple[Secret, ...] = field(default=(), repr=False)
+    """Keys given in a lower layer and overridden (config.toml's api_key under
+    PAICLI_API_KEY): not used, but still secrets to keep out of commands and text."""
 
     def key_for(self, key_variable: str | None) -> Secret | None:
         """The key to use: an explicit api_key wins over the provider's own variable."""
@@ -154,6 +160,12 @@ class Settings:
         if key_variable:
             return self.provider_keys.get(key_variable)
         return None
+
+    def secrets(self) -> tuple[Secret, ...]:
+        """Every configured secret (the explicit key and each provider key found), so that
+        redaction and the command environment cover all of them, not only the active one."""
+        found = [self.api_key, *self.provider_keys.values(), *self.overridden_secrets]
+        return tuple(dict.fromkeys(s for s in found if s))
 
     def with_overrides(self, **changes: Any) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
@@ -171,7 +183,8 @@ _ENV_FIELDS = {
     "OLLAMA_HOST": "ollama_host",
 }
 
-_USER_FIELDS = {f.name: f for f in fields(Settings) if f.name not in ("home", "provider_keys")}
+_NOT_USER_FIELDS = ("home", "provider_keys", "overridden_secrets")
+_USER_FIELDS = {f.name: f for f in fields(Settings) if f.name not in _NOT_USER_FIELDS}
 
 
 def _coerce(name: str, raw: Any, source: str) -> Any:
@@ -246,15 +259,25 @@ def load_settings(
     env = dict(os.environ if env is None else env)
     home = HomePaths.from_env(env)
     values: dict[str, Any] = {}
-    values.update(read_config_file(home.config_file))
+    keys_seen: list[Secret] = []
+
+    def put(name: str, value: Any) -> None:
+        if name == "api_key" and value:
+            keys_seen.append(value)
+        values[name] = value
+
+    for name, value in read_config_file(home.config_file).items():
+        put(name, value)
     for variable, name in _ENV_FIELDS.items():
         if env.get(variable):
-            values[name] = _coerce(name, env[variable], f"environment variable {variable}")
+            put(name, _coerce(name, env[variable], f"environment variable {variable}"))
     for name, value in (flags or {}).items():
         if value is None:
             continue
         if name not in _USER_FIELDS:
             raise ConfigError(f"unknown flag setting {name!r}")
-        values[name] = _coerce(name, value, f"--{name.replace('_', '-')}")
+        put(name, _coerce(name, value, f"--{name.replace('_', '-')}"))
     keys = {v: Secret(env[v]) for v in PROVIDER_KEY_VARIABLES if env.get(v)}
-    return _validate(Settings(home=home, provider_keys=keys, **values))
+    overridden = tuple(k for k in keys_seen if k != values.get("api_key"))
+    return _validate(Settings(home=home, provider_keys=keys, overridden_secrets=overridden,
+                              **values))

@@ -140,7 +140,7 @@ async def _run_tool(session: AgentSession, call: ToolCall
     # `env`, a .env file or a config dump can print the person's provider key: it must not
     # reach the history (and so the provider, the ledger, a saved output file).
     settings = session.settings
-    content = redact_known(output.content, (settings.api_key, *settings.provider_keys.values()))
+    content = redact_known(output.content, settings.secrets())
     offloaded = offload_tool_result(
         tool_name=call.name, content=content, arguments=arguments,
         project=session.project, session=session.state, settings=session.settings,
@@ -243,7 +243,7 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
             except Exception as exc:  # a client bug: end the turn cleanly, history intact
                 # Logged without the traceback: its text could quote a request header.
                 text = redact(f"{client.provider}: unexpected failure "
-                              f"({type(exc).__name__}: {exc})")
+                              f"({type(exc).__name__}: {exc})", *session.settings.secrets())
                 log.error("%s", text)
                 reason = "error"
                 yield AgentError(message=text, recoverable=True)

@@ -14,8 +14,9 @@ from dataclasses import replace
 from ..messages import Message, Role
 from .boundary import tool_name_from_boundary, wrap_tool_result
 
-CANCELLED_TEXT = ("Not run: this call was cancelled or its result was lost. "
-                  "Call the tool again if you still need it.")
+CANCELLED_TEXT = ("No result: this call was interrupted (the turn was cancelled or the app "
+                  "stopped) or its result was lost. It may have run, in part or in full: check "
+                  "its effects (files, processes) before calling it again.")
 
 
 def call_names(messages: Sequence[Message]) -> dict[str, str]:

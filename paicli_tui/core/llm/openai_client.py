@@ -101,6 +101,7 @@ class OpenAICompatibleClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         backoff_base: float = 1.0,
+        redact_also: Sequence[Secret] = (),
     ) -> None:
         self.provider = provider
         self.model = model
@@ -110,6 +111,8 @@ class OpenAICompatibleClient:
         self.stream_usage = stream_usage
         self.max_retries = max(0, max_retries)
         self._key = api_key
+        # every configured key, not only this one: an error body may echo another provider's
+        self._secrets = tuple(dict.fromkeys(s for s in (api_key, *redact_also) if s))
         self._sleep = sleep
         self._backoff_base = backoff_base
         headers = {"Accept": "text/event-stream"}
@@ -140,7 +143,7 @@ class OpenAICompatibleClient:
         return body
 
     def _safe(self, text: str) -> str:
-        return redact(text, self._key)
+        return redact(text, *self._secrets)
 
     def _backoff(self, attempt: int) -> float:
         return self._backoff_base * (2 ** attempt) * (0.75 + random.random() / 2)

@@ -1,9 +1,20 @@
-"""Keep secrets out of every message that leaves a client (errors, logs, events)."""
+"""Keep secrets out of every message that leaves a client (errors, logs, events, tool output).
+
+Removing the keys from a command's environment is the real protection (see
+``core/agent/tools/command_env.py``); this is the second line, for a key that reaches text
+anyway (a ``.env`` file the model reads, a config dump). A key is found not only verbatim but
+also transformed the way a shell one-liner would: reversed (``rev``), upper/lower-cased or
+rot13 (``tr``), spaced out or split over lines (``fold``, ``od -c``, ``sed 's/./& /g'``), as
+hex (``xxd -p``) or base64 (``base64``, at any offset in the stream).
+"""
 
 from __future__ import annotations
 
+import base64
+import codecs
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from ...config import Secret
 
@@ -11,19 +22,90 @@ from ...config import Secret
 _KEY_SHAPES = re.compile(
     r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}|\b(sk|ak|pk)-[A-Za-z0-9._\-]{8,}"
 )
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
+MIN_TRANSFORMED = 12
+"""Shortest normalised form looked for in transformed text (shorter ones match by chance)."""
+MASK = "****"
+
+
+def _normalise(text: str) -> str:
+    return "".join(_ALNUM_RUN.findall(text)).lower()
+
+
+def _base64_cores(data: bytes) -> list[str]:
+    """The base64 characters that depend only on ``data``, for each of the three offsets it
+    can have in a longer stream (what ``printenv KEY | base64`` prints contains one)."""
+    cores = []
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii").rstrip("=")
+        start = -(-8 * offset // 6)
+        end = 8 * (offset + len(data)) // 6
+        cores.append(encoded[start:end])
+    return cores
+
+
+@lru_cache(maxsize=64)
+def _variants(value: str) -> tuple[str, ...]:
+    """Normalised (alphanumerics only, lower case) forms of a secret and its transforms."""
+    raw = value.encode("utf-8", "surrogatepass")
+    forms = [value, value[::-1], codecs.encode(value, "rot13"), raw.hex(), raw[::-1].hex(),
+             *_base64_cores(raw), *_base64_cores(raw + b"\n")]
+    normalised = (_normalise(f) for f in forms)
+    return tuple(dict.fromkeys(f for f in normalised if len(f) >= MIN_TRANSFORMED))
+
+
+def _transformed_spans(text: str, variants: Iterable[str]) -> list[tuple[int, int]]:
+    """Spans of ``text`` whose alphanumerics, lower-cased, spell one of ``variants``."""
+    flat = _normalise(text)
+    found = []
+    for variant in variants:
+        at = flat.find(variant)
+        while at != -1:
+            found.append((at, at + len(variant)))
+            at = flat.find(variant, at + len(variant))
+    if not found:  # the usual case: no position map needed
+        return []
+    starts: list[int] = []  # position in text of every kept character
+    for run in _ALNUM_RUN.finditer(text):
+        starts.extend(range(run.start(), run.end()))
+    return [(starts[a], starts[b - 1] + 1) for a, b in found]
 
 
 def redact_known(text: str, secrets: Iterable[Secret | str | None]) -> str:
-    """``text`` with every occurrence of the given secrets' values replaced (nothing else
-    touched: safe for file contents and command output, where key-like shapes are data)."""
+    """``text`` with every occurrence of the given secrets replaced, verbatim or transformed
+    (nothing else touched: safe for file contents and command output, where key-like shapes
+    are data)."""
+    values = []
     for secret in secrets:
         value = secret.reveal() if isinstance(secret, Secret) else secret
-        if value and len(value) >= 4 and value in text:
-            text = text.replace(value, "****")
-    return text
+        if value and len(value) >= 4:
+            values.append(value)
+    if not values or not text:
+        return text
+    for value in values:
+        if value in text:
+            text = text.replace(value, MASK)
+    variants = [v for value in values for v in _variants(value)]
+    if not variants or len(text) < MIN_TRANSFORMED:
+        return text
+    spans = _transformed_spans(text, variants)
+    if not spans:
+        return text
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    out, last = [], 0
+    for start, end in merged:
+        out += [text[last:start], MASK]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def redact(text: str, *secrets: Secret | str | None) -> str:
     """``text`` with every known secret and anything shaped like an API key replaced."""
     text = redact_known(text, secrets)
-    return _KEY_SHAPES.sub(lambda m: (m.group(1) or "") + "****", text)
+    return _KEY_SHAPES.sub(lambda m: (m.group(1) or "") + MASK, text)

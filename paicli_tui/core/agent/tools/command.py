@@ -7,39 +7,60 @@ import codecs
 import contextlib
 import os
 import signal
+import sys
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ...contracts.asks import ApprovalRequest
 from ...contracts.shell import is_network_command
 from ...contracts.tools import ToolContext, ToolOutput
 from .approval import ask_approval, denied
+from .command_env import command_environment
 from .guard import ToolArgumentError, int_argument
 
 MAX_TIMEOUT_S = 1_800
 READ_BLOCK = 65_536
 
-def _kill(process: asyncio.subprocess.Process) -> None:
-    """Stop the command and everything it started (it runs in its own process group)."""
+SUPERVISOR = str(Path(__file__).with_name("command_supervisor.py"))
+SHELL = "/bin/sh"
+DRAIN_AFTER_EXIT_S = 1.0
+"""After the command exits, output still arriving is read this long (a child that escaped
+every process group may hold the pipe open; it must not hold up the result)."""
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """Last resort when the supervisor did not stop in time: kill its whole session."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        try:
+        with contextlib.suppress(ProcessLookupError):
             process.kill()
-        except ProcessLookupError:
-            pass
 
 
-async def run_command(command: str, cwd: str, timeout_s: float, cap_chars: int
+async def run_command(command: str, cwd: str, timeout_s: float, cap_chars: int, *,
+                      env: Mapping[str, str] | None = None
                       ) -> tuple[int | None, str, int, bool]:
-    """Run ``command`` with stdout and stderr merged.
+    """Run ``command`` with stdout and stderr merged, in ``env`` (default: this process's).
 
     Returns (exit code or None on timeout, captured text, total characters printed,
     timed out). At most ``cap_chars`` characters are kept; the rest is read and counted so
-    the command never blocks on a full pipe. Cancelling the caller kills the command.
+    the command never blocks on a full pipe. Nothing the command starts outlives it: a
+    supervisor (see ``command_supervisor.py``) kills what it leaves running when it exits,
+    and everything when this call is cancelled, times out, or the app dies (even SIGKILL).
     """
-    process = await asyncio.create_subprocess_shell(
-        command, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    lifeline_r, lifeline_w = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-I", "-S", SUPERVISOR, str(lifeline_r), SHELL, command, cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True, pass_fds=(lifeline_r,),
+            env=dict(env) if env is not None else None)
+    except BaseException:
+        os.close(lifeline_w)
+        raise
+    finally:
+        os.close(lifeline_r)
     kept: list[str] = []
     kept_chars = 0
     total = 0
@@ -58,23 +79,45 @@ async def run_command(command: str, cwd: str, timeout_s: float, cap_chars: int
         assert process.stdout is not None
         while block := await process.stdout.read(READ_BLOCK):
             keep(decoder.decode(block))
-        keep(decoder.decode(b"", final=True))
+
+    async def finish() -> int:
+        reading = asyncio.ensure_future(pump())
+        try:
+            code = await process.wait()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(reading), DRAIN_AFTER_EXIT_S)
+            return code
+        finally:
+            reading.cancel()
+            with contextlib.suppress(BaseException):
+                await reading
+
+    async def stop() -> None:
+        """Close the lifeline (the supervisor kills everything), then make sure."""
+        with contextlib.suppress(OSError):
+            os.close(lifeline_w)
+        try:
+            await asyncio.wait_for(asyncio.shield(process.wait()), 2)
+        except BaseException:
+            _kill_group(process)
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(process.wait(), 2)
 
     timed_out = False
+    code: int | None
     try:
-        await asyncio.wait_for(pump(), timeout_s)
-        code = await process.wait()
+        code = await asyncio.wait_for(finish(), timeout_s)
     except TimeoutError:
         timed_out = True
-        _kill(process)
         code = None
-        await process.wait()
+        await stop()
     except BaseException:
-        _kill(process)
-        # Reap it so no zombie or open pipe outlives a cancelled turn.
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(process.wait(), 2)
+        await stop()  # cancelled: no process, zombie or open pipe outlives the turn
         raise
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(lifeline_w)
+    keep(decoder.decode(b"", final=True))
     return code, "".join(kept), total, timed_out
 
 
@@ -120,7 +163,8 @@ class ExecuteCommandTool:
         cap = context.settings.command_output_cap_chars
         try:
             code, output, total, timed_out = await run_command(
-                command, str(context.project_root), timeout, cap)
+                command, str(context.project_root), timeout, cap,
+                env=command_environment(context.settings))
         except OSError as exc:
             return ToolOutput(f"execute_command failed to start: {exc}", status="failed",
                               external=external)

@@ -1,0 +1,132 @@
+"""Runs one shell command for the agent and makes sure nothing it started outlives it.
+
+Started as a plain script (``python -I -S command_supervisor.py LIFELINE SHELL COMMAND``: no
+package import, so it costs a few milliseconds), in its own session. It runs the shell in a
+process group of its own and becomes the "subreaper" of everything below it (Linux), so even
+a child that calls ``setsid`` to escape the group is re-parented here and found.
+
+- When the shell exits, whatever it left running (``sleep 31 &``, a daemon) is killed, one
+  line says so, and the shell's exit code is passed on: a background child holding the output
+  pipe can no longer hold up the result.
+- ``LIFELINE`` is the read end of a pipe whose write end only the app holds. It reads as
+  end-of-file the moment the app closes it (turn cancelled, timeout) or dies in any way,
+  SIGKILL included; then everything is killed and the supervisor exits with 137.
+"""
+
+import os
+import select
+import signal
+import subprocess
+import sys
+
+
+def _children_of_interest(me: int, group: int) -> list[int]:
+    """Processes in the command's group, and orphans re-parented to this supervisor."""
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        state, ppid, pgrp = fields[0], int(fields[1]), int(fields[2])
+        if state == b"Z":
+            continue
+        if pgrp == group or ppid == me:
+            found.append(int(name))
+    return found
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _kill_everything(group: int) -> int:
+    """Kill the command's group and every orphan re-parented here; how many were left."""
+    me = os.getpid()
+    stopped: set[int] = set()
+    for _ in range(50):
+        left = _children_of_interest(me, group)
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except OSError:
+            pass
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        stopped.update(left)
+        _reap()
+        if not left:
+            break
+    return len(stopped)
+
+
+def _set_subreaper() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def main() -> int:
+    lifeline = int(sys.argv[1])
+    shell, command = sys.argv[2], sys.argv[3]
+    _set_subreaper()
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    stop: list[int] = []
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes select through the wake-up pipe
+    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(number, lambda signum, _frame: stop.append(signum))
+    try:
+        child = subprocess.Popen([shell, "-c", command], process_group=0)
+    except OSError as exc:
+        os.write(2, f"cannot start {shell}: {exc}\n".encode())
+        return 127
+    group = child.pid
+    while child.poll() is None:
+        try:
+            ready, _, _ = select.select([lifeline, wake_r], [], [], 1.0)
+        except InterruptedError:
+            continue
+        if wake_r in ready:
+            try:
+                os.read(wake_r, 512)
+            except BlockingIOError:
+                pass
+        if lifeline in ready or stop:  # the app closed its end or died: nothing may stay
+            _kill_everything(group)
+            return 137
+    code = child.returncode
+    left = _kill_everything(group)
+    if left:
+        note = (f"\n[the command left {left} background process(es) running; they were "
+                "stopped when it finished]\n")
+        try:
+            os.write(1, note.encode())
+        except OSError:
+            pass
+    return code if code >= 0 else 128 - code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+"""Attack table, commands and keys: a command cannot read the provider keys, cannot smuggle
+them out transformed, cannot outlive the app or the turn, and an error body cannot print a
+key. Real processes and real signals; the model server is on 127.0.0.1 (MockTransport).
+One test per attempt, named after it."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from paicli_tui.config import load_settings
+from paicli_tui.core.agent.tools.command import ExecuteCommandTool, run_command
+from paicli_tui.core.agent.tools.command_env import command_environment
+from paicli_tui.core.contracts.session_state import SessionState
+from paicli_tui.core.contracts.tools import ToolContext
+from paicli_tui.core.llm.redact import redact_known
+
+KEY = "sk-live-7Qm2Vx9Lp4Rt8Wn3Zc6Hb1"
+OTHER = "zp-other-5Fg8Jk2Mn7Qs4Tv9Xy3B"
+COPIED = "cfg-secret-4Hj7Kl2Np9Qr5Ts8W"
+
+
+@pytest.fixture
+def keyed(paicli_home: Path, project_dir: Path, monkeypatch: pytest.MonkeyPatch):
+    """Settings with an active key, a second provider's key and one in config.toml; the same
+    keys in this process's environment, where a command would inherit them."""
+    (paicli_home / "config.toml").write_text(f'api_key = "{COPIED}"\n')
+    for name, value in (("PAICLI_API_KEY", KEY), ("DEEPSEEK_API_KEY", KEY),
+                        ("ZHIPUAI_API_KEY", OTHER), ("MY_COPY_OF_THE_KEY", COPIED),
+                        ("DB_URL", f"postgres://u:{OTHER}@db/x"), ("HARMLESS", "kept")):
+        monkeypatch.setenv(name, value)
+    settings = load_settings({"auto_approve": True}, dict(os.environ))
+    return settings, ToolContext(project_root=project_dir, settings=settings,
+                                 session=SessionState("s"))
+
+
+def _run_tool(context: ToolContext, command: str) -> str:
+    out = asyncio.run(ExecuteCommandTool().run({"command": command, "timeout_s": 20}, context))
+    return out.content
+
+
+def _leaks(text: str) -> list[str]:
+    return [k for k in (KEY, OTHER, COPIED) if k in text or k[::-1] in text
+            or base64.b64encode(k.encode()).decode()[:16] in text]
+
+
+def test_printenv_paicli_api_key_piped_to_base64_gets_nothing(keyed) -> None:
+    _, context = keyed
+    out = _run_tool(context, "printenv PAICLI_API_KEY | base64; printenv DEEPSEEK_API_KEY")
+    assert _leaks(out) == [] and "[exit code 1]" in out
+
+
+def test_env_dump_to_file_then_read_back_has_no_key(keyed, project_dir: Path) -> None:
+    _, context = keyed
+    _run_tool(context, "env > .env.dump")
+    dump = (project_dir / ".env.dump").read_text()
+    assert _leaks(dump) == []
+    assert "HARMLESS=kept" in dump  # the rest of the environment is still there
+
+
+def test_key_copied_into_another_variable_is_removed(keyed) -> None:
+    settings, _ = keyed
+    env = command_environment(settings)
+    assert "MY_COPY_OF_THE_KEY" not in env and "DB_URL" not in env
+    assert env["HARMLESS"] == "kept"
+
+
+def test_every_provider_key_variable_is_removed_even_unconfigured(keyed) -> None:
+    settings, _ = keyed
+    env = command_environment(settings, {"OPENAI_API_KEY": "x" * 30, "PATH": "/bin"})
+    assert env == {"PATH": "/bin"}
+
+
+@pytest.mark.parametrize("transform", [
+    "rev", "base64", "spaced", "upper", "folded", "hex", "rot13", "base64-offset",
+])
+def test_transformed_key_in_output_is_redacted(transform: str) -> None:
+    raw = KEY.encode()
+    shown = {
+        "rev": KEY[::-1], "base64": base64.b64encode(raw + b"\n").decode(),
+        "spaced": " ".join(KEY), "upper": KEY.upper(),
+        "folded": "\n".join(textwrap.wrap(KEY, 5)), "hex": raw.hex(),
+        "rot13": KEY.translate(str.maketrans(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+            "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM")),
+        "base64-offset": base64.b64encode(b"KEY=" + raw).decode(),
+    }[transform]
+    out = redact_known(f"before {shown} after", [KEY])
+    assert "****" in out and out.startswith("before") and out.endswith("after")
+    assert shown not in out
+
+
+def test_transformed_key_from_a_real_command_is_redacted_in_history(keyed) -> None:
+    # a key that reached a file by other means (not the environment) and is read back rev'd
+    from paicli_tui.core.llm.redact import redact_known as scrub
+
+    settings, context = keyed
+    Path(context.project_root, "notes.txt").write_text(f"token {OTHER}\n")
+    out = _run_tool(context, "rev notes.txt; base64 notes.txt")
+    assert _leaks(out)  # the raw tool output still has it ...
+    assert _leaks(scrub(out, settings.secrets())) == []  # ... the history never does
+
+
+async def test_error_body_echoing_a_non_active_key_is_redacted(keyed) -> None:
+    from paicli_tui.core.contracts.llm import LLMError
+    from paicli_tui.core.llm.registry import build_client
+    from paicli_tui.core.messages import Message
+
+    settings, _ = keyed
+    settings = settings.with_overrides(provider="deepseek", max_retries=0)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, json={"error": {"message": f"bad keys {OTHER} {COPIED}"}})
+
+    client = build_client(settings, transport=httpx.MockTransport(answer))
+    with pytest.raises(LLMError) as caught:
+        async for _ in client.stream([Message.user("hi")]):
+            pass
+    await client.aclose()
+    assert _leaks(str(caught.value)) == [] and "****" in str(caught.value)
+
+
+# --- processes end with the command, the turn and the app ------------------------------------
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _wait_dead(pid: int, seconds: float = 5) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _wait_file(path: Path, seconds: float = 10) -> int:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text().split()[0])
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never written")
+
+
+async def test_background_child_holding_the_pipe_does_not_block_the_result(tmp_path) -> None:
+    started = time.monotonic()
+    code, output, _, timed_out = await run_command(
+        f"sleep 31 & echo $! > {tmp_path}/bg; echo x", str(tmp_path), 20, 10_000)
+    assert time.monotonic() - started < 5
+    assert code == 0 and not timed_out and output.startswith("x\n")
+    assert "background process" in output
+    assert _wait_dead(_wait_file(tmp_path / "bg"))
+
+
+async def test_detached_setsid_child_does_not_outlive_the_command(tmp_path) -> None:
+    code, output, _, _ = await run_command(
+        f"setsid sh -c 'echo $$ > {tmp_path}/d; exec sleep 40' & sleep 0.3; echo y",
+        str(tmp_path), 20, 10_000)
+    assert code == 0 and output.startswith("y\n")
+    assert _wait_dead(_wait_file(tmp_path / "d"))
+
+
+async def test_cancelled_turn_kills_the_command_group(tmp_path) -> None:
+    task = asyncio.ensure_future(run_command(
+        f"echo $$ > {tmp_path}/p; exec sleep 60", str(tmp_path), 60, 10_000))
+    pid = await asyncio.to_thread(_wait_file, tmp_path / "p")
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert _wait_dead(pid)
+
+
+async def test_timeout_kills_the_command_and_its_children(tmp_path) -> None:
+    code, _, _, timed_out = await run_command(
+        f"(sleep 50 & echo $! > {tmp_path}/c; wait)", str(tmp_path), 1, 10_000)
+    assert timed_out and code is None
+    assert _wait_dead(_wait_file(tmp_path / "c"))
+
+
+_APP = """
+import asyncio, sys
+from paicli_tui.core.agent.tools.command import run_command
+asyncio.run(run_command(sys.argv[1], sys.argv[2], 120, 10_000))
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL],
+                         ids=["SIGTERM", "SIGHUP", "SIGKILL"])
+def test_app_killed_by_signal_takes_the_running_command_with_it(tmp_path, signum) -> None:
+    app = subprocess.Popen([sys.executable, "-c", _APP,
+                            f"echo $$ > {tmp_path}/p; exec sleep 60", str(tmp_path)])
+    try:
+        pid = _wait_file(tmp_path / "p")
+        assert _alive(pid)
+        app.send_signal(signum)
+        app.wait(10)
+        assert _wait_dead(pid), "the command outlived the app"
+    finally:
+        if app.poll() is None:
+            app.kill()
+
+
+def test_interrupted_command_stand_in_says_it_may_have_run() -> None:
+    from paicli_tui.core.context.pairing import cancelled_result
+
+    text = cancelled_result("c1", "execute_command").content
+    assert "may have run" in text and "not run" not in text.lower()
+
+
+def test_command_supervisor_passes_exit_codes_and_signals(tmp_path) -> None:
+    async def both() -> tuple[int | None, int | None]:
+        a = await run_command("exit 7", str(tmp_path), 10, 100)
+        b = await run_command("kill -TERM $$", str(tmp_path), 10, 100)
+        return a[0], b[0]
+
+    assert asyncio.run(both()) == (7, 128 + signal.SIGTERM)
+
+
+def test_command_output_json_events_never_hold_the_key(keyed) -> None:
+    # what `exec --json` would print for the tool result: the ToolOutput text
+    _, context = keyed
+    out = _run_tool(context, "env; cat /proc/self/environ | tr '\\\\0' '\\\\n'")
+    assert _leaks(json.dumps(out)) == []
