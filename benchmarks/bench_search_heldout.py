@@ -61,14 +61,16 @@ def find_src_zip(given: str | None) -> str | None:
     return None
 
 
-def load_score(eval_dir: Path) -> ModuleType:
-    """score.py as a module whose result parser also accepts .java paths (hit rule untouched)."""
+def load_score(eval_dir: Path, exts: tuple[str, ...] = ("py", "java")) -> ModuleType:
+    """score.py as a module whose result parser also accepts paths ending in `exts` (by
+    default .py and .java; the hit rule is untouched)."""
     spec = importlib.util.spec_from_file_location("heldout_score", eval_dir / "score.py")
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {eval_dir / 'score.py'}")
     score = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(score)
-    ext = r"\.(?:py|java)"
+    alts = "|".join(exts)
+    ext = r"\.(?:" + alts + ")"
     score.PY_PATH_RE = re.compile(
         r"(?:file://)?((?:[A-Za-z]:)?[\w.~@+\-/\\]*[\w\-]" + ext + r")(?![\w])")
     score.RANGE_PATTERNS[0] = re.compile(
@@ -77,16 +79,34 @@ def load_score(eval_dir: Path) -> ModuleType:
     plain_norm = score._norm_path
 
     def norm_path(p: str) -> str:
-        return plain_norm(re.sub(r"(\.java)[:#(].*$", r"\1", p.strip()))
+        return plain_norm(re.sub(r"(\.(?:" + alts + r"))[:#(].*$", r"\1", p.strip()))
 
     def module_suffixes(path: str) -> list[str]:
-        mod = re.sub(r"\.(?:py|java)$", "", path)
+        mod = re.sub(r"\.(?:" + alts + ")$", "", path)
         parts = [p for p in mod.split("/") if p and p != "__init__"]
         return [".".join(parts[i:]) for i in range(len(parts))]
 
     score._norm_path = norm_path
     score._module_suffixes = module_suffixes
     return score
+
+
+def index_project(app: list[str], project: Path) -> None:
+    """A fresh index of `project`, with its time and chunk rate printed."""
+    shutil.rmtree(project / ".paicli" / "index", ignore_errors=True)
+    started = time.perf_counter()
+    done = subprocess.run([*app, "index", "--json"], cwd=project, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"index failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    summary = _index_summary(done.stdout + "\n" + done.stderr)
+    chunks = summary.get("chunks_total") or summary.get("chunks")
+    own = summary.get("seconds")
+    base = own if isinstance(own, (int, float)) and own > 0 else seconds
+    print(f"index (full, from scratch): wall {seconds:.1f} s incl. process start"
+          + (f", indexer {own:.1f} s" if isinstance(own, (int, float)) else ""))
+    if isinstance(chunks, int) and chunks:
+        print(f"chunks: {chunks}, {chunks / base:.0f} chunks/s (indexer)")
 
 
 def main() -> int:
@@ -125,24 +145,11 @@ def main() -> int:
         print(f"# {prep.stdout.strip()}")
 
         os.environ.update(PAICLI_HOME=home, RUST_LOG="error")
-        shutil.rmtree(project / ".paicli" / "index", ignore_errors=True)
-        app = shlex.split(a.app)
-        started = time.perf_counter()
-        done = subprocess.run([*app, "index", "--json"], cwd=project, capture_output=True,
-                              text=True)
-        seconds = time.perf_counter() - started
-        if done.returncode != 0:
-            print(f"index failed ({done.returncode}):\n{done.stderr[-2000:]}", file=sys.stderr)
+        try:
+            index_project(shlex.split(a.app), project)
+        except RuntimeError as exc:
+            print(str(exc), file=sys.stderr)
             return 1
-        summary = _index_summary(done.stdout + "\n" + done.stderr)
-        chunks = summary.get("chunks_total") or summary.get("chunks")
-        own = summary.get("seconds")
-        base = own if isinstance(own, (int, float)) and own > 0 else seconds
-        print(f"index (full, from scratch): wall {seconds:.1f} s incl. process start"
-              + (f", indexer {own:.1f} s" if isinstance(own, (int, float)) else ""))
-        if isinstance(chunks, int) and chunks:
-            print(f"chunks: {chunks}, {chunks / base:.0f} chunks/s (indexer)"
-                  + (f", parsers {summary['parsers']}" if summary.get("parsers") else ""))
 
         score = load_score(eval_dir)
         argv = [a.app, str(project), "--skip-index", "--questions",
