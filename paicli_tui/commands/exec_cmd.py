@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..config import Settings
 from .conventions import (
@@ -23,6 +23,11 @@ from .conventions import (
     add_project_flag,
     add_provider_flags,
 )
+
+if TYPE_CHECKING:  # the core loads inside run(): --help stays light
+    from ..core.agent.port import SessionPort
+    from ..core.contracts.events import AgentEvent
+    from ..core.contracts.services import CodeService, MemoryService
 
 HELP = ("Run one agent task without the TUI and print the answer (or, with --json, one JSON "
         "event per line). Writes and commands are refused unless --yes is given.")
@@ -85,7 +90,7 @@ class _Printer:
             self._text("\n")
         print(text, file=self.err, flush=True)
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: AgentEvent) -> None:
         from ..core.contracts import events as ev
         from ..core.contracts.tools import ToolStatus
 
@@ -120,9 +125,11 @@ class _Printer:
                   f"{self.session} ...)", file=self.err, flush=True)
 
 
-def _services(settings: Settings, project: Path, err: TextIO) -> tuple[Any, Any]:
+def _services(settings: Settings, project: Path, err: TextIO
+              ) -> tuple[MemoryService | None, CodeService | None]:
     """Memory and code services; a broken one is reported and left out, not fatal."""
-    memory = code = None
+    memory: MemoryService | None = None
+    code: CodeService | None = None
     try:
         from ..core.memory.service import LocalMemoryService
 
@@ -165,9 +172,9 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
         return EXIT_ERROR
     memory, code = _services(settings, project, err)
     try:
-        session = await AgentSession.start(settings, project, client=client, memory=memory,
-                                           code=code, approve=deny_all, resume=args.resume,
-                                           mode="headless")
+        session: SessionPort = await AgentSession.start(
+            settings, project, client=client, memory=memory, code=code, approve=deny_all,
+            resume=args.resume, mode="headless")
     except LedgerError as exc:
         await client.aclose()
         print(f"paicli-tui exec: {exc}", file=err)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..config import Settings
 from ..core.contracts.asks import (
@@ -21,6 +21,12 @@ from ..core.contracts.asks import (
     ConflictEntry,
 )
 from ..core.messages import Message
+
+if TYPE_CHECKING:  # the core is imported lazily: start-up stays light
+    from ..core.agent.port import SessionPort
+    from ..core.code.service import LocalCodeService
+    from ..core.contracts.llm import ChatClient
+    from ..core.memory.service import LocalMemoryService
 
 
 @dataclass(frozen=True)
@@ -128,11 +134,16 @@ class Backend(Protocol):
     settings: Settings
     project_root: Path
 
+    def prepare(self) -> None:
+        """Import and build what the session needs (run in a thread before it starts)."""
+        ...
     def how_to_configure(self) -> str: ...
-    def build_client(self, settings: Settings) -> Any: ...
-    async def start_session(self, client: Any, approve: ApprovalCallback,
+    def build_client(self, settings: Settings) -> ChatClient | None:
+        """The model the settings name, or None when none is configured."""
+        ...
+    async def start_session(self, client: ChatClient | None, approve: ApprovalCallback,
                             resolve_conflict: ConflictCallback | None,
-                            resume: str | None) -> Any: ...
+                            resume: str | None) -> SessionPort: ...
     def memory(self) -> MemoryBackend: ...
     def code(self) -> CodeBackend: ...
     def sessions(self) -> list[SessionRow]: ...
@@ -141,12 +152,9 @@ class Backend(Protocol):
     def models(self) -> list[ModelChoice]: ...
 
 
-def _date(value: Any) -> str:
-    """A date for a table cell from a datetime, an ISO string or a timestamp."""
-    if value is None or value == "":
-        return "—"
-    text = value.isoformat() if hasattr(value, "isoformat") else str(value)
-    return text[:10]
+def _date(value: str | None) -> str:
+    """The day of an ISO time stamp, for a table cell."""
+    return value[:10] if value else "—"
 
 
 @dataclass
@@ -155,8 +163,8 @@ class CoreBackend:
 
     settings: Settings
     project_root: Path
-    _memory: Any = field(default=None, repr=False)
-    _code: Any = field(default=None, repr=False)
+    _memory: LocalMemoryService | None = field(default=None, repr=False)
+    _code: LocalCodeService | None = field(default=None, repr=False)
 
     def prepare(self) -> None:
         """Import the core and build the services (called in a thread before the session
@@ -174,7 +182,7 @@ class CoreBackend:
 
         return how_to_configure(self.settings)
 
-    def build_client(self, settings: Settings) -> Any:
+    def build_client(self, settings: Settings) -> ChatClient | None:
         from ..core.llm.registry import build_client
 
         return build_client(settings)
@@ -184,15 +192,15 @@ class CoreBackend:
 
         out = []
         for name, spec in PROVIDERS.items():
-            key_variable = getattr(spec, "key_variable", None)
+            key_variable = spec.key_variable
             configured = (not key_variable) or bool(self.settings.key_for(key_variable))
             out.append(ModelChoice(name, spec.default_model or "", int(spec.window or 0),
                                    configured))
         return out
 
-    async def start_session(self, client: Any, approve: ApprovalCallback,
+    async def start_session(self, client: ChatClient | None, approve: ApprovalCallback,
                             resolve_conflict: ConflictCallback | None,
-                            resume: str | None) -> Any:
+                            resume: str | None) -> SessionPort:
         from ..core.agent.session import AgentSession
 
         if client is not None:
@@ -226,14 +234,14 @@ class CoreBackend:
         return ledger.checkpoint_before_last_compaction()
 
     # -- memory and code -----------------------------------------------------------------------
-    def _memory_service(self) -> Any:
+    def _memory_service(self) -> LocalMemoryService:
         if self._memory is None:
             from ..core.memory.service import LocalMemoryService
 
             self._memory = LocalMemoryService(self.settings, self.project_root)
         return self._memory
 
-    def _code_service(self) -> Any:
+    def _code_service(self) -> LocalCodeService:
         if self._code is None:
             from ..core.code.service import LocalCodeService
 
@@ -249,17 +257,3 @@ class CoreBackend:
         from .core_adapters import CodeAdapter
 
         return CodeAdapter(self._code_service(), self.settings, self.project_root)
-
-
-def conflict_entries(items: Sequence[Any]) -> tuple[ConflictEntry, ...]:
-    """Conflict entries from whatever the memory service returned (objects or dicts)."""
-    out = []
-    for item in items:
-        if isinstance(item, ConflictEntry):
-            out.append(item)
-        elif isinstance(item, dict):
-            out.append(ConflictEntry(str(item.get("id", "")), str(item.get("content", ""))))
-        else:
-            out.append(ConflictEntry(str(getattr(item, "id", "")),
-                                     str(getattr(item, "content", ""))))
-    return tuple(out)

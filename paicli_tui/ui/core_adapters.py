@@ -7,24 +7,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..config import Settings
-from ..core.contracts.asks import ConflictDecision
+from ..core.contracts.asks import ConflictDecision, ConflictEntry
 from .backend import (
     CodeHit,
     IndexProgress,
     IndexStatus,
     MemoryRow,
     SaveOutcome,
-    conflict_entries,
 )
+
+if TYPE_CHECKING:
+    from ..core.code.indexer import IndexProgress as CoreIndexProgress
+    from ..core.code.service import LocalCodeService
+    from ..core.memory.book import MemoryBook, SaveResult
 
 
 class CodeAdapter:
     """Index status, search in every mode, indexing with progress, the code graph."""
 
-    def __init__(self, service: Any, settings: Settings, project_root: Path) -> None:
+    def __init__(self, service: LocalCodeService, settings: Settings,
+                 project_root: Path) -> None:
         self.service = service
         self.settings = settings
         self.project_root = Path(project_root)
@@ -55,7 +60,7 @@ class CodeAdapter:
     def index(self, progress: Callable[[IndexProgress], None]) -> str:
         from ..core.code.indexer import CodeIndexer
 
-        def on_progress(event: Any) -> None:
+        def on_progress(event: CoreIndexProgress) -> None:
             progress(IndexProgress(event.done, event.total, f"{event.phase} "
                                    f"{event.done}/{event.total} {event.detail}".strip(),
                                    event.phase, event.detail))
@@ -82,7 +87,7 @@ class MemoryAdapter:
     exactly why (unknown id, a conflict still standing, text too long).
     """
 
-    def __init__(self, book: Any) -> None:
+    def __init__(self, book: MemoryBook) -> None:
         self.book = book
 
     def rows(self) -> list[MemoryRow]:
@@ -122,11 +127,12 @@ class MemoryAdapter:
         return int(self.book.clear("project"))
 
 
-def _outcome(result: Any) -> SaveOutcome:
+def _outcome(result: SaveResult) -> SaveOutcome:
     """A MemoryBook SaveResult as the UI's SaveOutcome; a refused write raises ValueError."""
     entry_id = result.entry.id if result.entry else None
     if result.status == "conflict":
-        return SaveOutcome(conflicts=conflict_entries(result.conflicts), message=result.message)
+        return SaveOutcome(conflicts=tuple(ConflictEntry(e.id, e.content) for e in result.conflicts),
+                           message=result.message)
     if result.status == "duplicate":
         return SaveOutcome(duplicate_of=entry_id, message=result.message)
     if result.status == "cancelled":
@@ -138,5 +144,5 @@ def _outcome(result: Any) -> SaveOutcome:
     return SaveOutcome(saved_id=entry_id, message=result.message)
 
 
-def _day(text: Any) -> str:
+def _day(text: str | None) -> str:
     return str(text or "—")[:10]

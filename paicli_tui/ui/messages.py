@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from ..core.contracts.events import AgentEvent
+
+if TYPE_CHECKING:
+    from ..core.agent.port import SessionPort
 
 
 class AgentEventPosted(Message):
@@ -29,7 +32,7 @@ class TurnEnded(Message):
 class SessionReady(Message):
     """The agent session is started (or failed to start: ``session`` is None)."""
 
-    def __init__(self, session: Any, error: str | None = None) -> None:
+    def __init__(self, session: SessionPort | None, error: str | None = None) -> None:
         super().__init__()
         self.session = session
         self.error = error

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from paicli_tui.config import Settings
+from paicli_tui.core.context.profile import ContextProfile
+from paicli_tui.core.context.report import CompactionReport
 from paicli_tui.core.contracts import events as ev
 from paicli_tui.core.contracts.asks import (
     ApprovalRequest,
@@ -21,6 +23,7 @@ from paicli_tui.core.contracts.asks import (
     ConflictEntry,
     ConflictRequest,
 )
+from paicli_tui.core.contracts.services import CodeService, MemoryService
 from paicli_tui.core.messages import Message, Role, ToolCall
 from paicli_tui.core.skills import SkillCatalog
 from paicli_tui.ui.backend import (
@@ -34,15 +37,11 @@ from paicli_tui.ui.backend import (
 )
 
 
-@dataclass(frozen=True)
-class FakeProfile:
-    window: int = 128_000
-    effective_window: int = 128_000
-    summary_reserve: int = 20_000
-    buffer: int = 13_000
-    compaction_trigger: int = 95_000
-    clearing_trigger: int = 57_000
-    memory_budget: int = 640
+def fake_profile(window: int = 128_000) -> ContextProfile:
+    """Fixed thresholds (whatever the window) so the pictures stay the same."""
+    return ContextProfile(window=window, effective_window=128_000, summary_reserve=20_000,
+                          buffer=13_000, compaction_trigger=95_000, clearing_trigger=57_000,
+                          memory_budget=640)
 
 
 @dataclass
@@ -54,15 +53,6 @@ class FakeClient:
     async def aclose(self) -> None:
         return None
 
-
-@dataclass(frozen=True)
-class FakeReport:
-    tier: str
-    changed: bool
-    tokens_before: int
-    tokens_after: int
-    detail: str = ""
-    summary: str | None = None
 
 
 def chat_script(session: str = "s1") -> list[ev.AgentEvent]:
@@ -96,18 +86,20 @@ class FakeSession:
     (used to hold a turn mid-stream)."""
 
     def __init__(self, *, client: Any = None, script: Sequence[Any] = (),
-                 history: Sequence[Message] = (), profile: FakeProfile | None = None,
+                 history: Sequence[Message] = (), profile: ContextProfile | None = None,
                  session_id: str = "s1") -> None:
         self.session_id = session_id
         self.client = client
         self.script = list(script)
         self.history: list[Message] = list(history)
-        self.profile = profile or FakeProfile()
+        self.profile = profile or fake_profile()
+        self.memory: MemoryService | None = None
+        self.code: CodeService | None = None
         self.approve: Any = None
         self.resolve_conflict: Any = None
         self.closed = False
         self.skills = SkillCatalog()
-        self.compactions: list[FakeReport] = []
+        self.compactions: list[CompactionReport] = []
         self.estimate_value = 1_200
 
     def estimate(self) -> int:
@@ -139,8 +131,11 @@ class FakeSession:
             self.history.append(Message.assistant("".join(text)))
             raise
 
-    async def compact_now(self) -> list[FakeReport]:
-        report = FakeReport("summary", True, self.estimate_value, 900, "kept 1 user turn",
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        return []
+
+    async def compact_now(self) -> list[CompactionReport]:
+        report = CompactionReport("summary", True, self.estimate_value, 900, "kept 1 user turn",
                             "## Goal\nFind the loader.")
         self.compactions.append(report)
         self.estimate_value = 900
@@ -158,7 +153,7 @@ class FakeSession:
 
     def switch_model(self, client: Any) -> None:
         self.client = client
-        self.profile = FakeProfile(window=client.window)
+        self.profile = fake_profile(window=client.window)
 
     async def wait_background(self) -> None:
         return None
@@ -275,6 +270,9 @@ class FakeBackend:
     before_compaction: list[Message] | None = None
     started: list[str | None] = field(default_factory=list)
     approvals: list[ApprovalRequest] = field(default_factory=list)
+
+    def prepare(self) -> None:
+        return None
 
     def how_to_configure(self) -> str:
         from paicli_tui.core.llm.registry import how_to_configure

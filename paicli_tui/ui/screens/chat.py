@@ -4,7 +4,7 @@ turn worker; workers post events, handlers here render them."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -31,6 +31,10 @@ from ..widgets.context_gauge import ContextGauge
 from ..widgets.prompt_input import PromptInput
 from .chat_commands import SlashCommandsMixin
 
+if TYPE_CHECKING:
+    from ...core.agent.port import SessionPort
+    from ...core.contracts.llm import ChatClient
+
 
 class ChatScreen(SlashCommandsMixin, Screen[None]):
     BINDINGS = [
@@ -48,8 +52,8 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
         super().__init__(classes="chat-screen")
         self.backend = backend
         self.resume = resume
-        self.session: Any = None
-        self.client: Any = None
+        self.session: SessionPort | None = None
+        self.client: ChatClient | None = None
         self.turn_worker: Worker[None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -88,10 +92,8 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
     @work(exclusive=True, group="session", exit_on_error=False)
     async def start_session(self, resume: str | None) -> None:
         """Build the client and start (or resume) the agent session off the UI's back."""
-        prepare = getattr(self.backend, "prepare", None)
-        if prepare is not None:
-            # imports and service construction in a thread: the screen keeps painting
-            await asyncio.to_thread(prepare)
+        # imports and service construction in a thread: the screen keeps painting
+        await asyncio.to_thread(self.backend.prepare)
         problems: list[str] = []
         try:
             client = self.backend.build_client(self.backend.settings)
@@ -140,7 +142,7 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
             self.pick_session()
 
     @work(group="close", exit_on_error=False)
-    async def close_session(self, session: Any) -> None:
+    async def close_session(self, session: SessionPort) -> None:
         await session.aclose()
 
     def title_line(self) -> str:
@@ -277,7 +279,7 @@ class ChatScreen(SlashCommandsMixin, Screen[None]):
     async def collect_notices(self) -> None:
         """Memory saves from background extraction arrive after the turn: show them."""
         session = self.session
-        if session is None or not hasattr(session, "take_notices"):
+        if session is None:
             return
         await session.wait_background()
         for notice in session.take_notices():

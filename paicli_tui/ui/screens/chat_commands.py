@@ -15,6 +15,7 @@ from ..slash import BY_NAME
 
 if TYPE_CHECKING:
     from .chat import ChatScreen
+    from .context_inspector import InspectorResult
 
 
 class SlashCommandsMixin:
@@ -74,10 +75,10 @@ class SlashCommandsMixin:
         self.app.push_screen(ContextInspector(self.backend, self.session, usage),
                              callback=self.after_inspector)
 
-    def after_inspector(self: ChatScreen, result: Any) -> None:
+    def after_inspector(self: ChatScreen, result: InspectorResult | None) -> None:
         self.run_worker(self._after_inspector(result), group="rerender", exit_on_error=False)
 
-    async def _after_inspector(self: ChatScreen, result: Any) -> None:
+    async def _after_inspector(self: ChatScreen, result: InspectorResult | None) -> None:
         from ...core.contracts.events import ContextCompacted
         from ..messages import AgentEventPosted
 
@@ -85,7 +86,7 @@ class SlashCommandsMixin:
             await self.chat.reset()
             await self.chat.add_notice("View restored from before the last compaction.")
             await self.render_history(self.session.history)
-        for report in getattr(result, "reports", ()):
+        for report in result.reports if result is not None else ():
             self.post_message(AgentEventPosted(ContextCompacted(
                 report.tier, report.tokens_before, report.tokens_after, report.detail,
                 report.summary)))

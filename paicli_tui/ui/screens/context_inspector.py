@@ -4,7 +4,7 @@ compact now, and restore the view before the last compaction."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
@@ -19,10 +19,14 @@ from ..format import fmt_tokens
 from ..widgets.app_footer import AppFooter
 from ..widgets.context_gauge import ContextGauge
 
+if TYPE_CHECKING:
+    from ...core.agent.port import SessionPort
+    from ...core.context.report import CompactionReport
+
 
 @dataclass
 class InspectorResult:
-    reports: list[Any] = field(default_factory=list)
+    reports: list[CompactionReport] = field(default_factory=list)
     """Compaction reports from "compact now", for the chat to show."""
     restored: bool = False
 
@@ -34,7 +38,7 @@ class ContextInspector(Screen[InspectorResult]):
         Binding("r", "restore", "Restore view before last compaction"),
     ]
 
-    def __init__(self, backend: Backend, session: Any,
+    def __init__(self, backend: Backend, session: SessionPort,
                  usage: tuple[int | None, int, list[float]] = (None, 0, [])) -> None:
         super().__init__(classes="context-screen")
         self.backend = backend
@@ -72,7 +76,7 @@ class ContextInspector(Screen[InspectorResult]):
 
     def refresh_view(self) -> None:
         session = self.session
-        schemas = _call(session, "tool_schemas") or ()
+        schemas = session.tool_schemas()
         rules = _rules_text(session)
         parts = token_breakdown(session.history, schemas, rules)
         total = sum(parts.values()) or 1
@@ -154,8 +158,8 @@ def _left(trigger: int, estimate: int) -> str:
     return f"{fmt_tokens(trigger - estimate)} left" if trigger > estimate else "reached"
 
 
-def _rules_text(session: Any) -> str:
-    memory = getattr(session, "memory", None)
+def _rules_text(session: SessionPort) -> str:
+    memory = session.memory
     if memory is None:
         return ""
     try:
@@ -163,7 +167,3 @@ def _rules_text(session: Any) -> str:
     except Exception:  # unreadable rules: the inspector still shows the rest
         return ""
 
-
-def _call(obj: Any, name: str) -> Any:
-    value = getattr(obj, name, None)
-    return value() if callable(value) else value

@@ -1,0 +1,83 @@
+"""The session port: everything the TUI and ``paicli-tui exec`` may ask of an agent session.
+
+:class:`~paicli_tui.core.agent.session.AgentSession` implements it; the UI's tests drive a
+scripted fake that is checked against it. The faces see a session only through this protocol,
+so nothing at that boundary is ``Any`` and nothing is probed with ``getattr``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ..context.profile import ContextProfile
+from ..context.report import CompactionReport
+from ..contracts.events import AgentEvent
+from ..contracts.llm import ChatClient
+from ..contracts.services import CodeService, MemoryService
+from ..messages import Message
+
+
+@runtime_checkable
+class SessionPort(Protocol):
+    """One running conversation, as its two faces drive it."""
+
+    @property
+    def session_id(self) -> str:
+        """The ledger's id (``--resume`` takes it)."""
+        ...
+
+    @property
+    def history(self) -> list[Message]:
+        """The messages the model sees now (read it; change it through the methods)."""
+        ...
+
+    @property
+    def client(self) -> ChatClient | None:
+        """The chat model, or None when none is configured (every pane still works)."""
+        ...
+
+    @property
+    def memory(self) -> MemoryService | None: ...
+
+    @property
+    def code(self) -> CodeService | None: ...
+
+    @property
+    def profile(self) -> ContextProfile:
+        """The thresholds in force (they follow the model's window)."""
+        ...
+
+    def run_turn(self, user_input: str) -> AsyncIterator[AgentEvent]:
+        """One user turn as typed events, ending with TurnFinished."""
+        ...
+
+    def estimate(self) -> int:
+        """Estimated tokens of the next request as the history stands."""
+        ...
+
+    def tool_schemas(self) -> list[dict[str, Any]]: ...
+
+    async def compact_now(self) -> list[CompactionReport]:
+        """Manual /compact: every tier's report, changed or not."""
+        ...
+
+    def clear_history(self) -> None:
+        """/clear: the model starts fresh; the ledger keeps everything."""
+        ...
+
+    def switch_model(self, client: ChatClient) -> None: ...
+
+    def replace_view(self, messages: Sequence[Message], reason: str) -> None:
+        """The model now sees ``messages`` (restore the view before a compaction)."""
+        ...
+
+    async def wait_background(self) -> None:
+        """Until background work (fact extraction) is done."""
+        ...
+
+    def take_notices(self) -> list[AgentEvent]:
+        """Events produced in the background since the last call (memory saves)."""
+        ...
+
+    async def aclose(self) -> None: ...
