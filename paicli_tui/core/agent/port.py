@@ -16,6 +16,7 @@ from ..contracts.events import AgentEvent
 from ..contracts.llm import ChatClient
 from ..contracts.services import CodeService, MemoryService
 from ..messages import Message
+from ..skills import SkillCatalog
 
 
 @runtime_checkable
@@ -42,6 +43,11 @@ class SessionPort(Protocol):
 
     @property
     def code(self) -> CodeService | None: ...
+
+    @property
+    def skills(self) -> SkillCatalog:
+        """The skills found for this project (``/skills`` lists them)."""
+        ...
 
     @property
     def profile(self) -> ContextProfile:
