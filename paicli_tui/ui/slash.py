@@ -33,6 +33,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/graph", "<Class>", "Show a class's relations in the code graph",
                  needs_args=True),
     SlashCommand("/skills", "", "List the skills the model can load, and broken ones"),
+    SlashCommand("/mcp", "[approve]", "MCP servers: status, tools, last error; approve the "
+                 "project's .mcp.json"),
     SlashCommand("/model", "[provider[:model]]", "Switch model; thresholds follow its window"),
     SlashCommand("/theme", "[dark|light]", "Switch between the dark and light theme"),
     SlashCommand("/help", "", "All keys and slash commands"),

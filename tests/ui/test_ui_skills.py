@@ -1,4 +1,4 @@
-"""/skills in the chat: the skills the model can load, and the broken ones with a reason."""
+"""/skills and /mcp in the chat: what the model can load or call, and what is broken."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ def _skill(folder, name: str, front: str) -> None:
     path.write_text(f"---\n{front}\n---\nbody\n", encoding="utf-8")
 
 
-async def _skills_notice(app) -> str:
+async def _skills_notice(app, command: str = "/skills") -> str:
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        app.screen.query_one(PromptInput).load_text("/skills")
+        app.screen.query_one(PromptInput).load_text(command)
         await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -48,3 +48,9 @@ async def test_skills_uses_the_sessions_catalog(settings, project_dir) -> None:
     backend = FakeBackend(settings, project_dir, session=session, client=FakeClient())
     text = await _skills_notice(PaicliApp(settings, project_dir, backend=backend))
     assert "`notes` (home): Meeting notes format." in text
+
+
+async def test_mcp_without_servers_says_how_to_add_one(settings, project_dir) -> None:
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=None)
+    text = await _skills_notice(PaicliApp(settings, project_dir, backend=backend), "/mcp")
+    assert "No MCP servers" in text and "[mcp_servers.files]" in text

@@ -100,10 +100,14 @@ class FakeSession:
         self.closed = False
         self.skills = SkillCatalog()
         self.compactions: list[CompactionReport] = []
+        self.mcp = None
         self.estimate_value = 1_200
 
     def estimate(self) -> int:
         return self.estimate_value
+
+    async def approve_project_mcp(self) -> str:
+        return "No unapproved MCP servers in this project's .mcp.json."
 
     async def run_turn(self, user_input: str) -> AsyncIterator[ev.AgentEvent]:
         self.history.append(Message.user(user_input))

@@ -15,6 +15,7 @@ from ..context.report import CompactionReport
 from ..contracts.events import AgentEvent
 from ..contracts.llm import ChatClient
 from ..contracts.services import CodeService, MemoryService
+from ..mcp import McpManager
 from ..messages import Message
 from ..skills import SkillCatalog
 
@@ -47,6 +48,15 @@ class SessionPort(Protocol):
     @property
     def skills(self) -> SkillCatalog:
         """The skills found for this project (``/skills`` lists them)."""
+        ...
+
+    @property
+    def mcp(self) -> McpManager | None:
+        """The session's MCP servers (``/mcp`` shows them); None when none are configured."""
+        ...
+
+    async def approve_project_mcp(self) -> str:
+        """``/mcp approve``: trust the project's .mcp.json and start its servers now."""
         ...
 
     @property

@@ -30,6 +30,7 @@ from ..contracts.session_state import SessionState
 from ..contracts.tools import ToolContext
 from ..llm.complete import completer_for
 from ..llm.registry import light_completer
+from ..mcp import McpManager, approve_and_start_project_servers, start_mcp
 from ..messages import Message, Role
 from ..skills import LoadSkillTool, SkillCatalog
 from ..tokens import TokenCalibrator
@@ -53,7 +54,8 @@ class AgentSession:
                  history: list[Message], client: ChatClient | None,
                  memory: MemoryService | None, code: CodeService | None,
                  approve: ApprovalCallback, resolve_conflict: ConflictCallback | None,
-                 mode: Mode, skills: SkillCatalog | None = None) -> None:
+                 mode: Mode, skills: SkillCatalog | None = None,
+                 mcp: McpManager | None = None) -> None:
         self.settings = settings
         self.project = project
         self.ledger = ledger
@@ -80,6 +82,9 @@ class AgentSession:
         self.skills = skills if skills is not None else SkillCatalog()
         if self.skills.skills:
             self.tools.add(LoadSkillTool(self.skills))
+        self.mcp = mcp
+        for tool in mcp.tools() if mcp is not None else ():
+            self.tools.add(tool)
         for service in (code, memory):
             if service is not None:
                 for tool in service.tools():
@@ -127,7 +132,8 @@ class AgentSession:
             history = []
         session = cls(settings=settings, project=project, ledger=ledger, history=history,
                       client=client, memory=memory, code=code, approve=approve,
-                      resolve_conflict=resolve_conflict, mode=mode, skills=skills)
+                      resolve_conflict=resolve_conflict, mode=mode, skills=skills,
+                      mcp=await start_mcp(settings, project.root))
         session._install_system_prompt(system)
         if resume:
             session.state.external_content_used = restored.external_content_used
@@ -279,8 +285,22 @@ class AgentSession:
         notices, self.pending_notices = self.pending_notices, []
         return notices
 
+    async def approve_project_mcp(self) -> str:
+        """/mcp approve: trust this project's .mcp.json and start its servers now."""
+        self.mcp, started = await approve_and_start_project_servers(
+            self.mcp, self.settings, self.project.root)
+        for status in started:
+            for tool in status.tools:
+                self.tools.add(tool)
+        if not started:
+            return "No unapproved MCP servers in this project's .mcp.json."
+        return self.mcp.report() if self.mcp is not None else ""
+
     async def aclose(self) -> None:
-        """Stop background work and release the client's connections."""
+        """Stop background work, the MCP servers and the client's connections."""
+        if self.mcp is not None:
+            with contextlib.suppress(Exception):
+                await self.mcp.aclose()
         for task in list(self._background):
             task.cancel()
         with contextlib.suppress(Exception):

@@ -235,6 +235,22 @@ class SlashCommandsMixin:
                                             self.backend.settings.home)
         await self.chat.add_notice(catalog.report())
 
+    async def slash_mcp(self: ChatScreen, rest: str) -> None:
+        from ...core.mcp import McpManager
+
+        if rest.strip().lower() == "approve":
+            if self.session is None:
+                await self.chat.add_notice("No session yet: connect a model first.", "warning")
+                return
+            await self.chat.add_notice("Starting this project's MCP servers…")
+            await self.chat.add_notice(await self.session.approve_project_mcp())
+            return
+        if rest.strip():
+            await self.chat.add_notice("Usage: `/mcp` or `/mcp approve`", "warning")
+            return
+        manager = self.session.mcp if self.session is not None else None
+        await self.chat.add_notice((manager or McpManager([])).report())
+
     async def slash_graph(self: ChatScreen, rest: str) -> None:
         if not rest:
             await self.chat.add_notice("Usage: `/graph <Class>`", "warning")

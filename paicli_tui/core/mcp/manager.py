@@ -1,0 +1,207 @@
+"""Running MCP servers for one session.
+
+Each server lives in a task of its own that enters the SDK's stdio client and session,
+lists the tools, then waits until the session stops: the SDK's task groups must be entered
+and left by the same task, and the TUI calls tools from other tasks. A server that fails to
+start (a missing command, a crash, no answer within its start-up timeout) is reported with
+its reason and the session goes on without it. The server's stderr goes to a log file, never
+to the terminal (it would tear the TUI).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import McpServerConfig
+from .tool import McpTool
+
+log = logging.getLogger(__name__)
+STOP_TIMEOUT_S = 5.0
+MAX_TOOL_NAME = 64
+
+
+@dataclass
+class ServerStatus:
+    config: McpServerConfig
+    state: str = "starting"
+    """``starting``, ``running``, ``failed``, ``disabled`` or ``stopped``."""
+    error: str | None = None
+    """Why it failed to start, or the last failed call."""
+    tools: list[McpTool] = field(default_factory=list)
+    log_path: Path | None = None
+    session: Any = None
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for a failure, looking inside the exception groups the SDK raises."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    text = str(exc).strip() or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+def tool_name(server: str, tool: str, taken: set[str]) -> str:
+    """``mcp__<server>__<tool>``, kept to the characters and length providers accept."""
+    base = re.sub(r"[^A-Za-z0-9_-]", "_", f"mcp__{server}__{tool}")[:MAX_TOOL_NAME]
+    name, n = base, 2
+    while name in taken:
+        suffix = f"_{n}"
+        name, n = base[:MAX_TOOL_NAME - len(suffix)] + suffix, n + 1
+    taken.add(name)
+    return name
+
+
+class McpManager:
+    def __init__(self, statuses: Sequence[ServerStatus], problems: Sequence[str] = ()) -> None:
+        self.statuses = list(statuses)
+        self.problems = list(problems)
+        """Configuration trouble found before starting (shown by /mcp)."""
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._project_root = Path(".")
+        self._logs_dir = Path(".")
+
+    @classmethod
+    async def start(cls, configs: Sequence[McpServerConfig], *, project_root: Path,
+                    logs_dir: Path, problems: Sequence[str] = ()) -> McpManager:
+        """Start every enabled server at once and wait until each runs or has failed."""
+        manager = cls([], problems)
+        manager._project_root, manager._logs_dir = project_root, logs_dir
+        await manager.add(configs)
+        return manager
+
+    async def add(self, configs: Sequence[McpServerConfig]) -> list[ServerStatus]:
+        """Start more servers (a name already running is skipped); returns their statuses."""
+        known = {s.config.name for s in self.statuses}
+        taken = {t.name for s in self.statuses for t in s.tools}
+        added = [ServerStatus(c) for c in configs if c.name not in known]
+        self.statuses.extend(added)
+        ready_events = []
+        for status in added:
+            if not status.config.enabled:
+                status.state = "disabled"
+                continue
+            ready = asyncio.Event()
+            ready_events.append(ready)
+            self._tasks.append(asyncio.create_task(
+                self._serve(status, ready, self._project_root, self._logs_dir, taken),
+                name=f"mcp:{status.config.name}"))
+        if ready_events:
+            await asyncio.gather(*(e.wait() for e in ready_events))
+        return added
+
+    async def _serve(self, status: ServerStatus, ready: asyncio.Event, project_root: Path,
+                     logs_dir: Path, taken: set[str]) -> None:
+        import anyio
+        from mcp import ClientSession, StdioServerParameters, stdio_client
+
+        config = status.config
+        cwd = Path(config.cwd).expanduser() if config.cwd else project_root
+        if not cwd.is_absolute():
+            cwd = project_root / cwd
+        try:
+            logs_dir.mkdir(parents=True, exist_ok=True)
+            status.log_path = logs_dir / f"mcp-{config.name}.log"
+            async with contextlib.AsyncExitStack() as stack:
+                errlog = stack.enter_context(open(status.log_path, "a", encoding="utf-8"))
+                with contextlib.suppress(OSError):
+                    os.chmod(status.log_path, 0o600)
+                # The SDK passes only a small safe environment (HOME, PATH, ...) plus `env`:
+                # provider keys never reach a server unless the person put them in `env`.
+                params = StdioServerParameters(command=config.command, args=list(config.args),
+                                               env=dict(config.env) or None, cwd=str(cwd))
+                read, write = await stack.enter_async_context(stdio_client(params,
+                                                                           errlog=errlog))
+                session = await stack.enter_async_context(ClientSession(read, write))
+                # Only whole awaits inside the deadline: a cancel scope must not straddle the
+                # SDK's own task groups.
+                with anyio.fail_after(config.startup_timeout_s):
+                    await session.initialize()
+                    listed = await _list_tools(session)
+                status.session = session
+                status.tools = [McpTool(self, status, t, tool_name(config.name, t.name, taken))
+                                for t in listed]
+                status.state = "running"
+                ready.set()
+                await self._stop.wait()
+                status.state = "stopped"
+        except asyncio.CancelledError:
+            status.state = "stopped"
+            raise
+        except BaseException as exc:  # noqa: BLE001 — any start failure is reported, not fatal
+            if status.state == "running":
+                status.state = "failed"
+                status.error = f"stopped: {describe_error(exc)}"
+            else:
+                status.state = "failed"
+                status.error = describe_error(exc)
+            log.warning("MCP server %s: %s", config.name, status.error)
+        finally:
+            status.session = None
+            ready.set()
+
+    def tools(self) -> list[McpTool]:
+        return [tool for status in self.statuses if status.state == "running"
+                for tool in status.tools]
+
+    def report(self) -> str:
+        """What ``/mcp`` shows (Markdown)."""
+        lines: list[str] = []
+        if not self.statuses and not self.problems:
+            return ("No MCP servers. Add one to `PAICLI_HOME/config.toml`:\n\n```toml\n"
+                    "[mcp_servers.files]\ncommand = \"npx\"\nargs = [\"-y\", "
+                    "\"@modelcontextprotocol/server-filesystem\", \".\"]\n```")
+        lines.append("**MCP servers**")
+        for status in self.statuses:
+            config = status.config
+            where = "config.toml" if config.source == "config" else ".mcp.json"
+            lines.append(f"- `{config.name}` ({where}): **{status.state}**"
+                         + (f" — {len(status.tools)} tools" if status.state == "running" else ""))
+            if status.tools:
+                lines.append("  - " + ", ".join(f"`{t.name}`" for t in status.tools))
+            if status.error:
+                lines.append(f"  - last error: {status.error}")
+            if status.log_path and status.state == "failed":
+                lines.append(f"  - server log: `{status.log_path}`")
+        lines.extend(f"- {problem}" for problem in self.problems)
+        return "\n".join(lines)
+
+    async def aclose(self) -> None:
+        """Stop every server (each task leaves its SDK contexts itself)."""
+        self._stop.set()
+        if not self._tasks:
+            return
+        done, pending = await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT_S)
+        for task in pending:
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+async def _list_tools(session: Any) -> list[Any]:
+    tools: list[Any] = []
+    cursor = None
+    for _ in range(50):  # a server that pages forever is cut off
+        if cursor is None:
+            result = await session.list_tools()
+        else:
+            from mcp.types import PaginatedRequestParams
+
+            result = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
+        tools.extend(result.tools)
+        cursor = getattr(result, "next_cursor", None)
+        if not cursor:
+            break
+    return tools

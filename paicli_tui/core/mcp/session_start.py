@@ -1,0 +1,49 @@
+"""Which servers a session starts: config.toml's, plus the project's approved .mcp.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...config import ConfigError, Settings
+from .config import approve_project_servers, project_servers, servers_from_settings
+from .manager import McpManager, ServerStatus
+
+NOT_APPROVED = ("{n} server(s) in {path} not started: this project's .mcp.json has not been "
+                "approved (it can run any command). Review it, then `/mcp approve`.")
+
+
+async def start_mcp(settings: Settings, project_root: Path) -> McpManager | None:
+    """The session's MCP servers, started; None when nothing is configured anywhere."""
+    problems: list[str] = []
+    try:
+        configs = servers_from_settings(settings)
+    except ConfigError as exc:
+        configs, problems = [], [str(exc)]
+    project = project_servers(project_root, settings.home)
+    if project is not None:
+        if project.error:
+            problems.append(project.error)
+        elif project.approved:
+            names = {c.name for c in configs}
+            configs += [c for c in project.servers if c.name not in names]
+        elif project.servers:
+            problems.append(NOT_APPROVED.format(n=len(project.servers), path=project.path))
+    if not configs and not problems:
+        return None
+    return await McpManager.start(configs, project_root=project_root,
+                                  logs_dir=settings.home.logs_dir, problems=problems)
+
+
+async def approve_and_start_project_servers(manager: McpManager | None, settings: Settings,
+                                            project_root: Path
+                                            ) -> tuple[McpManager | None, list[ServerStatus]]:
+    """The person approved this project's .mcp.json: remember it and start its servers."""
+    project = project_servers(project_root, settings.home)
+    if project is None or project.error or not project.servers:
+        return manager, []
+    approve_project_servers(project_root, settings.home, project.digest)
+    if manager is None:
+        manager = await McpManager.start([], project_root=project_root,
+                                         logs_dir=settings.home.logs_dir)
+    manager.problems = [p for p in manager.problems if ".mcp.json has not been approved" not in p]
+    return manager, await manager.add(project.servers)

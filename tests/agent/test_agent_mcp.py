@@ -1,0 +1,197 @@
+"""MCP: a real stdio server written with the SDK (no protocol mocks), started with the session,
+its tools offered as mcp__<server>__<tool>, approval, the guard, failures that do not stop the
+session, project .mcp.json only after approval, servers stopped with the session."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from agent_script import ScriptedClient, Step, drain
+
+from paicli_tui.config import ConfigError, load_settings
+from paicli_tui.core.agent.session import AgentSession
+from paicli_tui.core.contracts.asks import ApprovalDecision
+from paicli_tui.core.mcp import servers_from_settings
+from paicli_tui.core.messages import Role
+
+SERVER = str(Path(__file__).with_name("mcp_demo_server.py"))
+pytestmark = pytest.mark.slow
+
+
+def inner(message) -> str:
+    """The tool result's text inside its boundary tag."""
+    return message.content.split(">", 1)[1].rsplit("</tool_result>", 1)[0].strip()
+
+
+def server_table(*extra: str, **options) -> dict:
+    return {"command": sys.executable, "args": [SERVER, *extra], **options}
+
+
+def with_servers(settings, **servers):
+    return dataclasses.replace(settings, mcp_servers=servers)
+
+
+class Approvals:
+    def __init__(self, answer=ApprovalDecision.ONCE) -> None:
+        self.asked: list[str] = []
+        self.answer = answer
+
+    async def __call__(self, request):
+        self.asked.append(request.tool)
+        return self.answer
+
+
+async def run_calls(settings, project_dir, calls, approve=None):
+    client = ScriptedClient([Step(calls=calls), Step(text="done")])
+    session = await AgentSession.start(settings, project_dir, client=client,
+                                       approve=approve or Approvals())
+    await drain(session.run_turn("use the demo server"))
+    results = [m for m in client.requests[1] if m.role is Role.TOOL]
+    return session, client, results
+
+
+async def test_tool_offered_called_approved_and_guard_trips(settings, project_dir) -> None:
+    approvals = Approvals()
+    session, client, results = await run_calls(
+        with_servers(settings, demo=server_table()), project_dir,
+        [("mcp__demo__add", {"a": 2, "b": 3})], approvals)
+    schemas = {t["function"]["name"]: t["function"] for t in client.tool_lists[0]}
+    assert schemas["mcp__demo__add"]["parameters"]["required"] == ["a", "b"]
+    assert "[MCP server demo]" in schemas["mcp__demo__add"]["description"]
+    assert approvals.asked == ["mcp__demo__add"]
+    assert results[0].content.startswith('<tool_result tool="mcp__demo__add" trust="untrusted')
+    assert inner(results[0]) == "5"
+    assert session.state.external_content_used
+    assert "running" in session.mcp.report()
+    await session.aclose()
+
+
+async def test_allowed_tools_run_without_asking(settings, project_dir) -> None:
+    approvals = Approvals(ApprovalDecision.DENY)
+    session, _, results = await run_calls(
+        with_servers(settings, demo=server_table(allowed_tools=["add"])), project_dir,
+        [("mcp__demo__add", {"a": 1, "b": 1})], approvals)
+    assert approvals.asked == [] and inner(results[0]) == "2"
+    await session.aclose()
+
+
+async def test_declined_call_never_reaches_the_server(settings, project_dir) -> None:
+    session, _, results = await run_calls(
+        with_servers(settings, demo=server_table()), project_dir,
+        [("mcp__demo__add", {"a": 1, "b": 1})], Approvals(ApprovalDecision.DENY))
+    assert results[0].meta["status"] == "denied" and "declined" in results[0].content
+    await session.aclose()
+
+
+async def test_tool_error_and_big_result(settings, project_dir) -> None:
+    session, _, results = await run_calls(
+        with_servers(settings, demo=server_table(allowed_tools=["broken", "page"])), project_dir,
+        [("mcp__demo__broken", {}), ("mcp__demo__page", {"lines": 5000})])
+    assert results[0].meta["status"] == "failed" and "Error executing tool broken" in results[0].content
+    assert results[1].meta.get("offload_path"), "a big MCP result is offloaded like any other"
+    assert "broken" in (session.mcp.statuses[0].error or "")
+    await session.aclose()
+
+
+async def test_provider_keys_do_not_reach_a_server(settings, project_dir, monkeypatch) -> None:
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-should-not-leak")
+    monkeypatch.setenv("PAICLI_API_KEY", "sk-should-not-leak")
+    session, _, results = await run_calls(
+        with_servers(settings, demo=server_table(allowed_tools=["visible_env"],
+                                                  env={"DEMO_TOKEN": "given"})),
+        project_dir, [("mcp__demo__visible_env", {"name": "DEEPSEEK_API_KEY"}),
+                      ("mcp__demo__visible_env", {"name": "PAICLI_API_KEY"}),
+                      ("mcp__demo__visible_env", {"name": "DEMO_TOKEN"})])
+    assert [inner(r) for r in results] == ["unset", "unset", "set"]
+    await session.aclose()
+
+
+async def test_failing_servers_are_reported_and_the_session_goes_on(settings,
+                                                                    project_dir) -> None:
+    settings = with_servers(settings, crash=server_table("--crash"),
+                            hang=server_table("--hang", startup_timeout_s=1.5),
+                            missing={"command": "no-such-mcp-server-binary"},
+                            off=server_table(enabled=False), demo=server_table())
+    client = ScriptedClient([Step(text="ok")])
+    session = await AgentSession.start(settings, project_dir, client=client)
+    states = {s.config.name: (s.state, s.error or "") for s in session.mcp.statuses}
+    assert states["demo"][0] == "running"
+    assert states["crash"][0] == "failed" and states["crash"][1]
+    assert states["hang"] == ("failed", "no answer in time")
+    assert states["missing"][0] == "failed" and "no-such-mcp-server-binary" in states["missing"][1]
+    assert states["off"][0] == "disabled"
+    names = session.tools.names()
+    assert "mcp__demo__add" in names and not any(n.startswith("mcp__crash") for n in names)
+    report = session.mcp.report()
+    assert "**failed**" in report and "server log:" in report
+    log_text = (settings.home.logs_dir / "mcp-crash.log").read_text()
+    assert "cannot open its database" in log_text
+    await drain(session.run_turn("hello"))
+    await session.aclose()
+
+
+async def test_servers_stop_with_the_session(settings, project_dir) -> None:
+    session, _, results = await run_calls(
+        with_servers(settings, demo=server_table(allowed_tools=["pid"])), project_dir,
+        [("mcp__demo__pid", {})])
+    pid = int(inner(results[0]))
+    os.kill(pid, 0)  # alive
+    await session.aclose()
+    with pytest.raises(ProcessLookupError):
+        for _ in range(50):
+            os.kill(pid, 0)
+            import asyncio
+
+            await asyncio.sleep(0.1)
+
+
+async def test_project_mcp_json_needs_approval_once(settings, project_dir) -> None:
+    (project_dir / ".mcp.json").write_text(json.dumps(
+        {"mcpServers": {"proj": {"command": sys.executable, "args": [SERVER]}}}))
+    first = await AgentSession.start(settings, project_dir, client=ScriptedClient([]))
+    assert not any(n.startswith("mcp__proj") for n in first.tools.names())
+    assert "/mcp approve" in first.mcp.report()
+    text = await first.approve_project_mcp()
+    assert "`proj` (.mcp.json): **running**" in text
+    assert "mcp__proj__add" in first.tools.names()
+    await first.aclose()
+    second = await AgentSession.start(settings, project_dir, client=ScriptedClient([]))
+    assert "mcp__proj__add" in second.tools.names(), "the approval is remembered"
+    await second.aclose()
+    (project_dir / ".mcp.json").write_text(json.dumps(
+        {"mcpServers": {"proj": {"command": sys.executable, "args": [SERVER, "--crash"]}}}))
+    third = await AgentSession.start(settings, project_dir, client=ScriptedClient([]))
+    assert not any(n.startswith("mcp__proj") for n in third.tools.names()), \
+        "a changed .mcp.json is asked about again"
+    await third.aclose()
+
+
+def test_config_toml_shape(tmp_path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        '[mcp_servers.docs]\ncommand = "npx"\nargs = ["-y", "docs-server"]\n'
+        'env = { DOCS_TOKEN = "t" }\nenabled = false\ntool_timeout_s = 5\n'
+        'allowed_tools = ["search"]\n')
+    settings = load_settings(env={"PAICLI_HOME": str(home)})
+    (server,) = servers_from_settings(settings)
+    assert (server.name, server.command, server.args, dict(server.env), server.enabled,
+            server.tool_timeout_s, server.allowed_tools) == (
+        "docs", "npx", ("-y", "docs-server"), {"DOCS_TOKEN": "t"}, False, 5.0,
+        frozenset({"search"}))
+
+
+@pytest.mark.parametrize(("table", "message"), [
+    ({"args": []}, "needs a 'command'"),
+    ({"command": "x", "args": "not a list"}, "'args' must be a list"),
+    ({"command": "x", "tool_timeout_s": -1}, "tool_timeout_s must be a positive number"),
+    ({"command": "x", "enabled": "yes"}, "'enabled' must be true or false"),
+])
+def test_bad_server_tables_are_clear_errors(settings, table, message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        servers_from_settings(with_servers(settings, bad=table))

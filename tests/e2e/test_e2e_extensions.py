@@ -1,0 +1,71 @@
+"""End to end: skills, AGENTS.md, an MCP server and web_fetch through `paicli-tui exec`
+against the local OpenAI-compatible server, then the external-content guard on save_memory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from e2e_fake_openai import FakeOpenAI
+
+AGENT_TESTS = Path(__file__).resolve().parents[1] / "agent"
+sys.path.insert(0, str(AGENT_TESTS))  # the web server and the MCP server live beside the
+from web_server import web_server  # noqa: E402 — agent tests that use them too
+
+MCP_SERVER = AGENT_TESTS / "mcp_demo_server.py"
+
+
+def _exec(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PAICLI_", "OLLAMA_")) and not k.endswith("_API_KEY")}
+    env.update(PAICLI_HOME=str(home), RUST_LOG="error")
+    return subprocess.run([sys.executable, "-m", "paicli_tui", "exec", *args], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=180)
+
+
+@pytest.mark.slow
+def test_skill_mcp_and_web_in_one_session(tmp_path: Path, paicli_home: Path) -> None:
+    project = tmp_path / "project"
+    skill = project / ".paicli" / "skills" / "release" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: release\ndescription: How this team cuts a release.\n---\n"
+                     "Tag as vX.Y.Z and update CHANGES.md first.\n")
+    (project / "AGENTS.md").write_text("Run the tests with `make check`.\n")
+    (paicli_home / "config.toml").write_text(
+        f'[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\n'
+        f'args = [{json.dumps(str(MCP_SERVER))}]\n')
+    with web_server() as web:
+        script = {1: [[("load_skill", {"name": "release"})],
+                      [("mcp__demo__add", {"a": 20, "b": 22}),
+                       ("web_fetch", {"url": f"{web}/page"})]],
+                  2: [[("save_memory", {"content": "Releases are tagged vX.Y.Z."})]]}
+        with FakeOpenAI(script) as server:
+            flags = ["--provider", "custom", "--base-url", server.base_url, "--model", "m",
+                     "--yes", "--json"]
+            first = _exec(["TURN 1: cut a release", *flags], paicli_home, project)
+            assert first.returncode == 0, first.stderr
+            events = [json.loads(line) for line in first.stdout.splitlines()]
+            session = events[0]["session"]
+            second = _exec(["TURN 2: note the tag format", *flags, "--resume", session],
+                           paicli_home, project)
+            assert second.returncode == 0, second.stderr
+            assert server.problems == []
+            agent = [r for r in server.requests if r.get("tools")]
+    system = agent[0]["messages"][0]["content"]
+    assert "make check" in system and "- release: How this team cuts a release." in system
+    names = {t["function"]["name"] for t in agent[0]["tools"]}
+    assert {"load_skill", "web_fetch", "mcp__demo__add"} <= names
+    after_skill = agent[1]["messages"]
+    assert any(m["role"] == "user" and "Tag as vX.Y.Z" in m["content"] for m in after_skill)
+    last = agent[2]["messages"]
+    tool_texts = [m["content"] for m in last if m["role"] == "tool"]
+    assert any("\n42\n" in t for t in tool_texts)
+    assert any("# Retries" in t and "untrusted-data" in t for t in tool_texts)
+    finished = [json.loads(line) for line in second.stdout.splitlines()
+                if '"tool_call_finished"' in line]
+    save = next(e for e in finished if e["name"] == "save_memory")
+    assert save["status"] == "denied" and "Refused" in save["preview"]  # the guard held
