@@ -17,6 +17,7 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("F8", "switch model"),
     ("Ctrl+T", "toggle dark / light theme"),
     ("Ctrl+Q", "quit"),
+    ("F6 (in a panel)", "dock beside the chat (≥ 140 columns) / full screen"),
     ("memory browser: a / e / v / d / /", "add / replace / verify / delete / filter"),
     ("code search: Enter / ↓", "search (the query box keeps the focus) / walk into the results"),
     ("code search: Enter on a result / Ctrl+O", "insert path:line into the chat input"),

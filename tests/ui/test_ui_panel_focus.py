@@ -38,22 +38,23 @@ async def _opened(pilot, key: str, kind: type):
     """The panel ``key`` opens, once the chat is up."""
     await pilot.pause(0.2)
     await open_panel(pilot, key, kind)
-    return pilot.app.screen
+    return pilot.app.screen.panel
 
 
 async def test_typing_after_a_search_stays_in_the_query(settings, project_dir):
     app, backend = _app(settings, project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _opened(pilot, "f3", CodeSearchScreen)
+        panel = await _opened(pilot, "f3", CodeSearchScreen)
+        screen = app.screen
         query = screen.query_one("#code-query", Input)
         await pilot.press(*"loader", "enter")
-        await wait_until(pilot, lambda: len(screen.hits) == 2)
+        await wait_until(pilot, lambda: len(panel.hits) == 2)
         assert screen.focused is query
         # a new query typed straight away: `m` and `i` are letters, not commands
         await pilot.press("backspace", *"mix", "enter")
         await wait_until(pilot, lambda: backend.code_.searches[-1][0] == "loademix")
         assert query.value == "loademix"
-        assert screen.mode == "hybrid"
+        assert panel.mode == "hybrid"
         assert app.screen is screen
         # ↓ reaches the results; a letter typed there goes back to the query
         await pilot.press("down")
@@ -76,7 +77,7 @@ async def test_escape_leaves_code_search_from_query_and_results(settings, projec
         for keys in ((), ("down",)):
             await open_panel(pilot, "f3", CodeSearchScreen)
             await pilot.press(*"load", "enter")
-            await wait_until(pilot, lambda: len(app.screen.hits) == 2)
+            await wait_until(pilot, lambda: len(app.screen.panel.hits) == 2)
             await pilot.press(*keys, "escape")
             await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
             assert isinstance(app.screen.focused, PromptInput)
@@ -85,11 +86,12 @@ async def test_escape_leaves_code_search_from_query_and_results(settings, projec
 async def test_down_in_the_memory_filter_reaches_the_list(settings, project_dir):
     app, _ = _app(settings, project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _opened(pilot, "f2", MemoryScreen)
-        await wait_until(pilot, lambda: len(screen.rows) == 3)
+        panel = await _opened(pilot, "f2", MemoryScreen)
+        screen = app.screen
+        await wait_until(pilot, lambda: len(panel.rows) == 3)
         await pilot.press("slash", *"gradle")
         assert screen.query_one("#memory-filter", Input).value == "gradle"
         await pilot.press("down")
         table = screen.query_one(DataTable)
         assert screen.focused is table and table.row_count == 1
-        assert screen.selected().id == "m1"
+        assert panel.selected().id == "m1"

@@ -74,11 +74,12 @@ async def test_search_preview_insert_reference(settings, project_dir):
         await wait_for_screen(pilot, CodeSearchScreen)
         await settle(pilot)
         screen = app.screen
-        await wait_until(pilot, lambda: screen.mode == "grep")  # no index: exact search first
+        panel = screen.panel
+        await wait_until(pilot, lambda: panel.mode == "grep")  # no index: exact search first
         await pilot.press(*"load_settings", "enter")
-        await wait_until(pilot, lambda: [h.reference for h in screen.hits] == ["loader.py:4"])
-        assert screen.previewed is not None
-        assert "def load_settings" in screen.previewed.preview
+        await wait_until(pilot, lambda: [h.reference for h in panel.hits] == ["loader.py:4"])
+        assert panel.previewed is not None
+        assert "def load_settings" in panel.previewed.preview
         await pilot.press("down", "enter")
         await wait_for_screen(pilot, ChatScreen)
         assert app.screen.query_one(PromptInput).text == "loader.py:4 "

@@ -30,13 +30,14 @@ from ..widgets.chat_log import ChatLog
 from ..widgets.context_gauge import ContextGauge
 from ..widgets.prompt_input import PromptInput
 from .chat_commands import SlashCommandsMixin
+from .panel_dock import PanelDockMixin
 
 if TYPE_CHECKING:
     from ...core.agent.port import SessionPort
     from ...core.contracts.llm import ChatClient
 
 
-class ChatScreen(SlashCommandsMixin, Screen[None]):
+class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
     BINDINGS = [
         Binding("escape", "cancel_turn", "Cancel turn", show=False),
         Binding("f1", "slash('/help')", "Help"),

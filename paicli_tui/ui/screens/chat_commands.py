@@ -36,24 +36,24 @@ class SlashCommandsMixin:
         self.app.push_screen(HelpScreen())
 
     async def slash_memory(self: ChatScreen, rest: str) -> None:
-        from .memory import MemoryScreen
+        from .memory import MemoryPanel
 
         words = rest.split(maxsplit=1)
         action = words[0].lower() if words else "list"
         argument = words[1] if len(words) > 1 else ""
         if action in ("list", "search"):
-            self.app.push_screen(MemoryScreen(self.backend, filter_text=argument))
+            await self.show_panel(MemoryPanel(self.backend, filter_text=argument))
         elif action in ("delete", "verify", "replace", "clear"):
-            self.app.push_screen(MemoryScreen(self.backend, command=(action, argument)))
+            await self.show_panel(MemoryPanel(self.backend, command=(action, argument)))
         else:
             await self.chat.add_notice(
                 "Usage: `/memory [list|search TEXT|delete ID|verify ID|replace ID TEXT|clear]`",
                 "warning")
 
     async def slash_search(self: ChatScreen, rest: str) -> None:
-        from .code_search import CodeSearchScreen
+        from .code_search import CodeSearchPanel
 
-        self.app.push_screen(CodeSearchScreen(self.backend, query=rest))
+        await self.show_panel(CodeSearchPanel(self.backend, query=rest))
 
     async def slash_index(self: ChatScreen, rest: str) -> None:
         """Build in the background: the footer shows the progress, a toast the end."""

@@ -8,18 +8,27 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import DataTable, Header, Input, Label, ProgressBar, Select, Static
+from textual.widgets import DataTable, Input, Label, ProgressBar, Select, Static
 
 from ..backend import Backend, CodeHit, IndexStatus
 from ..format import left_truncate
 from ..index_job import IndexJob, IndexState
 from ..messages import InsertIntoInput
-from ..widgets.app_footer import AppFooter
+from ..widgets.panel import Panel
+from .panel_screen import PanelScreen
 
 MODES = [("hybrid", "hybrid"), ("grep", "grep"), ("semantic", "semantic"), ("text", "text")]
 
-LOCATION_WIDTH = 28
+RESULTS_SHARE = 0.55
+"""Share of the panel's width the results column takes (the preview gets the rest)."""
+
+
+def result_columns(panel_width: int) -> tuple[int, int]:
+    """(location, name) widths of the results table in a panel ``panel_width`` wide: the
+    score keeps 6, each column pads a cell both sides, the location gets 60% of the rest."""
+    rest = int(panel_width * RESULTS_SHARE) - 6 - 3 * 2 - 2
+    location = max(12, rest * 6 // 10)
+    return location, max(8, rest - location)
 
 LANGUAGES = {"py": "python", "java": "java", "js": "javascript", "ts": "typescript",
              "go": "go", "md": "markdown", "toml": "toml", "json": "json", "rs": "rust"}
@@ -40,12 +49,12 @@ def lexer_for(hit: CodeHit) -> str:
     return LANGUAGES.get(hit.path.rsplit(".", 1)[-1].lower(), "text")
 
 
-class CodeSearchScreen(Screen[None]):
+class CodeSearchPanel(Panel):
     # Only Ctrl keys and arrows are shortcuts: every printable key belongs to the query
     # (typed on the results it goes to the query box too), so a new query typed after Enter
     # can never fire a command or insert a reference by accident.
+    title = "code search"
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
         Binding("ctrl+o", "insert", "Insert ref"),
         Binding("ctrl+g", "cycle_mode", "Mode"),
         Binding("ctrl+b", "index_now", "Index now"),
@@ -54,16 +63,27 @@ class CodeSearchScreen(Screen[None]):
 
     def __init__(self, backend: Backend, query: str = "", index_now: bool = False,
                  top_k: int | None = None) -> None:
-        super().__init__(classes="code-screen")
+        super().__init__(classes="code-panel")
         self.backend = backend
         self.initial_query = query
         self.index_on_open = index_now
         self.top_k = top_k or backend.settings.search_top_k
         self.hits: list[CodeHit] = []
         self.previewed: CodeHit | None = None
+        self._width = 0
+        self._location, self._name = result_columns(100)
+
+    def reopen(self) -> CodeSearchPanel:
+        query = self.query_one("#code-query", Input).value.strip()
+        return CodeSearchPanel(self.backend, query=query, top_k=self.top_k)
+
+    def focus_first(self) -> None:
+        self.query_one("#code-query", Input).focus()
+
+    def as_screen(self) -> CodeSearchScreen:
+        return CodeSearchScreen(self.backend, panel=self)
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
         with Horizontal(classes="toolbar"):
             yield Input(self.initial_query, placeholder="search code (Enter)…", id="code-query")
             yield Select(MODES, value="hybrid", allow_blank=False, id="code-mode")
@@ -74,14 +94,9 @@ class CodeSearchScreen(Screen[None]):
         with Horizontal(classes="index-row"):
             yield Label("", id="index-status", markup=False)
             yield ProgressBar(id="index-progress", show_eta=False)
-        yield AppFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = "code search"
-        table = self.query_one(DataTable)
-        table.add_column("location", key="loc", width=LOCATION_WIDTH)
-        table.add_column("name", key="name", width=18)
-        table.add_column("score", key="score", width=6)
+        self._columns(self.size.width)
         self.query_one("#code-query", Input).focus()
         self.index_job.changed.subscribe(self, self._job_changed)
         self._job_changed(self.index_job.state)
@@ -155,12 +170,12 @@ class CodeSearchScreen(Screen[None]):
     def action_focus_results(self) -> None:
         """↓ in the query box walks into the results (the box keeps the focus otherwise)."""
         table = self.query_one(DataTable)
-        if table.row_count and isinstance(self.focused, Input):
+        if table.row_count and isinstance(self.screen.focused, Input):
             table.focus()
 
     def on_key(self, event: events.Key) -> None:
         """A printable key typed on the results goes into the query box, at its end."""
-        if isinstance(self.focused, DataTable) and event.is_printable and event.character:
+        if isinstance(self.screen.focused, DataTable) and event.is_printable and event.character:
             query = self.query_one("#code-query", Input)
             query.focus()
             query.cursor_position = len(query.value)
@@ -177,20 +192,41 @@ class CodeSearchScreen(Screen[None]):
             hits, error = [], str(exc)
         self.app.call_from_thread(self._show_hits, hits, error)
 
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self._width:
+            self._columns(event.size.width)
+            self._rows()
+
+    def _columns(self, width: int) -> None:
+        self._width = width
+        self._location, self._name = result_columns(width)
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_column("location", key="loc", width=self._location)
+        table.add_column("name", key="name", width=self._name)
+        table.add_column("score", key="score", width=6)
+
+    def _rows(self) -> None:
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear()
+        for index, hit in enumerate(self.hits):
+            table.add_row(left_truncate(hit.reference, self._location),
+                          left_truncate(hit.name, self._name, keep_start=True),
+                          f"{hit.score:.3f}", key=str(index))
+        if self.hits:
+            table.move_cursor(row=min(max(0, row), len(self.hits) - 1))
+
     def _show_hits(self, hits: list[CodeHit], error: str | None) -> None:
         self.hits = hits
-        table = self.query_one(DataTable)
-        table.clear()
-        for index, hit in enumerate(hits):
-            table.add_row(left_truncate(hit.reference, LOCATION_WIDTH),
-                          left_truncate(hit.name, 18, keep_start=True), f"{hit.score:.3f}", key=str(index))
+        self._rows()
         if error:
             self.query_one("#code-preview", Static).update(f"Search failed: {error}")
         elif not hits:
             self.query_one("#code-preview", Static).update("No results.")
         else:
             # the focus stays where it is (the query box): ↓ or a click reaches the results
-            table.move_cursor(row=0)
+            self.query_one(DataTable).move_cursor(row=0)
             self._preview(0)
 
     @on(DataTable.RowHighlighted, "#code-results")
@@ -215,7 +251,13 @@ class CodeSearchScreen(Screen[None]):
         index = table.cursor_row
         if not 0 <= index < len(self.hits):
             return
-        hit = self.hits[index]
-        self.app.pop_screen()
-        chat = self.app.screen
-        chat.post_message(InsertIntoInput(hit.reference))
+        self.to_chat_input(InsertIntoInput(self.hits[index].reference))
+
+
+class CodeSearchScreen(PanelScreen):
+    """The code search full screen (around a given panel, or a new one)."""
+
+    def __init__(self, backend: Backend, query: str = "", index_now: bool = False,
+                 top_k: int | None = None, *, panel: CodeSearchPanel | None = None) -> None:
+        super().__init__(panel or CodeSearchPanel(backend, query, index_now, top_k),
+                         classes="code-screen")

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import asyncio
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
-from textual.widgets import DataTable, Header, Input, Label, Select
+from textual.widgets import DataTable, Input, Label, Select
 
 from ...core.contracts.asks import ConflictDecision
 from ..backend import Backend, MemoryRow
 from ..memory_decision import save_asking
-from ..widgets.app_footer import AppFooter
+from ..widgets.panel import Panel
+from .panel_screen import PanelScreen
 
 SCOPES = [("all scopes", "all"), ("project", "project"), ("global", "global")]
 
@@ -27,9 +27,24 @@ def filter_rows(rows: list[MemoryRow], scope: str, text: str) -> list[MemoryRow]
             and all(w in f"{r.content} {r.id}".lower() for w in words)]
 
 
-class MemoryScreen(Screen[None]):
+FIXED_COLUMNS = (("scope", "scope", 7), ("written", "written", 10),
+                 ("verified", "verified", 10), ("stale", "!", 1), ("source", "source", 8))
+WIDE_FROM = 100
+"""Below this many columns the "written" date is left out (the text needs the room)."""
+
+
+def memory_columns(width: int) -> list[tuple[str, str, int]]:
+    """(key, label, width) of the table's columns for a panel ``width`` cells wide: the
+    memory text gets the rest (each column pads one cell both sides; 2 for the scrollbar)."""
+    fixed = [c for c in FIXED_COLUMNS if width >= WIDE_FROM or c[0] != "written"]
+    rest = width - sum(size + 2 for _, _, size in fixed) - 2 - 2
+    columns = [*fixed[:1], ("content", "memory", max(16, rest)), *fixed[1:]]
+    return columns
+
+
+class MemoryPanel(Panel):
+    title = "memory"
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
         Binding("a", "add", "Add"),
         Binding("e", "replace", "Replace"),
         Binding("v", "verify", "Verify"),
@@ -41,32 +56,46 @@ class MemoryScreen(Screen[None]):
 
     def __init__(self, backend: Backend, filter_text: str = "",
                  command: tuple[str, str] | None = None) -> None:
-        super().__init__(classes="memory-screen")
+        super().__init__(classes="memory-panel")
         self.backend = backend
         self.filter_text = filter_text
         self.command = command
         self.rows: list[MemoryRow] = []
+        self._width = 0
+
+    def reopen(self) -> MemoryPanel:
+        return MemoryPanel(self.backend, self.query_one("#memory-filter", Input).value)
+
+    def focus_first(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def as_screen(self) -> MemoryScreen:
+        return MemoryScreen(self.backend, panel=self)
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
         with Horizontal(classes="toolbar"):
             yield Input(self.filter_text, placeholder="filter memories…", id="memory-filter")
             yield Select(SCOPES, value="all", allow_blank=False, id="memory-scope")
         yield DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
         yield Label("", id="memory-status", classes="status-line", markup=False)
-        yield AppFooter()
 
     def on_mount(self) -> None:
-        self.sub_title = "memory"
-        table = self.query_one(DataTable)
-        table.add_column("scope", key="scope", width=7)
-        table.add_column("memory", key="content", width=48)
-        table.add_column("written", key="written", width=10)
-        table.add_column("verified", key="verified", width=10)
-        table.add_column("!", key="stale", width=1)
-        table.add_column("source", key="source", width=8)
-        table.focus()
+        self._columns(self.size.width)
+        self.query_one(DataTable).focus()
         self.reload()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if event.size.width != self._width:
+            self._columns(event.size.width)
+            self._fill()
+
+    def _columns(self, width: int) -> None:
+        """The memory text takes what the other columns leave (a dock, 80 columns)."""
+        self._width = width
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        for key, label, size in memory_columns(width):
+            table.add_column(label, key=key, width=size)
 
     # -- data ------------------------------------------------------------------------------
     @work(exclusive=True, group="memory-load", exit_on_error=False, thread=True)
@@ -92,9 +121,12 @@ class MemoryScreen(Screen[None]):
         text = self.query_one("#memory-filter", Input).value
         shown = filter_rows(self.rows, scope, text)
         table.clear()
+        keys = [str(c.key.value) for c in table.columns.values()]
         for row in shown:
-            table.add_row(row.scope, row.content, row.written, row.verified,
-                          "⚠" if row.stale else "", row.source, key=row.id)
+            cells = {"scope": row.scope, "content": row.content, "written": row.written,
+                     "verified": row.verified, "stale": "⚠" if row.stale else "",
+                     "source": row.source}
+            table.add_row(*(cells[k] for k in keys), key=row.id)
         stale = sum(1 for r in shown if r.stale)
         self._status(f"{len(shown)} of {len(self.rows)} memories"
                      + (f" · {stale} possibly stale (v verifies)" if stale else ""))
@@ -121,7 +153,7 @@ class MemoryScreen(Screen[None]):
 
     def action_focus_table(self) -> None:
         """↓ in the filter box walks into the list."""
-        if isinstance(self.focused, Input):
+        if isinstance(self.screen.focused, Input):
             self.query_one(DataTable).focus()
 
     def action_focus_filter(self) -> None:
@@ -238,3 +270,13 @@ class MemoryScreen(Screen[None]):
             return
         self.notify(f"{action}: {memory_id or 'all'}")
         self.reload()
+
+
+class MemoryScreen(PanelScreen):
+    """The memory browser full screen (around a given panel, or a new one)."""
+
+    def __init__(self, backend: Backend, filter_text: str = "",
+                 command: tuple[str, str] | None = None, *,
+                 panel: MemoryPanel | None = None) -> None:
+        super().__init__(panel or MemoryPanel(backend, filter_text, command),
+                         classes="memory-screen")
