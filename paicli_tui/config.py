@@ -43,6 +43,20 @@ class Secret:
         return bool(self._value)
 
 
+MIN_WINDOW = 2_048
+"""Smallest context window accepted: the system prompt and the tool definitions alone need
+about 2,000 tokens. Smaller windows are refused, never silently raised."""
+
+
+def window_problem(window: int) -> str | None:
+    """Why ``window`` tokens cannot work (None: it can)."""
+    if window >= MIN_WINDOW:
+        return None
+    return (f"a context window of {window:,} tokens is too small: paicli-tui needs at least "
+            f"{MIN_WINDOW:,} (the system prompt and tool definitions alone take about "
+            f"2,000). Use a model with a larger window, or pass its real size with --window.")
+
+
 class ConfigError(ValueError):
     """The config file or an environment variable holds a value we cannot use."""
 
@@ -88,7 +102,8 @@ class Settings:
 
     # --- agent ---------------------------------------------------------------------------
     max_iterations: int = 40
-    """Model requests allowed in one user turn before the loop stops."""
+    """Model requests allowed in one user turn; at the cap one last request without tools
+    asks for a best-effort answer. 0 = no cap (the runaway guard still stops loops)."""
     command_timeout_s: float = 120.0
     """Seconds an ``execute_command`` may run."""
     auto_approve: bool = False
@@ -101,10 +116,16 @@ class Settings:
     """At most this much command output is captured."""
     command_offload_chars: int = 8_000
     """Command output longer than this is offloaded."""
+    clearing_enabled: bool = True
+    """Clear old tool results from the clearing trigger (tier 2); off: only summaries."""
+    clearing_trigger_tokens: int = 0
+    """Clear from this many tokens instead of the window's clearing trigger (0 = derived)."""
     clearing_keep_recent: int = 3
     """Newest tool results that clearing never touches."""
     clearing_min_chars: int = 400
     """Tool results shorter than this are never cleared."""
+    clearing_exclude_tools: tuple[str, ...] = ("load_skill",)
+    """Tools whose results are never cleared (a skill's instructions must stay)."""
     keep_user_turns: int = 3
     """User turns kept verbatim by an automatic summary (manual /compact keeps 1)."""
     summary_chunk_chars: int = 60_000
@@ -113,6 +134,10 @@ class Settings:
     """Longest partial summary per chunk before the merge call."""
     summary_fast_path: bool = False
     """Prepare the summary in the background from 60% of the trigger (SPEC §5)."""
+    summary_timeout_s: float = 600.0
+    """Seconds one summary (all its model calls) may take before the digest is used."""
+    ask_before_summary: bool = False
+    """Ask the person before an automatic summary (TUI dialog; headless never asks)."""
 
     # --- memory (SPEC §11–16) ------------------------------------------------------------
     memory_dice_threshold: float = 0.8
@@ -213,6 +238,9 @@ def _coerce(name: str, raw: Any, source: str) -> Any:
             return int(raw)
         if kind is float:
             return float(raw)
+        if kind is tuple:
+            items = raw if isinstance(raw, list | tuple) else str(raw).split(",")
+            return tuple(str(item).strip() for item in items if str(item).strip())
     except (TypeError, ValueError):
         raise ConfigError(f"{source}: {name} must be a {kind.__name__}, got {raw!r}") from None
     return str(raw)
@@ -223,6 +251,14 @@ def _validate(settings: Settings) -> Settings:
         raise ConfigError("offload_threshold_chars must be at least 2000")
     if settings.window is not None and settings.window <= 0:
         raise ConfigError("window must be a positive number of tokens")
+    if settings.window is not None and window_problem(settings.window):
+        raise ConfigError(str(window_problem(settings.window)))
+    if settings.max_iterations < 0:
+        raise ConfigError("max_iterations must be 0 (no cap) or more")
+    if settings.clearing_trigger_tokens < 0 or settings.clearing_keep_recent < 0:
+        raise ConfigError("clearing_trigger_tokens and clearing_keep_recent must be 0 or more")
+    if settings.summary_timeout_s <= 0:
+        raise ConfigError("summary_timeout_s must be above 0")
     if not 0 < settings.memory_dice_threshold <= 1:
         raise ConfigError("memory_dice_threshold must be above 0 and at most 1 (0.99 disables "
                           "similarity conflicts)")

@@ -107,6 +107,10 @@ class _Printer:
             self._note(f"→ {event.name} {event.arguments[:200]}")
         elif isinstance(event, ev.ToolCallFinished) and event.status != "done":
             self._note(f"  {event.name}: {event.status}")
+        elif isinstance(event, ev.CompactionFailed):
+            calls = f", {event.model_calls} model call(s)" if event.model_calls else ""
+            self._note(f"[context] {event.tier} failed at {event.tokens_before:,} tokens"
+                       f"{calls}: {event.detail}")
         elif isinstance(event, ev.ContextCompacted):
             self._note(f"[context] {event.tier}: {event.tokens_before:,} → "
                        f"{event.tokens_after:,} tokens {event.detail}".rstrip())

@@ -85,3 +85,14 @@ def preview_lines(text: str, lines: int = 8, width: int = 200) -> str:
     if len(all_lines) > lines:
         out.append(f"… ({len(all_lines) - lines} more lines)")
     return "\n".join(out)
+
+
+def compaction_state(event: object) -> str | None:
+    """The gauge's words after a compaction event: what went wrong (a failed summary, the
+    model-free digest in use), "" once a real summary worked again, None: no change."""
+    tier = getattr(event, "tier", "")
+    if getattr(event, "outcome", "") == "failed":
+        return f"{tier} failed"
+    if tier == "digest":
+        return "digest (no summary)"
+    return "" if tier == "summary" else None

@@ -60,7 +60,8 @@ async def test_clearing_alone_when_enough(settings: Settings,
 async def test_clearing_then_summary(settings: Settings,
                                      fake_summariser: FakeSummariser) -> None:
     msgs = _history(8, 3_000)
-    msgs += [Message.user("big paste " + "p" * 30_000), Message.assistant("ok")]
+    for n in range(5):  # each paste below the 5,000-character message threshold
+        msgs += [Message.user(f"paste {n} " + "p" * 4_000), Message.assistant("ok")]
     prepared = await _manager(settings, fake_summariser).prepare(msgs)
     assert [r.tier for r in prepared.reports] == ["clearing", "summary"]
     assert prepared.reports[1].changed
@@ -94,12 +95,23 @@ async def test_compact_now_keeps_one_turn(settings: Settings,
     assert prepared.messages[3:] == msgs[-4:]
 
 
-async def test_compact_now_without_model_clears(settings: Settings) -> None:
+async def test_compact_now_without_model_digests(settings: Settings) -> None:
     msgs = _history(6, 2_000)
     prepared = await _manager(settings, None).compact_now(msgs)
+    assert [r.tier for r in prepared.reports] == ["digest"]
+    assert prepared.reports[0].changed and "no model" in prepared.reports[0].detail
+    assert prepared.messages[1].meta["tier"] == "digest"
+    assert prepared.messages[3:] == msgs[-4:]
+
+
+async def test_compact_now_with_nothing_before_the_turn_clears(settings: Settings) -> None:
+    msgs = [Message.system("s"), *_turn(0, 2_000)[:3], Message.assistant(
+        tool_calls=[ToolCall("c9", "read_file", "{}")]),
+        Message.tool("c9", "read_file", "y" * 500)]
+    prepared = await _manager(settings, None).compact_now(msgs)
     assert [r.tier for r in prepared.reports] == ["summary", "clearing"]
-    assert not prepared.reports[0].changed and "no model" in prepared.reports[0].detail
-    assert any(is_cleared(m) for m in prepared.messages)
+    assert not prepared.reports[0].changed and "nothing to summarise" in \
+        prepared.reports[0].detail
 
 
 async def test_pairing_is_guaranteed(settings: Settings) -> None:
@@ -146,14 +158,16 @@ async def test_fast_path_uses_background_summary(settings: Settings) -> None:
     manager = _manager(fast, fake)
     assert isinstance(manager.summary_cache, SummaryCache)
     msgs = _history(6, 400)
-    msgs += [Message.user("paste " + "q" * 11_000), Message.assistant("ok")]
+    for n in range(3):
+        msgs += [Message.user(f"paste {n} " + "q" * 3_600), Message.assistant("ok")]
     assert 0.6 * SMALL.compaction_trigger <= estimate_request(msgs) < SMALL.compaction_trigger
     first = await manager.prepare(msgs)
     assert [r.tier for r in first.reports] == ["clearing"]
     msgs = first.messages
     await manager.summary_cache.wait()
     assert len(fake.calls) == 1 and manager.summary_cache.ready is not None
-    msgs += [Message.user("more " + "m" * 8_000), Message.assistant("fine")]
+    for n in range(2):
+        msgs += [Message.user(f"more {n} " + "m" * 4_000), Message.assistant("fine")]
     second = await manager.prepare(msgs)
     summary = second.reports[-1]
     assert summary.changed and "background" in summary.detail
@@ -174,15 +188,22 @@ async def test_incremental_pairing_check_sees_new_faults(settings: Settings) -> 
 
 
 async def test_force_without_summary_clears_harder(settings: Settings) -> None:
+    """One long turn with no model to summarise it: the last resort clears every older
+    result (only the newest is spared; none once the provider refused the request)."""
     msgs = [Message.system("s"), Message.user("one long task")]
     for n in range(4):
-        msgs += [Message.assistant(tool_calls=[ToolCall(f"c{n}", "read_file", "{}")]),
-                 Message.tool(f"c{n}", "read_file", "z" * 8_000)]
-    prepared = await _manager(settings, None).prepare(msgs, force=True)
-    assert prepared.reports[-1].detail.startswith("forced:")
+        msgs += [Message.assistant("step " + "a" * 4_800,
+                                   tool_calls=[ToolCall(f"c{n}", "read_file", "{}")]),
+                 Message.tool(f"c{n}", "read_file", "z" * 4_800)]
+    prepared = await _manager(settings, None).prepare(msgs)
+    assert prepared.reports[-1].detail.startswith("forced (kept tail too big)")
     tools = [m for m in prepared.messages if m.role.value == "tool"]
     assert [is_cleared(m) for m in tools] == [True, True, True, False]
-    assert prepared.estimated_tokens < SMALL.compaction_trigger
+    assert SMALL.compaction_trigger <= prepared.estimated_tokens <= SMALL.window
+    assert prepared.overflow is None
+    forced = await _manager(settings, None).prepare(msgs, force=True)
+    tools = [m for m in forced.messages if m.role.value == "tool"]
+    assert all(is_cleared(m) for m in tools)
 
 
 @pytest.mark.parametrize(("window", "chunk"), [

@@ -138,7 +138,8 @@ class FakeSession:
     def tool_schemas(self) -> list[dict[str, Any]]:
         return []
 
-    async def compact_now(self) -> list[CompactionReport]:
+    async def compact_now(self, focus: str = "") -> list[CompactionReport]:
+        self.compact_focus = focus
         report = CompactionReport("summary", True, self.estimate_value, 900, "kept 1 user turn",
                             "## Goal\nFind the loader.")
         self.compactions.append(report)

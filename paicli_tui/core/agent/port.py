@@ -74,8 +74,9 @@ class SessionPort(Protocol):
 
     def tool_schemas(self) -> list[dict[str, Any]]: ...
 
-    async def compact_now(self) -> list[CompactionReport]:
-        """Manual /compact: every tier's report, changed or not."""
+    async def compact_now(self, focus: str = "") -> list[CompactionReport]:
+        """Manual /compact [focus]: every tier's report, changed or failed or not;
+        ``focus`` is the person's instructions for the summary."""
         ...
 
     def clear_history(self) -> None:

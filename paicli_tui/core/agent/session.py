@@ -19,11 +19,12 @@ from ...config import Settings
 from ...paths import ProjectPaths
 from ..context.ledger import SessionLedger
 from ..context.manager import ContextManager, Prepared
+from ..context.offload import output_saver
 from ..context.pairing import pairing_problems, repair_pairing
 from ..context.profile import ContextProfile
 from ..context.report import CompactionReport
 from ..contracts.asks import ApprovalCallback, ConflictCallback, deny_all
-from ..contracts.events import AgentEvent, ContextCompacted, MemoryNotice
+from ..contracts.events import AgentEvent, ContextCompacted, MemoryNotice, compaction_event
 from ..contracts.llm import ChatClient, TextCompleter
 from ..contracts.services import CodeService, MemoryService, ProjectRules
 from ..contracts.session_state import SessionState
@@ -74,7 +75,8 @@ class AgentSession:
         self.calibrator = TokenCalibrator()
         self.manager = ContextManager(
             settings, ContextProfile.for_window(client.window if client else None),
-            summarise=completer_for(client) if client else None, calibrator=self.calibrator)
+            summarise=completer_for(client) if client else None, calibrator=self.calibrator,
+            save_output=output_saver(project, self.state))
         self.tools = ToolRegistry(builtin_tools())
         self.tools.add(WebFetchTool())
         if settings.web_search_url:
@@ -189,15 +191,14 @@ class AgentSession:
         return fixes
 
     def record_reports(self, reports: Sequence[CompactionReport]) -> list[ContextCompacted]:
-        """Ledger events for the tiers that changed something; the matching UI events."""
+        """Ledger events for the tiers that changed something or failed; the matching UI
+        events (a failure is a :class:`CompactionFailed`)."""
         events = []
         for report in reports:
-            if not report.changed:
+            if not report.notable:
                 continue
             self.ledger.event("compaction", **report.to_json())
-            events.append(ContextCompacted(tier=report.tier, tokens_before=report.tokens_before,
-                                           tokens_after=report.tokens_after,
-                                           detail=report.detail, summary=report.summary))
+            events.append(compaction_event(report))
         return events
 
     def apply_prepared(self, prepared: Prepared) -> list[ContextCompacted]:
@@ -214,7 +215,8 @@ class AgentSession:
             for message in prepared.messages:
                 if message.id not in known:
                     self.ledger.append(message)
-            self.replace_view(prepared.messages, "compaction" if events else "prepare")
+            changed = any(e.outcome == "compacted" for e in events)
+            self.replace_view(prepared.messages, "compaction" if changed else "prepare")
         return events
 
     # -- the public API --------------------------------------------------------------------------
@@ -232,9 +234,12 @@ class AgentSession:
         """Estimated (calibrated) tokens of the next request as the history stands."""
         return self.manager.estimate(self.history, self.tool_schemas())
 
-    async def compact_now(self) -> list[CompactionReport]:
-        """Manual /compact: summarise all but the last user turn (or clear tool results)."""
-        prepared = await self.manager.compact_now(self.history, self.tool_schemas())
+    async def compact_now(self, focus: str = "") -> list[CompactionReport]:
+        """Manual /compact [focus]: summarise all but the last user turn (the digest when no
+        summary can be had; clearing when there is nothing to summarise). ``focus``: the
+        person's instructions for the summary (at most 2,000 characters are used)."""
+        prepared = await self.manager.compact_now(self.history, self.tool_schemas(),
+                                                  focus=focus)
         self.apply_prepared(prepared)
         return prepared.reports
 

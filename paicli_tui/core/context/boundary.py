@@ -68,3 +68,14 @@ def result_chars(content: str) -> int:
     elif content.endswith(_CLOSE):
         inner -= len(_CLOSE)
     return max(0, inner)
+
+
+def unwrap_tool_result(content: str) -> str:
+    """The inside of a wrapped tool result (escaped as it was stored); unwrapped text as is."""
+    size = result_chars(content)
+    if _HEAD.match(content) is None:
+        return content
+    start = content.find(">") + 1
+    if content[start:start + 1] == "\n":
+        start += 1
+    return content[start:start + size]

@@ -7,7 +7,7 @@ never change, so pairing and the ledger's view of the history stay intact.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ..messages import Message, Role
 from ..tokens import MESSAGE_OVERHEAD, estimate_message, estimate_request
@@ -37,10 +37,11 @@ def placeholder(tool_name: str, original_chars: int, approx_tokens: int,
 
 
 def clear_tool_results(messages: Sequence[Message], *, keep_recent: int = 3,
-                       min_chars: int = 400) -> tuple[list[Message], CompactionReport]:
+                       min_chars: int = 400, exclude: Collection[str] = ()
+                       ) -> tuple[list[Message], CompactionReport]:
     """The history with every tool result older than the newest ``keep_recent`` replaced by a
     placeholder, except results shorter than ``min_chars`` (counted without the boundary
-    wrapper) and ones already cleared.
+    wrapper), ones already cleared, and results of the tools named in ``exclude``.
 
     Pure: the input is not modified; unchanged messages are the same objects.
     """
@@ -58,6 +59,8 @@ def clear_tool_results(messages: Sequence[Message], *, keep_recent: int = 3,
                 or is_cleared(message):
             continue
         name = tool_name_of(message, names)
+        if name in exclude:
+            continue
         path = message.meta.get("offload_path") or offload_path_in(message.content)
         original = int(message.meta.get("original_chars") or len(message.content))
         # the memoised estimate (minus framing) avoids rescanning megabytes of text

@@ -84,9 +84,10 @@ class SummaryCache:
         entries = render_entries(messages[:cut])
         if not entries:
             return
-        summary, _ = await write_summary(entries, complete, options)
-        if summary is not None:
-            self.ready = ReadySummary(messages[cut].id, _covered(messages, cut), summary, tokens)
+        attempt = await write_summary(entries, complete, options)
+        if attempt.text is not None:
+            self.ready = ReadySummary(messages[cut].id, _covered(messages, cut), attempt.text,
+                                      tokens)
 
     async def wait(self) -> None:
         """Wait for the background summary in progress (tests, shutdown)."""

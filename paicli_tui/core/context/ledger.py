@@ -343,7 +343,8 @@ class SessionLedger:
             raise LedgerError(f"cannot read {self.path}: {exc.strerror or exc}") from None
 
     def compaction_history(self) -> list[dict]:
-        """Every compaction event, oldest first (reads the whole file: rare)."""
+        """Every compaction event (failed attempts included), oldest first (reads the
+        whole file: rare)."""
         events: list[dict] = []
 
         def collect(record: dict[str, Any]) -> bool:
@@ -357,13 +358,14 @@ class SessionLedger:
     def checkpoint_before_last_compaction(self) -> list[Message] | None:
         """The view as it was just before the most recent compaction event (None if there
         was none): what an 'undo compaction' would go back to."""
-        total = len(self.compaction_history())
+        total = len([e for e in self.compaction_history() if _changed_view(e)])
         if not total:
             return None
         seen = [0]
 
         def at_last_compaction(record: dict[str, Any]) -> bool:
-            if record.get("type") == "event" and record.get("kind") == "compaction":
+            if record.get("type") == "event" and record.get("kind") == "compaction" \
+                    and _changed_view(record):
                 seen[0] += 1
             return seen[0] == total
 
@@ -375,6 +377,11 @@ class SessionLedger:
             except (KeyError, ValueError, TypeError, AttributeError):
                 continue
         return repair_pairing(messages)[0]
+
+
+def _changed_view(event: dict[str, Any]) -> bool:
+    """A compaction event that changed the view (a failed attempt did not)."""
+    return event.get("changed") is not False
 
 
 def _session_info(path: Path) -> SessionInfo | None:

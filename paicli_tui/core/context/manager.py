@@ -1,8 +1,16 @@
 """The compaction manager (SPEC §6): what runs before every model request.
 
-A readable sequence of tiers: clearing when the estimate reaches the clearing trigger, a
-summary when it is still at the compaction trigger, and a final pairing guarantee. Tier 1
-(offload) runs earlier, when tool results arrive (see :mod:`.offload`).
+A readable sequence of tiers, each a pure function plus a report:
+
+1. clearing, when the estimate reaches the clearing trigger;
+2. from the compaction trigger: old reasoning, then oversized messages, saved to files;
+3. a summary by the model (at most 8 calls, a time limit, a circuit breaker);
+4. when no valid summary can be had: the model-free digest and a transcript file;
+5. last resort: clearing every older tool result; then the pairing guarantee.
+
+Whatever happens, the request handed back is within the window, or ``Prepared.overflow``
+says why it cannot be and what to do, and nothing is sent. Tier 1 (offload) runs earlier,
+when tool results arrive (see :mod:`.offload`).
 """
 
 from __future__ import annotations
@@ -13,10 +21,14 @@ from dataclasses import dataclass, replace
 
 from ...config import Settings
 from ..contracts.llm import TextCompleter
-from ..messages import Message
-from ..tokens import TokenCalibrator, estimate_request, estimate_schema
+from ..messages import Message, Role
+from ..tokens import TokenCalibrator, estimate_message, estimate_request, estimate_schema
+from .breaker import SummaryBreaker
 from .clearing import clear_tool_results
+from .fallback import digest_history
 from .fastpath import SummaryCache
+from .offload import SaveOutput
+from .oversized import message_threshold, offload_old_reasoning, offload_oversized
 from .pairing import pairing_problems, repair_pairing
 from .profile import ContextProfile
 from .report import CompactionReport
@@ -30,6 +42,9 @@ class Prepared:
     messages: list[Message]
     reports: list[CompactionReport]
     estimated_tokens: int
+    overflow: str | None = None
+    """Set when even the compacted request is above the window: why, and what to do.
+    Such a request must not be sent."""
 
 
 class ContextManager:
@@ -38,12 +53,15 @@ class ContextManager:
     def __init__(self, settings: Settings, profile: ContextProfile,
                  summarise: TextCompleter | None = None,
                  calibrator: TokenCalibrator | None = None,
-                 summary_cache: SummaryCache | None = None) -> None:
+                 summary_cache: SummaryCache | None = None,
+                 save_output: SaveOutput | None = None) -> None:
         self.settings = settings
         self.profile = profile
         self.summarise = summarise
         self.calibrator = calibrator or TokenCalibrator()
         self.summary_cache = summary_cache
+        self.save_output = save_output
+        self.breaker = SummaryBreaker()
         self._checked: list[Message] = []
         if self.summary_cache is None and settings.summary_fast_path:
             self.summary_cache = SummaryCache()
@@ -63,11 +81,13 @@ class ContextManager:
                        tokens_before=self.calibrator.adjust(report.tokens_before + schema_tokens),
                        tokens_after=self.calibrator.adjust(report.tokens_after + schema_tokens))
 
-    def _options(self, keep_user_turns: int | None = None) -> SummaryOptions:
+    def _options(self, keep_user_turns: int | None = None, focus: str = "") -> SummaryOptions:
         return SummaryOptions(
             keep_user_turns=keep_user_turns or self.settings.keep_user_turns,
             chunk_chars=self.chunk_chars(),
             partial_chars=self.settings.summary_partial_chars,
+            focus=focus,
+            timeout_s=self.settings.summary_timeout_s,
         )
 
     def chunk_chars(self) -> int:
@@ -76,21 +96,37 @@ class ContextManager:
         fits = self.profile.compaction_trigger * 3 // 2
         return max(1_000, min(self.settings.summary_chunk_chars, fits))
 
+    @property
+    def clearing_trigger(self) -> int:
+        """The clearing trigger in force (the setting overrides the window's)."""
+        return self.settings.clearing_trigger_tokens or self.profile.clearing_trigger
+
+    @property
+    def breaker_growth(self) -> int:
+        """New tokens the history must take in before an open breaker allows a summary."""
+        return self.profile.compaction_trigger
+
+    def digest_chars(self) -> int:
+        return max(1_200, min(6_000, self.profile.compaction_trigger))
+
     # -- tiers ---------------------------------------------------------------------------
-    def _clear(self, messages: list[Message]) -> tuple[list[Message], CompactionReport]:
-        return clear_tool_results(messages, keep_recent=self.settings.clearing_keep_recent,
-                                  min_chars=self.settings.clearing_min_chars)
+    def _clear(self, messages: list[Message], keep_recent: int | None = None
+               ) -> tuple[list[Message], CompactionReport]:
+        return clear_tool_results(
+            messages, keep_recent=self.settings.clearing_keep_recent if keep_recent is None
+            else keep_recent, min_chars=self.settings.clearing_min_chars,
+            exclude=self.settings.clearing_exclude_tools)
 
     async def _summarise(self, messages: list[Message], keep_user_turns: int | None = None,
-                         *, allow_fewer_turns: bool = False
+                         *, allow_fewer_turns: bool = False, focus: str = ""
                          ) -> tuple[list[Message], CompactionReport]:
-        options = self._options(keep_user_turns)
+        options = self._options(keep_user_turns, focus)
         # The background summary was made for the automatic cut; /compact wants its own.
         cached = self._from_cache(messages, options) if keep_user_turns is None else None
         if cached is not None and cached[1].changed:
             return cached
         out, report = await summarise_history(messages, self.summarise, options)
-        if not report.changed and allow_fewer_turns and options.keep_user_turns > 1 \
+        if report.result == "skipped" and allow_fewer_turns and options.keep_user_turns > 1 \
                 and find_cut(messages, options.keep_user_turns) is None:
             # Beyond the reference: one long turn can still overflow; keep just that turn.
             out, report = await summarise_history(messages, self.summarise,
@@ -108,49 +144,181 @@ class ContextManager:
         out, report = apply_summary(messages, cut, summary, estimate_request(messages))
         return out, replace(report, detail=report.detail + " (prepared in the background)")
 
+    def _digest(self, messages: list[Message], schema_tokens: int, reason: str,
+                keep_user_turns: int | None = None) -> tuple[list[Message], CompactionReport]:
+        """The model-free digest, keeping as many user turns as fit under the trigger."""
+        wanted = keep_user_turns or self.settings.keep_user_turns
+        keep = 1
+        for turns in dict.fromkeys((wanted, 1)):
+            cut = find_cut(messages, turns)
+            if cut is None:
+                continue
+            tail = estimate_request(messages[cut:]) + schema_tokens + self.digest_chars() // 3
+            keep = turns
+            if self.calibrator.adjust(tail) < self.profile.compaction_trigger:
+                break
+        return digest_history(messages, keep, reason=reason, save=self.save_output,
+                              max_chars=self.digest_chars())
+
+    async def _shrink(self, history: list[Message], tool_schemas: Sequence[dict],
+                      reports: list[CompactionReport], schema_tokens: int) -> list[Message]:
+        """Old reasoning, then oversized messages, to files while over the trigger."""
+        threshold = message_threshold(self.settings.offload_threshold_chars,
+                                      self.profile.compaction_trigger)
+        for step in (lambda h: offload_old_reasoning(h, self.save_output),
+                     lambda h: offload_oversized(h, self.save_output, threshold=threshold)):
+            if self.estimate(history, tool_schemas) < self.profile.compaction_trigger:
+                break
+            history, report = step(history)
+            if report.changed:
+                reports.append(self._calibrated(report, schema_tokens))
+        return history
+
+    async def _compact(self, history: list[Message], tool_schemas: Sequence[dict],
+                       reports: list[CompactionReport], schema_tokens: int, *,
+                       keep_user_turns: int | None = None, focus: str = "",
+                       manual: bool = False, force: bool = False) -> list[Message]:
+        """Tiers 3 and 3b: a summary if the model can write one, else the digest.
+        ``manual`` (/compact) and ``force`` (the provider refused) run them whatever the
+        estimate says."""
+        always = manual or force
+        history = await self._shrink(history, tool_schemas, reports, schema_tokens)
+        if not always and self.estimate(history, tool_schemas) < self.profile.compaction_trigger:
+            return history
+        reason = ""
+        if self.summarise is None:
+            reason = "no model configured to write a summary"
+        elif not manual and not self.breaker.allows(history, self.breaker_growth):
+            reason = (f"the last {self.breaker.failures} summaries failed in a row; the model "
+                      f"is not asked again until the conversation has grown by "
+                      f"{self.breaker_growth:,} tokens "
+                      f"({self.breaker.new_tokens(history):,} so far)")
+            reports.append(self._calibrated(CompactionReport(
+                "summary", False, estimate_request(history), estimate_request(history),
+                "not requested: " + reason), schema_tokens))
+        else:
+            history, report = await self._summarise(history, keep_user_turns,
+                                                    allow_fewer_turns=not manual, focus=focus)
+            if report.notable:
+                reports.append(self._calibrated(report, schema_tokens))
+            if report.changed:
+                self.breaker.succeeded()
+                return history
+            if report.result == "skipped":
+                return history  # nothing before the kept turns: a digest cannot help either
+            reason = report.detail
+        if not always and self.estimate(history, tool_schemas) < self.profile.compaction_trigger:
+            return history
+        history, report = self._digest(history, schema_tokens, reason, keep_user_turns)
+        if report.notable:
+            reports.append(self._calibrated(report, schema_tokens))
+        return history
+
+    def _note_summary_outcome(self, reports: Sequence[CompactionReport],
+                              history: list[Message], schema_tokens: int,
+                              out: list[CompactionReport]) -> None:
+        """Feed the breaker; when it opens, say so in the reports."""
+        failed = any(r.tier == "summary" and r.result == "failed" for r in reports)
+        if failed and self.breaker.failed(history):
+            tokens = estimate_request(history)
+            out.append(self._calibrated(CompactionReport(
+                "summary", False, tokens, tokens,
+                f"{self.breaker.failures} summaries failed in a row: no summary is requested "
+                f"until the conversation has grown by {self.breaker_growth:,} tokens; the "
+                f"model-free digest is used meanwhile", outcome="failed"), schema_tokens))
+
     # -- the pre-request check -----------------------------------------------------------
     async def prepare(self, messages: list[Message], tool_schemas: Sequence[dict] = (),
                       *, force: bool = False) -> Prepared:
-        """The history to send now: cleared and/or summarised when over the triggers (or
-        when ``force``d after a provider's context-overflow answer), pairing guaranteed."""
+        """The history to send now: cleared and/or compacted when over the triggers (or
+        when ``force``d after a provider's context-overflow answer), pairing guaranteed,
+        and ``overflow`` set if it still cannot fit the window."""
         schema_tokens = sum(estimate_schema(s) for s in tool_schemas)
         history = list(messages)
         reports: list[CompactionReport] = []
         tokens = self.estimate(history, tool_schemas)
-        if force or tokens >= self.profile.clearing_trigger:
+        if self.settings.clearing_enabled and (force or tokens >= self.clearing_trigger):
             history, report = self._clear(history)
             reports.append(self._calibrated(report, schema_tokens))
             tokens = self.estimate(history, tool_schemas)
         if force or tokens >= self.profile.compaction_trigger:
-            history, report = await self._summarise(history, allow_fewer_turns=True)
-            reports.append(self._calibrated(report, schema_tokens))
+            history = await self._compact(history, tool_schemas, reports, schema_tokens,
+                                          force=force)
+            self._note_summary_outcome(list(reports), history, schema_tokens, reports)
             tokens = self.estimate(history, tool_schemas)
-        if force and tokens >= self.profile.compaction_trigger:
-            # The provider already refused this history once: spare only the newest result.
-            history, report = clear_tool_results(history, keep_recent=1,
-                                                 min_chars=self.settings.clearing_min_chars)
-            if report.changed:
-                reports.append(self._calibrated(
-                    replace(report, detail="forced: " + report.detail), schema_tokens))
-                tokens = self.estimate(history, tool_schemas)
+        if tokens >= self.profile.compaction_trigger:
+            history, tokens = self._last_resort(history, tool_schemas, reports, schema_tokens,
+                                                force)
         history = self._ensure_pairing(history)
         if self.summary_cache is not None and self.summarise is not None:
             self.summary_cache.maybe_refresh(history, tokens, self.profile.compaction_trigger,
                                              self.summarise, self._options())
-        return Prepared(history, reports, tokens)
+        overflow = self.overflow_reason(history, tool_schemas, tokens)
+        return Prepared(history, reports, tokens, overflow)
 
-    async def compact_now(self, messages: list[Message], tool_schemas: Sequence[dict] = ()
-                          ) -> Prepared:
-        """Manual ``/compact``: summarise everything but the last user turn; if no summary
-        can be made, clear old tool results instead."""
+    def _last_resort(self, history: list[Message], tool_schemas: Sequence[dict],
+                     reports: list[CompactionReport], schema_tokens: int, force: bool
+                     ) -> tuple[list[Message], int]:
+        """Still over the trigger after compacting: the kept turns themselves are too big.
+        Clear older tool results, sparing only the newest (none once the provider refused),
+        excluded tools included; the model can call them again."""
+        tokens = self.estimate(history, tool_schemas)
+        for keep in (1, 0) if force else (1,):
+            history, report = clear_tool_results(history, keep_recent=keep,
+                                                 min_chars=self.settings.clearing_min_chars)
+            if report.changed:
+                reports.append(self._calibrated(
+                    replace(report, detail=f"forced (kept tail too big): {report.detail}"),
+                    schema_tokens))
+                tokens = self.estimate(history, tool_schemas)
+            if tokens < self.profile.compaction_trigger:
+                break
+        return history, tokens
+
+    def overflow_reason(self, history: Sequence[Message], tool_schemas: Sequence[dict],
+                        tokens: int) -> str | None:
+        """Why a request of ``tokens`` cannot be sent (None when it fits the window)."""
+        window = self.profile.window
+        if tokens <= window:
+            return None
+        fixed = self.calibrator.adjust(
+            estimate_request([m for m in history if m.role is Role.SYSTEM], tool_schemas))
+        rest = [m for m in history if m.role is not Role.SYSTEM]
+        largest = max(rest, key=estimate_message, default=None)
+        parts = [f"the system prompt and tool definitions take ~{fixed:,}"]
+        if largest is not None:
+            parts.append(f"the largest message ({largest.role.value}) ~"
+                         f"{self.calibrator.adjust(estimate_message(largest)):,}")
+        parts.append(f"{len(rest)} message(s) are left after compacting")
+        if fixed >= window:
+            advice = ("The window is too small for this set-up: use a model with a larger "
+                      "window (or pass its real size with --window).")
+        else:
+            advice = ("Start afresh with /clear (or a new session), ask for a smaller step, "
+                      "or switch to a model with a larger window (/model, --window).")
+        return (f"Not sent: the request would need ~{tokens:,} tokens but the window is "
+                f"{window:,}, even after compacting ({'; '.join(parts)}). {advice}")
+
+    async def compact_now(self, messages: list[Message], tool_schemas: Sequence[dict] = (),
+                          *, focus: str = "") -> Prepared:
+        """Manual ``/compact [focus]``: summarise everything but the last user turn (the
+        digest if no summary can be had); if there is nothing to summarise, clear old tool
+        results instead."""
         schema_tokens = sum(estimate_schema(s) for s in tool_schemas)
-        history, report = await self._summarise(list(messages), keep_user_turns=1)
-        reports = [self._calibrated(report, schema_tokens)]
-        if not report.changed:
+        reports: list[CompactionReport] = []
+        history = await self._compact(list(messages), tool_schemas, reports, schema_tokens,
+                                      keep_user_turns=1, focus=focus, manual=True)
+        if not any(r.changed and r.tier in ("summary", "digest") for r in reports):
+            if not any(r.notable for r in reports):
+                reports.append(self._calibrated(CompactionReport(
+                    "summary", False, estimate_request(history), estimate_request(history),
+                    "nothing to summarise before the last turn"), schema_tokens))
             history, cleared = self._clear(history)
             reports.append(self._calibrated(cleared, schema_tokens))
         history = self._ensure_pairing(history)
-        return Prepared(history, reports, self.estimate(history, tool_schemas))
+        tokens = self.estimate(history, tool_schemas)
+        return Prepared(history, reports, tokens,
+                        self.overflow_reason(history, tool_schemas, tokens))
 
     def _ensure_pairing(self, history: list[Message]) -> list[Message]:
         """``history`` if a provider accepts its pairing, else a repaired copy.

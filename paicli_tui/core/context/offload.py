@@ -9,7 +9,7 @@ and says the middle was dropped.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +74,11 @@ def _line_count(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1) if text else 0
 
 
+SaveOutput = Callable[[str, str], str]
+"""``save(label, text)`` writes ``text`` to a new file of this session's saved outputs and
+returns its project-relative path; raises OSError when it cannot."""
+
+
 def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,
                   text: str) -> str:
     """Save ``text`` and return its project-relative path (raises OSError on failure)."""
@@ -83,18 +88,35 @@ def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,
     ignore = outputs / ".gitignore"
     if not ignore.exists():
         ignore.write_text("*\n", encoding="utf-8")
-    session.tool_output_counter += 1
-    name = f"{session.tool_output_counter:03d}-{_safe_name(tool_name)}.txt"
+    while True:
+        # A resumed session starts counting at 0 again: never overwrite an earlier output.
+        session.tool_output_counter += 1
+        name = f"{session.tool_output_counter:03d}-{_safe_name(tool_name)}.txt"
+        if not (folder / name).exists():
+            break
     (folder / name).write_text(text, encoding="utf-8")
     return f"{TOOL_OUTPUTS_PREFIX}{session.session_id}/{name}"
 
 
-def _notice(tool_name: str, text: str, head: int, path: str | None, error: str | None) -> str:
+def output_saver(project: ProjectPaths, session: SessionState) -> SaveOutput:
+    """A :data:`SaveOutput` writing under ``.paicli/tool-outputs/<session>/``."""
+
+    def save(label: str, text: str) -> str:
+        return _write_output(project, session, label, clean_text(text))
+
+    return save
+
+
+def offload_notice(subject: str, text: str, path: str | None, error: str | None, *,
+                   head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> str:
+    """The history text standing in for a long ``text`` (``subject``: "output from grep",
+    "assistant message"...): its size, where the whole text is saved and how to read it back
+    (or why it could not be saved), then its first ``head`` and last ``tail`` characters."""
     chars, lines = len(text), _line_count(text)
-    shown_head, shown_tail = text[:head], text[-TAIL_CHARS:]
+    shown_head, shown_tail = text[:head], text[-tail:] if tail else ""
     if path is not None:
         first = (
-            f"[Large output from {tool_name}: {chars:,} characters, {lines:,} lines. "
+            f"[Large {subject}: {chars:,} characters, {lines:,} lines. "
             f"Only the beginning and the end are shown here.\n"
             f"Full output saved in: {path}\n"
             f'Read more with read_file(path="{path}", offset=<first line>, '
@@ -102,7 +124,7 @@ def _notice(tool_name: str, text: str, head: int, path: str | None, error: str |
         )
     else:
         first = (
-            f"[Large output from {tool_name}: {chars:,} characters, {lines:,} lines. "
+            f"[Large {subject}: {chars:,} characters, {lines:,} lines. "
             f"It could not be saved to a file ({error}); the middle "
             f"{chars - len(shown_head) - len(shown_tail):,} characters are lost. "
             f"Re-run with a narrower request if you need them.]"
@@ -138,7 +160,7 @@ def offload_tool_result(*, tool_name: str, content: str, arguments: dict, projec
         error = None
     except OSError as exc:
         path, error = None, exc.strerror or type(exc).__name__
-    notice = _notice(tool_name, text, head, path, error)
+    notice = offload_notice(f"output from {tool_name}", text, path, error, head=head)
     if capped:
         notice += (f"\n[Capture stopped at {settings.command_output_cap_chars:,} characters; "
                    f"the command printed {original:,}.]")

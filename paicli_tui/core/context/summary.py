@@ -3,32 +3,39 @@
 The history is cut on a real user message so every assistant tool call stays on the same
 side as its results; the part before the cut is rendered as a transcript, summarised by an
 injected :data:`TextCompleter` (one call per 60,000-character chunk, then a merge), checked
-for the four fixed sections, repaired at most once, and used only when the rebuilt history
-is smaller. Any failure leaves the history exactly as it was.
+for the four fixed sections (a near miss is put right without a model call, see
+:mod:`.summary_format`), repaired at most once, and used only when the rebuilt history is
+smaller. Any failure leaves the history exactly as it was.
+
+Bounded whatever the history holds (beyond the reference): at most ``max_calls`` model
+requests per summary (8), so a transcript longer than the chunks those calls can carry has
+its longest entries shortened in the middle first (the full text stays in the ledger and in
+the files oversized messages were saved to), and the whole attempt has a time limit.
 """
 
 from __future__ import annotations
 
-import re
+import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...resources import load_prompt
 from ..contracts.llm import TextCompleter
 from ..messages import InternalKind, Message, Role
 from ..tokens import estimate_request
 from .report import CompactionReport
+from .summary_format import SECTION_TITLES, normalise_summary, validate_summary
 
-SECTION_TITLES = (
-    "Current goal and success criteria",
-    "User requirements and confirmed decisions",
-    "Work done and evidence",
-    "Open problems and next steps",
-)
+__all__ = ["SECTION_TITLES", "validate_summary"]  # re-exported: the format lives beside
+
 SUMMARY_MARKER = ("[Summary of the earlier conversation. Older messages were compacted into "
                   "this summary; the most recent messages follow unchanged.]")
 ACKNOWLEDGEMENT = "Understood. I will continue from this summary and the messages after it."
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s*(?:\d+[.)]\s*)?(.+?)\s*#*\s*$")
+MAX_SUMMARY_CALLS = 8
+"""Model requests one summary may make: chunks + merge + the one repair."""
+FOCUS_MAX_CHARS = 2_000
+MIN_ENTRY_CHARS = 300
+"""Shortest an entry is cut to before the oldest entries are left out instead."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,11 @@ class SummaryOptions:
     keep_user_turns: int = 3
     chunk_chars: int = 60_000
     partial_chars: int = 8_000
+    max_calls: int = MAX_SUMMARY_CALLS
+    focus: str = ""
+    """The person's instructions for this summary (``/compact <focus>``)."""
+    timeout_s: float | None = None
+    """Seconds the whole summary may take (None: no limit)."""
 
 
 def find_cut(messages: Sequence[Message], keep_user_turns: int) -> int | None:
@@ -116,24 +128,6 @@ def chunk_entries(entries: Sequence[str], limit: int) -> list[str]:
     return chunks
 
 
-def validate_summary(text: str) -> list[str]:
-    """Problems with a summary's structure ([] = the four sections, once each, in order)."""
-    found: list[str] = []
-    wanted = {t.lower(): t for t in SECTION_TITLES}
-    for line in text.splitlines():
-        match = _HEADING.match(line)
-        if match and line.lstrip().startswith("#"):
-            title = match.group(1).strip().rstrip(":").strip().lower()
-            if title in wanted:
-                found.append(wanted[title])
-    problems = [f"missing section: {t}" for t in SECTION_TITLES if t not in found]
-    if len(found) != len(set(found)):
-        problems.append("a section appears more than once")
-    if not problems and found != list(SECTION_TITLES):
-        problems.append("sections are out of order")
-    return problems
-
-
 def skill_note(dropped: Sequence[Message]) -> str:
     """A line naming skills whose injected text the summary dropped ('' when none)."""
     names: list[str] = []
@@ -148,57 +142,150 @@ def skill_note(dropped: Sequence[Message]) -> str:
             + ". Load them again before relying on them.")
 
 
-def rebuild(messages: Sequence[Message], cut: int, summary: str) -> list[Message]:
-    """System messages, the summary as an internal user message, an acknowledgement, then
-    the kept tail unchanged."""
+def rebuild(messages: Sequence[Message], cut: int, summary: str, *, tier: str = "summary",
+            extra: str = "") -> list[Message]:
+    """System messages, the summary as an internal user message (then the skill note and
+    ``extra``, e.g. files re-read for the task), an acknowledgement, then the kept tail
+    unchanged."""
     head = messages[:cut]
     systems = [m for m in head if m.role is Role.SYSTEM]
     body = f"{SUMMARY_MARKER}\n\n{summary.strip()}"
     note = skill_note(head)
     if note:
         body += f"\n\n{note}"
-    marker = Message.user(body, internal=InternalKind.SUMMARY)
+    if extra:
+        body += f"\n\n{extra.strip()}"
+    marker = Message(Role.USER, body, internal=InternalKind.SUMMARY, meta={"tier": tier})
     return [*systems, marker, Message.assistant(ACKNOWLEDGEMENT), *messages[cut:]]
 
 
+def _clip(entry: str, cap: int) -> str:
+    if len(entry) <= cap:
+        return entry
+    note = f"\n[… {len(entry) - cap:,} characters left out here …]\n"
+    head = max(0, (cap - len(note)) * 2 // 3)
+    tail = max(0, cap - len(note) - head)
+    return entry[:head] + note + (entry[-tail:] if tail else "")
+
+
+def fit_entries(entries: Sequence[str], budget: int) -> list[str]:
+    """``entries`` within ``budget`` characters in total: the longest are shortened in the
+    middle to one common cap; if even ``MIN_ENTRY_CHARS`` each is too much, the oldest are
+    left out (one line says how many)."""
+    if sum(map(len, entries)) <= budget:
+        return list(entries)
+    low, high = 0, max(map(len, entries))
+    while low < high:  # the largest cap that fits
+        middle = (low + high + 1) // 2
+        if sum(min(len(e), middle) for e in entries) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    if low >= MIN_ENTRY_CHARS:
+        return [_clip(e, low) for e in entries]
+    kept: list[str] = []
+    used = 200
+    for entry in reversed(entries):
+        size = min(len(entry), MIN_ENTRY_CHARS)
+        if used + size > budget:
+            break
+        kept.insert(0, _clip(entry, MIN_ENTRY_CHARS))
+        used += size
+    left = len(entries) - len(kept)
+    return [f"[{left:,} older entries are left out of this transcript for length.]\n\n",
+            *kept]
+
+
+@dataclass(frozen=True)
+class SummaryAttempt:
+    """A valid summary (``text``), or None and the ``reason`` it could not be had."""
+
+    text: str | None
+    reason: str
+    calls: int
+
+
+def _system_prompt(name: str, options: SummaryOptions) -> str:
+    prompt = load_prompt(name)
+    focus = options.focus.strip()[:FOCUS_MAX_CHARS]
+    if focus:
+        prompt += ("\n\nThe developer asked this summary to pay particular attention to the "
+                   "following (their words; the four headings stay as they are):\n" + focus)
+    return prompt
+
+
 async def _draft(entries: list[str], complete: TextCompleter, options: SummaryOptions) -> str:
-    chunks = chunk_entries(entries, options.chunk_chars)
+    # chunks + one merge + one repair stay within max_calls
+    most_chunks = max(1, options.max_calls - 2)
+    fitted = fit_entries(entries, options.chunk_chars * most_chunks)
+    chunks = chunk_entries(fitted, options.chunk_chars)
     if len(chunks) == 1:
-        return await complete(load_prompt("summary"), chunks[0])
+        return await complete(_system_prompt("summary", options), chunks[0])
+    # the merge request carries every partial: together they fit one chunk
+    partial_chars = max(500, min(options.partial_chars, options.chunk_chars // len(chunks)))
     partials = []
     template = load_prompt("summary_partial")
     for number, chunk in enumerate(chunks, start=1):
         prompt = (template.replace("{part}", str(number)).replace("{parts}", str(len(chunks)))
-                  .replace("{limit}", f"{options.partial_chars:,}"))
+                  .replace("{limit}", f"{partial_chars:,}"))
         partial = (await complete(prompt, chunk)).strip()
-        partials.append(partial[: options.partial_chars])
+        partials.append(partial[:partial_chars])
     merged_input = "\n\n".join(f"### Notes for part {i} of {len(partials)}\n{p}"
                                for i, p in enumerate(partials, start=1))
-    return await complete(load_prompt("summary_merge"), merged_input)
+    return await complete(_system_prompt("summary_merge", options), merged_input)
+
+
+async def _write(entries: list[str], complete: TextCompleter, options: SummaryOptions
+                 ) -> str | None:
+    draft = await _draft(entries, complete, options)
+    fixed = normalise_summary(draft)
+    if fixed is None:
+        fixed = normalise_summary(await complete(load_prompt("summary_repair"), draft))
+    return fixed
+
+
+class _Counting:
+    """Counts the calls made through a completer and keeps its last reply."""
+
+    def __init__(self, complete: TextCompleter) -> None:
+        self.complete = complete
+        self.calls = 0
+        self.last_reply = ""
+
+    async def __call__(self, system_prompt: str, user_text: str) -> str:
+        self.calls += 1
+        self.last_reply = await self.complete(system_prompt, user_text)
+        return self.last_reply
 
 
 async def write_summary(entries: list[str], complete: TextCompleter, options: SummaryOptions
-                        ) -> tuple[str | None, str]:
-    """A valid four-section summary of ``entries`` (after at most one repair call), or None
-    and the reason it was abandoned."""
+                        ) -> SummaryAttempt:
+    """A valid four-section summary of ``entries`` (after at most one repair call, within
+    ``options.max_calls`` requests and ``options.timeout_s``), or why there is none."""
+    counting = _Counting(complete)
     try:
-        draft = await _draft(entries, complete, options)
-        problems = validate_summary(draft)
-        if problems:
-            draft = await complete(load_prompt("summary_repair"), draft)
-            problems = validate_summary(draft)
+        draft = await asyncio.wait_for(_write(entries, counting, options), options.timeout_s)
+    except TimeoutError:
+        return SummaryAttempt(None, f"summary timed out after {options.timeout_s:g} s",
+                              counting.calls)
     except Exception as exc:  # a failing model must not break the turn; history stays
-        return None, f"summary call failed: {type(exc).__name__}: {exc}"
-    if problems:
-        return None, "summary abandoned after one repair: " + "; ".join(problems)
-    return draft.strip(), "ok"
+        return SummaryAttempt(None, f"summary call failed: {type(exc).__name__}: {exc}",
+                              counting.calls)
+    if draft is None:
+        problems = validate_summary(counting.last_reply)
+        return SummaryAttempt(None, "summary abandoned: the model did not write the four "
+                              "sections, even after one repair request ("
+                              + "; ".join(problems[:2]) + ")",
+                              counting.calls)
+    return SummaryAttempt(draft.strip(), "ok", counting.calls)
 
 
 async def summarise_history(messages: Sequence[Message], complete: TextCompleter | None,
                             options: SummaryOptions | None = None
                             ) -> tuple[list[Message], CompactionReport]:
     """Tier 3: the history with everything before the cut replaced by a summary, or the
-    history unchanged (same list contents) with a report saying why not."""
+    history unchanged (same list contents) with a report saying why not (``failed`` when
+    the model was asked, ``skipped`` when there was nothing to ask)."""
     options = options or SummaryOptions()
     original = list(messages)
     before = estimate_request(original)
@@ -215,10 +302,12 @@ async def summarise_history(messages: Sequence[Message], complete: TextCompleter
     entries = render_entries(original[:cut])
     if not entries:
         return unchanged("nothing to summarise before the kept turns")
-    draft, reason = await write_summary(entries, complete, options)
-    if draft is None:
-        return unchanged(reason)
-    return apply_summary(original, cut, draft, before)
+    attempt = await write_summary(entries, complete, options)
+    if attempt.text is None:
+        return original, CompactionReport("summary", False, before, before, attempt.reason,
+                                          outcome="failed", model_calls=attempt.calls)
+    out, report = apply_summary(original, cut, attempt.text, before)
+    return out, replace(report, model_calls=attempt.calls)
 
 
 def apply_summary(original: list[Message], cut: int, draft: str, before: int
@@ -229,7 +318,7 @@ def apply_summary(original: list[Message], cut: int, draft: str, before: int
     if after >= before:
         return original, CompactionReport(
             "summary", False, before, before,
-            f"summary abandoned: not smaller ({after:,} >= {before:,} tokens)")
+            f"summary abandoned: not smaller ({after:,} >= {before:,} tokens)", outcome="failed")
     dropped = cut - sum(1 for m in original[:cut] if m.role is Role.SYSTEM)
     return rebuilt, CompactionReport(
         "summary", True, before, after,

@@ -82,13 +82,29 @@ class ToolCallFinished(AgentEvent):
 
 @dataclass(frozen=True)
 class ContextCompacted(AgentEvent):
+    """A compaction tier changed the history (``outcome`` compacted), or tried and failed
+    (then the event is a :class:`CompactionFailed`)."""
+
     type: ClassVar[str] = "context_compacted"
     tier: str
-    """``offload``, ``clearing`` or ``summary``."""
+    """``offload``, ``clearing``, ``summary`` or ``digest`` (the model-free fallback)."""
     tokens_before: int
     tokens_after: int
     detail: str = ""
     summary: str | None = None
+    outcome: str = "compacted"
+    model_calls: int = 0
+    path: str | None = None
+    """A file the tier wrote (the digest's transcript)."""
+
+
+@dataclass(frozen=True)
+class CompactionFailed(ContextCompacted):
+    """A tier tried and could not compact (a summary the model did not write, an error, a
+    timeout, the circuit breaker opening); ``detail`` says why."""
+
+    type: ClassVar[str] = "context_compaction_failed"
+    outcome: str = "failed"
 
 
 @dataclass(frozen=True)
@@ -123,3 +139,12 @@ class AgentError(AgentEvent):
     type: ClassVar[str] = "error"
     message: str
     recoverable: bool = True
+
+
+def compaction_event(report: Any) -> ContextCompacted:
+    """The event for a notable compaction report (a ``CompactionReport``): a
+    :class:`CompactionFailed` when the tier tried and failed."""
+    kind = ContextCompacted if report.changed else CompactionFailed
+    return kind(tier=report.tier, tokens_before=report.tokens_before,
+                tokens_after=report.tokens_after, detail=report.detail, summary=report.summary,
+                outcome=report.result, model_calls=report.model_calls, path=report.path)

@@ -22,6 +22,7 @@ from ...core.contracts.asks import (
 )
 from ...core.messages import Message, Role
 from ..backend import Backend
+from ..format import compaction_state
 from ..input_history import InputHistory
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
 from ..slash import completions, parse_slash
@@ -311,9 +312,10 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
                 block = await chat.add_tool(event.call_id, event.name, "{}")
             block.finish(event.status, event.preview, event.chars, event.offload_path)
         elif isinstance(event, ev.ContextCompacted):
+            failed = isinstance(event, ev.CompactionFailed)
             await chat.add_compaction(event.tier, event.tokens_before, event.tokens_after,
-                                      event.detail, event.summary)
-            self.gauge.show(tokens=event.tokens_after)
+                                      event.detail, event.summary, failed)
+            self.gauge.show(tokens=event.tokens_after, state=compaction_state(event))
         elif isinstance(event, ev.Usage):
             self.gauge.record_usage(event.prompt_tokens, event.cached_tokens)
         elif isinstance(event, ev.MemoryNotice):

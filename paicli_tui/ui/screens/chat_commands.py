@@ -79,7 +79,7 @@ class SlashCommandsMixin:
         self.run_worker(self._after_inspector(result), group="rerender", exit_on_error=False)
 
     async def _after_inspector(self: ChatScreen, result: InspectorResult | None) -> None:
-        from ...core.contracts.events import ContextCompacted
+        from ...core.contracts.events import compaction_event
         from ..messages import AgentEventPosted
 
         if result is not None and result.restored:
@@ -87,9 +87,7 @@ class SlashCommandsMixin:
             await self.chat.add_notice("View restored from before the last compaction.")
             await self.render_history(self.session.history)
         for report in result.reports if result is not None else ():
-            self.post_message(AgentEventPosted(ContextCompacted(
-                report.tier, report.tokens_before, report.tokens_after, report.detail,
-                report.summary)))
+            self.post_message(AgentEventPosted(compaction_event(report)))
         self.refresh_gauge()
 
     async def slash_resume(self: ChatScreen, rest: str) -> None:
@@ -164,24 +162,22 @@ class SlashCommandsMixin:
         if self.session is None or self.turn_running:
             self.notify("Wait for the turn to finish first.", severity="warning")
             return
-        self.compact_now()
+        self.compact_now(rest)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def compact_now(self: ChatScreen) -> None:
-        from ...core.contracts.events import ContextCompacted
+    async def compact_now(self: ChatScreen, focus: str = "") -> None:
+        from ...core.contracts.events import compaction_event
         from ..messages import AgentEventPosted
 
         try:
-            reports = await self.session.compact_now()
+            reports = await self.session.compact_now(focus)
         except Exception as exc:
             self.notify(f"Compaction failed: {exc}", severity="error")
             return
-        changed = [r for r in reports if r.changed]
-        for report in changed:
-            self.post_message(AgentEventPosted(ContextCompacted(
-                report.tier, report.tokens_before, report.tokens_after, report.detail,
-                report.summary)))
-        if not changed:
+        for report in reports:
+            if report.notable:
+                self.post_message(AgentEventPosted(compaction_event(report)))
+        if not any(r.changed for r in reports):
             why = "; ".join(r.detail for r in reports if r.detail)
             self.notify(f"Nothing compacted{': ' + why if why else ' (the history is short)'}.",
                         title="compact")

@@ -60,12 +60,13 @@ class ChatLog(VerticalScroll):
         return block
 
     async def add_compaction(self, tier: str, before: int, after: int, detail: str = "",
-                             summary: str | None = None) -> CompactionNotice:
+                             summary: str | None = None, failed: bool = False
+                             ) -> CompactionNotice:
         from .compaction_notice import CompactionNotice
 
         await self.end_assistant()
         return await self._add(  # type: ignore[return-value]
-            CompactionNotice(tier, before, after, detail, summary))
+            CompactionNotice(tier, before, after, detail, summary, failed))
 
     async def add_notice(self, text: str, kind: str = "info") -> Widget:
         """Program text; ``setup`` is the how-to-connect guide, shown verbatim."""

@@ -10,6 +10,11 @@ TIER_LABELS = {
     "offload": "Large tool output saved to a file",
     "clearing": "Old tool results cleared",
     "summary": "Older turns summarised",
+    "digest": "Older turns digested without a model (no valid summary)",
+}
+FAILED_LABELS = {
+    "summary": "Summary failed",
+    "digest": "Digest failed",
 }
 
 
@@ -17,16 +22,22 @@ class CompactionNotice(Collapsible):
     """Folded by default; opening it shows the summary (or the detail line)."""
 
     def __init__(self, tier: str, tokens_before: int, tokens_after: int, detail: str = "",
-                 summary: str | None = None) -> None:
+                 summary: str | None = None, failed: bool = False) -> None:
         self.tier = tier
         self.summary = summary
         self.detail = detail
-        label = TIER_LABELS.get(tier, f"Context compacted ({tier})")
-        title = f"⇣ {label}: {fmt_tokens(tokens_before)} → {fmt_tokens(tokens_after)} tokens"
+        if failed:
+            label = FAILED_LABELS.get(tier, f"Compaction failed ({tier})")
+            title = f"⚠ {label} at {fmt_tokens(tokens_before)} tokens: {detail[:120]}"
+        else:
+            label = TIER_LABELS.get(tier, f"Context compacted ({tier})")
+            title = (f"⇣ {label}: {fmt_tokens(tokens_before)} → {fmt_tokens(tokens_after)} "
+                     "tokens")
         children = []
         if detail:
             children.append(Static(detail, markup=False, classes="compaction-detail"))
         if summary:
             children.append(Markdown(summary, classes="compaction-summary"))
         super().__init__(*children, title=title, collapsed=True,
-                         classes=f"compaction-notice tier-{tier}")
+                         classes=f"compaction-notice tier-{tier}"
+                                 + (" compaction-failed" if failed else ""))

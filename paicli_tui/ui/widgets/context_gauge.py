@@ -40,6 +40,9 @@ class ContextGauge(Vertical):
         self.per_request: list[float] = []
         self.warned = False
         self._shown_zone = ""
+        self.state = ""
+        """What the last compaction did, when the person should know (a failed summary,
+        the digest in use); shown in place of the zone name."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="gauge-row"):
@@ -55,8 +58,10 @@ class ContextGauge(Vertical):
 
     def show(self, *, tokens: int | None = None, window: int | None = None,
              clearing_trigger: int | None = None, compaction_trigger: int | None = None,
-             model_label: str | None = None) -> None:
-        """Set any of the numbers and redraw."""
+             model_label: str | None = None, state: str | None = None) -> None:
+        """Set any of the numbers (and the compaction ``state``, "" clears it) and redraw."""
+        if state is not None:
+            self.state = state
         if tokens is not None:
             self.tokens = max(0, int(tokens))
         if window:
@@ -104,7 +109,7 @@ class ContextGauge(Vertical):
             self._shown_zone = zone
         percent = self.tokens / self.window * 100 if self.window else 0
         self.query_one(".gauge-percent", Static).update(
-            f"{fmt_tokens(self.tokens)}/{fmt_tokens(self.window)} {percent:4.1f}% {ZONE_LABELS[zone]}")
+            f"{fmt_tokens(self.tokens)}/{fmt_tokens(self.window)} {percent:4.1f}% {self.state or ZONE_LABELS[zone]}")
         last = "—" if self.last_prompt is None else fmt_tokens(self.last_prompt)
         cache = f" ({fmt_tokens(self.cached)} cached)" if self.last_prompt is not None else ""
         self.query_one(".gauge-numbers", Static).update(
