@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ctx_fakes import VALID_SUMMARY, FakeSummariser
+from ctx_fakes import BEHAVIOURS, VALID_SUMMARY, FakeSummariser, SummaryModel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -143,3 +143,57 @@ def test_manager_prepare_properties(msgs: list[Message], window: int, force: boo
             # unchanged, cleared, or (above the message threshold) offloaded with a notice
             assert a.to_record() == b.to_record() or (a.role is Role.TOOL and is_cleared(b)) \
                 or ("[Large " in b.content and len(b.content) < len(a.content))
+
+
+@st.composite
+def heavy_histories(draw: st.DrawFn) -> list[Message]:
+    """Histories with, now and then, a huge reply, a huge tool argument, long reasoning."""
+    msgs = draw(histories())
+    for _ in range(draw(st.integers(0, 3))):
+        size = draw(st.sampled_from([5_000, 60_000, 400_000]))
+        kind = draw(st.sampled_from(["reply", "argument", "reasoning", "paste"]))
+        if kind == "reply":
+            msgs += [Message.user("go"), Message.assistant("R" * size)]
+        elif kind == "reasoning":
+            msgs += [Message.user("think"), Message.assistant("ok", reasoning="T" * size)]
+        elif kind == "paste":
+            msgs += [Message.user("paste " + "中" * (size // 2)), Message.assistant("seen")]
+        else:
+            call = ToolCall(f"w{len(msgs)}", "write_file",
+                            '{"path": "a.txt", "content": "' + "c" * size + '"}')
+            msgs += [Message.user("write"), Message.assistant(tool_calls=[call]),
+                     Message.tool(call.id, "write_file", wrap_tool_result("write_file", "ok")),
+                     Message.assistant("written")]
+    return msgs
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(heavy_histories(), st.sampled_from(sorted(BEHAVIOURS)),
+       st.sampled_from([4_000, 8_000, 32_000]), st.booleans())
+def test_any_summariser_any_history_fits_the_window(msgs: list[Message], behaviour: str,
+                                                    window: int, force: bool) -> None:
+    """Whatever the summariser does, the request handed back is within the window with a
+    valid pairing, or it is refused with a reason (and then it is not sent)."""
+    import tempfile
+    from dataclasses import replace
+    from pathlib import Path
+
+    from paicli_tui.core.context.offload import output_saver
+    from paicli_tui.core.contracts.session_state import SessionState
+    from paicli_tui.core.llm.complete import completer_for
+    from paicli_tui.paths import ProjectPaths
+
+    model = SummaryModel(behaviour)
+    with tempfile.TemporaryDirectory() as folder:
+        manager = ContextManager(
+            replace(Settings(), summary_timeout_s=0.05), ContextProfile.for_window(window),
+            completer_for(model),
+            save_output=output_saver(ProjectPaths.for_dir(Path(folder)), SessionState("p")))
+        prepared = asyncio.run(manager.prepare(msgs, force=force))
+    assert pairing_problems(prepared.messages) == []
+    assert len(model.requests) <= 8
+    if prepared.overflow is None:
+        assert prepared.estimated_tokens <= window
+    else:
+        assert prepared.estimated_tokens > window and "Not sent" in prepared.overflow

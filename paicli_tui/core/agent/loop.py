@@ -208,6 +208,13 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
             forced = False
             for event in session.apply_prepared(prepared):
                 yield event
+            if prepared.overflow is not None:
+                # Never send a request above the window: say why and what to do instead.
+                reason = "error"
+                session.ledger.event("request_refused", detail=prepared.overflow,
+                                     estimated=prepared.estimated_tokens)
+                yield AgentError(message=prepared.overflow, recoverable=True)
+                break
             raw_estimate = estimate_request(session.history, schemas)
             profile = session.profile
             yield RequestStarted(iteration=iteration, estimated_tokens=prepared.estimated_tokens,
