@@ -166,7 +166,9 @@ class ContextManager:
         threshold = message_threshold(self.settings.offload_threshold_chars,
                                       self.profile.compaction_trigger)
         for step in (lambda h: offload_old_reasoning(h, self.save_output),
-                     lambda h: offload_oversized(h, self.save_output, threshold=threshold)):
+                     lambda h: offload_oversized(
+                         h, self.save_output, threshold=threshold,
+                         tool_threshold=max(threshold, self.settings.offload_threshold_chars))):
             if self.estimate(history, tool_schemas) < self.profile.compaction_trigger:
                 break
             history, report = step(history)

@@ -80,15 +80,16 @@ def offload_old_reasoning(messages: Sequence[Message], save: SaveOutput | None
         path=path)
 
 
-def _shrunk(message: Message, threshold: int, save: SaveOutput | None,
+def _shrunk(message: Message, threshold: int, tool_threshold: int, save: SaveOutput | None,
             names: dict[str, str]) -> tuple[Message, list[str]]:
-    """``message`` with every part above ``threshold`` characters offloaded, and a label per
-    part offloaded."""
+    """``message`` with every part above ``threshold`` characters (a tool result: above
+    ``tool_threshold``) offloaded, and a label per part offloaded."""
     head, tail = _previews(threshold)
     done: list[str] = []
     changes: dict[str, object] = {}
     content = message.content
-    if len(content) > threshold:
+    limit = tool_threshold if message.role is Role.TOOL else threshold
+    if len(content) > limit:
         if message.role is Role.TOOL:
             name = tool_name_of(message, names)
             inner = unwrap_tool_result(content)
@@ -129,9 +130,14 @@ def _shrunk(message: Message, threshold: int, save: SaveOutput | None,
 
 
 def offload_oversized(messages: Sequence[Message], save: SaveOutput | None, *,
-                      threshold: int) -> tuple[list[Message], CompactionReport]:
+                      threshold: int, tool_threshold: int | None = None
+                      ) -> tuple[list[Message], CompactionReport]:
     """Every non-system message part (text, tool-call arguments, reasoning) longer than
-    ``threshold`` characters saved to a file and replaced by a notice (head, tail, path)."""
+    ``threshold`` characters saved to a file and replaced by a notice (head, tail, path).
+    Tool results keep tier 1's own threshold (``tool_threshold``, default ``threshold``):
+    a result below it that arrived whole is clearing's business (it can be fetched again);
+    one above it got in unsaved (a paged read, a resumed session) and goes to a file."""
+    tool_threshold = threshold if tool_threshold is None else tool_threshold
     before = estimate_request(messages)
     names = call_names(messages)
     out = list(messages)
@@ -139,7 +145,7 @@ def offload_oversized(messages: Sequence[Message], save: SaveOutput | None, *,
     for index, message in enumerate(messages):
         if message.role is Role.SYSTEM:
             continue
-        out[index], done = _shrunk(message, threshold, save, names)
+        out[index], done = _shrunk(message, threshold, tool_threshold, save, names)
         labels += done
     if not labels:
         return out, CompactionReport("offload", False, before, before,
