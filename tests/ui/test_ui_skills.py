@@ -54,3 +54,45 @@ async def test_mcp_without_servers_says_how_to_add_one(settings, project_dir) ->
     backend = FakeBackend(settings, project_dir, session=FakeSession(), client=None)
     text = await _skills_notice(PaicliApp(settings, project_dir, backend=backend), "/mcp")
     assert "No MCP servers" in text and "[mcp_servers.files]" in text
+
+
+async def test_init_drafts_pai_md_for_review_and_never_overwrites(settings, project_dir):
+    from textual.widgets import TextArea
+
+    (project_dir / "go.mod").write_text("module demo\n")
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=None)
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.screen.query_one(PromptInput).load_text("/init")
+        await pilot.press("enter")
+        for _ in range(50):
+            await pilot.pause()
+            if app.screen.query(TextArea):
+                break
+        editor = app.screen.query_one(TextArea)
+        assert "Test: `go test ./...`" in editor.text
+        editor.insert("\n- Our own rule.\n")
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        written = (project_dir / "PAI.md").read_text()
+        assert "go test ./..." in written and "Our own rule." in written
+        app.screen.query_one(PromptInput).load_text("/init")
+        await pilot.press("enter")
+        await pilot.pause()
+        notices = "\n".join(n.source for n in app.screen.query_one(ChatLog).query(ChatNotice))
+        assert "never overwrites" in notices
+        assert (project_dir / "PAI.md").read_text() == written
+
+
+def test_inspector_names_the_rule_files(tmp_path) -> None:
+    from paicli_tui.core.contracts.services import ProjectRules
+    from paicli_tui.ui.screens.context_inspector import rules_line
+
+    rules = ProjectRules(text="x", files=(str(tmp_path / "PAI.md"), str(tmp_path / "AGENTS.md"),
+                                          "/home/me/.paicli/PAI.md"), truncated=True)
+    line = rules_line(rules, tmp_path)
+    assert line == ("project rules: PAI.md, AGENTS.md, /home/me/.paicli/PAI.md "
+                    "(cut at 24,000 characters)")
+    assert "/init drafts one" in rules_line(None, tmp_path)

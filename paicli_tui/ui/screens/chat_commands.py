@@ -3,8 +3,10 @@ screen stays about rendering. Each command either opens a screen or runs a worke
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import shlex
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -230,6 +232,38 @@ class SlashCommandsMixin:
             catalog = SkillCatalog.discover(ProjectPaths.for_dir(self.backend.project_root),
                                             self.backend.settings.home)
         await self.chat.add_notice(catalog.report())
+
+    async def slash_init(self: ChatScreen, rest: str) -> None:
+        target = self.backend.project_root / "PAI.md"
+        if target.exists():
+            await self.chat.add_notice(
+                f"`{target}` already exists: /init never overwrites it. Edit it directly.",
+                "warning")
+            return
+        self.draft_rules(target)
+
+    @work(group="init", exit_on_error=False)
+    async def draft_rules(self: ChatScreen, target: Path) -> None:
+        from ...core.memory.rules_draft import draft_rules
+        from ..modals.rules_draft import RulesDraftModal
+
+        draft = await asyncio.to_thread(draft_rules, target.parent)
+        text = await self.app.push_screen_wait(RulesDraftModal("PAI.md", draft))
+        if text is None:
+            await self.chat.add_notice("/init cancelled: nothing was written.")
+            return
+        try:
+            with open(target, "x", encoding="utf-8") as out:  # never over an existing file
+                out.write(text)
+        except FileExistsError:
+            await self.chat.add_notice(f"`{target}` appeared meanwhile: left it untouched.",
+                                       "warning")
+            return
+        except OSError as exc:
+            await self.chat.add_notice(f"Cannot write `{target}`: {exc}", "error")
+            return
+        await self.chat.add_notice(f"Wrote `{target}`. Its rules apply from the next session "
+                                   "(or `--resume` this one).")
 
     async def slash_mcp(self: ChatScreen, rest: str) -> None:
         from ...core.mcp import McpManager

@@ -4,6 +4,7 @@ compact now, and restore the view before the last compaction."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -13,6 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Label, Static
 
+from ...core.contracts.services import ProjectRules
 from ..backend import Backend
 from ..breakdown import event_row, token_breakdown
 from ..format import fmt_tokens
@@ -77,8 +79,8 @@ class ContextInspector(Screen[InspectorResult]):
     def refresh_view(self) -> None:
         session = self.session
         schemas = session.tool_schemas()
-        rules = _rules_text(session)
-        parts = token_breakdown(session.history, schemas, rules)
+        rules = _rules(session)
+        parts = token_breakdown(session.history, schemas, rules.text if rules else "")
         total = sum(parts.values()) or 1
         table = self.query_one("#categories", DataTable)
         table.clear()
@@ -93,7 +95,8 @@ class ContextInspector(Screen[InspectorResult]):
             f"({_left(profile.clearing_trigger, estimate)})\n"
             f"compaction trigger {profile.compaction_trigger:,} "
             f"({_left(profile.compaction_trigger, estimate)})\n"
-            f"messages {len(session.history)} · memory budget {profile.memory_budget:,}")
+            f"messages {len(session.history)} · memory budget {profile.memory_budget:,}\n"
+            f"{rules_line(rules, self.backend.project_root)}")
         gauge = self.query_one(ContextGauge)
         gauge.warned = True  # the chat already warned; the inspector only shows
         gauge.last_prompt, gauge.cached, gauge.per_request = self.usage
@@ -158,12 +161,26 @@ def _left(trigger: int, estimate: int) -> str:
     return f"{fmt_tokens(trigger - estimate)} left" if trigger > estimate else "reached"
 
 
-def _rules_text(session: SessionPort) -> str:
+def _rules(session: SessionPort) -> ProjectRules | None:
     memory = session.memory
     if memory is None:
-        return ""
+        return None
     try:
-        return memory.project_rules().text
+        return memory.project_rules()
     except Exception:  # unreadable rules: the inspector still shows the rest
-        return ""
+        return None
 
+
+def rules_line(rules: ProjectRules | None, root: Path) -> str:
+    """Which rule files (PAI.md, AGENTS.md, CLAUDE.md, includes) are in the prompt."""
+    if rules is None or not rules.files:
+        return "project rules: none (PAI.md, AGENTS.md or CLAUDE.md; /init drafts one)"
+    names = []
+    for name in rules.files:
+        path = Path(name)
+        try:
+            names.append(path.relative_to(root).as_posix())
+        except ValueError:
+            names.append(str(path))
+    cut = " (cut at 24,000 characters)" if rules.truncated else ""
+    return "project rules: " + ", ".join(names) + cut

@@ -1,0 +1,49 @@
+"""/init's review dialog: the drafted PAI.md, editable, written only when the person saves."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, TextArea
+
+
+class RulesDraftModal(ModalScreen[str | None]):
+    """Returns the text to write, or None when cancelled."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Save")]
+
+    def __init__(self, path_label: str, draft: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.path_label, self.draft = path_label, draft
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog rules-draft-dialog"):
+            yield Label(f"Draft {self.path_label} — edit, then Save (Ctrl+S) or Esc",
+                        classes="dialog-title", markup=False)
+            # no language: Textual's markdown highlighting needs a grammar we do not ship
+            yield TextArea(self.draft, id="rules-draft-text", soft_wrap=True)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save", id="ok", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "ok":
+            self.action_save()
+        else:
+            self.dismiss(None)
+
+    def action_save(self) -> None:
+        text = self.query_one(TextArea).text
+        if not text.strip():
+            self.notify("The draft is empty: nothing to save", severity="warning")
+            return
+        self.dismiss(text if text.endswith("\n") else text + "\n")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
