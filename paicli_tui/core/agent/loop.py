@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RUNAWAY_REPEATS = 3
-PARALLEL_SAFE = frozenset({"read_file", "list_dir", "grep_code", "glob_files"})
+PARALLEL_SAFE = frozenset({"read_file", "list_dir", "grep_code", "glob_files", "run_subagent"})
 """Tools that only read and share no state: several calls in one reply run concurrently."""
 PREVIEW_LINES = 6
 PREVIEW_CHARS = 600

@@ -37,6 +37,7 @@ from ..skills import LoadSkillTool, SkillCatalog
 from ..tokens import TokenCalibrator
 from ..web import WebFetchTool, WebSearchTool
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
+from .subagent import SubAgentTool
 from .tool_registry import ToolRegistry
 from .tools import builtin_tools
 
@@ -92,6 +93,8 @@ class AgentSession:
                 for tool in service.tools():
                     self.tools.add(tool)
         self.pending_notices: list[AgentEvent] = []
+        self.is_subagent = False
+        self._subagents = 0
         self._background: set[asyncio.Task[Any]] = set()
         self.turns = 0
 
@@ -136,6 +139,7 @@ class AgentSession:
                       client=client, memory=memory, code=code, approve=approve,
                       resolve_conflict=resolve_conflict, mode=mode, skills=skills,
                       mcp=await start_mcp(settings, project.root))
+        session.tools.add(SubAgentTool(session))  # top-level sessions only: depth 1
         session._install_system_prompt(system)
         if resume:
             session.state.external_content_used = restored.external_content_used
@@ -289,6 +293,45 @@ class AgentSession:
         """Events produced in the background since the last call (memory saves)."""
         notices, self.pending_notices = self.pending_notices, []
         return notices
+
+    # -- sub-agents ----------------------------------------------------------------------------
+    async def spawn_subagent(self, label: str, *, read_only: bool = True) -> AgentSession:
+        """A sub-agent session: its own history, ledger stream and context manager; this
+        session's client, code service, skills, approvals and external-content mark."""
+        from ..context.ledger import SUBAGENT_MARK
+        from .subagent import NEVER_IN_SUBAGENTS, READ_ONLY_TOOLS, named_approvals
+        from .subagent import subagent_system_prompt as child_prompt
+
+        self._subagents += 1
+        child_id = f"{self.session_id}{SUBAGENT_MARK}{self._subagents}"
+        ledger = await asyncio.to_thread(
+            SessionLedger.create, self.settings.home, self.project.root,
+            f"sub-agent: {label}", parent=self.session_id, session_id=child_id)
+        self.ledger.event("subagent", child=child_id, label=label, read_only=read_only)
+        child = AgentSession(
+            settings=self.settings, project=self.project, ledger=ledger, history=[],
+            client=self.client, memory=None, code=self.code,
+            approve=named_approvals(self.tool_context.approve, label), resolve_conflict=None,
+            mode="headless", skills=self.skills)
+        child.is_subagent = True
+        child.state.external_content_used = self.state.external_content_used
+        child.state.always_approved = self.state.always_approved  # "Always" holds for both
+        allowed = [t for t in self.tools.names() if t not in NEVER_IN_SUBAGENTS
+                   and (not read_only or t in READ_ONLY_TOOLS)]
+        child.tools = ToolRegistry(tool for name in allowed
+                                   if (tool := self.tools.get(name)) is not None)
+        system = self.history[0].content if self.history else ""
+        child._install_system_prompt(Message.system(child_prompt(system)))
+        return child
+
+    async def close_subagent(self) -> None:
+        """Release what a sub-agent holds — never the client, which its parent shares."""
+        for task in list(self._background):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+        await self.manager.aclose()
+        self.ledger.close()
 
     async def approve_project_mcp(self) -> str:
         """/mcp approve: trust this project's .mcp.json and start its servers now."""

@@ -45,6 +45,8 @@ from .pairing import repair_pairing
 TITLE_CHARS = 60
 FULL_MIN_BYTES = 256 * 1024
 FULL_FACTOR = 2
+SUBAGENT_MARK = ".sub-"
+"""Sub-agent streams are named ``<parent>.sub-<n>``."""
 _SESSION_ID = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\Z")
 
 
@@ -154,18 +156,19 @@ class SessionLedger:
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod
-    def create(cls, home: HomePaths, project_root: Path, title: str | None = None
-               ) -> SessionLedger:
+    def create(cls, home: HomePaths, project_root: Path, title: str | None = None, *,
+               parent: str | None = None, session_id: str | None = None) -> SessionLedger:
         """A new session ledger, claimed by this process, whose first line records project,
-        creation time and title."""
+        creation time and title (and the parent session of a sub-agent's stream)."""
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        ledger = cls(home, f"{stamp}-{uuid.uuid4().hex[:6]}")
+        ledger = cls(home, session_id or f"{stamp}-{uuid.uuid4().hex[:6]}")
         ledger.path.parent.mkdir(parents=True, exist_ok=True)
         ledger.claim()
         ledger.title = _title_from(title) if title else None
         ledger._write({"type": "session", "session_id": ledger.session_id,
                        "project": str(normalise_project_root(project_root)),
-                       "created": _now(), "title": ledger.title})
+                       "created": _now(), "title": ledger.title,
+                       **({"parent": parent} if parent else {})})
         return ledger
 
     @classmethod
@@ -424,6 +427,8 @@ def list_sessions(home: HomePaths, project_root: Path | None = None, *,
     wanted = str(normalise_project_root(project_root)) if project_root is not None else None
     infos = []
     for path in folder.glob("*.jsonl"):
+        if SUBAGENT_MARK in path.stem:
+            continue  # a sub-agent's stream: it is resumed with its parent, not on its own
         info = _session_info(path)
         if info is None or (wanted is not None and info.project != wanted):
             continue
