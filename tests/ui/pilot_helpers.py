@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-async def wait_until(pilot, check, seconds: float = 10.0) -> None:
+async def wait_until(pilot, check, seconds: float = 30.0) -> None:
     """Until ``check()`` is true."""
     for _ in range(int(seconds / 0.05)):
         if check():
@@ -12,7 +12,7 @@ async def wait_until(pilot, check, seconds: float = 10.0) -> None:
     assert check()
 
 
-async def wait_for_screen(pilot, kind: type, seconds: float = 10.0) -> None:
+async def wait_for_screen(pilot, kind: type, seconds: float = 30.0) -> None:
     for _ in range(int(seconds / 0.05)):
         if isinstance(pilot.app.screen, kind):
             return
