@@ -17,6 +17,8 @@ from .paths import normalise_project_root
 from .resources import style_paths
 from .ui.backend import Backend, CoreBackend
 from .ui.index_job import IndexJob
+from .ui.memory_inbox import MemoryInbox
+from .ui.messages import AgentEventPosted, TurnEnded
 from .ui.screens.chat import ChatScreen
 from .ui.slash import SLASH_COMMANDS
 
@@ -39,6 +41,18 @@ class PaicliApp(App[int]):
         self.sub_title = project_root.name
         self.index_job = IndexJob(self)
         """The code-index build: the app owns it, so leaving the code search lets it finish."""
+        self.memory_inbox = MemoryInbox(self, self.backend)
+        """How many automatic memories are new since the person last looked (footer)."""
+
+    def on_mount(self) -> None:
+        self.memory_inbox.refresh()
+
+    def on_agent_event_posted(self, message: AgentEventPosted) -> None:
+        # bubbled up from the chat: an automatic save changes the inbox's count
+        self.memory_inbox.after_event(message.event)
+
+    def on_turn_ended(self, message: TurnEnded) -> None:
+        self.memory_inbox.refresh()
 
     def get_default_screen(self) -> Screen:
         # the chat is the base screen: no empty default screen is built first

@@ -146,6 +146,8 @@ class Settings:
     """Days after last verification when a memory is marked possibly stale."""
     auto_extract: bool = True
     """Extract durable facts from the person's messages after each finished turn."""
+    review_auto_memories: bool = False
+    """Use an automatically saved memory only once the person accepted it (memory inbox)."""
 
     # --- code retrieval (SPEC §17) -------------------------------------------------------
     embedder: str = "use"

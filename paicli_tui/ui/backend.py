@@ -40,6 +40,10 @@ class MemoryRow:
     verified: str
     stale: bool = False
     source: str = "explicit"
+    pending: bool = False
+    """Saved automatically and not accepted yet (the memory inbox)."""
+    created: str = ""
+    """When it was written, as an ISO time (new-since-last-look is decided by it)."""
 
 
 @dataclass(frozen=True)

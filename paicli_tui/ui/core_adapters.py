@@ -91,12 +91,15 @@ class MemoryAdapter:
         self.book = book
 
     def rows(self) -> list[MemoryRow]:
+        from ..core.memory.entry import awaiting_review
+
         out = []
         for entry in self.book.list_visible():
             out.append(MemoryRow(
                 entry.id, entry.effective_scope, entry.content, _day(entry.created_at),
                 _day(entry.last_verified_at), bool(self.book.is_stale(entry)),
-                SOURCE_LABELS.get(entry.source, str(entry.source))))
+                SOURCE_LABELS.get(entry.source, str(entry.source)), awaiting_review(entry),
+                str(entry.created_at or "")))
         return out
 
     def save(self, content: str, scope: str, force: bool = False) -> SaveOutcome:

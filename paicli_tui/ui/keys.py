@@ -19,6 +19,7 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Ctrl+Q", "quit"),
     ("F6 (in a panel)", "dock beside the chat (≥ 140 columns) / full screen"),
     ("memory browser: a / e / v / d / /", "add / replace / verify / delete / filter"),
+    ("memory browser: y / n", "inbox: accept (verify) / reject (delete) an automatic memory"),
     ("code search: Enter / ↓", "search (the query box keeps the focus) / walk into the results"),
     ("code search: Enter on a result / Ctrl+O", "insert path:line into the chat input"),
     ("code search: Ctrl+G / Ctrl+B", "change mode / index now"),

@@ -24,3 +24,11 @@ async def open_panel(pilot, key: str, kind: type) -> None:
     """Press the key that opens a panel and wait until it is on top."""
     await pilot.press(key)
     await wait_for_screen(pilot, kind)
+
+
+def inbox_seen(app) -> None:
+    """The person looked at the memory inbox after the seeded automatic memory arrived (so
+    the browser opens on every memory, not on the inbox)."""
+    from datetime import UTC, datetime
+
+    app.memory_inbox.seen.mark(datetime(2026, 11, 20, tzinfo=UTC))

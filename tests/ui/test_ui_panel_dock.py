@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from pilot_helpers import wait_for_screen, wait_until
+from pilot_helpers import inbox_seen, wait_for_screen, wait_until
 from textual.widgets import Input
 from ui_fakes import (
     FakeBackend,
@@ -31,7 +31,9 @@ def _app(settings, project_dir, script=()) -> PaicliApp:
     backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
                           client=FakeClient(), memory_=FakeMemory(seeded_memories()),
                           code_=FakeCode(seeded_hits()))
-    return PaicliApp(settings, project_dir, backend=backend)
+    app = PaicliApp(settings, project_dir, backend=backend)
+    inbox_seen(app)
+    return app
 
 
 async def test_memory_docks_beside_a_running_turn(settings, project_dir):

@@ -7,7 +7,7 @@ only Enter on a result or Ctrl+O inserts a reference. The memory filter hands â†
 
 from __future__ import annotations
 
-from pilot_helpers import open_panel, wait_until
+from pilot_helpers import inbox_seen, open_panel, wait_until
 from textual.widgets import DataTable, Input
 from ui_fakes import (
     FakeBackend,
@@ -31,7 +31,9 @@ SIZE = (100, 30)
 def _app(settings, project_dir) -> tuple[PaicliApp, FakeBackend]:
     backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
                           memory_=FakeMemory(seeded_memories()), code_=FakeCode(seeded_hits()))
-    return PaicliApp(settings, project_dir, backend=backend), backend
+    app = PaicliApp(settings, project_dir, backend=backend)
+    inbox_seen(app)
+    return app, backend
 
 
 async def _opened(pilot, key: str, kind: type):

@@ -201,7 +201,8 @@ class FakeMemory:
 
     def verify(self, memory_id: str) -> None:
         self.rows_ = [MemoryRow(r.id, r.scope, r.content, r.written, "2026-11-02", False,
-                                r.source) if r.id == memory_id else r for r in self.rows_]
+                                r.source, False, r.created) if r.id == memory_id else r
+                      for r in self.rows_]
 
     def delete(self, memory_id: str) -> None:
         self.rows_ = [r for r in self.rows_ if r.id != memory_id]
@@ -223,7 +224,7 @@ def seeded_memories() -> list[MemoryRow]:
         MemoryRow("m2", "global", "I prefer answers in Chinese with English code terms.",
                   "2026-10-20", "2026-11-20", False, "explicit"),
         MemoryRow("m3", "project", "项目统一使用 UTF-8 编码，禁止使用 GBK。", "2026-11-10",
-                  "2026-11-10", False, "auto"),
+                  "2026-11-10", False, "auto", True, "2026-11-10T09:30:00+00:00"),
     ]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -82,10 +83,14 @@ def _backend(settings: Settings, project: Path, **kw: object) -> FakeBackend:
     return FakeBackend(settings, project, **kw)  # type: ignore[arg-type]
 
 
-def _app(backend: FakeBackend, *, theme: str = "dark") -> PaicliApp:
+def _app(backend: FakeBackend, *, theme: str = "dark", inbox_seen: bool = True) -> PaicliApp:
     settings = backend.settings.with_overrides(theme=theme)
     backend.settings = settings
-    return PaicliApp(settings, backend.project_root, backend=backend)
+    app = PaicliApp(settings, backend.project_root, backend=backend)
+    if inbox_seen:
+        # looked after the seeded automatic memory was written: it awaits review, not new
+        app.memory_inbox.seen.mark(datetime(2026, 11, 20, tzinfo=UTC))
+    return app
 
 
 def seeded_history() -> list[Message]:
@@ -144,7 +149,8 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
         await settle(pilot)
     out.append(Scene("memory_browser", memory, memory_before,
                      "The memory browser: three memories (one stale with ⚠, one global, one "
-                     "Chinese auto-extracted), filter box, scope selector, key hints.", screen="MemoryScreen"))
+                     "Chinese auto-extracted awaiting review with ?), filter box, scope "
+                     "selector, '1 awaiting review (y accepts, n rejects)', key hints.", screen="MemoryScreen"))
 
     conflict = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
 

@@ -184,3 +184,8 @@ class MemoryEntry:
 def _text_or_none(value: object) -> str | None:
     """A metadata string; anything else (a hand-edited number, a list) reads as absent."""
     return value if isinstance(value, str) and value else None
+
+
+def awaiting_review(entry: MemoryEntry) -> bool:
+    """Saved automatically and not yet accepted (verified) by the person: the memory inbox."""
+    return entry.source == SOURCE_AUTO and entry.verification == UNVERIFIED

@@ -30,6 +30,7 @@ from ..contracts.session_state import SessionState
 from ..contracts.tools import Tool, ToolOutput
 from .auto import extract_and_save
 from .book import MemoryBook, SaveResult
+from .entry import MemoryEntry, awaiting_review
 from .extraction import Extraction
 from .guard import extraction_allowed, note_tool_result
 from .retrieval import MAX_RESULTS, KeywordIndex, ScoredEntry, build_block, rank
@@ -80,7 +81,11 @@ class LocalMemoryService(MemoryBook):
         ``budget_tokens``; '' when nothing qualifies. Never raises: memory must not break a
         turn."""
         try:
-            ranked = self._ranked(query, MAX_RESULTS, wait=not self._background_vectors)
+            entries = self.list_visible()
+            if self.settings.review_auto_memories:  # only what the person accepted
+                entries = [e for e in entries if not awaiting_review(e)]
+            ranked = self._ranked(query, MAX_RESULTS, wait=not self._background_vectors,
+                                  entries=entries)
             return build_block(ranked, budget_tokens, lambda e: self.is_stale(e))
         except Exception:
             log.exception("memory retrieval failed; continuing without memories")
@@ -142,8 +147,10 @@ class LocalMemoryService(MemoryBook):
         cache = self._vector_cache()
         return cache.wait_idle(timeout) if cache is not None else True
 
-    def _ranked(self, query: str, limit: int, *, wait: bool) -> list[ScoredEntry]:
-        ranked = rank(query, self.list_visible(), keywords=self._keywords,
+    def _ranked(self, query: str, limit: int, *, wait: bool,
+                entries: list[MemoryEntry] | None = None) -> list[ScoredEntry]:
+        candidates = self.list_visible() if entries is None else entries
+        ranked = rank(query, candidates, keywords=self._keywords,
                       vectors=self._vector_cache(), now=self.clock(), limit=limit, wait=wait)
         return [replace(item, stale=self.is_stale(item.entry)) for item in ranked]
 

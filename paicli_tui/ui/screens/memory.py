@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -13,22 +14,25 @@ from textual.widgets import DataTable, Input, Label, Select
 from ...core.contracts.asks import ConflictDecision
 from ..backend import Backend, MemoryRow
 from ..memory_decision import save_asking
+from ..memory_inbox import MemoryInbox, new_since
 from ..widgets.panel import Panel
 from .panel_screen import PanelScreen
 
-SCOPES = [("all scopes", "all"), ("project", "project"), ("global", "global")]
+SCOPES = [("all scopes", "all"), ("inbox", "inbox"), ("project", "project"),
+          ("global", "global")]
 
 
 def filter_rows(rows: list[MemoryRow], scope: str, text: str) -> list[MemoryRow]:
-    """Rows of the chosen scope whose text or id contains every word typed (any case)."""
+    """Rows of the chosen scope (``inbox``: awaiting review) whose text or id contains every
+    word typed (any case)."""
     words = text.lower().split()
     return [r for r in rows
-            if (scope == "all" or r.scope == scope)
+            if (scope == "all" or r.scope == scope or (scope == "inbox" and r.pending))
             and all(w in f"{r.content} {r.id}".lower() for w in words)]
 
 
 FIXED_COLUMNS = (("scope", "scope", 7), ("written", "written", 10),
-                 ("verified", "verified", 10), ("stale", "!", 1), ("source", "source", 8))
+                 ("verified", "verified", 10), ("mark", "!", 3), ("source", "source", 8))
 WIDE_FROM = 100
 """Below this many columns the "written" date is left out (the text needs the room)."""
 
@@ -49,6 +53,8 @@ class MemoryPanel(Panel):
         Binding("e", "replace", "Replace"),
         Binding("v", "verify", "Verify"),
         Binding("d", "delete", "Delete"),
+        Binding("y", "accept", "Accept"),
+        Binding("n", "reject", "Reject"),
         Binding("slash", "focus_filter", "Filter"),
         Binding("ctrl+r", "reload", "Reload", show=False),
         Binding("down", "focus_table", "List", show=False),
@@ -62,6 +68,11 @@ class MemoryPanel(Panel):
         self.command = command
         self.rows: list[MemoryRow] = []
         self._width = 0
+        self.new_ids: set[str] = set()
+        """Automatic memories written since the person last looked (marked `new`)."""
+        self._seen_before: datetime | None = None
+        self._looked = False
+        self._looked_once_at_inbox = False
 
     def reopen(self) -> MemoryPanel:
         return MemoryPanel(self.backend, self.query_one("#memory-filter", Input).value)
@@ -109,6 +120,16 @@ class MemoryPanel(Panel):
 
     def _loaded(self, rows: list[MemoryRow]) -> None:
         self.rows = rows
+        inbox = self._inbox()
+        if inbox is not None:
+            if not self._looked:  # opening the browser is looking at the inbox
+                self._looked = True
+                self._seen_before = inbox.looked()
+                inbox.changed.subscribe(self, self._inbox_changed)
+            self.new_ids = {r.id for r in new_since(rows, self._seen_before)}
+            if self.new_ids and not self._looked_once_at_inbox:
+                self._looked_once_at_inbox = True
+                self.query_one("#memory-scope", Select).value = "inbox"
         self._fill()
         if self.command is not None:
             action, argument = self.command
@@ -124,12 +145,33 @@ class MemoryPanel(Panel):
         keys = [str(c.key.value) for c in table.columns.values()]
         for row in shown:
             cells = {"scope": row.scope, "content": row.content, "written": row.written,
-                     "verified": row.verified, "stale": "⚠" if row.stale else "",
-                     "source": row.source}
+                     "verified": row.verified, "mark": self._mark(row), "source": row.source}
             table.add_row(*(cells[k] for k in keys), key=row.id)
         stale = sum(1 for r in shown if r.stale)
+        pending = sum(1 for r in self.rows if r.pending)
         self._status(f"{len(shown)} of {len(self.rows)} memories"
+                     + (f" · {pending} awaiting review (y accepts, n rejects)" if pending else "")
                      + (f" · {stale} possibly stale (v verifies)" if stale else ""))
+
+    def _mark(self, row: MemoryRow) -> str:
+        """`new` (automatic, since you last looked), `?` (automatic, not accepted yet),
+        `⚠` (possibly stale)."""
+        if row.id in self.new_ids and row.pending:
+            return "new"
+        if row.pending:
+            return "?"
+        return "⚠" if row.stale else ""
+
+    def _inbox(self) -> MemoryInbox | None:
+        return getattr(self.app, "memory_inbox", None)
+
+    def _inbox_changed(self, count: int) -> None:
+        """An automatic memory arrived while the browser is open: show it (as new)."""
+        if count:
+            self.reload()
+            inbox = self._inbox()
+            if inbox is not None:
+                inbox.looked()
 
     def _status(self, text: str) -> None:
         self.query_one("#memory-status", Label).update(text)
@@ -163,18 +205,25 @@ class MemoryPanel(Panel):
         self.reload()
 
     def _run_command(self, action: str, argument: str) -> None:
+        """`/memory verify|delete|replace ID …`: the id is checked before anything is asked
+        (a unique prefix is enough, as on the command line)."""
         memory_id, _, text = argument.partition(" ")
-        if action == "verify" and memory_id:
-            self.operate("verify", memory_id)
-        elif action == "delete" and memory_id:
-            self.confirm_delete(memory_id)
-        elif action == "replace" and memory_id and text.strip():
-            self.operate("replace", memory_id, text.strip())
-        elif action == "clear":
+        if action == "clear":
             self.confirm_clear()
-        else:
-            self.notify(f"/memory {action} needs an id{' and the new text' if action == 'replace' else ''}.",
+            return
+        if not memory_id or (action == "replace" and not text.strip()):
+            self.notify(f"/memory {action} needs an id"
+                        f"{' and the new text' if action == 'replace' else ''}.",
                         severity="warning")
+            return
+        row, problem = resolve_id(self.rows, memory_id)
+        if row is None:
+            self.notify(problem, title=f"/memory {action}", severity="error")
+            return
+        if action == "delete":
+            self.confirm_delete(row.id)
+        else:
+            self.operate(action, row.id, text.strip())
 
     # -- actions ---------------------------------------------------------------------------
     def action_verify(self) -> None:
@@ -185,6 +234,23 @@ class MemoryPanel(Panel):
     def action_delete(self) -> None:
         row = self.selected()
         if row is not None:
+            self.confirm_delete(row.id)
+
+    def action_accept(self) -> None:
+        """Inbox: keep the automatic memory (it is verified, and used from now on)."""
+        row = self.selected()
+        if row is not None:
+            self.operate("accept", row.id)
+
+    def action_reject(self) -> None:
+        """Inbox: drop an automatic memory at once (one key, no question: it was never
+        yours); any other memory is deleted only after a confirmation."""
+        row = self.selected()
+        if row is None:
+            return
+        if row.pending:
+            self.operate("reject", row.id)
+        else:
             self.confirm_delete(row.id)
 
     def action_replace(self) -> None:
@@ -240,14 +306,19 @@ class MemoryPanel(Panel):
         decision, outcome = await save_asking(self.app, self.backend.memory(), text, scope,
                                               False)
         if decision is ConflictDecision.CANCEL:
+            self.notify("Nothing saved: the conflict was left as it was.", title="memory")
             return
         if outcome.replaced_id:
-            self.notify(f"replace: {outcome.replaced_id}")
+            self.notify(f"Saved {_quote(text)} in place of the memory it conflicted with.",
+                        title="memory")
         elif decision is ConflictDecision.KEEP_BOTH:
-            self.notify("Saved (kept both).")
+            self.notify(f"Saved {_quote(text)} beside the one it conflicts with (kept both).",
+                        title="memory")
+        elif outcome.duplicate_of:
+            self.notify(f"Already remembered (as {outcome.duplicate_of}); marked verified now.",
+                        title="memory")
         else:
-            self.notify(f"Already saved as {outcome.duplicate_of}." if outcome.duplicate_of
-                        else "Saved.")
+            self.notify(f"Saved {_quote(text)} ({scope}).", title="memory")
         self.reload()
 
     def operate(self, action: str, memory_id: str, text: str = "") -> None:
@@ -256,20 +327,54 @@ class MemoryPanel(Panel):
 
     async def _apply(self, action: str, memory_id: str, text: str = "") -> None:
         memory = self.backend.memory()
+        before = next((r for r in self.rows if r.id == memory_id), None)
+        calls = {"verify": memory.verify, "accept": memory.verify, "delete": memory.delete,
+                 "reject": memory.delete}
         try:
-            if action == "verify":
-                await asyncio.to_thread(memory.verify, memory_id)
-            elif action == "delete":
-                await asyncio.to_thread(memory.delete, memory_id)
-            elif action == "replace":
+            if action == "replace":
                 await asyncio.to_thread(memory.replace, memory_id, text)
             elif action == "clear":
-                await asyncio.to_thread(memory.clear)
+                removed = await asyncio.to_thread(memory.clear)
+            else:
+                await asyncio.to_thread(calls[action], memory_id)
         except Exception as exc:  # the service explains (unknown id, conflicts left…)
             self.notify(str(exc), title=f"{action} failed", severity="error")
             return
-        self.notify(f"{action}: {memory_id or 'all'}")
+        if action == "clear":
+            self.notify(f"Forgot {removed} memories of this project; global ones stay.",
+                        title="memory")
+        else:
+            self.notify(done_message(action, before.content if before else memory_id, text),
+                        title="memory")
         self.reload()
+
+
+def resolve_id(rows: list[MemoryRow], typed: str) -> tuple[MemoryRow | None, str]:
+    """The one row an id (or a unique prefix of one) names, else why not."""
+    exact = [r for r in rows if r.id == typed]
+    found = exact or [r for r in rows if r.id.startswith(typed)]
+    if len(found) == 1:
+        return found[0], ""
+    if not found:
+        return None, f"No memory with id {typed} here (F2 lists them)."
+    return None, f"{typed} could be {len(found)} memories: type more of the id."
+
+
+def done_message(action: str, content: str, new_text: str = "") -> str:
+    """What a memory operation did, in words, quoting (the start of) the memory."""
+    quoted = _quote(content)
+    return {
+        "verify": f"Verified {quoted}: checked today, no longer possibly stale.",
+        "accept": f"Accepted {quoted}: it is yours now and used in turns.",
+        "delete": f"Deleted {quoted}.",
+        "reject": f"Rejected and deleted {quoted}.",
+        "replace": f"Replaced {quoted} with {_quote(new_text)}.",
+    }.get(action, f"{action}: {quoted}")
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
 
 
 class MemoryScreen(PanelScreen):

@@ -1,0 +1,109 @@
+"""The memory inbox: automatic memories written since the person last looked are counted in
+every footer and marked `new` in the browser (which opens on the inbox then); `y` accepts
+(verifies) and `n` rejects (deletes, no question) with one key; a save during a turn updates
+the count; `/memory delete` checks the id before asking anything."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from pilot_helpers import open_panel, wait_until
+from textual.widgets import Select
+from ui_fakes import FakeBackend, FakeClient, FakeMemory, FakeSession, seeded_memories
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.core.contracts import events as ev
+from paicli_tui.ui.backend import MemoryRow
+from paicli_tui.ui.memory_inbox import inbox_text, new_since
+from paicli_tui.ui.modals.confirm import ConfirmModal
+from paicli_tui.ui.screens.chat import ChatScreen
+from paicli_tui.ui.screens.memory import MemoryScreen, done_message, resolve_id
+from paicli_tui.ui.widgets.app_footer import ActivityLabel
+
+SIZE = (100, 30)
+
+
+def footer(app) -> str:
+    label = app.screen.query_one(ActivityLabel)
+    return str(label.render()) if label.display else ""
+
+
+def auto_row(memory_id: str, text: str) -> MemoryRow:
+    now = datetime.now(UTC).isoformat()
+    return MemoryRow(memory_id, "project", text, now[:10], now[:10], False, "auto", True, now)
+
+
+def marks(panel) -> dict[str, str]:
+    from textual.widgets import DataTable
+
+    table = panel.query_one(DataTable)
+    keys = [str(c.key.value) for c in table.columns.values()]
+    return {str(table.coordinate_to_cell_key((i, 0)).row_key.value):
+            str(table.get_row_at(i)[keys.index("mark")]) for i in range(table.row_count)}
+
+
+async def test_inbox_counts_marks_accepts_and_rejects(settings, project_dir):
+    memory = FakeMemory(seeded_memories())
+
+    async def extracted(session):
+        memory.rows_.append(auto_row("m9", "Tests run with pytest -q in CI."))
+        return ev.MemoryNotice("saved", "remembered: Tests run with pytest -q in CI.", ("m9",))
+
+    backend = FakeBackend(settings, project_dir, memory_=memory, client=FakeClient(),
+                          session=FakeSession(script=[extracted]))
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        # never looked: the one automatic memory is new
+        await wait_until(pilot, lambda: footer(app) == "✉ 1 new memory (F2)")
+        await open_panel(pilot, "f2", MemoryScreen)
+        panel = app.screen.panel
+        await wait_until(pilot, lambda: marks(panel) == {"m3": "new"})
+        assert panel.query_one("#memory-scope", Select).value == "inbox"
+        assert footer(app) == ""  # looking empties the count
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not next(r for r in panel.rows if r.id == "m3").pending)
+        assert any(n.message.startswith("Accepted “项目统一使用") for n in app._notifications)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        # a turn saves a memory automatically: the footer counts it
+        app.screen.prompt.load_text("we use pytest")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: footer(app) == "✉ 1 new memory (F2)")
+        await open_panel(pilot, "f2", MemoryScreen)
+        panel = app.screen.panel
+        await wait_until(pilot, lambda: marks(panel) == {"m9": "new"})
+        await pilot.press("n")  # rejected at once: no confirmation for an automatic memory
+        await wait_until(pilot, lambda: all(r.id != "m9" for r in memory.rows_))
+        assert not isinstance(app.screen, ConfirmModal)
+        assert any(n.message == "Rejected and deleted “Tests run with pytest -q in CI.”."
+                   for n in app._notifications)
+
+
+async def test_memory_delete_checks_the_id_before_asking(settings, project_dir):
+    backend = FakeBackend(settings, project_dir, memory_=FakeMemory(seeded_memories()),
+                          client=FakeClient(), session=FakeSession())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        app.screen.action_slash("/memory delete nosuchid")
+        await wait_until(pilot, lambda: any("No memory with id nosuchid" in n.message
+                                            for n in app._notifications))
+        assert not isinstance(app.screen, ConfirmModal)
+        assert len(backend.memory_.rows_) == 3
+
+
+def test_new_since_and_words() -> None:
+    rows = [auto_row("a", "x"), MemoryRow("b", "project", "y", "", "", False, "explicit"),
+            MemoryRow("c", "project", "z", "", "", False, "auto", True,
+                      "2026-01-01T00:00:00+00:00")]
+    seen = datetime(2026, 6, 1, tzinfo=UTC)
+    assert [r.id for r in new_since(rows, None)] == ["a", "c"]
+    assert [r.id for r in new_since(rows, seen)] == ["a"]
+    assert (inbox_text(0), inbox_text(1), inbox_text(3)) == (
+        "", "✉ 1 new memory (F2)", "✉ 3 new memories (F2)")
+    assert resolve_id(rows, "a")[0].id == "a"
+    assert resolve_id(rows, "q") == (None, "No memory with id q here (F2 lists them).")
+    assert done_message("verify", "Uses Java 17") == (
+        "Verified “Uses Java 17”: checked today, no longer possibly stale.")
+    assert done_message("replace", "Uses Java 17", "Uses Java 21") == (
+        "Replaced “Uses Java 17” with “Uses Java 21”.")
