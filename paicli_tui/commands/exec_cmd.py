@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config import Settings
 from .conventions import (
@@ -43,6 +43,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="approve every file change and command without asking")
     parser.add_argument("--max-turns", dest="max_turns", type=int, metavar="N",
                         help="at most N model requests for this task (default 40)")
+    parser.add_argument("--plan", action="store_true",
+                        help="plan mode: PROMPT is a goal; the model proposes a task graph, "
+                             "--yes runs it (each task a sub-agent), without --yes it is only "
+                             "shown")
     parser.add_argument("--resume", metavar="SESSION",
                         help="continue a session (its id is printed by every run)")
     add_project_flag(parser)
@@ -116,6 +120,14 @@ class _Printer:
                        f"{event.tokens_after:,} tokens {event.detail}".rstrip())
         elif isinstance(event, ev.AgentError):
             self._note(f"error: {event.message}")
+        elif isinstance(event, ev.PlanTaskStarted):
+            again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
+            self._note(f"[plan] {event.task_id} started{again}: {event.title}")
+        elif isinstance(event, ev.PlanTaskFinished):
+            self._note(f"[plan] {event.task_id} {event.status}: {event.preview[:120]}")
+        elif isinstance(event, ev.PlanFinished):
+            self._note(f"[plan] {event.status}: {event.done} of {event.total} tasks done "
+                       f"{event.detail}".rstrip())
         elif isinstance(event, ev.MemoryNotice):
             self._note(f"[memory] {event.detail}")
         elif isinstance(event, ev.AssistantMessage) and self.open_line:
@@ -127,6 +139,20 @@ class _Printer:
         if not self.as_json:
             print(f"session: {self.session} (continue with: paicli-tui exec --resume "
                   f"{self.session} ...)", file=self.err, flush=True)
+
+
+def _plan_review(approved: bool, printer: _Printer) -> Any:
+    """Headless review: --yes runs the plan as proposed; without it the plan is only shown."""
+
+    async def review(plan: Any) -> Any:
+        if not printer.as_json:
+            printer._note(plan.describe())
+        if approved:
+            return plan
+        printer._note("[plan] not run: add --yes to run it (headless cannot review a plan)")
+        return None
+
+    return review
 
 
 def _services(settings: Settings, project: Path, err: TextIO
@@ -187,7 +213,9 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
     printer.session = session.session_id
     finished: TurnFinished | None = None
     try:
-        async for event in session.run_turn(prompt):
+        events = (session.run_plan(prompt, review=_plan_review(args.yes, printer))
+                  if args.plan else session.run_turn(prompt))
+        async for event in events:
             if isinstance(event, TurnFinished):
                 finished = event  # printed last, after background work
                 continue

@@ -32,6 +32,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/search", "[query]", "Open the code search panel"),
     SlashCommand("/graph", "<Class>", "Show a class's relations in the code graph",
                  needs_args=True),
+    SlashCommand("/plan", "<goal>", "Plan mode: review a task graph, then run each task as a "
+                 "sub-agent", needs_args=True),
     SlashCommand("/init", "", "Draft a PAI.md from the project's files, review it, then save"),
     SlashCommand("/skills", "", "List the skills the model can load, and broken ones"),
     SlashCommand("/mcp", "[approve]", "MCP servers: status, tools, last error; approve the "

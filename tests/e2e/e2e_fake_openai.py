@@ -117,6 +117,8 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.raw_bodies: list[bytes] = []
         self.summary_calls = 0
+        self.plan: str | None = None
+        """The answer to plan-mode requests (JSON), when a test sets one."""
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -138,6 +140,8 @@ class FakeOpenAI:
         messages = body["messages"]
         if not body.get("tools"):
             system = str(messages[0].get("content", "")).lower()
+            if system.startswith("you plan work") and self.plan is not None:
+                return 200, _sse_text(self.plan, usage)
             if "summar" in system or "compress" in system:
                 self.summary_calls += 1
                 return 200, _sse_text(_summary(), usage)

@@ -69,3 +69,37 @@ def test_skill_mcp_and_web_in_one_session(tmp_path: Path, paicli_home: Path) -> 
                 if '"tool_call_finished"' in line]
     save = next(e for e in finished if e["name"] == "save_memory")
     assert save["status"] == "denied" and "Refused" in save["preview"]  # the guard held
+
+
+@pytest.mark.slow
+def test_exec_plan_runs_tasks_as_subagents_and_emits_their_events(tmp_path: Path,
+                                                                   paicli_home: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    plan = json.dumps({"tasks": [
+        {"id": "scan", "title": "Scan the code", "task": "List the files.", "depends_on": []},
+        {"id": "docs", "title": "Read the docs", "task": "Read README.", "depends_on": []},
+        {"id": "report", "title": "Report", "task": "Join both.",
+         "depends_on": ["scan", "docs"]}]})
+    with FakeOpenAI({1: []}) as server:
+        server.plan = plan
+        flags = ["--provider", "custom", "--base-url", server.base_url, "--model", "m",
+                 "--json", "--plan"]
+        shown = _exec(["TURN 1: tidy the project", *flags], paicli_home, project)
+        assert shown.returncode == 0, shown.stderr
+        kinds = [json.loads(line)["type"] for line in shown.stdout.splitlines()]
+        assert "plan_proposed" in kinds and "plan_task_started" not in kinds
+        assert "add --yes" in shown.stderr
+        ran = _exec(["TURN 1: tidy the project", *flags, "--yes"], paicli_home, project)
+        assert ran.returncode == 0, ran.stderr
+        assert server.problems == []
+    events = [json.loads(line) for line in ran.stdout.splitlines()]
+    session = events[0]["session"]
+    started = [e for e in events if e["type"] == "plan_task_started"]
+    assert [e["task_id"] for e in started][-1] == "report"
+    assert all(e["parent"] == session and e["subagent"].startswith(session + ".sub-")
+               for e in started)
+    finished = next(e for e in events if e["type"] == "plan_finished")
+    assert (finished["status"], finished["done"], finished["total"]) == ("done", 3, 3)
+    assert events[-1]["type"] == "turn_finished" and "3 of 3 tasks done" in events[-1][
+        "final_text"]

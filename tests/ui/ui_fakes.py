@@ -106,6 +106,12 @@ class FakeSession:
     def estimate(self) -> int:
         return self.estimate_value
 
+    async def run_plan(self, goal: str, *, review: Any, on_failure: Any = None
+                       ) -> AsyncIterator[ev.AgentEvent]:
+        yield ev.TurnStarted(session=self.session_id, user_input=f"/plan {goal}")
+        yield ev.PlanFinished(status="rejected", done=0, total=0)
+        yield ev.TurnFinished(session=self.session_id, reason="done")
+
     async def approve_project_mcp(self) -> str:
         return "No unapproved MCP servers in this project's .mcp.json."
 

@@ -68,6 +68,11 @@ class SessionPort(Protocol):
         """One user turn as typed events, ending with TurnFinished."""
         ...
 
+    def run_plan(self, goal: str, *, review: Any, on_failure: Any = None
+                 ) -> AsyncIterator[AgentEvent]:
+        """Plan mode: propose, review, run the tasks as sub-agents."""
+        ...
+
     def estimate(self) -> int:
         """Estimated tokens of the next request as the history stands."""
         ...

@@ -324,6 +324,13 @@ class AgentSession:
         child._install_system_prompt(Message.system(child_prompt(system)))
         return child
 
+    def run_plan(self, goal: str, *, review: Any, on_failure: Any = None) -> AsyncIterator[AgentEvent]:
+        """Plan mode: propose a plan for ``goal``, have it reviewed, run its tasks as
+        sub-agents in dependency order (see :mod:`.plan_run`)."""
+        from .plan_run import run_plan, stop_on_failure
+
+        return run_plan(self, goal, review=review, on_failure=on_failure or stop_on_failure)
+
     async def close_subagent(self) -> None:
         """Release what a sub-agent holds — never the client, which its parent shares."""
         for task in list(self._background):

@@ -148,3 +148,44 @@ def compaction_event(report: Any) -> ContextCompacted:
     return kind(tier=report.tier, tokens_before=report.tokens_before,
                 tokens_after=report.tokens_after, detail=report.detail, summary=report.summary,
                 outcome=report.result, model_calls=report.model_calls, path=report.path)
+
+
+# -- plan mode (each event names its task and the sub-agent stream that ran it) ---------------
+@dataclass(frozen=True)
+class PlanProposed(AgentEvent):
+    type: ClassVar[str] = "plan_proposed"
+    goal: str
+    tasks: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class PlanTaskStarted(AgentEvent):
+    type: ClassVar[str] = "plan_task_started"
+    task_id: str
+    title: str
+    subagent: str
+    """The sub-agent's ledger stream (``<parent>.sub-N``)."""
+    parent: str
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
+class PlanTaskFinished(AgentEvent):
+    type: ClassVar[str] = "plan_task_finished"
+    task_id: str
+    status: str
+    """``done``, ``failed`` (will be retried or decided), ``skipped``."""
+    preview: str
+    subagent: str
+    parent: str
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
+class PlanFinished(AgentEvent):
+    type: ClassVar[str] = "plan_finished"
+    status: str
+    """``done``, ``stopped`` (a task failed and the run stopped), ``rejected``, ``invalid``."""
+    done: int
+    total: int
+    detail: str = ""

@@ -1,4 +1,4 @@
-"""/init's review dialog: the drafted PAI.md, editable, written only when the person saves."""
+"""Review an editable draft before anything happens: /init's PAI.md, /plan's task graph."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ class RulesDraftModal(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Save")]
 
-    def __init__(self, path_label: str, draft: str) -> None:
+    def __init__(self, path_label: str, draft: str, title: str | None = None) -> None:
         super().__init__(classes="dialog-screen")
         self.path_label, self.draft = path_label, draft
+        self.title_text = title or f"Draft {path_label} — edit, then Save (Ctrl+S) or Esc"
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog rules-draft-dialog"):
-            yield Label(f"Draft {self.path_label} — edit, then Save (Ctrl+S) or Esc",
-                        classes="dialog-title", markup=False)
+            yield Label(self.title_text, classes="dialog-title", markup=False)
             # no language: Textual's markdown highlighting needs a grammar we do not ship
             yield TextArea(self.draft, id="rules-draft-text", soft_wrap=True)
             with Horizontal(classes="dialog-buttons"):

@@ -1,0 +1,212 @@
+"""Running a plan: propose, review, then each task as a sub-agent in dependency order.
+
+The model proposes the plan once (one repair if it is invalid). The person reviews it — a
+dialog in the TUI, ``--yes`` headless — and may edit or reject it. Tasks whose dependencies
+are done run together (at most 3 at a time), each as a sub-agent with a history of its own
+that receives its task, the results of the tasks it depends on and the memories relevant to
+it. A failed task is retried once; then the person decides (retry, skip or stop; headless
+stops). The plan's result joins the main history as one turn, and automatic fact extraction
+runs once, after the plan.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ...resources import load_prompt
+from ..contracts.events import (
+    AgentError,
+    AgentEvent,
+    PlanFinished,
+    PlanProposed,
+    PlanTaskFinished,
+    PlanTaskStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from ..contracts.llm import LLMError
+from ..llm.complete import completer_for
+from ..messages import Message
+from .plan import Plan, PlanError, PlanTask, levels, parse_plan
+from .prompt import turn_context_block, user_turn
+from .subagent import _drive
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+
+log = logging.getLogger(__name__)
+PlanReview = Callable[[Plan], Awaitable[Plan | None]]
+"""Shows the plan; returns the plan to run (possibly edited) or None to reject it."""
+FailureDecision = Callable[[PlanTask, str], Awaitable[str]]
+"""A task failed twice: ``retry``, ``skip`` or ``stop``."""
+MAX_PARALLEL_TASKS = 3
+DEPENDENCY_RESULT_CHARS = 6_000
+PREVIEW_CHARS = 300
+
+
+async def stop_on_failure(task: PlanTask, error: str) -> str:
+    return "stop"
+
+
+async def propose_plan(session: AgentSession, goal: str) -> Plan:
+    """The model's plan for ``goal``, validated (one repair); PlanError or LLMError."""
+    if session.client is None:
+        raise PlanError("no model is connected")
+    complete = completer_for(session.client)
+    system = load_prompt("plan").strip()
+    request = f"Project root: {session.project.root}\n\nGoal: {goal}"
+    text = await complete(system, request)
+    try:
+        return parse_plan(goal, text)
+    except PlanError as first:
+        repair = (f"{request}\n\nYour previous answer could not be used: {first}. Answer again "
+                  f"with the JSON only.\n\nPrevious answer:\n{text[:4000]}")
+        return parse_plan(goal, await complete(system, repair))
+
+
+def task_input(task: PlanTask, plan: Plan, results: dict[str, str], memories: str) -> str:
+    parts = [f"You are doing one task of a larger plan. The plan's goal: {plan.goal}",
+             f"Your task ({task.id}: {task.title}):\n{task.task}"]
+    for dep in task.depends_on:
+        text = results.get(dep, "")
+        if len(text) > DEPENDENCY_RESULT_CHARS:
+            text = text[:DEPENDENCY_RESULT_CHARS] + "\n[result cut]"
+        parts.append(f"Result of task {dep} ({plan.by_id[dep].title}):\n{text}")
+    if memories.strip():
+        parts.append(memories.strip())
+    return "\n\n".join(parts)
+
+
+async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
+                   on_failure: FailureDecision = stop_on_failure,
+                   plan: Plan | None = None) -> AsyncIterator[AgentEvent]:
+    """The events of a whole plan run, ending with PlanFinished and TurnFinished."""
+    yield TurnStarted(session=session.session_id, user_input=f"/plan {goal}")
+    if plan is None:
+        try:
+            plan = await propose_plan(session, goal)
+        except (PlanError, LLMError) as exc:
+            yield AgentError(message=f"No usable plan: {exc}", recoverable=True)
+            yield PlanFinished(status="invalid", done=0, total=0, detail=str(exc))
+            yield TurnFinished(session=session.session_id, reason="error")
+            return
+    session.ledger.event("plan_proposed", plan=plan.to_json())
+    yield PlanProposed(goal=goal, tasks=tuple(plan.to_json()["tasks"]))
+    chosen = await review(plan)
+    if chosen is None:
+        session.ledger.event("plan_rejected")
+        yield PlanFinished(status="rejected", done=0, total=len(plan.tasks))
+        yield TurnFinished(session=session.session_id, reason="done",
+                           final_text="The plan was rejected; nothing was run.")
+        return
+    plan = chosen
+    session.ledger.event("plan_started", plan=plan.to_json())
+    results: dict[str, str] = {}
+    status: dict[str, str] = {}
+    queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
+    slots = asyncio.Semaphore(MAX_PARALLEL_TASKS)
+    stopped = False
+
+    async def run_task(task: PlanTask) -> None:
+        memories = ""
+        if session.memory is not None:
+            with contextlib.suppress(Exception):
+                memories = await asyncio.to_thread(session.memory.injection_block, task.task,
+                                                   session.profile.memory_budget)
+        attempt = 0
+        while True:
+            attempt += 1
+            async with slots:
+                child = await session.spawn_subagent(task.id, read_only=False)
+                await queue.put(PlanTaskStarted(task_id=task.id, title=task.title,
+                                                subagent=child.session_id,
+                                                parent=session.session_id, attempt=attempt))
+                try:
+                    final, reason, _calls, _requests, error = await _drive(
+                        child, task_input(task, plan, results, memories))
+                finally:
+                    if child.state.external_content_used:
+                        session.state.external_content_used = True
+                    await child.close_subagent()
+            ok = reason == "done" and bool(final.strip())
+            why = error or ("no answer" if reason == "done" else reason)
+            await queue.put(PlanTaskFinished(
+                task_id=task.id, status="done" if ok else "failed",
+                preview=(final if ok else why)[:PREVIEW_CHARS], subagent=child.session_id,
+                parent=session.session_id, attempt=attempt))
+            session.ledger.event("plan_task", task=task.id, status="done" if ok else "failed",
+                                 attempt=attempt, subagent=child.session_id)
+            if ok:
+                results[task.id], status[task.id] = final.strip(), "done"
+                return
+            if attempt == 1:
+                continue  # one automatic retry
+            decision = await on_failure(task, why)
+            if decision == "retry":
+                continue
+            status[task.id] = "skipped" if decision == "skip" else "failed"
+            results[task.id] = f"(task {task.id} did not finish: {why})"
+            if decision != "skip":
+                raise _StopPlan(task.id, why)
+            return
+
+    stop_reason = ""
+    workers: list[asyncio.Future[None]] = []
+    try:
+        for group in levels(plan):
+            workers = [asyncio.ensure_future(run_task(t)) for t in group]
+            waiter = asyncio.ensure_future(asyncio.gather(*workers))
+            while not waiter.done() or not queue.empty():
+                getter = asyncio.ensure_future(queue.get())
+                await asyncio.wait({getter, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                if getter.done():
+                    yield getter.result()
+                else:
+                    getter.cancel()
+            try:
+                waiter.result()
+            except _StopPlan as exc:
+                stopped, stop_reason = True, f"task {exc.task_id} failed: {exc.why}"
+                break
+    finally:  # cancelled (Esc) or stopped: no task keeps running behind the person's back
+        for worker in workers:
+            worker.cancel()
+    done = sum(1 for s in status.values() if s == "done")
+    final_text = _final_text(plan, results, status, stop_reason)
+    # The plan joins the main history as one turn: the goal, then what came of it.
+    session.append(user_turn(f"/plan {goal}", turn_context_block(datetime.now().astimezone())))
+    session.append(Message.assistant(final_text))
+    session.ledger.event("plan_finished", status="stopped" if stopped else "done", done=done,
+                         total=len(plan.tasks))
+    if not stopped:
+        from .loop import _extract_after_turn
+
+        session.start_background(_extract_after_turn(session, goal))
+    yield PlanFinished(status="stopped" if stopped else "done", done=done,
+                       total=len(plan.tasks), detail=stop_reason)
+    yield TurnFinished(session=session.session_id, reason="error" if stopped else "done",
+                       final_text=final_text)
+
+
+class _StopPlan(Exception):
+    def __init__(self, task_id: str, why: str) -> None:
+        super().__init__(task_id)
+        self.task_id, self.why = task_id, why
+
+
+def _final_text(plan: Plan, results: dict[str, str], status: dict[str, str],
+                stop_reason: str) -> str:
+    done = sum(1 for s in status.values() if s == "done")
+    head = f"Plan for: {plan.goal} — {done} of {len(plan.tasks)} tasks done."
+    if stop_reason:
+        head += f" Stopped: {stop_reason}."
+    parts = [head]
+    for task in plan.tasks:
+        state = status.get(task.id, "not run")
+        parts.append(f"## {task.id}: {task.title} ({state})\n{results.get(task.id, '')}".rstrip())
+    return "\n\n".join(parts)
