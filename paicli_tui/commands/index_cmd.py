@@ -63,6 +63,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
           f"({summary.chunks_embedded} embedded, {summary.chunks_reused} reused, "
           f"{summary.data_chunks_skipped} data blocks left out), {summary.edges_total} graph "
           f"edges in {summary.seconds:.1f} s with {summary.embedder}.")
+    if summary.files_minified or summary.files_generated:
+        print(f"{summary.files_minified} minified file(s) cut into bounded chunks, "
+              f"{summary.files_generated} generated file(s) left out.")
     print(f"Index: {summary.location}")
     sys.stdout.flush()
     return EXIT_OK

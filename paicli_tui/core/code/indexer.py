@@ -85,6 +85,10 @@ class IndexSummary:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     data_chunks_skipped: int = 0
+    files_minified: int = 0
+    """Minified files, cut into bounded pieces instead of parsed."""
+    files_generated: int = 0
+    """Files marked as generated (``@generated``, ``DO NOT EDIT``...), left out."""
     edges_total: int = 0
     seconds: float = 0.0
     embed_seconds: float = 0.0
@@ -270,6 +274,8 @@ class CodeIndexer:
             candidate.data = None  # the text lives on in the chunks; free the bytes
             summary.data_chunks_skipped += result.skipped_data_chunks
             summary.parsers[result.parser] = summary.parsers.get(result.parser, 0) + 1
+            summary.files_minified += result.parser == "minified"
+            summary.files_generated += result.parser == "generated"
             pending.append((candidate, result))
             size += len(result.chunks)
             if size >= self.batch_chunks or number == len(changed):

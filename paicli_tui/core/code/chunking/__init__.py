@@ -2,6 +2,7 @@
 
 Java: javalang first, tree-sitter-java when javalang cannot parse the file; Python,
 JavaScript, TypeScript and Go: tree-sitter; everything else: line-split file chunks.
+Minified files are cut into bounded pieces and generated files left out (:mod:`.minified`).
 Parsers are imported on first use.
 """
 
@@ -53,7 +54,14 @@ def chunk_file(path: str, text: str) -> ChunkedFile:
 
     Never raises for bad source: a file no parser can read becomes line-split file chunks.
     """
+    from .minified import chunk_minified, classify
+
     language = language_of(path) or "text"
+    kind = classify(path, text)
+    if kind == "minified":  # bounded pieces in linear time, no parser
+        return chunk_minified(path, text, language)
+    if kind == "generated":  # counted in the index summary, not indexed
+        return ChunkedFile(path=path, language=language, parser="generated")
     try:
         return _chunk_by_language(path, text, language)
     except (RecursionError, ValueError, IndexError, KeyError, AttributeError, TypeError):
