@@ -16,7 +16,8 @@ from types import ModuleType
 
 from . import __version__
 from .commands.conventions import EXIT_USAGE, add_provider_flags
-from .config import ConfigError, Settings, load_settings
+from .config import LOG_LEVELS, ConfigError, Settings, load_settings
+from .logs import start_logging
 
 # sub-command name -> module under paicli_tui.commands
 COMMANDS: dict[str, str] = {
@@ -43,11 +44,17 @@ def _load(module: str) -> ModuleType:
 
 
 def _flag_settings(args: argparse.Namespace) -> dict[str, object]:
-    names = ("provider", "model", "base_url", "window", "theme")
+    names = ("provider", "model", "base_url", "window", "theme", "log_level")
     flags = {n: getattr(args, n, None) for n in names}
     if getattr(args, "yes", False):
         flags["auto_approve"] = True
     return flags
+
+
+def add_log_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--log-level", dest="log_level", choices=LOG_LEVELS,
+                        help="what the log file under PAICLI_HOME/logs keeps "
+                             "(default warning; PAICLI_LOG_LEVEL)")
 
 
 def _tui_parser() -> argparse.ArgumentParser:
@@ -63,6 +70,7 @@ def _tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
                         help="reopen a session (no id: pick from a list)")
     parser.add_argument("--theme", choices=("dark", "light"))
+    add_log_flag(parser)
     add_provider_flags(parser)
     return parser
 
@@ -70,6 +78,7 @@ def _tui_parser() -> argparse.ArgumentParser:
 def _command_parser(name: str, module: ModuleType) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"paicli-tui {name}", description=module.HELP)
     module.configure(parser)
+    add_log_flag(parser)
     return parser
 
 
@@ -90,6 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = _settings_or_exit(args)
         if settings is None:
             return EXIT_USAGE
+        start_logging(settings)
         try:
             return int(module.run(args, settings) or 0)
         except KeyboardInterrupt:
@@ -98,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = _settings_or_exit(args)
     if settings is None:
         return EXIT_USAGE
+    start_logging(settings)
     from .app import run_app  # Textual is imported only when the TUI really starts
 
     return run_app(settings, project_dir=args.project_dir, resume=args.resume)

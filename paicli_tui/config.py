@@ -171,6 +171,9 @@ class Settings:
     # --- interface ------------------------------------------------------------------------
     theme: str = "dark"
     """``dark`` or ``light``."""
+    log_level: str = "warning"
+    """What reaches PAICLI_HOME/logs/paicli-tui.log: ``debug``, ``info``, ``warning`` or
+    ``error`` (``--log-level``, ``PAICLI_LOG_LEVEL``)."""
 
     # --- not user settings: where we are and what the environment offered -------------------
     home: HomePaths = field(default_factory=lambda: HomePaths(Path("~/.paicli").expanduser()))
@@ -207,8 +210,11 @@ _ENV_FIELDS = {
     "PAICLI_LIGHT_MODEL": "light_model",
     "PAICLI_EMBEDDER": "embedder",
     "PAICLI_THEME": "theme",
+    "PAICLI_LOG_LEVEL": "log_level",
     "OLLAMA_HOST": "ollama_host",
 }
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 _NOT_USER_FIELDS = ("home", "provider_keys", "overridden_secrets")
 _USER_FIELDS = {f.name: f for f in fields(Settings) if f.name not in _NOT_USER_FIELDS}
@@ -270,6 +276,8 @@ def _validate(settings: Settings) -> Settings:
         raise ConfigError("web_fetch_timeout_s and web_fetch_max_bytes must be positive")
     if settings.theme not in ("dark", "light"):
         raise ConfigError("theme must be 'dark' or 'light'")
+    if settings.log_level not in LOG_LEVELS:
+        raise ConfigError(f"log_level must be one of {', '.join(LOG_LEVELS)}")
     return settings
 
 

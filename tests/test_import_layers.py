@@ -49,11 +49,13 @@ ALLOWED: dict[str, set[str]] = {
     # the agent loop on top of the engines
     "core.agent": FOUNDATION | CORE_BELOW_AGENT,
     # the two faces: the TUI and the headless sub-commands (neither imports the other)
-    "ui": FOUNDATION | CORE_BELOW_AGENT | {"core.agent"},
+    "ui": FOUNDATION | CORE_BELOW_AGENT | {"core.agent", "logs"},
     "commands": FOUNDATION | CORE_BELOW_AGENT | {"core.agent"},
+    # the log file: masks secrets with the llm layer's redactor
+    "logs": {"config", "core.llm"},
     "app": FOUNDATION | {"ui"},
     "paicli_tui": set(),
-    "cli": {"paicli_tui", "config", "app", "commands"},
+    "cli": {"paicli_tui", "config", "app", "commands", "logs"},
     "__main__": {"cli"},
 }
 

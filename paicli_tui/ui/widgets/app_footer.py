@@ -33,7 +33,32 @@ class ActivityLabel(Static):
         self.display = bool(text)
 
 
+class LoggedErrorsLabel(Static):
+    """Shown once something was logged as an error this run: how many, and the file to read.
+    Hidden otherwise (and when logging was never started, as in most tests)."""
+
+    CHECK_EVERY_S = 1.0
+    """Records come from any thread; a cheap look once a second finds them."""
+
+    def on_mount(self) -> None:
+        self.refresh_text()
+        self.set_interval(self.CHECK_EVERY_S, self.refresh_text)
+
+    def refresh_text(self) -> None:
+        from ...logs import error_tally
+
+        tally = error_tally()
+        count = tally.count if tally is not None else 0
+        text = ""
+        if tally is not None and count:
+            text = f"⚠ {count} error{'s' if count > 1 else ''} logged: {tally.path}"
+        if text != str(self.render()):
+            self.update(text)
+        self.display = bool(text)
+
+
 class AppFooter(Footer):
     def compose(self) -> ComposeResult:
         yield from super().compose()
         yield ActivityLabel(id="activity", markup=False)
+        yield LoggedErrorsLabel(id="logged-errors", markup=False)

@@ -1,0 +1,91 @@
+"""The program's log: a rotating file under PAICLI_HOME/logs/, never a secret in it.
+
+In the TUI nothing may write to the terminal, so without a handler the core's warnings and
+exceptions would vanish (or, through Python's last-resort handler, garble the screen). Every
+record goes to ``paicli-tui.log`` (1 MB, 3 older files kept) after the settings' secrets and
+anything shaped like an API key are masked; the errors of this run are counted so the TUI
+footer can say that something went wrong and where to read about it.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+from pathlib import Path
+
+from .config import Settings
+
+LOG_FILE = "paicli-tui.log"
+MAX_BYTES = 1_000_000
+BACKUPS = 3
+FORMAT = "%(asctime)s %(levelname)s %(name)s [%(process)d]: %(message)s"
+QUIET_LIBRARIES = ("httpx", "httpcore", "jieba", "markdown_it", "asyncio")
+"""Chatty below warning even when the person asks for debug: their records are noise here."""
+
+
+class RedactingFormatter(logging.Formatter):
+    """Formats a record, traceback included, then masks every secret in the whole text."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(FORMAT)
+        self._secrets = settings.secrets()
+
+    def format(self, record: logging.LogRecord) -> str:
+        from .core.llm.redact import redact
+
+        return redact(super().format(record), *self._secrets)
+
+
+class ErrorTally(logging.Handler):
+    """Counts the records at ERROR or above written in this run (``handle`` holds the
+    handler's lock around ``emit``, so threads count safely)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(logging.ERROR)
+        self.path = path
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+_installed: list[logging.Handler] = []
+_tally: ErrorTally | None = None
+
+
+def start_logging(settings: Settings) -> ErrorTally:
+    """Send the root logger to the log file at ``settings.log_level``; returns the tally of
+    this run's errors. Calling it again replaces the previous set-up (tests, a second run)."""
+    global _tally
+    stop_logging()
+    path = settings.home.logs_dir / LOG_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    file_handler = logging.handlers.RotatingFileHandler(
+        path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
+    file_handler.setFormatter(RedactingFormatter(settings))
+    tally = ErrorTally(path)
+    root = logging.getLogger()
+    root.setLevel(settings.log_level.upper())
+    for handler in (file_handler, tally):
+        root.addHandler(handler)
+        _installed.append(handler)
+    for name in QUIET_LIBRARIES:
+        logging.getLogger(name).setLevel(max(logging.WARNING, root.level))
+    _tally = tally
+    return tally
+
+
+def stop_logging() -> None:
+    """Remove what :func:`start_logging` installed and close the file."""
+    global _tally
+    root = logging.getLogger()
+    while _installed:
+        handler = _installed.pop()
+        root.removeHandler(handler)
+        handler.close()
+    _tally = None
+
+
+def error_tally() -> ErrorTally | None:
+    """This run's error count and log path, when logging was started."""
+    return _tally
