@@ -51,6 +51,7 @@ class ErrorTally(logging.Handler):
 
 _installed: list[logging.Handler] = []
 _tally: ErrorTally | None = None
+_levels_before: dict[str, int] = {}
 
 
 def start_logging(settings: Settings) -> ErrorTally:
@@ -65,6 +66,8 @@ def start_logging(settings: Settings) -> ErrorTally:
     file_handler.setFormatter(RedactingFormatter(settings))
     tally = ErrorTally(path)
     root = logging.getLogger()
+    for name in ("", *QUIET_LIBRARIES):
+        _levels_before[name] = logging.getLogger(name or None).level
     root.setLevel(settings.log_level.upper())
     for handler in (file_handler, tally):
         root.addHandler(handler)
@@ -76,13 +79,16 @@ def start_logging(settings: Settings) -> ErrorTally:
 
 
 def stop_logging() -> None:
-    """Remove what :func:`start_logging` installed and close the file."""
+    """Remove what :func:`start_logging` installed, close the file, restore the levels."""
     global _tally
     root = logging.getLogger()
     while _installed:
         handler = _installed.pop()
         root.removeHandler(handler)
         handler.close()
+    for name, level in _levels_before.items():
+        logging.getLogger(name or None).setLevel(level)
+    _levels_before.clear()
     _tally = None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,15 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _log_file_closed_after_each_test() -> Iterator[None]:
+    """cli.main starts the log file; a later test must not write into this test's home."""
+    yield
+    from paicli_tui.logs import stop_logging
+
+    stop_logging()
+
+
+@pytest.fixture(autouse=True)
 def paicli_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh PAICLI_HOME for every test; provider keys from the real environment removed."""
     home = tmp_path_factory.mktemp("paicli-home")
@@ -56,7 +66,7 @@ def paicli_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
                      "PAICLI_WINDOW", "PAICLI_LIGHT_MODEL", "PAICLI_EMBEDDER", "PAICLI_THEME",
                      "OLLAMA_HOST", "DEEPSEEK_API_KEY", "ZHIPUAI_API_KEY", "MOONSHOT_API_KEY",
                      "STEPFUN_API_KEY", "HUNYUAN_API_KEY", "DASHSCOPE_API_KEY",
-                     "OPENAI_API_KEY"):
+                     "OPENAI_API_KEY", "PAICLI_LOG_LEVEL"):
         monkeypatch.delenv(variable, raising=False)
     return home
 

@@ -10,7 +10,7 @@ import pytest
 
 from paicli_tui import cli
 from paicli_tui.config import ConfigError, Settings, load_settings
-from paicli_tui.logs import BACKUPS, LOG_FILE, MAX_BYTES, error_tally, start_logging, stop_logging
+from paicli_tui.logs import BACKUPS, LOG_FILE, MAX_BYTES, error_tally, start_logging
 
 KEY = "dsk-live-9f8e7d6c5b4a3210"
 
@@ -18,12 +18,6 @@ KEY = "dsk-live-9f8e7d6c5b4a3210"
 @pytest.fixture
 def keyed(paicli_home: Path) -> Settings:
     return load_settings({}, {"PAICLI_HOME": str(paicli_home), "DEEPSEEK_API_KEY": KEY})
-
-
-@pytest.fixture(autouse=True)
-def _clean_logging():
-    yield
-    stop_logging()
 
 
 def test_records_reach_the_file_with_every_secret_masked(keyed: Settings) -> None:
@@ -107,11 +101,11 @@ async def test_footer_shows_logged_errors_with_the_path(settings: Settings,
                     backend=FakeBackend(settings, project_dir, session=FakeSession()))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.pause()
-        label = app.screen.query_one("#logged-errors")
-        assert not label.display  # nothing logged yet: nothing shown
+        assert not app.screen.query_one("#logged-errors").display  # nothing logged yet
         logging.getLogger("paicli_tui.ui.test").error("the index could not be opened")
-        for _ in range(60):
+        for _ in range(200):  # the label looks once a second; a busy machine is slow
             await pilot.pause(0.05)
+            label = app.screen.query_one("#logged-errors")
             if label.display:
                 break
         assert label.display
