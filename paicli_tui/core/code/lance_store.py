@@ -6,7 +6,12 @@ import because LanceDB is noisy on stderr (a full-screen app cannot have stray o
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
+import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,13 +41,58 @@ def is_local(uri: str) -> bool:
     return "://" not in uri or uri.startswith("file://")
 
 
+_import_lock = threading.Lock()
+
+
+def _unchecked(func: Any = None, /, **_: Any) -> Any:
+    """A pass-through decorator, usable bare or with arguments."""
+    return (lambda f: f) if func is None else func
+
+
+def _marked_override(func: Any = None, /, **_: Any) -> Any:
+    """What ``typing.override`` does: mark, do not check (EnforceOverrides reads the mark)."""
+    def mark(f: Any) -> Any:
+        with contextlib.suppress(AttributeError, TypeError):
+            f.__override__ = True
+        return f
+
+    return mark if func is None else mark(func)
+
+
+@contextlib.contextmanager
+def _import_time_checks_off() -> Iterator[None]:
+    """While lancedb is first imported, two decorators that only check (never change) what
+    they decorate are pass-throughs: ``pydantic.validate_call`` on the ~370 methods of the
+    generated client of lancedb's REST namespace service (a validator built per method at
+    import, about 1 s of a 2.4 s import on 2 cores; we never call that client: indexes are
+    local folders or object-store URIs), and ``overrides.override`` (Python 3.11 only: it
+    disassembles each caller's bytecode, ~0.3 s; 3.12+ uses ``typing.override``, free)."""
+    patched: list[tuple[Any, str, Any]] = []
+    for module_name, name, stand_in in (("pydantic", "validate_call", _unchecked),
+                                        ("overrides", "override", _marked_override)):
+        try:
+            module = importlib.import_module(module_name)
+            patched.append((module, name, getattr(module, name)))
+        except (ImportError, AttributeError):
+            continue
+        setattr(module, name, stand_in)
+    try:
+        yield
+    finally:
+        for module, name, real in patched:
+            setattr(module, name, real)
+
+
 def import_lancedb() -> Any:
     """``lancedb``, imported with its Rust logging turned down to errors (its logger reads
-    LANCEDB_LOG; RUST_LOG is set too for the crates that follow the usual convention)."""
+    LANCEDB_LOG; RUST_LOG is set too for the crates that follow the usual convention), and
+    without its import-time checks (cold start, see :func:`_import_time_checks_off`)."""
     os.environ.setdefault("RUST_LOG", "error")
     os.environ.setdefault("LANCEDB_LOG", "error")
-    import lancedb
-
+    if "lancedb" in sys.modules:
+        return sys.modules["lancedb"]
+    with _import_lock, _import_time_checks_off():
+        import lancedb
     return lancedb
 
 
