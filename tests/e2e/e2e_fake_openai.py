@@ -110,9 +110,12 @@ def _frame(chunks: list[dict[str, Any]]) -> bytes:
 class FakeOpenAI:
     """Scripted server: ``script[turn]`` is the list of tool-call steps of that turn."""
 
-    def __init__(self, script: dict[int, list[Step]], api_key: str | None = None) -> None:
+    def __init__(self, script: dict[int, list[Step]], api_key: str | None = None, *,
+                 summaries: str = "valid") -> None:
         self.script = script
         self.api_key = api_key
+        self.summaries = summaries
+        """``valid`` (the four sections) or ``prose`` (a small model ignoring the format)."""
         self.problems: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self.raw_bodies: list[bytes] = []
@@ -144,6 +147,9 @@ class FakeOpenAI:
                 return 200, _sse_text(self.plan, usage)
             if "summar" in system or "compress" in system:
                 self.summary_calls += 1
+                if self.summaries == "prose":
+                    return 200, _sse_text("We looked at several files and things went fine; "
+                                          "the work continues with the next file.", usage)
                 return 200, _sse_text(_summary(), usage)
             return 200, _sse_text('{"facts": []}', usage)
         turn_index = max((i for i, m in enumerate(messages)

@@ -1,9 +1,12 @@
 """The ReAct loop of one user turn, as an async generator of typed events.
 
-Per iteration: compaction check (``ContextManager.prepare``) → one streamed model request →
-the assistant message → its tool calls, one by one, each result offloaded if huge, wrapped in
-the untrusted-data boundary and appended as a tool message. The turn ends when the model
-answers without tool calls, on an error, at the iteration limit, or when cancelled.
+A turn reads as its steps: :func:`run_turn` opens it, then :func:`_requests` sends one model
+request after another. Each request (:func:`_request`) is: compact the history
+(``ContextManager.prepare``; a request that cannot fit the window is never sent), stream the
+reply, record it (tool-call ids made unique, arguments in a sendable form), and run its tool
+calls (:mod:`.tool_calls`, every result through the pipeline in ``core/context``). The turn
+ends when the model answers without tool calls, on an error, or when cancelled; at the
+request cap one last request without tools asks for a best-effort answer.
 
 Invariants, whatever happens: no half-streamed assistant message enters the history, and
 every tool call in the history has its result (a cancelled turn answers dangling calls with a
@@ -14,102 +17,70 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from ..context.boundary import wrap_tool_result
-from ..context.offload import offload_tool_result
-from ..context.pairing import with_sendable_arguments
+from ...resources import load_prompt
+from ..context.pairing import call_ids, with_sendable_arguments, with_unique_call_ids
 from ..contracts.events import (
     AgentError,
     AgentEvent,
     AssistantMessage,
-    ContextCompacted,
     ReasoningDelta,
     RequestStarted,
     TextDelta,
-    ToolCallFinished,
-    ToolCallStarted,
     TurnFinished,
     TurnStarted,
     Usage,
 )
-from ..contracts.llm import ContextLengthExceeded, LLMError, StreamDelta, StreamDone
-from ..llm.redact import redact, redact_known
+from ..contracts.llm import ChatClient, ContextLengthExceeded, LLMError, StreamDelta, StreamDone
+from ..llm.redact import redact
 from ..llm.registry import how_to_configure
-from ..messages import Message, ToolCall
-from ..tokens import estimate_request, estimate_text
-from .prompt import runaway_notice, turn_context_block, user_turn
+from ..messages import InternalKind, Message
+from ..tokens import estimate_request
+from .prompt import turn_context_block, user_turn
+from .tool_calls import PARALLEL_SAFE, RunawayGuard, _batches, run_calls
 
 if TYPE_CHECKING:
     from .session import AgentSession
 
+__all__ = ["PARALLEL_SAFE", "RunawayGuard", "_batches", "run_turn"]
+
 log = logging.getLogger(__name__)
 
-RUNAWAY_REPEATS = 3
-PARALLEL_SAFE = frozenset({"read_file", "list_dir", "grep_code", "glob_files", "run_subagent"})
-"""Tools that only read and share no state: several calls in one reply run concurrently."""
-PREVIEW_LINES = 6
-PREVIEW_CHARS = 600
+Reason = Literal["done", "cancelled", "max_iterations", "error"]
 
 
-def _preview(text: str) -> str:
-    lines = text.splitlines()[:PREVIEW_LINES]
-    return "\n".join(lines)[:PREVIEW_CHARS]
+@dataclass
+class _Turn:
+    """What one turn carries from request to request."""
+
+    session: AgentSession
+    client: ChatClient
+    user_input: str
+    guard: RunawayGuard = field(default_factory=RunawayGuard)
+    requests: int = 0
+    """Model requests counted against the cap (a retry after a refusal is not counted)."""
+    refused: bool = False
+    """The provider refused a request as too long once; the next one is compacted harder."""
+    reason: Reason = "done"
+    final_text: str = ""
+
+    @property
+    def at_cap(self) -> bool:
+        cap = self.session.settings.max_iterations
+        return cap > 0 and self.requests >= cap
 
 
-def _batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
-    """Consecutive read-only calls form one batch that runs concurrently; any other call
-    (writes, commands, memory, index searches) runs alone, in order."""
-    batches: list[list[ToolCall]] = []
-    for call in calls:
-        if call.name in PARALLEL_SAFE and batches and batches[-1][0].name in PARALLEL_SAFE:
-            batches[-1].append(call)
-        else:
-            batches.append([call])
-    return batches
+@dataclass
+class _Reply:
+    """How one request ended: an assistant message, a retry, or the end of the turn."""
 
-
-@contextlib.asynccontextmanager
-async def _closing(stream: AsyncIterator[object]) -> AsyncIterator[AsyncIterator[object]]:
-    """Close a client's stream when the request ends early (cancel, error), if it can be."""
-    try:
-        yield stream
-    finally:
-        close = getattr(stream, "aclose", None)
-        if close is not None:
-            await close()
-
-
-def _call_key(call: ToolCall) -> tuple[str, str]:
-    """Identity of a call for the runaway guard: name + arguments in canonical JSON."""
-    try:
-        canonical = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
-    except json.JSONDecodeError:
-        canonical = call.arguments.strip()
-    return call.name, canonical
-
-
-class RunawayGuard:
-    """Counts identical consecutive calls; says when to send the notice."""
-
-    def __init__(self, repeats: int = RUNAWAY_REPEATS) -> None:
-        self.repeats = repeats
-        self.last: tuple[str, str] | None = None
-        self.count = 0
-
-    def observe(self, call: ToolCall) -> bool:
-        """True when this call makes ``repeats`` identical calls in a row (then restarts)."""
-        key = _call_key(call)
-        self.count = self.count + 1 if key == self.last else 1
-        self.last = key
-        if self.count >= self.repeats:
-            self.count = 0
-            return True
-        return False
+    message: Message | None = None
+    retry: bool = False
 
 
 async def _turn_message(session: AgentSession, user_input: str) -> Message:
@@ -122,45 +93,6 @@ async def _turn_message(session: AgentSession, user_input: str) -> Message:
         except Exception:  # retrieval trouble must not block the turn
             log.exception("memory retrieval failed")
     return user_turn(user_input, turn_context_block(datetime.now().astimezone(), memories))
-
-
-async def _run_tool(session: AgentSession, call: ToolCall
-                    ) -> tuple[Message, ContextCompacted | None, str]:
-    """Run one call: the tool message for the history, an offload event if the result was
-    too big, and the result text as the person should see it (unwrapped)."""
-    arguments, output = await session.tools.run(call.name, call.arguments,
-                                                session.tool_context)
-    if output.external:
-        session.state.external_content_used = True
-    if session.memory is not None:
-        try:
-            session.memory.note_tool_result(call.name, arguments, output, session.state)
-        except Exception:
-            log.exception("memory.note_tool_result failed")
-    # `env`, a .env file or a config dump can print the person's provider key: it must not
-    # reach the history (and so the provider, the ledger, a saved output file).
-    settings = session.settings
-    content = redact_known(output.content, settings.secrets())
-    offloaded = offload_tool_result(
-        tool_name=call.name, content=content, arguments=arguments,
-        project=session.project, session=session.state, settings=session.settings,
-        is_command=call.name == "execute_command", bypass=output.bypass_offload)
-    event = None
-    if offloaded.truncated:
-        where = (f" saved to {offloaded.offload_path}" if offloaded.offload_path
-                 else " truncated")
-        event = ContextCompacted(tier="offload", tokens_before=estimate_text(content),
-                                 tokens_after=estimate_text(offloaded.content),
-                                 detail=f"{call.name}: {offloaded.original_chars:,} "
-                                        f"characters{where}")
-    meta: dict[str, object] = {"status": output.status}
-    if offloaded.offload_path:
-        meta["offload_path"] = offloaded.offload_path
-    if output.external:
-        meta["external"] = True
-    message = Message.tool(call.id, call.name, wrap_tool_result(call.name, offloaded.content),
-                           **meta)
-    return message, event, offloaded.content
 
 
 async def _extract_after_turn(session: AgentSession, user_input: str) -> None:
@@ -176,144 +108,177 @@ async def _extract_after_turn(session: AgentSession, user_input: str) -> None:
         session.note_memory("extracted", f"remembered {len(ids)} fact(s) from this turn", ids)
 
 
+@contextlib.asynccontextmanager
+async def _closing(stream: AsyncIterator[object]) -> AsyncIterator[AsyncIterator[object]]:
+    """Close a client's stream when the request ends early (cancel, error), if it can be."""
+    try:
+        yield stream
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
+
+
 async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[AgentEvent]:
     """The events of one turn (see the module docstring for the invariants)."""
     for notice in session.take_notices():
         yield notice
     yield TurnStarted(session=session.session_id, user_input=user_input)
-    client = session.client
-    if client is None:
+    if session.client is None:
         yield AgentError(message=how_to_configure(session.settings), recoverable=True)
         yield TurnFinished(session=session.session_id, reason="error")
         return
+    turn = _Turn(session, session.client, user_input)
     session.turns += 1
     session.state.current_user_input = user_input
     session.append(await _turn_message(session, user_input))
-    guard = RunawayGuard()
-    reason, final_text = "done", ""
     finished = False
     try:
-        iteration = 0
-        forced = False       # the next prepare() must compact (provider said too long)
-        retried = False      # the one retry after a context-length refusal is used
-        while True:
-            if iteration >= session.settings.max_iterations:
-                reason = "max_iterations"
-                yield AgentError(message=f"Stopped after {iteration} model requests in one "
-                                         "turn (max_iterations). Say 'continue' to go on.")
-                break
-            iteration += 1
-            schemas = session.tool_schemas()
-            prepared = await session.manager.prepare(session.history, schemas, force=forced)
-            forced = False
-            for event in session.apply_prepared(prepared):
-                yield event
-            if prepared.overflow is not None:
-                # Never send a request above the window: say why and what to do instead.
-                reason = "error"
-                session.ledger.event("request_refused", detail=prepared.overflow,
-                                     estimated=prepared.estimated_tokens)
-                yield AgentError(message=prepared.overflow, recoverable=True)
-                break
-            raw_estimate = estimate_request(session.history, schemas)
-            profile = session.profile
-            yield RequestStarted(iteration=iteration, estimated_tokens=prepared.estimated_tokens,
-                                 window=profile.window,
-                                 clearing_trigger=profile.clearing_trigger,
-                                 compaction_trigger=profile.compaction_trigger)
-            done: StreamDone | None = None
-            try:
-                # aclosing: a cancelled turn releases the HTTP stream at once, not at GC.
-                async with _closing(client.stream(session.history, schemas)) as parts:
-                    async for part in parts:
-                        if isinstance(part, StreamDelta):
-                            if part.reasoning:
-                                yield ReasoningDelta(text=part.reasoning)
-                            if part.text:
-                                yield TextDelta(text=part.text)
-                        elif isinstance(part, StreamDone):
-                            done = part
-            except ContextLengthExceeded as exc:
-                if retried:
-                    reason = "error"
-                    yield AgentError(message=f"{exc} (still too long after compacting)",
-                                     recoverable=True)
-                    break
-                retried, forced = True, True
-                iteration -= 1
-                session.ledger.event("context_length_exceeded", detail=str(exc))
-                continue
-            except LLMError as exc:
-                reason = "error"
-                yield AgentError(message=str(exc), recoverable=True)
-                break
-            except Exception as exc:  # a client bug: end the turn cleanly, history intact
-                # Logged without the traceback: its text could quote a request header.
-                text = redact(f"{client.provider}: unexpected failure "
-                              f"({type(exc).__name__}: {exc})", *session.settings.secrets())
-                log.error("%s", text)
-                reason = "error"
-                yield AgentError(message=text, recoverable=True)
-                break
-            if done is None:
-                reason = "error"
-                yield AgentError(message=f"{client.provider} ended without a reply")
-                break
-            if done.usage is not None:
-                session.calibrator.observe(raw_estimate, done.usage.prompt_tokens)
-                session.ledger.event("usage", prompt_tokens=done.usage.prompt_tokens,
-                                     completion_tokens=done.usage.completion_tokens,
-                                     cached_tokens=done.usage.cached_tokens,
-                                     estimated=prepared.estimated_tokens)
-                yield Usage(prompt_tokens=done.usage.prompt_tokens,
-                            completion_tokens=done.usage.completion_tokens,
-                            cached_tokens=done.usage.cached_tokens,
-                            estimated_prompt_tokens=prepared.estimated_tokens)
-            # Tools run with the arguments exactly as the model wrote them (a malformed one
-            # gets a clear error); the history keeps a form every provider accepts back.
-            assistant = done.message
-            session.append(with_sendable_arguments(assistant))
-            yield AssistantMessage(content=assistant.content, reasoning=assistant.reasoning,
-                                   tool_call_ids=tuple(c.id for c in assistant.tool_calls))
-            if not assistant.tool_calls:
-                final_text = assistant.content
-                break
-            runaway: ToolCall | None = None
-            for batch in _batches(assistant.tool_calls):
-                for call in batch:
-                    yield ToolCallStarted(call_id=call.id, name=call.name,
-                                          arguments=call.arguments)
-                if len(batch) == 1:
-                    results = [await _run_tool(session, batch[0])]
-                else:
-                    results = await asyncio.gather(*(_run_tool(session, c) for c in batch))
-                # Results enter the history in call order, whatever order they finished in.
-                for call, (message, offload_event, shown) in zip(batch, results, strict=True):
-                    session.append(message)
-                    if offload_event is not None:
-                        yield offload_event
-                    yield ToolCallFinished(
-                        call_id=call.id, name=call.name, status=message.meta["status"],
-                        preview=_preview(shown), chars=len(message.content),
-                        offload_path=message.meta.get("offload_path"))
-                    if guard.observe(call):
-                        runaway = call
-                # A loaded skill's text follows the whole group of results (pairing holds).
-                for injected in session.state.take_injections():
-                    session.append(injected)
-            if runaway is not None:
-                session.append(runaway_notice(runaway.name, RUNAWAY_REPEATS))
+        async for event in _requests(turn):
+            yield event
         finished = True
     finally:
         if not finished:
             # Cancelled (task cancel or aclose) mid-turn: answer dangling calls so the
             # history stays valid; no events can be sent from here.
-            reason = "cancelled"
+            turn.reason = "cancelled"
             session.repair("cancelled")
             session.ledger.event("turn_cancelled")
     # No checkpoint here: every append, repair and compaction already wrote one.
-    if reason == "done" and session.settings.auto_extract and session.memory is not None:
+    if turn.reason == "done" and session.settings.auto_extract and session.memory is not None:
         # Started before the last event: a consumer may stop iterating right after it.
         session.start_background(_extract_after_turn(session, user_input))
-    yield TurnFinished(session=session.session_id, reason=reason, final_text=final_text)
+    yield TurnFinished(session=session.session_id, reason=turn.reason,
+                       final_text=turn.final_text)
 
+
+async def _requests(turn: _Turn) -> AsyncIterator[AgentEvent]:
+    """Model requests until one is answered without tool calls, an error ends the turn, or
+    the request cap is reached (then :func:`_wrap_up`)."""
+    while not turn.at_cap:
+        reply = _Reply()
+        async for event in _request(turn, reply, turn.session.tool_schemas()):
+            yield event
+        if reply.retry:
+            continue
+        if reply.message is None:
+            return
+        if not reply.message.tool_calls:
+            turn.final_text = reply.message.content
+            return
+        async for event in run_calls(turn.session, reply.message.tool_calls, turn.guard):
+            yield event
+    async for event in _wrap_up(turn):
+        yield event
+
+
+async def _wrap_up(turn: _Turn) -> AsyncIterator[AgentEvent]:
+    """The request cap is reached: one last request without tools asks for a best-effort
+    answer from what was found, so the turn never ends empty-handed."""
+    session, cap = turn.session, turn.session.settings.max_iterations
+    turn.reason = "max_iterations"
+    session.ledger.event("request_cap", requests=cap)
+    yield AgentError(message=f"Reached {cap} model requests in this turn (max_iterations): "
+                             "asking for a final answer without tools. Say 'continue' to go "
+                             "on.")
+    session.append(Message.user(load_prompt("budget_wrapup").strip().format(requests=cap),
+                                internal=InternalKind.NOTICE))
+    reply = _Reply()
+    async for event in _request(turn, reply, ()):
+        yield event
+    if reply.message is not None:
+        turn.final_text = reply.message.content
+        if reply.message.tool_calls:  # a model that calls tools anyway: answered, not run
+            session.repair("request_cap")
+
+
+async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
+                   ) -> AsyncIterator[AgentEvent]:
+    """One model request: compact, send, stream, record. Sets ``reply.message`` (the
+    recorded assistant message), or ``reply.retry`` (refused as too long: compacted harder
+    and sent again; a second refusal in a row ends the turn); leaves both unset when the turn must end."""
+    session = turn.session
+    forced, turn.refused = turn.refused, False
+    prepared = await session.manager.prepare(session.history, schemas, force=forced)
+    for event in session.apply_prepared(prepared):
+        yield event
+    if prepared.overflow is not None:
+        # Never send a request above the window: say why and what to do instead.
+        turn.reason = "error"
+        session.ledger.event("request_refused", detail=prepared.overflow,
+                             estimated=prepared.estimated_tokens)
+        yield AgentError(message=prepared.overflow, recoverable=True)
+        return
+    if not forced:
+        turn.requests += 1
+    raw_estimate = estimate_request(session.history, schemas)
+    profile = session.profile
+    yield RequestStarted(iteration=turn.requests, estimated_tokens=prepared.estimated_tokens,
+                         window=profile.window, clearing_trigger=profile.clearing_trigger,
+                         compaction_trigger=profile.compaction_trigger)
+    done: StreamDone | None = None
+    try:
+        # aclosing: a cancelled turn releases the HTTP stream at once, not at GC.
+        async with _closing(turn.client.stream(session.history, schemas)) as parts:
+            async for part in parts:
+                if isinstance(part, StreamDelta):
+                    if part.reasoning:
+                        yield ReasoningDelta(text=part.reasoning)
+                    if part.text:
+                        yield TextDelta(text=part.text)
+                elif isinstance(part, StreamDone):
+                    done = part
+    except ContextLengthExceeded as exc:
+        if forced:
+            turn.reason = "error"
+            yield AgentError(message=f"{exc} (still too long after compacting)",
+                             recoverable=True)
+            return
+        turn.refused, reply.retry = True, True
+        session.ledger.event("context_length_exceeded", detail=str(exc))
+        return
+    except LLMError as exc:
+        turn.reason = "error"
+        yield AgentError(message=str(exc), recoverable=True)
+        return
+    except Exception as exc:  # a client bug: end the turn cleanly, history intact
+        # Logged without the traceback: its text could quote a request header.
+        text = redact(f"{turn.client.provider}: unexpected failure "
+                      f"({type(exc).__name__}: {exc})", *session.settings.secrets())
+        log.error("%s", text)
+        turn.reason = "error"
+        yield AgentError(message=text, recoverable=True)
+        return
+    if done is None:
+        turn.reason = "error"
+        yield AgentError(message=f"{turn.client.provider} ended without a reply")
+        return
+    for event in _record_usage(session, done, raw_estimate, prepared.estimated_tokens):
+        yield event
+    reply.message = _record_reply(session, done.message)
+    yield AssistantMessage(content=reply.message.content, reasoning=reply.message.reasoning,
+                           tool_call_ids=tuple(c.id for c in reply.message.tool_calls))
+
+
+def _record_usage(session: AgentSession, done: StreamDone, raw_estimate: int,
+                  estimated: int) -> list[AgentEvent]:
+    """Calibrate the estimate against the provider's count and report the usage."""
+    usage = done.usage
+    if usage is None:
+        return []
+    session.calibrator.observe(raw_estimate, usage.prompt_tokens)
+    session.ledger.event("usage", prompt_tokens=usage.prompt_tokens,
+                         completion_tokens=usage.completion_tokens,
+                         cached_tokens=usage.cached_tokens, estimated=estimated)
+    return [Usage(prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                  cached_tokens=usage.cached_tokens, estimated_prompt_tokens=estimated)]
+
+
+def _record_reply(session: AgentSession, assistant: Message) -> Message:
+    """The reply as it enters the history: every tool-call id unique in the conversation
+    (two calls with one id would leave one result unseen), and arguments in a form every
+    provider accepts back. Tools run with the arguments exactly as the model wrote them
+    (a malformed one gets a clear error)."""
+    unique = with_unique_call_ids(assistant, call_ids(session.history))
+    session.append(with_sendable_arguments(unique))
+    return unique

@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..messages import Message, Role
+from ..messages import Message, Role, ToolCall
 from .boundary import tool_name_from_boundary, wrap_tool_result
 
 CANCELLED_TEXT = ("No result: this call was interrupted (the turn was cancelled or the app "
@@ -153,3 +153,26 @@ def repair_pairing(messages: Sequence[Message]) -> tuple[list[Message], list[str
             notes.append(f"answered dangling tool call {call_id!r} as not run")
             out.append(cancelled_result(call_id, unique[call_id].name))
     return out, notes
+
+
+def with_unique_call_ids(message: Message, taken: set[str]) -> Message:
+    """``message`` with every tool-call id that is empty, repeated within it, or already
+    used in the history (``taken``) made unique (``id``, ``id-2``, ...), so every result
+    reaches the model; ``taken`` gains the ids used."""
+    calls: list[ToolCall] = []
+    changed = False
+    for number, call in enumerate(message.tool_calls, start=1):
+        base = call.id or f"call-{number}"
+        unique, suffix = base, 1
+        while unique in taken:
+            suffix += 1
+            unique = f"{base}-{suffix}"
+        taken.add(unique)
+        changed = changed or unique != call.id
+        calls.append(call if unique == call.id else ToolCall(unique, call.name, call.arguments))
+    return message.evolve(tool_calls=tuple(calls)) if changed else message
+
+
+def call_ids(messages: Sequence[Message]) -> set[str]:
+    """Every tool-call id in the assistant messages."""
+    return {call.id for m in messages if m.role is Role.ASSISTANT for call in m.tool_calls}

@@ -1,0 +1,120 @@
+"""Running the tool calls of one assistant reply: batches, the runaway guard, and each
+result through the tool-result pipeline of :mod:`..context.tool_results`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING
+
+from ..context.tool_results import AdmittedResult, admit_tool_result
+from ..contracts.events import AgentEvent, ToolCallFinished, ToolCallStarted, compaction_event
+from ..llm.redact import redact_known
+from ..messages import ToolCall
+from .prompt import runaway_notice
+
+if TYPE_CHECKING:
+    from .session import AgentSession
+
+log = logging.getLogger(__name__)
+
+RUNAWAY_REPEATS = 3
+PARALLEL_SAFE = frozenset({"read_file", "list_dir", "grep_code", "glob_files", "run_subagent"})
+"""Tools that only read and share no state: several calls in one reply run concurrently."""
+PREVIEW_LINES = 6
+PREVIEW_CHARS = 600
+
+
+def _preview(text: str) -> str:
+    lines = text.splitlines()[:PREVIEW_LINES]
+    return "\n".join(lines)[:PREVIEW_CHARS]
+
+
+def _batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
+    """Consecutive read-only calls form one batch that runs concurrently; any other call
+    (writes, commands, memory, index searches) runs alone, in order."""
+    batches: list[list[ToolCall]] = []
+    for call in calls:
+        if call.name in PARALLEL_SAFE and batches and batches[-1][0].name in PARALLEL_SAFE:
+            batches[-1].append(call)
+        else:
+            batches.append([call])
+    return batches
+
+
+def _call_key(call: ToolCall) -> tuple[str, str]:
+    """Identity of a call for the runaway guard: name + arguments in canonical JSON."""
+    try:
+        canonical = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
+    except json.JSONDecodeError:
+        canonical = call.arguments.strip()
+    return call.name, canonical
+
+
+class RunawayGuard:
+    """Counts identical consecutive calls; says when to send the notice."""
+
+    def __init__(self, repeats: int = RUNAWAY_REPEATS) -> None:
+        self.repeats = repeats
+        self.last: tuple[str, str] | None = None
+        self.count = 0
+
+    def observe(self, call: ToolCall) -> bool:
+        """True when this call makes ``repeats`` identical calls in a row (then restarts)."""
+        key = _call_key(call)
+        self.count = self.count + 1 if key == self.last else 1
+        self.last = key
+        if self.count >= self.repeats:
+            self.count = 0
+            return True
+        return False
+
+
+async def _run_tool(session: AgentSession, call: ToolCall) -> AdmittedResult:
+    """Run one call and admit its result (redaction, offload, boundary)."""
+    arguments, output = await session.tools.run(call.name, call.arguments,
+                                                session.tool_context)
+    if output.external:
+        session.state.external_content_used = True
+    if session.memory is not None:
+        try:
+            session.memory.note_tool_result(call.name, arguments, output, session.state)
+        except Exception:
+            log.exception("memory.note_tool_result failed")
+    secrets = session.settings.secrets()
+    return admit_tool_result(call, output, arguments,
+                             redact=lambda text: redact_known(text, secrets),
+                             project=session.project, session=session.state,
+                             settings=session.settings)
+
+
+async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: RunawayGuard
+                    ) -> AsyncIterator[AgentEvent]:
+    """Run ``calls`` (read-only neighbours concurrently), append their results in call
+    order, then any injected skill text, then the runaway notice if a call repeated."""
+    runaway: ToolCall | None = None
+    for batch in _batches(calls):
+        for call in batch:
+            yield ToolCallStarted(call_id=call.id, name=call.name, arguments=call.arguments)
+        if len(batch) == 1:
+            results = [await _run_tool(session, batch[0])]
+        else:
+            results = await asyncio.gather(*(_run_tool(session, c) for c in batch))
+        # Results enter the history in call order, whatever order they finished in.
+        for call, result in zip(batch, results, strict=True):
+            session.append(result.message)
+            if result.offload is not None:  # not a change of the view: no ledger record
+                yield compaction_event(result.offload)
+            yield ToolCallFinished(
+                call_id=call.id, name=call.name, status=result.message.meta["status"],
+                preview=_preview(result.shown), chars=len(result.message.content),
+                offload_path=result.message.meta.get("offload_path"))
+            if guard.observe(call):
+                runaway = call
+        # A loaded skill's text follows the whole group of results (pairing holds).
+        for injected in session.state.take_injections():
+            session.append(injected)
+    if runaway is not None:
+        session.append(runaway_notice(runaway.name, RUNAWAY_REPEATS))
