@@ -299,3 +299,22 @@ async def test_clearing_off_and_trigger_override(tmp_path: Path) -> None:
     assert [r.tier for r in (await manager.prepare(msgs)).reports] == ["clearing"]
     manager = _manager(tmp_path, clearing_trigger_tokens=5_000, clearing_enabled=False)
     assert (await manager.prepare(msgs)).reports == []
+
+
+async def test_breaker_survives_a_resume(tmp_path: Path) -> None:
+    """`exec --resume` starts a new process: the digest carries the breaker's count."""
+    history = _history(14, 3_000)
+    for _ in range(3):
+        model = SummaryModel("prose")
+        manager = _manager(tmp_path, completer_for(model))  # a new process each time
+        while estimate_request(history) < PROFILE.compaction_trigger:
+            history += [Message.user("more"), Message.assistant("w" * 4_000)]
+        history = (await manager.prepare(history)).messages
+        assert model.requests  # asked: the breaker was still closed
+    assert history[1].meta["failed_summaries"] == 3 and history[1].meta["breaker_last_id"]
+    while estimate_request(history) < PROFILE.compaction_trigger:
+        history += [Message.user("more"), Message.assistant("w" * 4_000)]
+    model = SummaryModel("prose")
+    prepared = await _manager(tmp_path, completer_for(model)).prepare(history)
+    assert model.requests == []  # open, restored from the digest
+    assert prepared.messages[1].meta["failed_summaries"] == 3

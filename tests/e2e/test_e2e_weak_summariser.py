@@ -45,8 +45,11 @@ def test_every_turn_answers_when_summaries_ignore_the_format(tmp_path: Path,
         session = None
         for turn in range(1, TURNS + 1):
             resume = ["--resume", session] if session else []
-            result = _exec([f"TURN {turn}: read the next two files", *flags, *resume], env,
-                           project)
+            # each request carries a pasted log (~2,000 tokens) that clearing cannot remove
+            paste = "".join(f"log {turn}.{n}: step finished with status ok\n"
+                            for n in range(180))
+            result = _exec([f"TURN {turn}: read the next two files\n{paste}", *flags,
+                            *resume], env, project)
             assert result.returncode == 0, result.stderr
             lines = [json.loads(line) for line in result.stdout.splitlines()]
             session = lines[0]["session"]
@@ -59,11 +62,16 @@ def test_every_turn_answers_when_summaries_ignore_the_format(tmp_path: Path,
         largest = max(len(body) for body in agent_requests) // 4  # the server's own count
         summary_calls = server.summary_calls
     assert largest < WINDOW
+    seen = [(e["type"], e.get("tier"), e.get("tokens_before")) for e in events
+            if e["type"].startswith("context_")]
     failed = [e for e in events if e["type"] == "context_compaction_failed"]
+    assert failed, seen
     digests = [e for e in events if e["type"] == "context_compacted" and e["tier"] == "digest"]
     assert failed and failed[0]["tier"] == "summary" and failed[0]["outcome"] == "failed"
     assert digests and all(e["outcome"] == "compacted" and e["path"] for e in digests)
-    assert any("summaries failed in a row" in e["detail"] for e in failed)
+    assert any("summaries failed in a row" in e["detail"] for e in failed), \
+        [(e["type"], e["tier"], e["tokens_before"], e["detail"][:60]) for e in events
+         if e["type"].startswith("context_") and e["tier"] != "clearing"]
     # three failed summaries of at most 8 calls each, then the breaker: far below one per turn
     assert summary_calls <= 3 * 8 + 8
     transcript = project / digests[0]["path"]

@@ -62,6 +62,7 @@ class ContextManager:
         self.summary_cache = summary_cache
         self.save_output = save_output
         self.breaker = SummaryBreaker()
+        self._breaker_restored = False
         self._checked: list[Message] = []
         if self.summary_cache is None and settings.summary_fast_path:
             self.summary_cache = SummaryCache()
@@ -229,6 +230,15 @@ class ContextManager:
                 f"until the conversation has grown by {self.breaker_growth:,} tokens; the "
                 f"model-free digest is used meanwhile", outcome="failed"), schema_tokens))
 
+    def _stamp_digest(self, history: list[Message], known: set[str]) -> list[Message]:
+        """A digest made now records the breaker's state (for a resumed session)."""
+        for index, message in enumerate(history):
+            if message.id not in known and message.meta.get("tier") == "digest":
+                history = list(history)
+                history[index] = message.evolve(meta={**message.meta, **self.breaker.state()},
+                                                id=message.id)
+        return history
+
     # -- the pre-request check -----------------------------------------------------------
     async def prepare(self, messages: list[Message], tool_schemas: Sequence[dict] = (),
                       *, force: bool = False) -> Prepared:
@@ -237,6 +247,8 @@ class ContextManager:
         and ``overflow`` set if it still cannot fit the window."""
         schema_tokens = sum(estimate_schema(s) for s in tool_schemas)
         history = list(messages)
+        if not self._breaker_restored:  # a resumed session keeps its breaker
+            self.breaker, self._breaker_restored = SummaryBreaker.from_history(history), True
         reports: list[CompactionReport] = []
         tokens = self.estimate(history, tool_schemas)
         if self.settings.clearing_enabled and (force or tokens >= self.clearing_trigger):
@@ -247,6 +259,7 @@ class ContextManager:
             history = await self._compact(history, tool_schemas, reports, schema_tokens,
                                           force=force)
             self._note_summary_outcome(list(reports), history, schema_tokens, reports)
+            history = self._stamp_digest(history, {m.id for m in messages})
             tokens = self.estimate(history, tool_schemas)
         if tokens >= self.profile.compaction_trigger:
             history, tokens = self._last_resort(history, tool_schemas, reports, schema_tokens,
