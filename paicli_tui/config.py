@@ -136,8 +136,6 @@ class Settings:
     """Prepare the summary in the background from 60% of the trigger (SPEC §5)."""
     summary_timeout_s: float = 600.0
     """Seconds one summary (all its model calls) may take before the digest is used."""
-    ask_before_summary: bool = False
-    """Ask the person before an automatic summary (TUI dialog; headless never asks)."""
 
     # --- memory (SPEC §11–16) ------------------------------------------------------------
     memory_dice_threshold: float = 0.8
