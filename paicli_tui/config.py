@@ -72,8 +72,9 @@ PROVIDER_KEY_VARIABLES = (
     "OPENAI_API_KEY",
 )
 
-SECRET_ENV_VARIABLES = ("PAICLI_API_KEY", *PROVIDER_KEY_VARIABLES)
-"""Variables that hold a provider key: never passed on to a command the agent runs."""
+SECRET_ENV_VARIABLES = ("PAICLI_API_KEY", "PAICLI_EMBEDDING_API_KEY", *PROVIDER_KEY_VARIABLES)
+"""Variables that hold a provider or embeddings key: never passed on to a command the agent
+runs."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,14 @@ class Settings:
 
     # --- code retrieval (SPEC §17) -------------------------------------------------------
     embedder: str = "use"
-    """``use`` (offline default) or ``ollama:<model>`` (e.g. ``ollama:nomic-embed-text``)."""
+    """``use`` (offline default), ``ollama:<model>`` (e.g. ``ollama:nomic-embed-text``) or
+    ``openai:<model>`` (any OpenAI-compatible ``/v1/embeddings`` host: embedding_base_url)."""
+    embedding_base_url: str | None = None
+    """Base URL of the OpenAI-compatible embeddings host for ``openai:<model>`` (TEI, vLLM,
+    OpenAI, DashScope...), e.g. ``http://gpu-box:8080/v1``."""
+    embedding_api_key: Secret | None = None
+    """PAICLI_EMBEDDING_API_KEY or ``embedding_api_key`` in config.toml (a secret: never
+    printed, logged or passed to commands)."""
     index_uri: str | None = None
     """LanceDB URI for the code index; None means ``<project>/.paicli/index``."""
     search_top_k: int = 5
@@ -192,7 +200,8 @@ class Settings:
     def secrets(self) -> tuple[Secret, ...]:
         """Every configured secret (the explicit key and each provider key found), so that
         redaction and the command environment cover all of them, not only the active one."""
-        found = [self.api_key, *self.provider_keys.values(), *self.overridden_secrets]
+        found = [self.api_key, self.embedding_api_key, *self.provider_keys.values(),
+                 *self.overridden_secrets]
         return tuple(dict.fromkeys(s for s in found if s))
 
     def with_overrides(self, **changes: Any) -> Settings:
@@ -207,6 +216,8 @@ _ENV_FIELDS = {
     "PAICLI_WINDOW": "window",
     "PAICLI_LIGHT_MODEL": "light_model",
     "PAICLI_EMBEDDER": "embedder",
+    "PAICLI_EMBEDDING_BASE_URL": "embedding_base_url",
+    "PAICLI_EMBEDDING_API_KEY": "embedding_api_key",
     "PAICLI_THEME": "theme",
     "PAICLI_LOG_LEVEL": "log_level",
     "OLLAMA_HOST": "ollama_host",
@@ -220,7 +231,7 @@ _USER_FIELDS = {f.name: f for f in fields(Settings) if f.name not in _NOT_USER_F
 
 def _coerce(name: str, raw: Any, source: str) -> Any:
     """Turn a file or environment value into the field's type, or say clearly what is wrong."""
-    if name == "api_key":
+    if name in ("api_key", "embedding_api_key"):
         return Secret(str(raw)) if raw else None
     default = getattr(Settings, name, None)
     kind = type(default) if default is not None else None
