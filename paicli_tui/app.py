@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -101,7 +102,7 @@ def run_app(settings: Settings, project_dir: str, resume: str | None) -> int:
     """Run the full-screen interface on ``project_dir``; returns the exit code."""
     root = normalise_project_root(project_dir)
     if not root.is_dir():
-        print(f"paicli-tui: {project_dir} is not a directory")
+        print(f"paicli-tui: project folder {project_dir!r} does not exist", file=sys.stderr)
         return 2
     app = PaicliApp(settings, root, resume=resume)
     result = app.run()

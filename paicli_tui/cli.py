@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from . import __version__
-from .commands.conventions import EXIT_USAGE, add_provider_flags
+from .commands.conventions import EXIT_USAGE, add_provider_flags, missing_project
 from .config import LOG_LEVELS, ConfigError, Settings, load_settings
 from .logs import start_logging
 
@@ -96,6 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] in available:
         module = _load(available[argv[0]])
         args = _command_parser(argv[0], module).parse_args(argv[1:])
+        folder = missing_project(args)
+        if folder is not None:
+            print(f"paicli-tui {argv[0]}: project folder {folder!r} does not exist",
+                  file=sys.stderr)
+            return EXIT_USAGE
         settings = _settings_or_exit(args)
         if settings is None:
             return EXIT_USAGE

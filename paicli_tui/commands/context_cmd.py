@@ -8,13 +8,14 @@ import sys
 from typing import Any
 
 from ..config import Settings
-from .conventions import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_provider_flags
+from .conventions import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag, add_provider_flags
 
 HELP = ("Show the context thresholds for a model's window: when old tool results are "
         "cleared, when old turns are summarised, how much long-term memory is injected.")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    add_project_flag(parser)  # accepted like everywhere (its config applies, it must exist)
     add_provider_flags(parser)
     parser.add_argument("--session", metavar="ID",
                         help="also estimate the tokens of a saved session's current view")

@@ -23,3 +23,16 @@ def add_provider_flags(parser: argparse.ArgumentParser) -> None:
 def add_project_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", metavar="DIR", default=None,
                         help="project folder (default: the current directory)")
+
+
+def missing_project(args: argparse.Namespace) -> str | None:
+    """The project folder a sub-command was pointed at when it does not exist, else None.
+
+    Checked once for every sub-command before it runs, so a mistyped ``--project`` is always
+    the same usage error (exit 2) naming the folder."""
+    from pathlib import Path
+
+    folder = getattr(args, "dir", None) or getattr(args, "project", None)
+    if folder is None or Path(folder).expanduser().is_dir():
+        return None
+    return str(folder)

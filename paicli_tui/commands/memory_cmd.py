@@ -56,7 +56,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     which.add_argument("--global", dest="is_global", action="store_true",
                        help="forget the global memories instead")
     which.add_argument("--all", action="store_true", help="forget every memory of every project")
-    clear.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    clear.add_argument("--yes", "--force", dest="yes", action="store_true",
+                       help="do not ask for confirmation")
 
 
 def _entry_json(service: LocalMemoryService, entry: MemoryEntry) -> dict[str, Any]:

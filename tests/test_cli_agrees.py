@@ -1,0 +1,103 @@
+"""The CLI agrees with itself and with README: every flag README shows for a command is one
+its --help knows, every sub-command takes --project and --json as README says, and a missing
+project folder is the same usage error (exit 2, the folder named) for every sub-command."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import pytest
+
+from paicli_tui import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
+
+
+def _options(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option string of a parser and of its sub-parsers (memory's actions)."""
+    found: set[str] = set()
+    for action in parser._actions:
+        found.update(s for s in action.option_strings if s.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= _options(sub)
+    return found
+
+
+def _command_options() -> dict[str, set[str]]:
+    out = {"": _options(cli._tui_parser())}
+    for name, module in cli._available_commands().items():
+        out[name] = _options(cli._command_parser(name, cli._load(module)))
+    return out
+
+
+def _readme_uses() -> list[tuple[str, str, set[str]]]:
+    """(command, the line, the flags on it) for every `paicli-tui …` line of README and
+    docs/tui.md, code blocks and inline code alike."""
+    commands = set(cli._available_commands())
+    uses = []
+    for doc in ("README.md", "docs/tui.md"):
+        for line in (ROOT / doc).read_text(encoding="utf-8").splitlines():
+            for match in re.finditer(r"paicli-tui(?: ([a-z]+))?([^`#\n]*)", line):
+                name = match.group(1) if match.group(1) in commands else ""
+                rest = match.group(2) if name else (match.group(1) or "") + match.group(2)
+                flags = set(FLAG.findall(rest))
+                if flags:
+                    uses.append((name, line.strip(), flags))
+    return uses
+
+
+def test_readme_flags_are_flags_of_their_command() -> None:
+    options = _command_options()
+    uses = _readme_uses()
+    assert len(uses) >= 6  # the headless block is found
+    for name, line, flags in uses:
+        unknown = flags - options[name]
+        assert not unknown, f"{line!r}: `paicli-tui {name}` has no {sorted(unknown)}"
+
+
+def test_every_sub_command_takes_project_and_json() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "Every sub-command works on the current directory or `--project DIR`, and takes " \
+           "`--json`." in text
+    for name, found in _command_options().items():
+        if name:
+            assert {"--project", "--json"} <= found, name
+
+
+def test_provider_flags_of_the_table_are_on_the_app_and_exec() -> None:
+    options = _command_options()
+    for flag in ("--provider", "--model", "--base-url", "--window"):
+        assert flag in options[""] and flag in options["exec"], flag
+
+
+@pytest.mark.parametrize("argv", [["exec", "hi"], ["memory", "list"], ["index"],
+                                  ["search", "x"], ["graph", "X"], ["sessions"], ["context"],
+                                  ["memory", "clear", "--force"]])
+def test_a_missing_project_is_exit_2_naming_it(argv, tmp_path, capsys) -> None:
+    missing = tmp_path / "no-such-folder"
+    assert cli.main([*argv, "--project", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"project folder {str(missing)!r} does not exist" in err
+
+
+def test_index_dir_argument_is_checked_the_same_way(tmp_path, capsys) -> None:
+    assert cli.main(["index", str(tmp_path / "nope")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_memory_clear_force_clears_without_asking(settings, project_dir, capsys) -> None:
+    from paicli_tui.core.memory.book import MemoryBook
+
+    MemoryBook(settings, project_dir).save("The project uses Java 17", scope="project")
+    assert cli.main(["memory", "clear", "--force", "--project", str(project_dir)]) == 0
+    assert "forgot 1 memories" in capsys.readouterr().out
+    assert MemoryBook(settings, project_dir).list_visible() == []
+
+
+def test_context_takes_project(project_dir, capsys) -> None:
+    assert cli.main(["context", "--window", "200000", "--project", str(project_dir)]) == 0
+    assert "compaction trigger" in capsys.readouterr().out
