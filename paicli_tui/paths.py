@@ -129,3 +129,21 @@ class ProjectPaths:
             self.root / "CLAUDE.md",
             self.root / ".claude" / "CLAUDE.md",
         ]
+
+
+DOT_DIR_IGNORE = "*\n"
+"""``.paicli/.gitignore``: everything in it stays out of git status, this file included."""
+_OLD_DOT_DIR_IGNORES = ("index/\nindex.lock\n",)
+"""What earlier versions wrote there (replaced; a person's own file is left alone)."""
+
+
+def keep_dot_dir_out_of_git(dot_dir: Path) -> None:
+    """Make ``dot_dir`` (a project's ``.paicli``) invisible to git as a whole."""
+    ignore = dot_dir / ".gitignore"
+    try:
+        current = ignore.read_text(encoding="utf-8") if ignore.exists() else None
+        if current is None or current in _OLD_DOT_DIR_IGNORES:
+            dot_dir.mkdir(parents=True, exist_ok=True)
+            ignore.write_text(DOT_DIR_IGNORE, encoding="utf-8")
+    except OSError:
+        pass  # a read-only project: the files still work, git just lists them

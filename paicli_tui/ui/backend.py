@@ -224,6 +224,9 @@ class CoreBackend:
             SessionRow(s.session_id, s.title or "(untitled)", _date(s.updated),
                        int(s.message_count), str(s.project or ""))
             for s in list_sessions(self.settings.home, None)
+            # a launch that never got a message (only the system prompt, so no title):
+            # nothing to resume, and every start would add one such row
+            if s.title or s.message_count > 1
         ]
 
     def compaction_history(self, session_id: str) -> list[dict]:

@@ -54,6 +54,21 @@ def token_breakdown(history: Sequence[Message], tool_schemas: Sequence[dict] = (
     return out
 
 
+ADJUSTMENT = "calibration and framing"
+"""The row that makes the categories add up to the session's own estimate (the provider's
+reported prompt tokens calibrate it; request framing is not in any message)."""
+
+
+def reconciled(parts: dict[str, int], estimate: int) -> dict[str, int]:
+    """The categories plus, when they do not add up to ``estimate``, one row with the
+    difference (negative when the calibration is below the raw count): one total."""
+    out = dict(parts)
+    difference = estimate - sum(parts.values())
+    if difference:
+        out[ADJUSTMENT] = difference
+    return out
+
+
 def event_row(event: dict[str, Any]) -> tuple[str, str, str, str]:
     """(time, tier, before → after, detail) for one ledger compaction event."""
     time = str(event.get("time") or event.get("ts") or event.get("at") or "")[5:16]

@@ -32,7 +32,7 @@ def test_index_then_search_json_as_the_scorer_reads_it(project: Path, capsys) ->
     assert cli.main(["index"]) == 0
     out = capsys.readouterr().out
     assert "Indexed 10 files (10 parsed" in out and "fake-8" in out
-    assert (project / ".paicli" / ".gitignore").read_text() == "index/\nindex.lock\n"
+    assert (project / ".paicli" / ".gitignore").read_text() == "*\n"
     assert cli.main(["search", "--mode", "text", "--top-k", "5", "--json",
                      "split a comma separated line"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -65,7 +65,7 @@ def test_search_errors_and_usage(project: Path, capsys) -> None:
     assert cli.main(["search", "--mode", "grep", "--json", "compute_tax"]) == 0
     hits = json.loads(capsys.readouterr().out)["results"]
     assert hits[0]["path"] == "billing/invoice.py" and hits[0]["start_line"] == 6
-    assert cli.main(["index", "no-such-dir"]) == 1
+    assert cli.main(["index", "no-such-dir"]) == 2  # a missing folder is a usage error
 
 
 async def test_search_code_tool(project: Path, settings) -> None:

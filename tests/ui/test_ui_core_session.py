@@ -176,6 +176,11 @@ async def test_inspector_shows_ledger_history_and_restores_the_view(settings, pr
         categories = inspector.query_one("#categories")
         names = [str(categories.get_row_at(i)[0]) for i in range(categories.row_count)]
         assert names[:3] == ["system prompt", "tool schemas", "project rules"]
+        # one total: the rows above it add up to it, and it is the session's estimate
+        cells = [str(categories.get_row_at(i)[1]).replace(",", "")
+                 for i in range(categories.row_count)]
+        assert names[-1] == "total (estimate)" and int(cells[-1]) == session.estimate()
+        assert sum(int(c) for c in cells[:-1]) == int(cells[-1])
         expected = app.backend.view_before_last_compaction(session.session_id)
         assert expected
         await pilot.press("r")

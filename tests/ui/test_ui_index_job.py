@@ -118,3 +118,4 @@ def test_progress_words_and_bar(event, loaded, expected) -> None:
 ])
 def test_footer_text(state, text) -> None:
     assert footer_text(state) == text
+

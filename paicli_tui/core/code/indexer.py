@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ...config import Settings
-from ...paths import normalise_project_root
+from ...paths import keep_dot_dir_out_of_git, normalise_project_root
 from ..contracts.embedder import Embedder
 from ..text.fsnames import display_name
 from .chunk import Chunk
@@ -516,10 +516,9 @@ class _IndexLock:
             import portalocker
 
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            ignore = self.path.parent / ".gitignore"
-            if self.path.parent.name == ".paicli" and not ignore.exists():
+            if self.path.parent.name == ".paicli":
                 # the index and its lock are local build products, never committed
-                ignore.write_text("index/\nindex.lock\n", encoding="utf-8")
+                keep_dot_dir_out_of_git(self.path.parent)
             self._lock = portalocker.Lock(str(self.path), timeout=600)
             self._lock.acquire()
         return self

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...config import Settings
-from ...paths import ProjectPaths
+from ...paths import ProjectPaths, keep_dot_dir_out_of_git
 from ..contracts.session_state import SessionState
 from .boundary import clean_text
 
@@ -88,6 +88,7 @@ def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,
     ignore = outputs / ".gitignore"
     if not ignore.exists():
         ignore.write_text("*\n", encoding="utf-8")
+    keep_dot_dir_out_of_git(project.dot_dir)
     while True:
         # A resumed session starts counting at 0 again: never overwrite an earlier output.
         session.tool_output_counter += 1

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Header, Label, Static
 
 from ...core.contracts.services import ProjectRules
 from ..backend import Backend
-from ..breakdown import event_row, token_breakdown
+from ..breakdown import event_row, reconciled, token_breakdown
 from ..format import fmt_tokens
 from ..widgets.app_footer import AppFooter
 from ..widgets.context_gauge import ContextGauge
@@ -80,17 +80,19 @@ class ContextInspector(Screen[InspectorResult]):
         session = self.session
         schemas = session.tool_schemas()
         rules = _rules(session)
-        parts = token_breakdown(session.history, schemas, rules.text if rules else "")
-        total = sum(parts.values()) or 1
+        estimate = session.estimate()
+        # one total: the categories plus a calibration row add up to the session's estimate
+        parts = reconciled(token_breakdown(session.history, schemas,
+                                           rules.text if rules else ""), estimate)
+        total = estimate or 1
         table = self.query_one("#categories", DataTable)
         table.clear()
         for name, tokens in parts.items():
             table.add_row(name, f"{tokens:,}", f"{tokens / total:.0%}")
-        table.add_row("total", f"{sum(parts.values()):,}", "")
+        table.add_row("total (estimate)", f"{estimate:,}", "")
         profile = session.profile
-        estimate = session.estimate()
         self.query_one("#thresholds", Static).update(
-            f"estimate {estimate:,} of {profile.window:,}\n"
+            f"window {profile.window:,} ({estimate / (profile.window or 1):.0%} used)\n"
             f"clearing trigger {profile.clearing_trigger:,} "
             f"({_left(profile.clearing_trigger, estimate)})\n"
             f"compaction trigger {profile.compaction_trigger:,} "
