@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import json
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -98,8 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _command_parser(argv[0], module).parse_args(argv[1:])
         folder = missing_project(args)
         if folder is not None:
-            print(f"paicli-tui {argv[0]}: project folder {folder!r} does not exist",
-                  file=sys.stderr)
+            message = f"project folder {folder!r} does not exist"
+            if getattr(args, "json", False):  # scripts read one stream: a JSON error
+                print(json.dumps({"status": "error", "message": message}, ensure_ascii=False))
+            else:
+                print(f"paicli-tui {argv[0]}: {message}", file=sys.stderr)
             return EXIT_USAGE
         settings = _settings_or_exit(args)
         if settings is None:

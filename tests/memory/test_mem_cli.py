@@ -79,7 +79,7 @@ def test_bad_input_is_a_usage_error(project_dir: Path, tmp_path: Path, capsys) -
     code, _, err = _run(capsys, "save", " ", "--project", str(project_dir))
     assert code == 2 and "empty" in err
     code, _, err = _run(capsys, "list", "--project", str(tmp_path / "missing"))
-    assert code == 2 and "not a folder" in err
+    assert code == 2 and f"project folder {str(tmp_path / 'missing')!r} does not exist" in err
 
 
 def test_save_with_a_linked_file(project_dir: Path, capsys) -> None:
@@ -126,7 +126,9 @@ def test_every_action_speaks_json_with_its_exit_code(project_dir: Path, capsys, 
 def test_errors_are_json_too(tmp_path: Path, capsys) -> None:
     code, out, err = _run(capsys, "list", "--project", str(tmp_path / "missing"), "--json")
     assert code == 2 and json.loads(out) == {"status": "error",
-                                             "message": f"{tmp_path / 'missing'} is not a folder"}
+                                             "message": f"project folder "
+                                                        f"{str(tmp_path / 'missing')!r} "
+                                                        "does not exist"}
     assert err == ""
 
 
