@@ -54,7 +54,7 @@ def token_breakdown(history: Sequence[Message], tool_schemas: Sequence[dict] = (
     return out
 
 
-ADJUSTMENT = "calibration and framing"
+ADJUSTMENT = "calibration, framing"
 """The row that makes the categories add up to the session's own estimate (the provider's
 reported prompt tokens calibrate it; request framing is not in any message)."""
 
