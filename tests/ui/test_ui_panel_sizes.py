@@ -1,0 +1,69 @@
+"""The panels and their dialogs at 80×24 (right) and 60×20 (usable), plus a panel docked
+beside a running turn at 140×40. Same seeded scenes as test_ui_snapshots.py.
+
+What a person should see, per scene and size (each picture was looked at before accepting):
+
+- memory_browser 80×24: filter box and scope selector on one line; the three memories with
+  scope, the text (cut with …), verified date, the `⚠` / `?` marks and the source — no
+  "written" column below 100 columns so the text keeps its room; the status line saying 1
+  awaiting review and 1 possibly stale; key hints in the footer.
+- memory_browser 60×20: the same rows with a shorter text column; marks still visible.
+- code_search 80×24: the query box focused, two results (location cut from the left so the
+  file name and line stay, name, score) in 55% of the width, the Java preview with line
+  numbers in the rest, the index line at the bottom.
+- code_search 60×20: results and preview side by side, both readable; the index line.
+- context_inspector 80×24 and 60×20: tokens by category ending in one total (the estimate),
+  the window and both triggers with what is left; the compaction history (narrower at 60).
+- session_picker 80×24 and 60×20: the filter box and three sessions, newest first.
+- conflict_dialog 80×24 and 60×20: the new fact and the existing one, Replace / Keep both /
+  Cancel reachable.
+- docked_memory 140×40: the chat streaming on the left (question, tool blocks, partial
+  answer), the input and the context gauge below it; the memory browser docked in the right
+  half with its three memories; the footer with the panel's keys.
+"""
+
+from __future__ import annotations
+
+import pytest
+from ui_scenarios import reach, scenes, settle
+
+from paicli_tui.config import Settings
+
+PANELS = ["memory_browser", "code_search", "context_inspector", "session_picker",
+          "conflict_dialog"]
+SIZES = [(80, 24), (60, 20)]
+
+
+@pytest.fixture
+def stable_project(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("snap") / "project"
+    root.mkdir()
+    return root
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", PANELS)
+def test_panel_at_small_sizes(name: str, size: tuple[int, int], snap_compare,
+                              settings: Settings, stable_project) -> None:
+    scene = next(s for s in scenes(settings, stable_project) if s.name == name)
+    reached: list[str] = []
+
+    async def before(pilot) -> None:
+        await reach(pilot, scene)
+        reached.append(type(pilot.app.screen).__name__)
+
+    assert snap_compare(scene.app, terminal_size=size, run_before=before), scene.about
+    assert reached == [scene.screen], f"{name}: expected {scene.screen} on top"
+
+
+def test_memory_docked_beside_a_running_turn(snap_compare, settings: Settings,
+                                             stable_project) -> None:
+    scene = next(s for s in scenes(settings, stable_project) if s.name == "chat_midstream")
+
+    async def before(pilot) -> None:
+        await reach(pilot, scene)
+        await pilot.press("f2")
+        await settle(pilot, 6)
+        assert pilot.app.screen.docked_panel() is not None
+
+    assert snap_compare(scene.app, terminal_size=(140, 40), run_before=before)
