@@ -318,3 +318,30 @@ async def test_breaker_survives_a_resume(tmp_path: Path) -> None:
     prepared = await _manager(tmp_path, completer_for(model)).prepare(history)
     assert model.requests == []  # open, restored from the digest
     assert prepared.messages[1].meta["failed_summaries"] == 3
+
+
+# -- task state after a summary -----------------------------------------------------------------
+@pytest.mark.parametrize("behaviour", ["valid", "error"])  # after a summary, after the digest
+async def test_recent_files_are_read_again_after_a_summary(tmp_path: Path,
+                                                           behaviour: str) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in range(14):
+        (src / f"m{n}.py").write_text(f"def f{n}():\n    return {n}\n")
+    (src / "m1.py").write_text("big = 1\n" * 4_000)  # ~8,000 tokens: listed, not included
+    (tmp_path.parent / "secret.txt").write_text("outside")
+    model = SummaryModel(behaviour)
+    manager = _manager(tmp_path, completer_for(model))
+    manager.project_root = tmp_path
+    msgs = _history(14, 3_000)
+    escape = ToolCall("e1", "read_file", json.dumps({"path": "../secret.txt"}))
+    msgs[2:2] = [Message.assistant(tool_calls=[escape]),
+                 Message.tool("e1", "read_file", wrap_tool_result("read_file", "denied"))]
+    prepared = await manager.prepare(msgs)
+    marker = prepared.messages[1].content
+    assert "Files you were working on before this summary" in marker
+    shown = [f"src/m{n}.py" for n in range(14) if f"### src/m{n}.py" in marker]
+    assert 1 <= len(shown) <= 5 and "### src/m10.py" in marker  # the newest summarised first
+    assert "def f10():" in marker and "outside" not in marker
+    assert "### src/m13.py" not in marker  # still in the kept messages
+    assert prepared.estimated_tokens < PROFILE.compaction_trigger

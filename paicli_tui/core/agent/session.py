@@ -77,7 +77,7 @@ class AgentSession:
         self.manager = ContextManager(
             settings, ContextProfile.for_window(client.window if client else None),
             summarise=completer_for(client) if client else None, calibrator=self.calibrator,
-            save_output=output_saver(project, self.state))
+            save_output=output_saver(project, self.state), project_root=project.root)
         self.tools = ToolRegistry(builtin_tools())
         self.tools.add(WebFetchTool())
         if settings.web_search_url:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from ...config import Settings
 from ..contracts.llm import TextCompleter
@@ -33,6 +34,7 @@ from .pairing import pairing_problems, repair_pairing
 from .profile import ContextProfile
 from .report import CompactionReport
 from .summary import SummaryOptions, apply_summary, find_cut, summarise_history
+from .task_state import task_files_block
 
 
 @dataclass(frozen=True)
@@ -54,13 +56,15 @@ class ContextManager:
                  summarise: TextCompleter | None = None,
                  calibrator: TokenCalibrator | None = None,
                  summary_cache: SummaryCache | None = None,
-                 save_output: SaveOutput | None = None) -> None:
+                 save_output: SaveOutput | None = None,
+                 project_root: Path | None = None) -> None:
         self.settings = settings
         self.profile = profile
         self.summarise = summarise
         self.calibrator = calibrator or TokenCalibrator()
         self.summary_cache = summary_cache
         self.save_output = save_output
+        self.project_root = project_root
         self.breaker = SummaryBreaker()
         self._breaker_restored = False
         self._checked: list[Message] = []
@@ -200,22 +204,47 @@ class ContextManager:
                 "summary", False, estimate_request(history), estimate_request(history),
                 "not requested: " + reason), schema_tokens))
         else:
+            before_summary = history
             history, report = await self._summarise(history, keep_user_turns,
                                                     allow_fewer_turns=not manual, focus=focus)
             if report.notable:
                 reports.append(self._calibrated(report, schema_tokens))
             if report.changed:
                 self.breaker.succeeded()
-                return history
+                return self._with_task_files(before_summary, history, tool_schemas)
             if report.result == "skipped":
                 return history  # nothing before the kept turns: a digest cannot help either
             reason = report.detail
         if not always and self.estimate(history, tool_schemas) < self.profile.compaction_trigger:
             return history
+        before_digest = history
         history, report = self._digest(history, schema_tokens, reason, keep_user_turns)
         if report.notable:
             reports.append(self._calibrated(report, schema_tokens))
+        if report.changed:
+            history = self._with_task_files(before_digest, history, tool_schemas)
         return history
+
+    def _with_task_files(self, before: list[Message], after: list[Message],
+                         tool_schemas: Sequence[dict]) -> list[Message]:
+        """The rebuilt history with the recently used files re-read into its summary
+        message, within half of what is left below the trigger."""
+        marker_index = next((i for i, m in enumerate(after) if m.id not in
+                             {b.id for b in before} and m.meta.get("tier")), None)
+        if marker_index is None:
+            return after
+        kept_ids = {m.id for m in after[marker_index + 2:]}
+        summarised = [m for m in before if m.id not in kept_ids]
+        room = (self.profile.compaction_trigger - self.estimate(after, tool_schemas)) // 2
+        block = task_files_block(summarised, after[marker_index + 2:], self.project_root,
+                                 max(0, room))
+        if not block:
+            return after
+        marker = after[marker_index]
+        out = list(after)
+        out[marker_index] = marker.evolve(content=f"{marker.content}\n\n{block}",
+                                          id=marker.id)
+        return out
 
     def _note_summary_outcome(self, reports: Sequence[CompactionReport],
                               history: list[Message], schema_tokens: int,
