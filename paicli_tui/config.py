@@ -150,8 +150,10 @@ class Settings:
 
     # --- code retrieval (SPEC §17) -------------------------------------------------------
     embedder: str = "use"
-    """``use`` (offline default), ``ollama:<model>`` (e.g. ``ollama:nomic-embed-text``) or
-    ``openai:<model>`` (any OpenAI-compatible ``/v1/embeddings`` host: embedding_base_url)."""
+    """``use`` (offline default), ``use-m3`` (USE alone, also for code), ``minilm``,
+    ``use+minilm``, ``ollama:<model>`` (e.g. ``ollama:nomic-embed-text``) or ``openai:<model>``
+    (any OpenAI-compatible ``/v1/embeddings`` host: embedding_base_url). With ``use`` memory
+    embeds with USE and the code index with ``use+minilm`` (two offline rankers)."""
     embedding_base_url: str | None = None
     """Base URL of the OpenAI-compatible embeddings host for ``openai:<model>`` (TEI, vLLM,
     OpenAI, DashScope...), e.g. ``http://gpu-box:8080/v1``."""

@@ -22,7 +22,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rebuild", action="store_true",
                         help="drop the index and embed every file again")
     parser.add_argument("--embedder", default=None,
-                        help="'use' (offline, default) or 'ollama:<model>'")
+                        help="'use' (offline default: the code index then uses 'use+minilm'), 'use-m3', "
+                             "'minilm', 'use+minilm' or 'ollama:<model>'")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 

@@ -143,9 +143,9 @@ class CodeIndexer:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from ..embedders import get_embedder
+            from ..embedders import get_code_embedder
 
-            self._embedder = get_embedder(self.settings)
+            self._embedder = get_code_embedder(self.settings)
         return self._embedder
 
     def update(self, progress: ProgressCallback | None = None, *,

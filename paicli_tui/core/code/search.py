@@ -36,6 +36,13 @@ TEXT_LEADER_SLOT = 3
 rarest words meet in one chunk, that chunk stays in view even if the embedder disagrees (held-out
 Java set 0.733 -> 0.767, dev set unchanged)."""
 
+ENGLISH_EMBEDDER_WEIGHT = 0.35
+"""The English/code embedder's ranking (``minilm``, when the index has one) is its own kind of
+evidence beside the multilingual one: it weighs this against the multilingual rankings' shared
+1 and full-text's TEXT_WEIGHT. Chosen on the dev set only (bench_search_rankers.py): hybrid
+recall@5 0.875 without it, 0.90 for every weight from 0.15 to 0.5, 0.825 at 1.0 (it then
+outvotes full-text); 0.35 is the middle of that plateau."""
+
 _COLUMNS = ["id", "path", "kind", "name", "start_line", "end_line", "language", "parent",
             "signature", "source"]
 
@@ -146,9 +153,9 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
         rankings.update(_fulltext_rankings(tables.chunks, plan, rows))
     if mode in ("semantic", "hybrid"):
         if embedder is None:
-            from ..embedders import get_embedder
+            from ..embedders import get_code_embedder
 
-            embedder = get_embedder(settings)
+            embedder = get_code_embedder(settings)
         _check_embedder(tables.meta, embedder)
         rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows))
     fused = fuse_rankings(rankings)
@@ -215,13 +222,17 @@ def _home_of(row: dict[str, Any]) -> str:
 
 
 def modality_weights(rankings: dict[str, list[str]]) -> dict[str, float]:
-    """Exact words first, meaning second: full-text weighs TEXT_WEIGHT and the vector
-    rankings (original question, English reading) share a weight of 1, so a Chinese question
-    with two embedding queries does not let the embedder outvote the full-text index."""
+    """Exact words first, meaning second: full-text weighs TEXT_WEIGHT and the multilingual
+    embedder's rankings (original question, English reading) share a weight of 1, so a Chinese
+    question with two embedding queries does not let the embedder outvote the full-text index;
+    a second, English/code embedder's ranking weighs ENGLISH_EMBEDDER_WEIGHT."""
     vector = [name for name in rankings if name.startswith("semantic")]
     weights = {name: TEXT_WEIGHT if name == "text" else 1.0 for name in rankings}
     for name in vector:
         weights[name] = 1.0 / len(vector)
+    for name in rankings:
+        if name.startswith("minilm"):
+            weights[name] = ENGLISH_EMBEDDER_WEIGHT
     return weights
 
 
@@ -252,10 +263,40 @@ def _fulltext_rankings(table: Any, plan: Any, rows: dict[str, dict[str, Any]]
 
 def _vector_rankings(table: Any, plan: Any, embedder: Embedder,
                      rows: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """One ranking per embedding query; an embedder made of parts (paired.py) gives each
+    part its own rankings, named by its label (``semantic``, ``semantic:en``, ``minilm``)."""
     queries = list(dict.fromkeys(plan.embedding_queries)) or [plan.original]
-    vectors = embedder.embed_queries(queries)
+    parts = getattr(embedder, "parts", None)
+    if not parts:
+        return _ranked(table, embedder.embed_queries(queries), ["semantic", "semantic:en"], rows)
     rankings: dict[str, list[str]] = {}
-    for number, vector in enumerate(vectors):
+    for part in parts:
+        if part.english_only:
+            english = english_query(plan)
+            if english:
+                rankings.update(_ranked(table, embedder.part_queries(part.label, [english]),
+                                        [part.label], rows))
+        else:
+            rankings.update(_ranked(table, embedder.part_queries(part.label, queries),
+                                    [part.label, f"{part.label}:en"], rows))
+    return rankings
+
+
+def english_query(plan: Any) -> str:
+    """The question in English for an English-only embedder: the question itself, or the
+    English reading of a Chinese or mixed one ("" when a Chinese question has none)."""
+    if plan.language == "en":
+        return plan.original
+    readings = [q for q in plan.embedding_queries[1:] if q]
+    if readings:
+        return readings[0]
+    return plan.original if plan.language == "mixed" else ""
+
+
+def _ranked(table: Any, vectors: Any, names: list[str], rows: dict[str, dict[str, Any]]
+            ) -> dict[str, list[str]]:
+    rankings: dict[str, list[str]] = {}
+    for name, vector in zip(names, vectors, strict=False):
         found = (table.search(vector.tolist(), vector_column_name="vector")
                  .distance_type("cosine").select([*_COLUMNS, "_distance"])
                  .limit(RANKER_DEPTH).to_list())
@@ -263,7 +304,7 @@ def _vector_rankings(table: Any, plan: Any, embedder: Embedder,
         for row in found:
             rows.setdefault(row["id"], row)
             ids.append(row["id"])
-        rankings["semantic" if number == 0 else "semantic:en"] = ids
+        rankings[name] = ids
     return rankings
 
 

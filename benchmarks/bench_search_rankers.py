@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Each ranker alone and fused, in one process, on an index that already exists.
+
+usage: python benchmarks/bench_search_rankers.py PROJECT QUESTIONS [--eval-dir DIR]
+           [--weights 0.5,1.0] [--json-out FILE]
+
+PROJECT must be indexed (``paicli-tui index``) with the embedder named by the settings
+(the default offline pair ``use+minilm``, or ``PAICLI_EMBEDDER``); QUESTIONS is a question file in the dev set's
+format (the dev set, ``heldout_jdk/questions.json``, ``blind_sets/*/questions.json``). Every
+question is planned and ranked once by each ranker (full-text, the multilingual embedder on the
+question and its English reading, the English/code embedder), then scored with the shared
+score.py hit rule at k=5 for:
+
+- each ranker alone (``text``, ``use`` = the multilingual rankings fused, ``minilm``),
+- the vector rankings fused (``semantic`` mode), and
+- hybrid without the second embedder and with it at each ``--weights`` value
+  (ENGLISH_EMBEDDER_WEIGHT; the app's own value is marked).
+
+Searching in-process skips the per-query start of a CLI run, so a sweep costs seconds; the
+figures equal a ``paicli-tui search`` run's (same functions, same index). Use it to tune on
+the dev set and to report the other sets, never to tune on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_search_heldout import DEFAULT_EVAL, load_score  # noqa: E402
+
+
+def rank_all(project: Path, questions: list[dict[str, Any]]) -> list[tuple[dict, dict, dict]]:
+    """(question, rankings, rows) for every question."""
+    from paicli_tui.config import load_settings
+    from paicli_tui.core.code import search as s
+    from paicli_tui.core.code.lance_store import index_location, open_index
+    from paicli_tui.core.code.query import plan_query
+    from paicli_tui.core.embedders import get_code_embedder
+
+    settings = load_settings({}, dict(os.environ))
+    tables = open_index(index_location(settings, project))
+    if tables is None or tables.chunks is None:
+        raise SystemExit(f"no index in {project}: run paicli-tui index there first")
+    embedder = get_code_embedder(settings)
+    s._check_embedder(tables.meta, embedder)
+    out = []
+    for q in questions:
+        plan = plan_query(q["question"], home=settings.home)
+        rows: dict[str, dict[str, Any]] = {}
+        rankings = s._fulltext_rankings(tables.chunks, plan, rows)
+        rankings.update(s._vector_rankings(tables.chunks, plan, embedder, rows))
+        out.append((q, rankings, rows))
+    return out
+
+
+def first_rank(score: Any, fused: list[Any], rows: dict, q: dict, k: int = 5) -> int | None:
+    from paicli_tui.core.code.search import members_for_classes
+
+    records = []
+    for item, _via in members_for_classes(fused, rows)[:k]:
+        row = rows[item.id]
+        records.append({"path": row["path"], "names": [row["name"]],
+                        "ranges": [(int(row["start_line"]), int(row["end_line"]))]})
+    return score.first_hit_rank(records, q["targets"], k)
+
+
+def variants(weights: list[float]) -> dict[str, Any]:
+    """Variant name -> (rankings -> fused list)."""
+    from paicli_tui.core.code import search as s
+    from paicli_tui.core.code.fusion import rrf
+
+    def only(prefixes: tuple[str, ...]):
+        def fuse(r: dict) -> list:
+            picked = {n: ids for n, ids in r.items() if n.startswith(prefixes)}
+            return rrf(picked, weights=s.modality_weights(picked)) if picked else []
+        return fuse
+
+    def hybrid(weight: float | None):
+        def fuse(r: dict) -> list:
+            picked = {n: ids for n, ids in r.items() if weight is not None or n != "minilm"}
+            saved = s.ENGLISH_EMBEDDER_WEIGHT
+            s.ENGLISH_EMBEDDER_WEIGHT = weight if weight is not None else saved
+            try:
+                return s.fuse_rankings(picked)
+            finally:
+                s.ENGLISH_EMBEDDER_WEIGHT = saved
+        return fuse
+
+    from paicli_tui.core.code.search import ENGLISH_EMBEDDER_WEIGHT
+
+    out: dict[str, Any] = {"text alone": only(("text",)), "use alone": only(("semantic",)),
+                           "minilm alone": only(("minilm",)),
+                           "semantic (use+minilm)": only(("semantic", "minilm")),
+                           "hybrid text+use": hybrid(None)}
+    for w in weights:
+        mark = " (app)" if w == ENGLISH_EMBEDDER_WEIGHT else ""
+        out[f"hybrid text+use+minilm w={w}{mark}"] = hybrid(w)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("project")
+    ap.add_argument("questions")
+    ap.add_argument("--eval-dir", default=str(DEFAULT_EVAL))
+    ap.add_argument("--weights", default="0.5,0.75,1.0")
+    ap.add_argument("--json-out")
+    a = ap.parse_args()
+    doc = json.loads(Path(a.questions).read_text(encoding="utf-8"))
+    exts = tuple(sorted({Path(t["path"]).suffix.lstrip(".") for q in doc["questions"]
+                         for t in q["targets"]} | {"py"}))
+    score = load_score(Path(a.eval_dir), exts)
+    ranked = rank_all(Path(a.project), doc["questions"])
+    table: dict[str, dict[str, int | None]] = {}
+    print(f"# {a.questions}: {len(ranked)} questions, recall@5 / MRR@5")
+    print(f"{'variant':40} {'EN':>6} {'ZH':>6} {'all':>6} {'MRR':>6}")
+    for name, fuse in variants([float(w) for w in a.weights.split(",") if w]).items():
+        ranks = {q["id"]: first_rank(score, fuse(r), rows, q) for q, r, rows in ranked}
+        table[name] = ranks
+
+        def recall(lang: str | None, ranks=ranks) -> float:
+            ids = [q["id"] for q, _, _ in ranked if lang is None or q["lang"] == lang]
+            return sum(ranks[i] is not None for i in ids) / max(1, len(ids))
+
+        mrr = sum(1 / r for r in ranks.values() if r) / max(1, len(ranks))
+        print(f"{name:40} {recall('en'):6.3f} {recall('zh'):6.3f} {recall(None):6.3f} {mrr:6.3f}")
+    if a.json_out:
+        Path(a.json_out).write_text(json.dumps(table, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""Several embedders stored as one vector, searched as separate rankers.
+
+A chunk's stored vector is its parts' unit vectors side by side, each scaled by 1/sqrt(n), so
+it is unit length and the index keeps one vector column (incremental re-indexing reuses it by
+text hash like any other). A query vector that holds one part's unit vector and zeros
+elsewhere has, against every stored vector, a cosine equal to that part's own cosine divided
+by sqrt(n): a vector search with it ranks exactly as that part alone would. So each part is
+its own ranker (``--explain`` shows each rank) and hybrid search fuses them by rank.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..contracts.embedder import Embedder
+
+
+@dataclass(frozen=True)
+class EmbedderPart:
+    label: str
+    """The ranker's name in rankings and ``--explain`` (``semantic``, ``minilm``)."""
+    embedder: Embedder
+    english_only: bool = False
+    """Asked only in English: a Chinese question reaches it through its English reading."""
+
+
+class PairedEmbedder:
+    """The parts' vectors concatenated (see the module doc); ``name`` is the parts' names
+    joined by ``+`` so the index records exactly what built it."""
+
+    def __init__(self, parts: Sequence[EmbedderPart]) -> None:
+        if len(parts) < 2:
+            raise ValueError("PairedEmbedder needs at least two parts")
+        self.parts = tuple(parts)
+        self.name = "+".join(p.embedder.name for p in self.parts)
+        self._offsets: list[int] = []
+        offset = 0
+        for part in self.parts:
+            self._offsets.append(offset)
+            offset += part.embedder.dim
+        self._dim = offset
+        self._scale = 1.0 / math.sqrt(len(self.parts))
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._joined([p.embedder.embed(texts) for p in self.parts], len(texts))
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._joined([p.embedder.embed_queries(texts) for p in self.parts], len(texts))
+
+    def part_queries(self, label: str, texts: Sequence[str]) -> np.ndarray:
+        """Query vectors that rank as part ``label`` alone: its vectors in its slot, zeros
+        elsewhere (full dimension, unit length)."""
+        index = next((i for i, p in enumerate(self.parts) if p.label == label), None)
+        if index is None:
+            raise KeyError(f"no embedder part {label!r}")
+        part = self.parts[index]
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        if texts:
+            start = self._offsets[index]
+            out[:, start : start + part.embedder.dim] = part.embedder.embed_queries(texts)
+        return out
+
+    def _joined(self, blocks: list[np.ndarray], count: int) -> np.ndarray:
+        if count == 0:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        return (np.concatenate(blocks, axis=1) * self._scale).astype(np.float32)

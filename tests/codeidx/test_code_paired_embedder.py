@@ -1,0 +1,136 @@
+"""Two embedders in one index: the stored vector, per-part rankings, fusion order, --explain.
+
+Plumbing only, with deterministic fake embedders (the real MiniLM is tested in
+test_minilm_offline.py).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_code_fakes import CountingEmbedder
+
+from paicli_tui.config import load_settings
+from paicli_tui.core.code import search as search_module
+from paicli_tui.core.code.indexer import CodeIndexer
+from paicli_tui.core.code.query.plan import QueryPlan
+from paicli_tui.core.code.search import english_query, modality_weights, search_project
+from paicli_tui.core.embedders import get_embedder
+from paicli_tui.core.embedders.paired import EmbedderPart, PairedEmbedder
+
+FIXTURE = Path(__file__).parent / "fixtures" / "retrieval"
+
+
+def paired(dim_a: int = 8, dim_b: int = 6) -> PairedEmbedder:
+    return PairedEmbedder([
+        EmbedderPart("semantic", CountingEmbedder("fake-a", dim_a)),
+        EmbedderPart("minilm", CountingEmbedder("fake-b", dim_b), english_only=True),
+    ])
+
+
+def test_stored_vector_is_both_parts_side_by_side_at_unit_length() -> None:
+    emb = paired()
+    assert emb.name == "fake-a+fake-b" and emb.dim == 14
+    vectors = emb.embed(["alpha", "beta"])
+    a = CountingEmbedder("fake-a", 8).embed(["alpha", "beta"])
+    b = CountingEmbedder("fake-b", 6).embed(["alpha", "beta"])
+    assert np.allclose(vectors[:, :8], a / np.sqrt(2)) and np.allclose(vectors[:, 8:], b / np.sqrt(2))
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+    assert emb.embed([]).shape == (0, 14)
+
+
+def test_a_part_query_fills_only_its_own_slot() -> None:
+    emb = paired()
+    q = emb.part_queries("minilm", ["where"])
+    assert q.shape == (1, 14) and not q[0, :8].any() and np.isclose(np.linalg.norm(q), 1.0)
+    with pytest.raises(KeyError):
+        emb.part_queries("nope", ["x"])
+    with pytest.raises(ValueError):
+        PairedEmbedder([EmbedderPart("semantic", CountingEmbedder())])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=12), min_size=2, max_size=12, unique=True),
+       st.text(min_size=1, max_size=12), st.sampled_from(["semantic", "minilm"]))
+def test_a_part_query_ranks_exactly_as_that_part_alone(docs: list[str], query: str,
+                                                       label: str) -> None:
+    emb = paired()
+    part = next(p.embedder for p in emb.parts if p.label == label)
+    joined = emb.embed(docs) @ emb.part_queries(label, [query])[0]
+    alone = part.embed(docs) @ part.embed_queries([query])[0]
+    assert np.allclose(joined, alone / np.sqrt(2), atol=1e-5)
+
+
+def _plan(language: str, queries: list[str]) -> QueryPlan:
+    return QueryPlan(queries[0], language, queries[-1], "words", queries)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("language", "queries", "english"), [
+    ("en", ["retry with backoff"], "retry with backoff"),
+    ("zh", ["失败后重试", "retry after failure"], "retry after failure"),
+    ("zh", ["失败后重试"], ""),                       # no English reading: not asked
+    ("mixed", ["FutureTask 取消", "FutureTask cancel"], "FutureTask cancel"),
+    ("mixed", ["FutureTask 取消"], "FutureTask 取消"),
+])
+def test_the_english_only_part_gets_the_english_reading(language: str, queries: list[str],
+                                                        english: str) -> None:
+    assert english_query(_plan(language, queries)) == english
+
+
+@pytest.mark.parametrize(("names", "expected"), [
+    (["text", "semantic", "minilm"], {"text": 1.5, "semantic": 1.0, "minilm": 0.35}),
+    (["text", "semantic", "semantic:en", "minilm"],
+     {"text": 1.5, "semantic": 0.5, "semantic:en": 0.5, "minilm": 0.35}),
+    (["semantic", "semantic:en"], {"semantic": 0.5, "semantic:en": 0.5}),
+])
+def test_fusion_weights_per_kind_of_evidence(names: list[str], expected: dict[str, float]) -> None:
+    assert modality_weights(dict.fromkeys(names, ["x"])) == expected
+
+
+def test_fusion_order_with_the_second_embedder() -> None:
+    """An item both embedders put first beats one only full-text put first, which is still
+    kept in the top 3; every ranker's rank is kept for --explain."""
+    fused = search_module.fuse_rankings({
+        "text": ["t", "a", "b", "c"], "semantic": ["a", "b", "c", "t"],
+        "minilm": ["a", "c", "b", "x"]})
+    assert [h.id for h in fused][:4] == ["a", "b", "t", "c"]
+    assert fused[0].ranks == {"text": 2, "semantic": 1, "minilm": 1}
+    assert fused[2].ranks == {"text": 1, "semantic": 4, "minilm": None}
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("paired") / "proj"
+    shutil.copytree(FIXTURE, root)
+    home = tmp_path_factory.mktemp("home")
+    cfg = load_settings({}, {"PAICLI_HOME": str(home)})
+    emb = paired()
+    CodeIndexer(cfg, root, emb).update()
+    return cfg, root, emb
+
+
+@pytest.mark.parametrize(("question", "rankers"), [
+    ("keep calling a flaky function", ["text", "semantic", "minilm"]),
+    ("失败后等待越来越久再重新调用", ["text", "semantic", "semantic:en", "minilm"]),
+])
+def test_search_runs_each_part_as_its_own_ranker(indexed, question: str,
+                                                 rankers: list[str]) -> None:
+    cfg, root, emb = indexed
+    response = search_project(cfg, root, question, mode="hybrid", top_k=5, embedder=emb)
+    assert response.plan["rankers"] == rankers
+    assert response.hits and all(set(h.ranks) == set(rankers) for h in response.hits)
+    semantic = search_project(cfg, root, question, mode="semantic", top_k=5, embedder=emb)
+    assert semantic.plan["rankers"] == [r for r in rankers if r != "text"]
+
+
+def test_get_embedder_names_the_offline_pair(tmp_path: Path) -> None:
+    cfg = load_settings({}, {"PAICLI_HOME": str(tmp_path), "PAICLI_EMBEDDER": "use+minilm"})
+    emb = get_embedder(cfg)
+    assert emb.name == "use-m3+minilm-l6-int8" and emb.dim == 512 + 384
+    assert [(p.label, p.english_only) for p in emb.parts] == [("semantic", False),
+                                                              ("minilm", True)]
