@@ -87,6 +87,8 @@ def test_the_english_only_part_gets_the_english_reading(language: str, queries: 
     (["text", "semantic", "semantic:en", "minilm"],
      {"text": 1.5, "semantic": 0.5, "semantic:en": 0.5, "minilm": 0.35}),
     (["semantic", "semantic:en"], {"semantic": 0.5, "semantic:en": 0.5}),
+    (["semantic", "semantic:en", "minilm"],                  # semantic mode: peers
+     {"semantic": 0.5, "semantic:en": 0.5, "minilm": 1.0}),
 ])
 def test_fusion_weights_per_kind_of_evidence(names: list[str], expected: dict[str, float]) -> None:
     assert modality_weights(dict.fromkeys(names, ["x"])) == expected
@@ -134,3 +136,21 @@ def test_get_embedder_names_the_offline_pair(tmp_path: Path) -> None:
     assert emb.name == "use-m3+minilm-l6-int8" and emb.dim == 512 + 384
     assert [(p.label, p.english_only) for p in emb.parts] == [("semantic", False),
                                                               ("minilm", True)]
+
+
+def test_the_models_hypothesis_is_one_more_code_ranking(indexed) -> None:
+    """A light model's guessed declaration + doc is asked of the English/code embedder as
+    ``minilm:code``; the two English rankings share that embedder's weight."""
+    cfg, root, emb = indexed
+    plan = QueryPlan("keep calling a flaky function", "en", "keep calling a flaky function",
+                     "flaky function", ["keep calling a flaky function"],
+                     hypothesis="def retry_with_backoff(fn, attempts) Calls fn again.")
+    response = search_project(cfg, root, plan.original, mode="hybrid", top_k=5, embedder=emb,
+                              plan=plan)
+    assert response.plan["rankers"] == ["text", "semantic", "minilm", "minilm:code"]
+    assert response.plan["hypothesis"].startswith("def retry_with_backoff(")
+    assert modality_weights(dict.fromkeys(response.plan["rankers"], ["x"])) == {
+        "text": 1.5, "semantic": 1.0, "minilm": 0.175, "minilm:code": 0.175}
+    chinese = QueryPlan("失败后重试", "zh", "", "retry", ["失败后重试"], hypothesis="def retry(fn)")
+    assert search_project(cfg, root, "失败后重试", mode="semantic", embedder=emb,
+                          plan=chinese).plan["rankers"] == ["semantic", "minilm:code"]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from paicli_tui.core.code.query import plan_query, plan_query_async
-from paicli_tui.core.code.query.rewrite import cache_for, clean_rewrite
+from paicli_tui.core.code.query.rewrite import Rewrite, cache_for, clean_rewrite, parse_rewrite
 from paicli_tui.core.contracts.llm import LLMError
 from paicli_tui.paths import HomePaths
 
@@ -77,13 +77,60 @@ def test_garbage_falls_back_to_the_offline_gloss(home: HomePaths, answer: str | 
     assert not (home.cache_dir / "query_rewrite.json").exists()
 
 
-def test_english_questions_never_call_the_model(home: HomePaths) -> None:
-    model = Scripted("nope")
-    plan = plan_query("Where is the table rendered?", home=home, rewrite=model)
-    assert model.calls == [] and plan.terms_source == "question"
+def test_english_question_offline_plan_is_unchanged(home: HomePaths) -> None:
+    plan = plan_query("Where is the table rendered?", home=home)
+    assert plan.terms_source == "question" and plan.hypothesis == ""
     assert plan.embedding_queries == ["Where is the table rendered?"]
     # each word once, as its stem (which matches every form), then the thesaurus words
     assert plan.fulltext_query.startswith("tabl render")
+
+
+HYPOTHESIS_ANSWER = ("render_table console width\n"
+                     "signature: def render_table(console, table)\n"
+                     "doc: Draws a table to the terminal, fitting the console width.")
+
+
+def test_english_question_gets_identifier_words_and_a_hypothesis(home: HomePaths) -> None:
+    model = Scripted(HYPOTHESIS_ANSWER)
+    plan = plan_query("Where is the table rendered?", home=home, rewrite=model)
+    assert len(model.calls) == 1 and plan.terms_source == "rewrite"
+    words = plan.fulltext_query.split()
+    assert words[:2] == ["tabl", "render"]          # the question's own words first
+    assert {"render_table", "consol", "width"} <= set(words)
+    assert plan.embedding_queries == ["Where is the table rendered?"]
+    assert plan.hypothesis == ("def render_table(console, table) Draws a table to the "
+                               "terminal, fitting the console width.")
+    cache_for(home)._data = None  # a new process: the hypothesis comes back from the file
+    again = plan_query("Where is the table rendered?", home=home,
+                       rewrite=Scripted(LLMError("must not be called")))
+    assert again.hypothesis == plan.hypothesis and again.fulltext_query == plan.fulltext_query
+
+
+@pytest.mark.parametrize("answer", ["", "Sorry, I cannot help with that.", LLMError("500"),
+                                    "signature: def f()\ndoc: does things"])
+def test_english_garbage_gives_the_offline_plan(home: HomePaths, answer) -> None:
+    offline = plan_query("Where is the table rendered?", home=home)
+    plan = plan_query("Where is the table rendered?", home=home, rewrite=Scripted(answer))
+    assert plan == offline
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("a b c", Rewrite("a b c")),
+    (HYPOTHESIS_ANSWER, Rewrite("render_table console width",
+                                "def render_table(console, table) Draws a table to the "
+                                "terminal, fitting the console width.")),
+    ("a b\nsignature: no parenthesis here\ndoc: Fine doc.", Rewrite("a b", "Fine doc.")),
+    ("a b\nsignature: def f(x)\ndoc: 画一个表格", Rewrite("a b", "def f(x)")),
+    ("a b\ndoc: Sorry, I cannot do that", Rewrite("a b")),
+    ("a b\ndoc: " + "x" * 400, Rewrite("a b")),
+    ("a b\nsomething else", Rewrite("a b")),
+    ("signature: def f(x)", None),
+    ("a\nb\nc\nd", None),
+])
+def test_parse_rewrite(answer: str, expected: Rewrite | None) -> None:
+    assert parse_rewrite(answer) == expected
+    if expected is not None:
+        assert Rewrite.parse_cached(expected.serialise()) == expected
 
 
 async def test_plan_from_inside_a_running_loop(home: HomePaths) -> None:

@@ -134,9 +134,8 @@ async def test_slow_model_times_out_to_the_gloss(settings, project_dir, spy,
 
 
 @pytest.mark.parametrize(("query", "mode", "complete"), [
-    ("slug from a title", "hybrid", True),    # English: untouched, no call
-    ("parse_proxy_url", "text", True),
     (ZH, "grep", True),                       # grep needs no plan
+    ("slug from a title", "grep", True),
     (ZH, "hybrid", False),                    # no model in the session
 ])
 async def test_no_model_call_when_there_is_nothing_to_rewrite(
@@ -229,11 +228,14 @@ def test_cli_rewrites_with_the_configured_model(indexed, capsys,
     assert len(clients) == 1 and clients[0].closed  # its own client, closed after use
     # --no-rewrite: the offline gloss, no client at all (the cache is not consulted either)
     assert _explain(capsys, "--no-rewrite", ZH)["plan"]["terms_source"] == "gloss"
-    # English and grep never open a client
-    assert _explain(capsys, "slug from a title")["plan"]["terms_source"] == "question"
+    # grep never opens a client
     assert cli.main(["search", "--mode", "grep", "--json", "网址"]) == 0
     capsys.readouterr()
     assert len(clients) == 1
+    # an English question gets the model's identifier words too
+    english = _explain(capsys, "slug from a title")["plan"]
+    assert english["terms_source"] == "rewrite" and "slugifi" in english["fulltext_query"].split()
+    assert len(clients) == 2
 
 
 def test_cli_asks_the_model_once_per_question(indexed, capsys,

@@ -6,7 +6,9 @@ code says ``last``. A Chinese or mixed question keeps its original text for the 
 embedder and also gets an English reading (the light model's rewrite when one is configured
 and answers sensibly, else the offline dictionary gloss) for the full-text index and a second
 embedding query; it gets no synonyms, because the gloss already lists several senses of each
-word and more alternatives only add noise.
+word and more alternatives only add noise. With a light model configured, any question also
+gets the model's likely identifier words (full-text) and its guess at the code's declaration
+and doc comment (``hypothesis``, one more embedding query); a bad answer changes nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ....paths import HomePaths
 from ...contracts.llm import TextCompleter
 from .gloss import Gloss, gloss_question
 from .language import QueryLanguage, detect_language
-from .rewrite import rewrite_query
+from .rewrite import Rewrite, rewrite_query
 from .synonyms import expand
 from .terms import STOP_WORDS, code_terms, has_cjk, one_form_per_word
 
@@ -44,6 +46,9 @@ class QueryPlan:
     """Each Chinese word of the question and the English it was glossed to (for --explain)."""
     synonyms: tuple[str, ...] = field(default=())
     """Thesaurus words added to the full-text query of an English question (for --explain)."""
+    hypothesis: str = ""
+    """The light model's guess at the code's declaration and doc comment ("" without one):
+    embedded as one more query, since it reads like the chunks' own embedded text."""
 
 
 SYNONYMS_PER_WORD = 1
@@ -76,20 +81,26 @@ def _fulltext_words(english: str, chinese_words: list[str]) -> list[str]:
 
 
 def _build(
-    question: str, language: QueryLanguage, gloss: Gloss | None, rewritten: str | None
+    question: str, language: QueryLanguage, gloss: Gloss | None, rewritten: Rewrite | None
 ) -> QueryPlan:
     text = " ".join(question.split())
+    hypothesis = rewritten.hypothesis if rewritten else ""
     if language == "en" or gloss is None:
         synonyms = question_synonyms(text)
+        added = rewritten.terms if rewritten else ""
         # every word of an English question counts once: its stem stands for all its forms
-        # (a Chinese question's gloss keeps both: folding it lost questions on the dev set)
-        fulltext = " ".join(one_form_per_word(_fulltext_words(" ".join((text, *synonyms)), [])))
-        return QueryPlan(text, language, text, fulltext, [text], synonyms=synonyms)
+        # (a Chinese question's gloss keeps both: folding it lost questions on the dev set);
+        # the model's words (likely identifiers) come after the question's own
+        fulltext = " ".join(one_form_per_word(
+            _fulltext_words(" ".join((text, *synonyms, added)), [])))
+        return QueryPlan(text, language, " ".join(p for p in (text, added) if p), fulltext,
+                         [text], terms_source="rewrite" if rewritten else "question",
+                         synonyms=synonyms, hypothesis=hypothesis)
     chinese = [p.source for p in gloss.pieces if has_cjk(p.source)]
-    english = rewritten or gloss.text
+    english = rewritten.terms if rewritten else gloss.text
     source: TermsSource = "rewrite" if rewritten else "gloss"
     queries = [text]
-    reading = rewritten or gloss.primary_text
+    reading = rewritten.terms if rewritten else gloss.primary_text
     if reading and reading != text:
         queries.append(reading)
     return QueryPlan(
@@ -100,6 +111,7 @@ def _build(
         embedding_queries=queries,
         terms_source=source,
         gloss=tuple((p.source, p.english) for p in gloss.pieces if has_cjk(p.source)),
+        hypothesis=hypothesis,
     )
 
 
@@ -108,10 +120,8 @@ async def plan_query_async(
 ) -> QueryPlan:
     """Like :func:`plan_query`, for callers already inside an event loop (the agent)."""
     language = detect_language(question)
-    if language == "en":
-        return _build(question, language, None, None)
-    gloss = gloss_question(question, home=home)
     rewritten = await rewrite_query(question, rewrite, home=home) if rewrite is not None else None
+    gloss = None if language == "en" else gloss_question(question, home=home)
     return _build(question, language, gloss, rewritten)
 
 
@@ -124,10 +134,10 @@ def _plan_offline(question: str, home: HomePaths) -> QueryPlan:
 def plan_query(
     question: str, *, home: HomePaths, rewrite: TextCompleter | None = None
 ) -> QueryPlan:
-    """The plan for ``question``. Offline unless ``rewrite`` (the light model) is given, and
-    then only for non-English questions; a failing or nonsensical model never fails the plan.
+    """The plan for ``question``. Offline unless ``rewrite`` (the light model) is given; a
+    failing or nonsensical model never fails the plan (the offline plan is used).
     Safe to call from synchronous code, also while an event loop runs in this thread."""
-    if rewrite is None or detect_language(question) == "en":
+    if rewrite is None:
         return _plan_offline(question, home)
     try:
         asyncio.get_running_loop()

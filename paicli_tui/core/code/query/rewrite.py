@@ -17,6 +17,7 @@ import os
 import re
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from ....paths import HomePaths
@@ -44,6 +45,8 @@ def clean_rewrite(answer: str) -> str | None:
     lines = [ln.strip() for ln in answer.strip().splitlines() if ln.strip()]
     if not lines or len(lines) > 3:
         return None
+    if _LABELLED.match(lines[0]):
+        return None
     line = re.sub(r"^(terms|keywords|search|query)\s*:\s*", "", lines[0], flags=re.IGNORECASE)
     if has_cjk(line) or _REFUSAL.search(line) or len(line) > 400:
         return None
@@ -54,6 +57,57 @@ def clean_rewrite(answer: str) -> str | None:
     if re.search(r"[.!?]\s+[A-Z]", line):
         return None
     return " ".join(dict.fromkeys(w.strip(".-") for w in words if w.strip(".-")))
+
+
+_LABELLED = re.compile(r"^(signature|doc)\s*:\s*(.+)$", re.IGNORECASE)
+HYPOTHESIS_MAX_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A usable model answer: English search terms, and optionally a hypothetical
+    declaration and doc comment of the code asked about (embedded like a chunk would be)."""
+
+    terms: str
+    hypothesis: str = ""
+
+    def serialise(self) -> str:
+        return self.terms + (f"\nhypothesis: {self.hypothesis}" if self.hypothesis else "")
+
+    @classmethod
+    def parse_cached(cls, text: str) -> Rewrite:
+        terms, _, rest = text.partition("\nhypothesis: ")
+        return cls(terms, rest)
+
+
+def _clean_line(text: str) -> str | None:
+    """A labelled line's text, or None when it is Chinese, a refusal or too long."""
+    text = text.strip()
+    if not text or has_cjk(text) or _REFUSAL.search(text) or len(text) > HYPOTHESIS_MAX_CHARS:
+        return None
+    return text
+
+
+def parse_rewrite(answer: str) -> Rewrite | None:
+    """The first line's search terms (:func:`clean_rewrite`) and, from optional
+    ``signature:`` / ``doc:`` lines, a hypothesis of the code; None when the terms are not
+    usable. A bad signature or doc line is only dropped (the terms still count)."""
+    if not isinstance(answer, str):
+        return None
+    lines = [ln.strip() for ln in answer.strip().splitlines() if ln.strip()]
+    if not lines or len(lines) > 3:
+        return None
+    terms = clean_rewrite(lines[0])
+    if terms is None:
+        return None
+    parts: dict[str, str] = {}
+    for line in lines[1:]:
+        m = _LABELLED.match(line)
+        text = _clean_line(m.group(2)) if m else None
+        if m and text and (m.group(1).lower() != "signature" or "(" in text):
+            parts.setdefault(m.group(1).lower(), text)
+    hypothesis = " ".join(p for p in (parts.get("signature"), parts.get("doc")) if p)
+    return Rewrite(terms, hypothesis)
 
 
 def _key(question: str) -> str:
@@ -113,21 +167,22 @@ def cache_for(home: HomePaths) -> RewriteCache:
         return _caches.setdefault(home.home, RewriteCache(home))
 
 
-async def rewrite_query(question: str, complete: TextCompleter, *, home: HomePaths) -> str | None:
-    """English search terms for ``question`` from the light model, or ``None`` when the model
-    fails or answers something unusable. Never raises; one call per question ever."""
+async def rewrite_query(question: str, complete: TextCompleter, *,
+                        home: HomePaths) -> Rewrite | None:
+    """The light model's :class:`Rewrite` of ``question``, or ``None`` when the model fails
+    or answers something unusable. Never raises; one call per question ever."""
     cache = cache_for(home)
     cached = cache.get(question)
     if cached:
-        return cached
+        return Rewrite.parse_cached(cached)
     try:
         answer = await complete(load_prompt("query_rewrite"), question)
     except Exception as exc:  # noqa: BLE001 - any model failure falls back to the gloss
-        log.info("query rewrite failed, using the offline gloss: %s", type(exc).__name__)
+        log.info("query rewrite failed, using the offline plan: %s", type(exc).__name__)
         return None
-    terms = clean_rewrite(answer)
-    if terms is None:
-        log.info("query rewrite answer unusable, using the offline gloss")
+    rewrite = parse_rewrite(answer)
+    if rewrite is None:
+        log.info("query rewrite answer unusable, using the offline plan")
         return None
-    cache.put(question, terms)
-    return terms
+    cache.put(question, rewrite.serialise())
+    return rewrite
