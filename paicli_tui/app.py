@@ -22,6 +22,7 @@ from .ui.memory_inbox import MemoryInbox
 from .ui.messages import AgentEventPosted, TurnEnded
 from .ui.screens.chat import ChatScreen
 from .ui.slash import SLASH_COMMANDS
+from .ui.terminal_keys import register_alt_enter
 
 
 class PaicliApp(App[int]):
@@ -33,6 +34,7 @@ class PaicliApp(App[int]):
 
     def __init__(self, settings: Settings, project_root: Path, *, resume: str | None = None,
                  backend: Backend | None = None) -> None:
+        register_alt_enter()
         super().__init__()
         self.settings = settings
         self.project_root = project_root

@@ -154,6 +154,7 @@ class Backend(Protocol):
     def compaction_history(self, session_id: str) -> list[dict]: ...
     def view_before_last_compaction(self, session_id: str) -> list[Message] | None: ...
     def models(self) -> list[ModelChoice]: ...
+    def has_code_index(self) -> bool: ...
 
 
 def _date(value: str | None) -> str:
@@ -190,6 +191,12 @@ class CoreBackend:
         from ..core.llm.registry import build_client
 
         return build_client(settings)
+
+    def has_code_index(self) -> bool:
+        """Cheap: looks for the index folder, never opens LanceDB (start-up stays light)."""
+        from ..core.code.lance_store import has_index
+
+        return has_index(self.settings, self.project_root)
 
     def models(self) -> list[ModelChoice]:
         from ..core.llm.registry import PROVIDERS

@@ -32,10 +32,15 @@ class TurnEnded(Message):
 class SessionReady(Message):
     """The agent session is started (or failed to start: ``session`` is None)."""
 
-    def __init__(self, session: SessionPort | None, error: str | None = None) -> None:
+    def __init__(self, session: SessionPort | None, error: str | None = None, *,
+                 resumed: str | None = None, welcome: str = "") -> None:
         super().__init__()
         self.session = session
         self.error = error
+        self.resumed = resumed
+        """The id of the session reopened (None: a new one)."""
+        self.welcome = welcome
+        """The welcome line for a new session (folder, model, memories, index, keys)."""
 
 
 class InsertIntoInput(Message):

@@ -322,6 +322,9 @@ class FakeBackend:
     def view_before_last_compaction(self, session_id: str) -> list[Message] | None:
         return self.before_compaction
 
+    def has_code_index(self) -> bool:
+        return self.code_.indexed
+
     def models(self) -> list[ModelChoice]:
         return [ModelChoice("deepseek", "deepseek-chat", 128_000, True),
                 ModelChoice("glm", "glm-4.6", 200_000, False),

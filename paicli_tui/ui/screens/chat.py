@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -25,11 +25,13 @@ from ..backend import Backend
 from ..format import compaction_state
 from ..input_history import InputHistory
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
-from ..slash import completions, parse_slash
+from ..slash import parse_slash
 from ..widgets.app_footer import AppFooter
 from ..widgets.chat_log import ChatLog
 from ..widgets.context_gauge import ContextGauge
 from ..widgets.prompt_input import PromptInput
+from ..widgets.slash_menu import SlashMenu
+from ..widgets.turn_status import TurnStatus
 from .chat_commands import SlashCommandsMixin
 from .panel_dock import PanelDockMixin
 
@@ -37,10 +39,12 @@ if TYPE_CHECKING:
     from ...core.agent.port import SessionPort
     from ...core.contracts.llm import ChatClient
 
+KEY_HINTS = "F1 help · / commands · Ctrl+P palette · Esc interrupts"
+
 
 class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
     BINDINGS = [
-        Binding("escape", "cancel_turn", "Cancel turn", show=False),
+        Binding("escape", "escape", "Cancel turn / back to the input", show=False),
         Binding("f1", "slash('/help')", "Help"),
         Binding("f2", "slash('/memory')", "Memory"),
         Binding("f3", "slash('/search')", "Search"),
@@ -61,7 +65,9 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield ChatLog(id="chat-log")
-        yield Static("", id="command-hint", markup=False)
+        yield SlashMenu(id="slash-menu")
+        yield Static("", id="queued", markup=False)
+        yield TurnStatus(id="turn-status")
         yield PromptInput(id="prompt")
         yield ContextGauge(id="gauge")
         yield AppFooter()
@@ -79,11 +85,16 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         return self.query_one(PromptInput)
 
     @property
+    def status(self) -> TurnStatus:
+        return self.query_one(TurnStatus)
+
+    @property
     def turn_running(self) -> bool:
         return self.turn_worker is not None and self.turn_worker.is_running
 
     def on_mount(self) -> None:
-        self.query_one("#command-hint").display = False
+        for widget in (self.query_one(SlashMenu), self.query_one("#queued"), self.status):
+            widget.display = False
         self.input_history = InputHistory(self.backend.settings.home.input_history_file)
         self.prompt.inputs = self.input_history.load()
         self.prompt.focus()
@@ -118,7 +129,29 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
                 self.post_message(SessionReady(None, f"Cannot start the session: {again}"))
                 return
         self.client = client
-        self.post_message(SessionReady(session, "\n\n".join(problems) or None))
+        resumed = resume if resume and session.history else None
+        welcome = "" if resumed else await asyncio.to_thread(self.welcome_line, session)
+        self.post_message(SessionReady(session, "\n\n".join(problems) or None,
+                                       resumed=resumed, welcome=welcome))
+
+    def welcome_line(self, session: Any) -> str:
+        """Folder, model, memories, index state and the keys to start with (reads disk:
+        called in a thread)."""
+        facts = [f"**{self.backend.project_root.name}**"]
+        client = session.client
+        facts.append(f"{client.provider}:{client.model}" if client is not None
+                     else "no model yet")
+        try:
+            count = len(self.backend.memory().rows())
+            facts.append(f"{count} memor{'y' if count == 1 else 'ies'}")
+        except Exception:  # a broken memory store is reported by the browser, not here
+            facts.append("memory unavailable")
+        try:
+            facts.append("code index ready" if self.backend.has_code_index()
+                         else "no code index yet (/index builds it)")
+        except Exception:
+            pass
+        return " · ".join(facts) + "\n\n" + KEY_HINTS
 
     @on(SessionReady)
     async def session_ready(self, message: SessionReady) -> None:
@@ -135,6 +168,14 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         self.sub_title = self.title_line()
         if self.session.history:
             await self.render_history(self.session.history)
+        if message.resumed:
+            users = sum(1 for m in self.session.history
+                        if m.role is Role.USER and m.internal is None)
+            await self.chat.add_notice(
+                f"Resumed session {message.resumed} · {users} message"
+                f"{'' if users == 1 else 's'} from you.")
+        elif message.welcome and not self.session.history:
+            await self.chat.add_notice(message.welcome, "welcome")
         if message.error:
             await self.chat.add_notice(message.error, "error")
         if self.session.client is None:
@@ -206,14 +247,33 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         return await self.app.push_screen_wait(ConflictModal(request))
 
     # -- input ---------------------------------------------------------------------------------
-    @on(PromptInput.Changed)
-    def update_hint(self, event: PromptInput.Changed) -> None:
-        hint = self.query_one("#command-hint", Static)
-        matches = completions(self.prompt.text)
-        hint.display = bool(matches)
-        if matches:
-            hint.update("  ".join(f"{c.name} {c.usage}".strip() for c in matches[:6])
-                        + "   (Tab completes)")
+    @on(PromptInput.MenuChanged)
+    def show_menu(self, event: PromptInput.MenuChanged) -> None:
+        self.query_one(SlashMenu).show_matches(event.matches, event.highlighted)
+
+    @on(PromptInput.QueueChanged)
+    def show_queue(self, event: PromptInput.QueueChanged) -> None:
+        view = self.query_one("#queued", Static)
+        view.display = bool(event.queued)
+        if event.queued:
+            lines = [f"⏳ queued: {_one_line(text)}" for text in event.queued]
+            lines.append("   sent when the turn ends · ↑ on an empty input edits it "
+                         "(clear it to cancel) · Esc stops the turn")
+            view.update("\n".join(lines))
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing always reaches the input, wherever the focus was in the chat."""
+        prompt = self.prompt
+        if event.is_printable and event.character and self.focused is not prompt:
+            event.stop()
+            event.prevent_default()
+            prompt.type_character(event.character)
+
+    def on_paste(self, event: events.Paste) -> None:
+        if self.focused is not self.prompt:
+            event.stop()
+            self.prompt.focus()
+            self.prompt.post_message(events.Paste(event.text))
 
     @on(PromptInput.Submitted)
     async def submitted(self, event: PromptInput.Submitted) -> None:
@@ -225,15 +285,19 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             return
         if self.session is None:
             self.notify("The session is still starting…", severity="warning")
+            self.prompt.load_text(event.text)
             return
         if self.session.client is None:
             await self.chat.add_notice(self.backend.how_to_configure(), "setup")
             return
         if self.turn_running:
-            self.notify("A turn is running: wait for it, or press Esc to cancel it.",
-                        severity="warning")
+            self.prompt.enqueue(text)
             return
-        await self.chat.add_user(text)
+        await self.send(text, event.shown.strip())
+
+    async def send(self, text: str, shown: str | None = None) -> None:
+        await self.chat.add_user(shown or text)
+        self.status.start("Sending the request")
         self.turn_worker = self.run_turn(text)
 
     @on(InsertIntoInput)
@@ -244,6 +308,11 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
     def action_slash(self, command: str) -> None:
         self.run_worker(self.run_slash(*(parse_slash(command) or (command, ""))),
                         group="slash", exit_on_error=False)
+
+    def action_escape(self) -> None:
+        """Esc: stop the running turn, and in any case bring the focus back to the input."""
+        self.action_cancel_turn()
+        self.prompt.focus()
 
     def action_cancel_turn(self) -> None:
         if self.turn_running and self.turn_worker is not None:
@@ -266,6 +335,7 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
 
     @on(TurnEnded)
     async def turn_ended(self, message: TurnEnded) -> None:
+        self.status.stop()
         await self.chat.end_assistant()
         for block in self.chat.tool_blocks.values():
             if block.status == "running":
@@ -276,6 +346,24 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             await self.chat.add_notice(f"The turn failed: {message.error}", "error")
         self.refresh_gauge()
         self.collect_notices()
+        await self.after_turn(message.reason)
+
+    async def after_turn(self, reason: str) -> None:
+        """Queued messages go out as one message once a turn ends normally; after a cancel
+        or a failure they come back to the input instead (nothing sent the person did not
+        see coming, nothing lost)."""
+        queued = self.prompt.take_queued()
+        if not queued:
+            return
+        text = "\n\n".join(queued)
+        if reason == "done" and self.session is not None:
+            await self.send(text)
+            return
+        draft = self.prompt.text
+        self.prompt.load_text(text + ("\n" + draft if draft.strip() else ""))
+        self.prompt.move_cursor(self.prompt.document.end)
+        await self.chat.add_notice("Your queued message is back in the input: the turn "
+                                   "did not finish. Press Enter to send it.", "warning")
 
     @work(group="background", exit_on_error=False)
     async def collect_notices(self) -> None:
@@ -291,6 +379,7 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
     async def agent_event(self, message: AgentEventPosted) -> None:
         event = message.event
         chat = self.chat
+        self.show_phase(event)
         if isinstance(event, ev.TextDelta):
             await (await chat.assistant()).append_text(event.text)
         elif isinstance(event, ev.ReasoningDelta):
@@ -328,9 +417,28 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
                 await chat.add_notice("Stopped: the turn used its allowed model requests.",
                                       "warning")
 
+    def show_phase(self, event: ev.AgentEvent) -> None:
+        """The status line follows the turn: waiting, thinking, writing, running a tool."""
+        status = self.status
+        if not status.running:
+            return
+        if isinstance(event, ev.RequestStarted):
+            status.phase(f"Waiting for {self.model_label()}")
+        elif isinstance(event, ev.TextDelta) and status.label != "Writing":
+            status.phase("Writing")
+        elif isinstance(event, ev.ReasoningDelta) and status.label != "Thinking":
+            status.phase("Thinking")
+        elif isinstance(event, ev.ToolCallStarted):
+            status.phase(f"Running {event.name}")
+
     @on(ContextGauge.NearClearing)
     def near_clearing(self, message: ContextGauge.NearClearing) -> None:
         self.notify(f"The context is near the clearing threshold "
                     f"({message.tokens:,} of {message.clearing_trigger:,} tokens): old tool "
                     f"results will be cleared before the next requests.",
                     title="context", severity="warning", timeout=8)
+
+
+def _one_line(text: str, width: int = 70) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[:width - 1] + "…"

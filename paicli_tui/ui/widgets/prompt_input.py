@@ -1,5 +1,7 @@
 """The multi-line chat input: Enter sends, Ctrl+J/Alt+Enter adds a line, ↑/↓ walk the input
-history at the first/last line, Tab completes a slash command."""
+history at the first/last line, Tab chooses a slash command from the menu, a long paste is
+folded into one ``[Pasted text #1 +N lines]`` token (the full text is what gets sent), and
+messages typed while a turn runs wait here in a queue."""
 
 from __future__ import annotations
 
@@ -7,82 +9,213 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from ..slash import completions
+from ..slash import SlashCommand, completions
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
+
+PASTE_FOLD_LINES = 4
+"""A paste of more lines than this is shown as one token in the input."""
+PASTE_FOLD_CHARS = 800
+"""... and so is a paste longer than this, whatever its line count."""
+
+PLACEHOLDER = "Ask about this project, or / for commands  ·  Enter sends, Ctrl+J new line"
 
 
 class PromptInput(TextArea):
     class Submitted(Message):
-        def __init__(self, text: str) -> None:
+        """``text`` is what is sent (pastes expanded); ``shown`` what the chat displays."""
+
+        def __init__(self, text: str, shown: str | None = None) -> None:
             super().__init__()
             self.text = text
+            self.shown = text if shown is None else shown
+
+    class MenuChanged(Message):
+        """The slash menu's matches or highlight changed (empty: hide it)."""
+
+        def __init__(self, matches: list[SlashCommand], highlighted: int) -> None:
+            super().__init__()
+            self.matches = matches
+            self.highlighted = highlighted
+
+    class QueueChanged(Message):
+        """Messages waiting for the running turn to end were added, recalled or taken."""
+
+        def __init__(self, queued: list[str]) -> None:
+            super().__init__()
+            self.queued = queued
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, classes="prompt-input", soft_wrap=True,
-                         show_line_numbers=False, tab_behavior="focus")
+                         show_line_numbers=False, tab_behavior="focus",
+                         placeholder=PLACEHOLDER)
         self.inputs: list[str] = []
         self._history_index: int | None = None
         self._draft = ""
+        self.menu: list[SlashCommand] = []
+        self.menu_index = 0
+        self._filled: str | None = None  # text the menu put in (not typed)
+        self._dismissed: str | None = None  # Esc closed the menu for this text
+        self.pastes: dict[str, str] = {}
+        self._paste_count = 0
+        self.queued: list[str] = []
 
     # -- keys ------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
-        if event.key == "enter":
-            event.stop()
-            event.prevent_default()
-            self.submit()
-            return
-        if event.key in NEWLINE_KEYS:
-            event.stop()
-            event.prevent_default()
+        key = event.key
+        handled = True
+        if key == "enter":
+            self.accept_or_submit()
+        elif key in NEWLINE_KEYS:
             self.insert("\n")
-            return
-        if event.key == "tab" and self.complete():
+        elif key == "tab" and self.text.startswith("/") and " " not in self.text:
+            # while a command name is typed Tab never leaves the input
+            self.choose(+1 if self._filled == self.text else 0)
+        elif key == "shift+tab" and self.menu:
+            self.choose(-1)
+        elif key == "escape" and self.menu:
+            self.close_menu()
+        else:
+            handled = False
+        if handled:
             event.stop()
             event.prevent_default()
             return
         await super()._on_key(event)
 
     def action_cursor_up(self, select: bool = False) -> None:
+        if not select and self.menu:
+            self.choose(-1)
+            return
+        if not select and not self.text and self.queued:
+            self.recall_queued()
+            return
         if not select and self.cursor_location[0] == 0 and self.history_previous():
             return
         super().action_cursor_up(select)
 
     def action_cursor_down(self, select: bool = False) -> None:
+        if not select and self.menu:
+            self.choose(+1)
+            return
         last_row = self.document.line_count - 1
         if not select and self.cursor_location[0] == last_row and self.history_next():
             return
         super().action_cursor_down(select)
 
+    async def _on_paste(self, event: events.Paste) -> None:
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.count("\n") + 1
+        if lines <= PASTE_FOLD_LINES and len(text) <= PASTE_FOLD_CHARS:
+            await super()._on_paste(event)
+            return
+        event.stop()
+        event.prevent_default()
+        self._paste_count += 1
+        token = f"[Pasted text #{self._paste_count} +{lines} lines]"
+        self.pastes[token] = text
+        self.insert(token)
+        self.focus()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        """Typing (not the menu's own filling) recomputes the slash menu."""
+        text = self.text
+        if text == self._filled:
+            return
+        self._filled = None
+        if self._dismissed is not None and text != self._dismissed:
+            self._dismissed = None
+        matches = [] if text == self._dismissed else completions(text)
+        self._set_menu(matches, 0)
+
+    # -- slash menu ------------------------------------------------------------------------
+    def _set_menu(self, matches: list[SlashCommand], index: int) -> None:
+        if matches == self.menu and index == self.menu_index:
+            return
+        self.menu, self.menu_index = matches, index
+        self.post_message(self.MenuChanged(list(matches), index))
+
+    def choose(self, step: int) -> None:
+        """Move the highlight by ``step`` (0: take the highlighted one) and put its name in
+        the input. The only match is completed with a space, which closes the menu."""
+        if not self.menu:
+            return
+        if len(self.menu) == 1:
+            self._fill(self.menu[0].name + " ")
+            return
+        index = (self.menu_index + step) % len(self.menu)
+        self._set_menu(self.menu, index)
+        self._filled = self.menu[index].name
+        self._fill(self._filled)
+
+    def close_menu(self) -> None:
+        self._dismissed = self.text
+        self._filled = None
+        self._set_menu([], 0)
+
+    def _fill(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def accept_or_submit(self) -> None:
+        """Enter: with the menu open, run the highlighted command (or, when it takes
+        arguments, put it in the input to finish); otherwise send the text."""
+        if self.menu:
+            command = self.menu[self.menu_index]
+            if command.needs_args:
+                self._filled = None
+                self._fill(command.name + " ")
+                return
+            self._fill(command.name)
+            self._set_menu([], 0)
+        self.submit()
+
     # -- behaviour -------------------------------------------------------------------------
     def submit(self) -> None:
         """Send the text (if not blank), remember it, clear the input."""
-        text = self.text
-        if not text.strip():
+        shown = self.text
+        if not shown.strip():
             return
+        text = self.expand_pastes(shown)
         if not self.inputs or self.inputs[-1] != text:
             self.inputs.append(text)
         self._history_index = None
         self._draft = ""
+        self.pastes.clear()
         self.clear()
-        self.post_message(self.Submitted(text))
+        self.post_message(self.Submitted(text, shown))
+
+    def expand_pastes(self, text: str) -> str:
+        """The text with every paste token replaced by what was pasted."""
+        for token, full in self.pastes.items():
+            text = text.replace(token, full)
+        return text
 
     def complete(self) -> bool:
-        """Complete a slash-command name: the only match, or the longest shared prefix."""
-        matches = completions(self.text)
-        if not matches:
+        """Tab: choose from the slash menu; False when there is nothing to complete."""
+        if not self.menu:
             return False
-        names = [m.name for m in matches]
-        if len(names) == 1:
-            target = names[0] + " "
-        else:
-            target = _common_prefix(names)
-            if len(target) <= len(self.text):
-                return False
-        self.load_text(target)
-        self.move_cursor(self.document.end)
+        self.choose(+1 if self._filled == self.text else 0)
         return True
 
+    # -- queue -----------------------------------------------------------------------------
+    def enqueue(self, text: str) -> None:
+        self.queued.append(text)
+        self.post_message(self.QueueChanged(list(self.queued)))
+
+    def take_queued(self) -> list[str]:
+        taken, self.queued = self.queued, []
+        if taken:
+            self.post_message(self.QueueChanged([]))
+        return taken
+
+    def recall_queued(self) -> None:
+        """↑ on an empty input: the last queued message comes back to be edited (Enter
+        queues it again; clearing it cancels it)."""
+        self._show(self.queued.pop())
+        self.post_message(self.QueueChanged(list(self.queued)))
+
+    # -- history ---------------------------------------------------------------------------
     def history_previous(self) -> bool:
         if not self.inputs:
             return False
@@ -113,14 +246,12 @@ class PromptInput(TextArea):
         prefix = "" if not before or before.endswith((" ", "\n")) else " "
         self.insert(prefix + text + " ")
 
+    def type_character(self, character: str) -> None:
+        """A key typed elsewhere on the chat screen lands here, at the cursor."""
+        self.focus()
+        self.insert(character)
+
     def _show(self, text: str) -> None:
+        self._dismissed = text  # a recalled "/help" is not a command being typed
         self.load_text(text)
         self.move_cursor(self.document.end)
-
-
-def _common_prefix(names: list[str]) -> str:
-    first, last = min(names), max(names)
-    size = 0
-    while size < len(first) and first[size] == last[size]:
-        size += 1
-    return first[:size]

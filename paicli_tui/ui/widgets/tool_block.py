@@ -1,49 +1,88 @@
-"""One tool call in the chat: a collapsible block with status, arguments and result preview."""
+"""One tool call in the chat: a collapsible block with status, arguments and result preview.
+While the tool runs its title counts the seconds; once done it keeps how long it took."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
 from ..format import fmt_tokens, preview_lines, short_args
 
 STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "conflict": "⊘", "failed": "✗"}
 
+SHOW_SECONDS_FROM = 1.0
+"""Shorter calls show no time (most reads take milliseconds)."""
+
 
 class ToolBlock(Collapsible):
-    """Title: ``icon name args · status``; body: full arguments, preview, offload path."""
+    """Title: ``icon name args · status [· seconds] [· note]``; body: full arguments,
+    preview, offload path."""
 
     status: reactive[str] = reactive("running")
+    clock: Callable[[], float] = staticmethod(time.monotonic)
 
-    def __init__(self, call_id: str, name: str, arguments: str) -> None:
+    def __init__(self, call_id: str, name: str, arguments: str, note: str = "") -> None:
         self.call_id = call_id
         self.tool_name = name
         self.arguments = arguments
+        self.note = note
+        """How it was allowed when nobody was asked ("auto-approved: Always", "read-only")."""
+        self.started_at = self.clock()
+        self.seconds: float | None = None
+        self.extra = ""
+        self._timer: Timer | None = None
         self._preview = Static("", markup=False, classes="tool-preview")
         self._offload = Static("", markup=False, classes="tool-offload")
         super().__init__(Static(arguments, markup=False, classes="tool-args"), self._preview,
-                         self._offload, title=self._title_for("running"), collapsed=True,
+                         self._offload, title=self.title_text("running"), collapsed=True,
                          classes="tool-block status-running")
 
-    def _title_for(self, status: str) -> str:
-        return f"{STATUS_ICONS.get(status, '?')} {self.tool_name} {short_args(self.arguments)} · {status}"
+    def on_mount(self) -> None:
+        if self.status == "running":
+            self._timer = self.set_interval(0.5, self._refresh_title)
+
+    def title_text(self, status: str | None = None) -> str:
+        status = status or self.status
+        title = f"{STATUS_ICONS.get(status, '?')} {self.tool_name} {short_args(self.arguments)}"
+        seconds = self.seconds if self.seconds is not None else self.clock() - self.started_at
+        title += f" · {status}"
+        if seconds >= SHOW_SECONDS_FROM:
+            title += f" {seconds:.0f} s" if status == "running" else f" · {seconds:.1f} s"
+        if self.note:
+            title += f" · {self.note}"
+        return title + self.extra
+
+    def _refresh_title(self) -> None:
+        self.title = self.title_text()
 
     def watch_status(self, old: str, new: str) -> None:
         self.remove_class(f"status-{old}")
         self.add_class(f"status-{new}")
-        self.title = self._title_for(new)
+        self.title = self.title_text()
+
+    def mark(self, note: str) -> None:
+        self.note = note
+        self.title = self.title_text()
 
     def finish(self, status: str, preview: str, chars: int = 0,
                offload_path: str | None = None) -> None:
         """Show the outcome; the block stays folded unless the tool failed, was denied or left a
         memory conflict for the person."""
-        self.status = status
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.seconds = self.clock() - self.started_at
         self._preview.update(preview_lines(preview))
-        extra = f" · {fmt_tokens(chars)} chars" if chars else ""
+        self.extra = f" · {fmt_tokens(chars)} chars" if chars else ""
         if offload_path:
             self._offload.update(
                 f"full output saved to {offload_path} (read it back with read_file)")
-            extra += " · offloaded"
-        self.title = self._title_for(status) + extra
+            self.extra += " · offloaded"
+        self.status = status
+        self.title = self.title_text()
         if status in ("failed", "denied", "conflict"):
             self.collapsed = False

@@ -1,0 +1,51 @@
+"""The vertical list of slash commands shown above the input while a command name is typed:
+name, arguments and what it does, the highlighted one marked. It only renders; the input
+decides what is highlighted (Tab / Shift+Tab / ↑ / ↓ move it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from ..slash import SlashCommand
+
+VISIBLE = 6
+"""Rows shown at once; the window scrolls with the highlight."""
+
+
+class SlashMenu(Static):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, classes="slash-menu")
+        self.matches: list[SlashCommand] = []
+        self.highlighted = 0
+
+    def show_matches(self, matches: Sequence[SlashCommand], highlighted: int) -> None:
+        self.matches = list(matches)
+        self.highlighted = highlighted
+        self.display = bool(self.matches)
+        if self.matches:
+            self.update(self._table())
+
+    def _table(self) -> Group:
+        table = Table.grid(padding=(0, 2), expand=True)
+        table.add_column(no_wrap=True)
+        table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        first = max(0, min(self.highlighted - VISIBLE + 1, len(self.matches) - VISIBLE))
+        window = self.matches[first:first + VISIBLE]
+        for offset, command in enumerate(window, start=first):
+            chosen = offset == self.highlighted
+            name = Text(("❯ " if chosen else "  ") + command.name,
+                        style="bold reverse" if chosen else "bold")
+            if command.usage:
+                name.append(" " + command.usage, style="dim" if not chosen else "reverse")
+            table.add_row(name, Text(command.help, style="" if chosen else "dim"))
+        hidden = len(self.matches) - len(window)
+        hint = "Tab / ↑↓ choose · Enter runs · Esc closes"
+        if hidden:
+            hint = f"{hidden} more · " + hint
+        return Group(table, Text("  " + hint, style="dim italic", no_wrap=True,
+                                 overflow="ellipsis"))

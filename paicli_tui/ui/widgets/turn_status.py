@@ -1,0 +1,77 @@
+"""One line above the input while a turn runs: a spinner, what is happening, the seconds it
+has taken, and "Esc to interrupt". It moves even when nothing arrives from the model."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.text import Text
+from textual.timer import Timer
+from textual.widgets import Static
+
+FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+TICK_S = 0.1
+
+
+class TurnStatus(Static):
+    """``start`` when a turn begins, ``phase`` as it goes, ``stop`` when it ends."""
+
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+    """Replaced by tests for a stable picture."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, classes="turn-status", markup=False)
+        self.label = ""
+        self.warning = ""
+        self.started_at = 0.0
+        self.phase_started_at = 0.0
+        self.until: float | None = None
+        self._timer: Timer | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._timer is not None
+
+    def start(self, label: str) -> None:
+        self.started_at = self.clock()
+        self.display = True
+        self.phase(label)
+        if self._timer is None:
+            self._timer = self.set_interval(TICK_S, self.tick)
+
+    def phase(self, label: str, *, warning: str = "", until: float | None = None) -> None:
+        """What the turn is doing now; ``warning`` (a retry) shows in its own colour, with
+        a countdown to ``until`` (a clock time) when given."""
+        self.label = label
+        self.warning = warning
+        self.until = until
+        self.phase_started_at = self.clock()
+        self.set_class(bool(warning), "-warning")
+        self.tick()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self.display = False
+        self.label = self.warning = ""
+
+    def line(self) -> Text:
+        now = self.clock()
+        frame = FRAMES[int((now - self.started_at) / TICK_S) % len(FRAMES)]
+        out = Text(f"{frame} ", style="bold")
+        if self.warning:
+            countdown = ""
+            if self.until is not None:
+                countdown = f" in {max(0.0, self.until - now):.0f} s"
+            out.append(f"{self.warning}{countdown}", style="bold")
+            out.append(" · ")
+        out.append(self.label)
+        out.append(f" · {now - self.started_at:.0f} s", style="bold")
+        out.append(" · Esc to interrupt", style="dim")
+        return out
+
+    def tick(self) -> None:
+        if self.label:
+            self.update(self.line())
