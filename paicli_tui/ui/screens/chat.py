@@ -270,10 +270,10 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             prompt.type_character(event.character)
 
     def on_paste(self, event: events.Paste) -> None:
+        """A paste with the focus elsewhere in the chat goes into the input too."""
         if self.focused is not self.prompt:
             event.stop()
-            self.prompt.focus()
-            self.prompt.post_message(events.Paste(event.text))
+            self.prompt.paste_text(event.text)
 
     @on(PromptInput.Submitted)
     async def submitted(self, event: PromptInput.Submitted) -> None:

@@ -104,17 +104,23 @@ class PromptInput(TextArea):
         super().action_cursor_down(select)
 
     async def _on_paste(self, event: events.Paste) -> None:
-        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.count("\n") + 1
-        if lines <= PASTE_FOLD_LINES and len(text) <= PASTE_FOLD_CHARS:
-            await super()._on_paste(event)
-            return
         event.stop()
         event.prevent_default()
-        self._paste_count += 1
-        token = f"[Pasted text #{self._paste_count} +{lines} lines]"
-        self.pastes[token] = text
-        self.insert(token)
+        if not self.read_only:
+            self.paste_text(event.text)
+
+    def paste_text(self, text: str) -> None:
+        """Insert pasted text at the cursor; a long paste goes in as one token."""
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.count("\n") + 1
+        if lines > PASTE_FOLD_LINES or len(text) > PASTE_FOLD_CHARS:
+            self._paste_count += 1
+            token = f"[Pasted text #{self._paste_count} +{lines} lines]"
+            self.pastes[token] = text
+            text = token
+        start, end = self.selection
+        result = self.replace(text, start, end)
+        self.move_cursor(result.end_location)
         self.focus()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:

@@ -28,9 +28,9 @@ class SlashMenu(Static):
         self.highlighted = highlighted
         self.display = bool(self.matches)
         if self.matches:
-            self.update(self._table())
+            self.update(self.renderable())
 
-    def _table(self) -> Group:
+    def renderable(self) -> Group:
         table = Table.grid(padding=(0, 2), expand=True)
         table.add_column(no_wrap=True)
         table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")

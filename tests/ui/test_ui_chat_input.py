@@ -1,0 +1,333 @@
+"""The chat input's invariants, driven by keys as a person types them: typing always reaches
+the input, Tab cycles the slash menu without leaving it, Esc brings the focus back, messages
+typed during a turn are queued (and edited, cancelled, sent or returned), long pastes fold,
+Alt+Enter (ESC CR from a terminal) is a new line."""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.console import Console
+from textual import events
+from textual._xterm_parser import XTermParser
+from textual.widgets import Static
+from ui_fakes import FakeBackend, FakeClient, FakeSession
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.core.agent import events as ev
+from paicli_tui.ui.widgets.chat_log import ChatLog
+from paicli_tui.ui.widgets.prompt_input import PromptInput
+from paicli_tui.ui.widgets.slash_menu import SlashMenu
+from paicli_tui.ui.widgets.user_message import UserMessage
+
+SIZE = (100, 30)
+
+
+def make_app(settings, project, session, client=None):
+    backend = FakeBackend(settings, project, session=session, client=client or FakeClient())
+    return PaicliApp(settings, project, backend=backend)
+
+
+def rendered(renderable) -> str:
+    console = Console(width=100)
+    with console.capture() as capture:
+        console.print(renderable)
+    return capture.get()
+
+
+def user_texts(app) -> list[str]:
+    return [str(w.render()) for w in app.screen.query(UserMessage)]
+
+
+async def test_tab_cycles_the_slash_menu_and_the_focus_stays_in_the_input(settings,
+                                                                         project_dir):
+    app = make_app(settings, project_dir, FakeSession())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        menu = app.screen.query_one(SlashMenu)
+        await pilot.press("slash", "m")
+        await pilot.pause()
+        assert menu.display and [c.name for c in menu.matches] == ["/memory", "/model"]
+        assert "Open the memory browser" in rendered(menu.renderable())
+        await pilot.press("tab")
+        assert prompt.text == "/memory" and app.focused is prompt
+        await pilot.press("tab")
+        assert prompt.text == "/model" and app.focused is prompt
+        await pilot.press("tab")
+        assert prompt.text == "/memory"
+        await pilot.press("shift+tab")
+        assert prompt.text == "/model" and app.focused is prompt
+        assert menu.highlighted == 1
+        # what is typed next still goes into the input
+        await pilot.press("space", "x")
+        assert prompt.text == "/model x" and app.focused is prompt
+        await pilot.pause()
+        assert not menu.display
+
+
+async def test_the_only_match_completes_with_a_space_and_closes_the_menu(settings,
+                                                                        project_dir):
+    app = make_app(settings, project_dir, FakeSession())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press("slash", "c", "o", "m", "tab")
+        await pilot.pause()
+        assert prompt.text == "/compact "
+        assert not app.screen.query_one(SlashMenu).display
+        # a name with no match: Tab stays in the input too
+        prompt.load_text("/zz")
+        await pilot.press("tab")
+        assert app.focused is prompt and prompt.text == "/zz"
+
+
+async def test_enter_runs_the_highlighted_command(settings, project_dir):
+    app = make_app(settings, project_dir, FakeSession())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", "h", "e")
+        await pilot.pause()
+        await pilot.press("enter")
+        for _ in range(20):
+            await pilot.pause(0.05)
+            if type(app.screen).__name__ == "HelpScreen":
+                break
+        assert type(app.screen).__name__ == "HelpScreen"
+
+
+async def test_a_command_with_arguments_is_put_in_the_input_not_run(settings, project_dir):
+    app = make_app(settings, project_dir, FakeSession())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press("slash", "s", "a")
+        await pilot.pause()
+        await pilot.press("enter")
+        assert prompt.text == "/save "
+
+
+async def test_esc_closes_the_menu_first_and_keeps_the_text(settings, project_dir):
+    app = make_app(settings, project_dir, FakeSession())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press("slash", "m")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.screen.query_one(SlashMenu).display
+        assert prompt.text == "/m" and app.focused is prompt
+
+
+async def test_typing_anywhere_in_the_chat_reaches_the_input_and_esc_returns(settings,
+                                                                            project_dir):
+    script = [ev.ToolCallStarted("c1", "read_file", '{"path": "a.py"}'),
+              ev.ToolCallFinished("c1", "read_file", "done", "print(1)", 8),
+              ev.TextDelta("Done."), ev.AssistantMessage("Done.")]
+    app = make_app(settings, project_dir, FakeSession(script=script))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        prompt.load_text("go")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        # Tab from the empty input walks into the chat (to unfold tool blocks) ...
+        await pilot.press("tab")
+        assert app.focused is not prompt
+        # ... and a printable key typed there goes to the input, not lost
+        await pilot.press("h", "i")
+        assert prompt.text == "hi" and app.focused is prompt
+        # focus a tool block title (as a click would) and type: still the input
+        title = app.screen.query_one(ChatLog).query("CollapsibleTitle").first()
+        title.focus()
+        await pilot.pause()
+        await pilot.press("!")
+        assert prompt.text == "hi!" and app.focused is prompt
+        # Esc from anywhere in the chat comes back to the input
+        app.screen.query_one(ChatLog).focus()
+        await pilot.pause()
+        await pilot.press("escape")
+        assert app.focused is prompt
+
+
+async def test_a_message_typed_during_a_turn_is_queued_editable_and_sent_after(settings,
+                                                                              project_dir):
+    hold = asyncio.Event()
+    script = [ev.RequestStarted(1, 1_000, 128_000, 57_000, 95_000), ev.TextDelta("Working"),
+              hold, ev.AssistantMessage("Working")]
+    session = FakeSession(script=script)
+    app = make_app(settings, project_dir, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press(*"first", "enter")
+        await pilot.pause(0.1)
+        assert app.screen.turn_running
+        await pilot.press(*"second", "enter")
+        await pilot.pause()
+        queued = app.screen.query_one("#queued", Static)
+        assert queued.display and "queued: second" in str(queued.render())
+        assert prompt.text == "" and prompt.queued == ["second"]
+        # ↑ on the empty input brings it back to edit; Enter queues it again
+        await pilot.press("up")
+        assert prompt.text == "second" and prompt.queued == []
+        await pilot.pause()
+        assert not queued.display
+        await pilot.press(*" one", "enter")
+        await pilot.pause()
+        assert prompt.queued == ["second one"]
+        # a second queued message joins it
+        await pilot.press(*"third", "enter")
+        assert prompt.queued == ["second one", "third"]
+        assert user_texts(app) == ["first"]
+        hold.set()
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if len(user_texts(app)) == 2 and not app.screen.turn_running:
+                break
+        assert user_texts(app) == ["first", "second one\n\nthird"]
+        user_turns = [m.content for m in session.history if m.role.value == "user"]
+        assert user_turns == ["first", "second one\n\nthird"]
+        assert not queued.display
+
+
+async def test_a_queued_message_comes_back_to_the_input_when_the_turn_is_cancelled(
+        settings, project_dir):
+    hold = asyncio.Event()
+    session = FakeSession(script=[ev.TextDelta("Working"), hold])
+    app = make_app(settings, project_dir, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press(*"first", "enter")
+        await pilot.pause(0.1)
+        await pilot.press(*"later", "enter")
+        await pilot.pause()
+        await pilot.press("escape")  # Esc still cancels the running turn
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not app.screen.turn_running
+        assert prompt.text == "later" and prompt.queued == []
+        assert user_texts(app) == ["first"]
+        notices = [str(n.source) for n in app.screen.query("ChatNotice")]
+        assert any("queued message is back in the input" in n for n in notices)
+
+
+async def test_a_long_paste_folds_and_the_full_text_is_sent(settings, project_dir):
+    session = FakeSession()
+    app = make_app(settings, project_dir, session)
+    pasted = "\n".join(f"line {i}" for i in range(12))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press(*"see: ")
+        app.post_message(events.Paste(pasted))
+        await pilot.pause()
+        assert prompt.text == "see: [Pasted text #1 +12 lines]"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        sent = [m.content for m in session.history if m.role.value == "user"]
+        assert sent == ["see: " + pasted]
+        assert user_texts(app) == ["see: [Pasted text #1 +12 lines]"]
+        # a short paste goes in as it is
+        app.post_message(events.Paste("a\nb"))
+        await pilot.pause()
+        assert prompt.text == "a\nb"
+        # pasted with the focus in the chat log: it still lands in the input
+        app.screen.query_one(ChatLog).focus()
+        await pilot.pause()
+        app.post_message(events.Paste("c"))
+        await pilot.pause()
+        assert prompt.text == "a\nbc" and app.focused is prompt
+
+
+def test_alt_enter_from_a_terminal_is_its_own_key() -> None:
+    """ESC CR (what tmux and most terminals send for Alt+Enter) parses as alt+enter; a
+    lone CR stays Enter."""
+    from paicli_tui.ui.terminal_keys import register_alt_enter
+
+    register_alt_enter()
+    keys = [e.key for e in XTermParser().feed("\x1b\rx\r") if isinstance(e, events.Key)]
+    assert keys == ["alt+enter", "x", "enter"]
+
+
+async def test_alt_enter_and_ctrl_j_add_a_line(settings, project_dir):
+    session = FakeSession()
+    app = make_app(settings, project_dir, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press("a", "alt+enter", "b", "ctrl+j", "c")
+        assert prompt.text == "a\nb\nc"
+        assert not session.history
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_status_line_moves_while_the_model_is_silent(settings, project_dir):
+    """From Enter to the first token: a spinner, 'Waiting for <model>', seconds that count
+    up, 'Esc to interrupt'; the first token switches it to 'Writing'; the end hides it."""
+    from paicli_tui.ui.widgets.turn_status import TurnStatus
+
+    first_token, finish = asyncio.Event(), asyncio.Event()
+    script = [ev.RequestStarted(1, 1_000, 128_000, 57_000, 95_000), first_token,
+              ev.TextDelta("Hello"), finish, ev.AssistantMessage("Hello")]
+    app = make_app(settings, project_dir, FakeSession(script=script))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        status = app.screen.query_one(TurnStatus)
+        clock = FakeClock()
+        status.clock = clock
+        assert not status.display
+        await pilot.press(*"hi", "enter")
+        await pilot.pause(0.1)
+        first = status.line().plain
+        assert status.display and "Waiting for fake:scripted-1" in first
+        assert "0 s" in first and "Esc to interrupt" in first
+        clock.now += 3.25  # the model stays silent
+        await pilot.pause(0.15)
+        later = status.line().plain
+        assert "3 s" in later and later[0] != first[0]  # seconds and spinner frame moved
+        first_token.set()
+        await pilot.pause(0.1)
+        assert "Writing" in status.line().plain
+        finish.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not status.display
+
+
+async def test_a_running_tool_block_counts_its_seconds(settings, project_dir):
+    from paicli_tui.ui.widgets.tool_block import ToolBlock
+
+    done = asyncio.Event()
+    script = [ev.ToolCallStarted("c1", "execute_command", '{"command": "pytest -q"}'), done,
+              ev.ToolCallFinished("c1", "execute_command", "done", "ok", 2)]
+    app = make_app(settings, project_dir, FakeSession(script=script))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"test", "enter")
+        await pilot.pause(0.1)
+        block = app.screen.query_one(ToolBlock)
+        clock = FakeClock()
+        block.clock = clock
+        block.started_at = clock.now
+        assert "running" in str(block.title) and " s" not in str(block.title)
+        clock.now += 4.2
+        await pilot.pause(0.6)
+        assert "running 4 s" in str(block.title)
+        assert "Running execute_command" in app.screen.status.line().plain
+        clock.now += 1.0
+        done.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "done · 5.2 s" in str(block.title)
