@@ -1,8 +1,12 @@
-"""Ask the person before a command runs or a file is written: once, always, or deny."""
+"""Ask the person before a command runs or a file is written: once, always, or deny.
+
+The buttons always stay on screen: on a short terminal the diff or command gets fewer rows
+and the buttons turn compact (one row each)."""
 
 from __future__ import annotations
 
 from rich.syntax import Syntax
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -10,6 +14,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from ...core.contracts.asks import ApprovalDecision, ApprovalRequest
+
+
+SMALL_HEIGHT = 26
+"""Below this many rows the dialog tightens (compact buttons, less padding)."""
+DETAIL_ROWS = 14
 
 
 class ApprovalModal(ModalScreen[ApprovalDecision]):
@@ -43,6 +52,20 @@ class ApprovalModal(ModalScreen[ApprovalDecision]):
 
     def on_mount(self) -> None:
         self.query_one("#deny", Button).focus()
+        self.fit(self.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit(event.size.height)
+
+    def fit(self, height: int) -> None:
+        """Give the detail what is left once the title, summary and buttons have their rows."""
+        small = height < SMALL_HEIGHT
+        self.set_class(small, "-small")
+        for button in self.query(Button):
+            button.compact = small
+        fixed = 11 if small else 16  # border, padding, title, summary, buttons, margins
+        for detail in self.query(".approval-detail"):
+            detail.styles.max_height = max(3, min(DETAIL_ROWS, height - fixed))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -3,7 +3,6 @@ centred dialog that scrolls with ↑/↓, PgUp/PgDn, Home/End or the mouse."""
 
 from __future__ import annotations
 
-from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -30,12 +29,12 @@ def help_markdown() -> str:
 
 def _table(title: str, left: str, right: str, rows: list[tuple[str, str]]) -> Table:
     """One row per entry (no separator lines); the right column wraps."""
-    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD,
-                  expand=True, show_edge=False, pad_edge=False)
-    table.add_column(left, style="bold cyan", no_wrap=True, max_width=34)
+    table = Table(title=title, title_justify="left", title_style="bold reverse", box=None,
+                  expand=True, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
+    table.add_column(left, style="bold cyan", overflow="fold", max_width=28)
     table.add_column(right, ratio=1)
-    for first, second in rows:
-        table.add_row(first, second)
+    for first, second in rows:  # Text, not markup: "[list|search]" must stay literal
+        table.add_row(Text(first), Text(second))
     return table
 
 

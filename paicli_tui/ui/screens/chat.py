@@ -137,7 +137,7 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
     def welcome_line(self, session: Any) -> str:
         """Folder, model, memories, index state and the keys to start with (reads disk:
         called in a thread)."""
-        facts = [f"**{self.backend.project_root.name}**"]
+        facts = [self.backend.project_root.name]
         client = session.client
         facts.append(f"{client.provider}:{client.model}" if client is not None
                      else "no model yet")
@@ -151,7 +151,7 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
                          else "no code index yet (/index builds it)")
         except Exception:
             pass
-        return " · ".join(facts) + "\n\n" + KEY_HINTS
+        return " · ".join(facts) + "\n" + KEY_HINTS
 
     @on(SessionReady)
     async def session_ready(self, message: SessionReady) -> None:
@@ -256,9 +256,9 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         view = self.query_one("#queued", Static)
         view.display = bool(event.queued)
         if event.queued:
-            lines = [f"⏳ queued: {_one_line(text)}" for text in event.queued]
-            lines.append("   sent when the turn ends · ↑ on an empty input edits it "
-                         "(clear it to cancel) · Esc stops the turn")
+            lines = [f"↳ queued: {_one_line(text)}" for text in event.queued]
+            lines.append("  sent when this turn ends · ↑ edits (clear to cancel) · "
+                         "Esc stops the turn")
             view.update("\n".join(lines))
 
     def on_key(self, event: events.Key) -> None:

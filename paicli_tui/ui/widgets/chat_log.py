@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from .setup_notice import SetupNotice
+from .setup_notice import SetupNotice, WelcomeLine
 from .user_message import UserMessage
 
 if TYPE_CHECKING:
@@ -69,11 +69,16 @@ class ChatLog(VerticalScroll):
             CompactionNotice(tier, before, after, detail, summary, failed))
 
     async def add_notice(self, text: str, kind: str = "info") -> Widget:
-        """Program text; ``setup`` is the how-to-connect guide, shown verbatim."""
+        """Program text; ``setup`` (the how-to-connect guide) and ``welcome`` (the first
+        line of a new session) are shown verbatim."""
         from .notice import ChatNotice
 
         await self.end_assistant()
-        return await self._add(SetupNotice(text) if kind == "setup" else ChatNotice(text, kind))
+        if kind == "setup":
+            return await self._add(SetupNotice(text))
+        if kind == "welcome":
+            return await self._add(WelcomeLine(text))
+        return await self._add(ChatNotice(text, kind))
 
     async def reset(self) -> None:
         self.current = None

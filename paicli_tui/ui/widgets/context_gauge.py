@@ -15,6 +15,10 @@ ZONE_LABELS = {"ok": "ok", "near": "near clearing", "clearing": "clearing",
 
 SPARK_POINTS = 40
 """Requests kept in the sparkline (older ones scroll out)."""
+SPARK_FROM_WIDTH = 70
+"""Narrower gauges drop the sparkline: the numbers need the room."""
+WIDE_NUMBERS_FROM = 100
+"""From this width the numbers line uses whole words ("clear at", "last prompt")."""
 
 
 class ContextGauge(Vertical):
@@ -110,9 +114,21 @@ class ContextGauge(Vertical):
         percent = self.tokens / self.window * 100 if self.window else 0
         self.query_one(".gauge-percent", Static).update(
             f"{fmt_tokens(self.tokens)}/{fmt_tokens(self.window)} {percent:4.1f}% {self.state or ZONE_LABELS[zone]}")
+        self.query_one(".gauge-numbers", Static).update(self.numbers_line())
+        spark = self.query_one(Sparkline)
+        spark.data = list(self.per_request)
+        spark.display = self.size.width >= SPARK_FROM_WIDTH
+
+    def numbers_line(self, width: int | None = None) -> str:
+        """Triggers and the last prompt; words shortened when the terminal is narrow so
+        the line is never cut."""
+        width = width if width is not None else (self.size.width or 100)
         last = "—" if self.last_prompt is None else fmt_tokens(self.last_prompt)
         cache = f" ({fmt_tokens(self.cached)} cached)" if self.last_prompt is not None else ""
-        self.query_one(".gauge-numbers", Static).update(
-            f"clear at {fmt_tokens(self.clearing_trigger)} · compact at "
-            f"{fmt_tokens(self.compaction_trigger)} · last prompt {last}{cache}")
-        self.query_one(Sparkline).data = list(self.per_request)
+        clear, compact = fmt_tokens(self.clearing_trigger), fmt_tokens(self.compaction_trigger)
+        if width >= WIDE_NUMBERS_FROM:
+            return f"clear at {clear} · compact at {compact} · last prompt {last}{cache}"
+        return f"clear {clear} · compact {compact} · last {last}{cache}"
+
+    def on_resize(self) -> None:
+        self._render_numbers()

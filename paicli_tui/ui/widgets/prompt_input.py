@@ -18,7 +18,7 @@ PASTE_FOLD_LINES = 4
 PASTE_FOLD_CHARS = 800
 """... and so is a paste longer than this, whatever its line count."""
 
-PLACEHOLDER = "Ask about this project, or / for commands  ·  Enter sends, Ctrl+J new line"
+PLACEHOLDER = "Ask about this project · / for commands · Ctrl+J new line"
 
 
 class PromptInput(TextArea):

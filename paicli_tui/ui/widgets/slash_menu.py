@@ -30,22 +30,29 @@ class SlashMenu(Static):
         if self.matches:
             self.update(self.renderable())
 
-    def renderable(self) -> Group:
-        table = Table.grid(padding=(0, 2), expand=True)
-        table.add_column(no_wrap=True)
+    def renderable(self, width: int | None = None) -> Group:
+        width = width or self.size.width or 80
+        table = Table.grid(padding=(0, 1), expand=True)
+        table.add_column(width=1, no_wrap=True)
+        table.add_column(no_wrap=True, overflow="ellipsis", max_width=max(16, width // 2))
         table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         first = max(0, min(self.highlighted - VISIBLE + 1, len(self.matches) - VISIBLE))
         window = self.matches[first:first + VISIBLE]
         for offset, command in enumerate(window, start=first):
             chosen = offset == self.highlighted
-            name = Text(("❯ " if chosen else "  ") + command.name,
-                        style="bold reverse" if chosen else "bold")
+            name = Text(command.name, style="bold")
             if command.usage:
-                name.append(" " + command.usage, style="dim" if not chosen else "reverse")
-            table.add_row(name, Text(command.help, style="" if chosen else "dim"))
+                name.append(" " + command.usage, style="" if chosen else "dim")
+            table.add_row("❯" if chosen else " ", name,
+                          Text(command.help, style="" if chosen else "dim"),
+                          style="reverse" if chosen else "")
         hidden = len(self.matches) - len(window)
         hint = "Tab / ↑↓ choose · Enter runs · Esc closes"
         if hidden:
             hint = f"{hidden} more · " + hint
-        return Group(table, Text("  " + hint, style="dim italic", no_wrap=True,
+        return Group(table, Text(hint, style="dim italic", no_wrap=True,
                                  overflow="ellipsis"))
+
+    def on_resize(self) -> None:
+        if self.matches:
+            self.update(self.renderable())

@@ -1,0 +1,127 @@
+"""Seeded scenes of the chat side at small sizes (80×24 and 60×20): waiting for the first
+token with a queued message, the slash menu, help, the approval dialog. Shared by the
+snapshot tests and scripts/screenshots.py. Clocks are frozen so the pictures are stable."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.pilot import Pilot
+from ui_fakes import FakeClient, FakeSession, chat_script
+from ui_scenarios import Scene, _app, _backend, settle, type_and_send
+
+from paicli_tui.config import Settings
+from paicli_tui.core.agent import events as ev
+from paicli_tui.core.agent.interaction import ApprovalRequest
+
+SMALL_SIZES = {"80x24": (80, 24), "60x20": (60, 20)}
+
+
+def freeze_clocks(pilot: Pilot, waited: float = 3.2, tool_running: float = 4.0) -> None:
+    """The status line reads ``waited`` seconds; running tool blocks ``tool_running``;
+    finished blocks show no time (they took milliseconds in the scene)."""
+    from paicli_tui.ui.widgets.tool_block import ToolBlock
+    from paicli_tui.ui.widgets.turn_status import TurnStatus
+
+    for status in pilot.app.screen.query(TurnStatus):
+        started = status.started_at
+        status.clock = lambda started=started: started + waited
+        status.tick()
+    for block in pilot.app.screen.query(ToolBlock):
+        if block.seconds is not None:
+            block.seconds = 0.0
+        started = block.started_at
+        block.clock = lambda started=started: started + tool_running
+        block.title = block.title_text()
+
+
+async def frozen(pilot: Pilot) -> None:
+    await settle(pilot)
+    freeze_clocks(pilot)
+    await settle(pilot, 1)
+
+
+def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
+    out: list[Scene] = []
+
+    hold = asyncio.Event()
+    waiting = _app(_backend(settings, project, client=FakeClient(), session=FakeSession(
+        script=[ev.RequestStarted(1, 9_000, 128_000, 57_000, 95_000), hold])))
+
+    async def waiting_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "why does the index build stop at 123 files?")
+        await settle(pilot)
+        await type_and_send(pilot, "and show me where the embedder loads")
+        await frozen(pilot)
+    out.append(Scene(
+        "chat_waiting", waiting, waiting_before,
+        "Waiting for the first token: the welcome line (folder, model, 3 memories, code "
+        "index ready, key hints), the question, a status line '⠹ Waiting for "
+        "fake:scripted-1 · 3 s · Esc to interrupt', one queued message with how to edit it, "
+        "the input and the two-line gauge, nothing cut at the right."))
+
+    menu = _app(_backend(settings, project, client=FakeClient(), session=FakeSession()))
+
+    async def menu_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("slash", "m")
+        await settle(pilot)
+        await pilot.press("tab", "tab")
+        await frozen(pilot)
+    out.append(Scene(
+        "chat_slash_menu", menu, menu_before,
+        "The slash menu after '/m' and Tab twice: /memory and /model listed vertically with "
+        "their arguments and descriptions, /model highlighted (❯, reversed) and in the "
+        "input, the hint line 'Tab / ↑↓ choose · Enter runs · Esc closes'."))
+
+    done = _app(_backend(settings, project, client=FakeClient(),
+                         session=FakeSession(script=chat_script())))
+
+    async def done_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "find the config loader")
+        await pilot.app.workers.wait_for_complete()
+        await frozen(pilot)
+    out.append(Scene(
+        "chat_done", done, done_before,
+        "A finished turn: the answer's last lines, the gauge's two lines whole — "
+        "'44k/128k 34.4% ok' on the first, 'clear at 57k · compact at 95k · last prompt "
+        "44k (41k cached)' on the second (shortened only at 60 columns)."))
+
+    help_app = _app(_backend(settings, project, client=FakeClient(), session=FakeSession()))
+
+    async def help_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("f1")
+        await frozen(pilot)
+    out.append(Scene(
+        "help_small", help_app, help_before,
+        "Help centred over the chat: title with scroll keys, the slash-command table first "
+        "(one line per command, no separator rows, descriptions wrapped), a scrollbar.",
+        screen="HelpScreen"))
+
+    async def ask(session: FakeSession) -> ev.AgentEvent:
+        decision = await session.approve(ApprovalRequest(
+            "edit_file", "write src/Config.java",
+            "--- a/src/Config.java\n+++ b/src/Config.java\n@@ -1,9 +1,9 @@\n"
+            + "".join(f" line {i}\n" for i in range(1, 5))
+            + "-    int port = 80;\n+    int port = 8080;\n"
+            + "".join(f" line {i}\n" for i in range(6, 14))))
+        return ev.ToolCallFinished("c9", "edit_file", "done", f"decision {decision}")
+
+    approval = _app(_backend(settings, project, client=FakeClient(), session=FakeSession(
+        script=[ev.ToolCallStarted("c9", "edit_file", '{"path": "src/Config.java"}'), ask])))
+
+    async def approval_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "use port 8080")
+        await settle(pilot)
+        await frozen(pilot)
+    out.append(Scene(
+        "approval_small", approval, approval_before,
+        "The approval dialog: 'Allow edit_file?', the summary, the diff (scrollable, "
+        "shortened to fit) and all three buttons visible at the bottom — Approve once (y), "
+        "Always (a), Deny (n) focused.", screen="ApprovalModal"))
+    return out
