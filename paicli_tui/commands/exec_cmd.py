@@ -26,7 +26,7 @@ from .conventions import (
 
 if TYPE_CHECKING:  # the core loads inside run(): --help stays light
     from ..core.agent.port import SessionPort
-    from ..core.contracts.events import AgentEvent
+    from ..core.contracts.events import AgentEvent, ToolCallFinished
     from ..core.contracts.services import CodeService, MemoryService
 
 HELP = ("Run one agent task without the TUI and print the answer (or, with --json, one JSON "
@@ -94,6 +94,14 @@ class _Printer:
             self._text("\n")
         print(text, file=self.err, flush=True)
 
+    @staticmethod
+    def _denial_hint(event: ToolCallFinished) -> str:
+        """A change or command refused because nobody was asked: say how to allow it."""
+        if event.status != "denied":
+            return ""
+        return (" (exec asks nobody and denies every file change and command; "
+                "add --yes to allow them)")
+
     def emit(self, event: AgentEvent) -> None:
         from ..core.contracts import events as ev
         from ..core.contracts.tools import ToolStatus
@@ -110,7 +118,10 @@ class _Printer:
         elif isinstance(event, ev.ToolCallStarted):
             self._note(f"→ {event.name} {event.arguments[:200]}")
         elif isinstance(event, ev.ToolCallFinished) and event.status != "done":
-            self._note(f"  {event.name}: {event.status}")
+            self._note(f"  {event.name}: {event.status}{self._denial_hint(event)}")
+        elif isinstance(event, ev.RequestRetrying):
+            self._note(f"[retry] {event.reason} — retry {event.attempt} of "
+                       f"{event.max_retries} in {event.delay_s:.0f} s")
         elif isinstance(event, ev.CompactionFailed):
             calls = f", {event.model_calls} model call(s)" if event.model_calls else ""
             self._note(f"[context] {event.tier} failed at {event.tokens_before:,} tokens"

@@ -109,6 +109,7 @@ def test_plain_text_mode_and_resume_errors(tmp_path: Path, paicli_home: Path) ->
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == "Turn 1 is complete."
         assert "write_file" in result.stderr and "denied" in result.stderr
+        assert "add --yes to allow them" in result.stderr  # the denial says what to do
         assert "session: " in result.stderr
         assert not (project / "out.txt").exists()  # no --yes: writes are refused
         missing = _exec(["TURN 1", *flags, "--resume", "no-such-session"], env, project)

@@ -6,7 +6,13 @@ import httpx
 import pytest
 from llm_replay import Replay, client_for, delta, sse, text_reply
 
-from paicli_tui.core.contracts.llm import ContextLengthExceeded, LLMError, StreamInterrupted
+from paicli_tui.core.contracts.llm import (
+    ContextLengthExceeded,
+    LLMError,
+    StreamDelta,
+    StreamInterrupted,
+    StreamRetry,
+)
 from paicli_tui.core.llm.openai_client import is_context_length_error, retry_after_seconds
 from paicli_tui.core.messages import Message
 
@@ -157,3 +163,18 @@ async def test_other_httpx_errors_become_llm_errors_without_the_key(handler) -> 
         await run(client_for(replay, key=KEY))
     assert KEY not in str(info.value) and "sk-test" not in str(info.value)
     assert len(replay.requests) == 1  # not retried
+
+
+async def test_each_retry_is_announced_before_the_wait() -> None:
+    """500 then 503 then a reply: two StreamRetry events (attempt 1 and 2 of 3, the delay
+    that is then slept, the reason without the key) come before the first text."""
+    replay = Replay([httpx.Response(500, json={"error": {"message": f"boom {KEY}"}}),
+                     httpx.Response(503, headers={"Retry-After": "4"}, text="overloaded"),
+                     httpx.Response(200, content=text_reply("ok"))])
+    events = await run(client_for(replay, key=KEY))
+    retries = [e for e in events if isinstance(e, StreamRetry)]
+    assert [(r.attempt, r.max_retries) for r in retries] == [(1, 3), (2, 3)]
+    assert retries[0].reason.startswith("HTTP 500: boom") and KEY not in retries[0].reason
+    assert retries[1].reason == "HTTP 503: overloaded" and retries[1].delay_s == 4.0
+    assert [r.delay_s for r in retries] == replay.slept
+    assert isinstance(events[0], StreamRetry) and isinstance(events[2], StreamDelta)

@@ -14,7 +14,7 @@ from textual.widgets import Static
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
-from paicli_tui.core.agent import events as ev
+from paicli_tui.core.contracts import events as ev
 from paicli_tui.ui.widgets.chat_log import ChatLog
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 from paicli_tui.ui.widgets.slash_menu import SlashMenu

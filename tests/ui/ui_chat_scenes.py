@@ -12,8 +12,8 @@ from ui_fakes import FakeClient, FakeSession, chat_script
 from ui_scenarios import Scene, _app, _backend, settle, type_and_send
 
 from paicli_tui.config import Settings
-from paicli_tui.core.agent import events as ev
-from paicli_tui.core.agent.interaction import ApprovalRequest
+from paicli_tui.core.contracts import events as ev
+from paicli_tui.core.contracts.asks import ApprovalRequest
 
 SMALL_SIZES = {"80x24": (80, 24), "60x20": (60, 20)}
 

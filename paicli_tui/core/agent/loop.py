@@ -30,13 +30,21 @@ from ..contracts.events import (
     AgentEvent,
     AssistantMessage,
     ReasoningDelta,
+    RequestRetrying,
     RequestStarted,
     TextDelta,
     TurnFinished,
     TurnStarted,
     Usage,
 )
-from ..contracts.llm import ChatClient, ContextLengthExceeded, LLMError, StreamDelta, StreamDone
+from ..contracts.llm import (
+    ChatClient,
+    ContextLengthExceeded,
+    LLMError,
+    StreamDelta,
+    StreamDone,
+    StreamRetry,
+)
 from ..llm.redact import redact
 from ..llm.registry import how_to_configure
 from ..messages import InternalKind, Message
@@ -228,6 +236,9 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                         yield TextDelta(text=part.text)
                 elif isinstance(part, StreamDone):
                     done = part
+                elif isinstance(part, StreamRetry):
+                    yield RequestRetrying(part.reason, part.attempt, part.max_retries,
+                                          part.delay_s)
     except ContextLengthExceeded as exc:
         if forced:
             turn.reason = "error"

@@ -39,6 +39,19 @@ class RequestStarted(AgentEvent):
 
 
 @dataclass(frozen=True)
+class RequestRetrying(AgentEvent):
+    """The model request failed before any reply (HTTP 5xx/429, timeout, no connection)
+    and is sent again after ``delay_s`` seconds."""
+
+    type: ClassVar[str] = "request_retrying"
+    reason: str
+    attempt: int
+    """1 for the first retry."""
+    max_retries: int
+    delay_s: float
+
+
+@dataclass(frozen=True)
 class TextDelta(AgentEvent):
     type: ClassVar[str] = "text_delta"
     text: str

@@ -54,7 +54,22 @@ class StreamDone:
     tool_calls: tuple[ToolCall, ...] = field(default_factory=tuple)
 
 
-StreamEvent = StreamDelta | StreamDone
+@dataclass(frozen=True)
+class StreamRetry:
+    """The request failed before any reply arrived; it is sent again after ``delay_s``.
+
+    Yielded before the wait, so the person sees the retry as it happens.
+    """
+
+    reason: str
+    """Why, safe to show (no key): ``HTTP 500: overloaded``, ``cannot reach …``."""
+    attempt: int
+    """Which retry this is: 1 for the first."""
+    max_retries: int
+    delay_s: float
+
+
+StreamEvent = StreamDelta | StreamDone | StreamRetry
 
 
 class ChatClient(Protocol):
@@ -69,7 +84,8 @@ class ChatClient(Protocol):
         *,
         model: str | None = None,
     ) -> AsyncIterator[StreamEvent]:
-        """Stream one reply; the last event is a StreamDone, or an LLMError is raised."""
+        """Stream one reply; the last event is a StreamDone, or an LLMError is raised.
+        StreamRetry events may come before the first StreamDelta."""
         ...
 
     async def aclose(self) -> None: ...

@@ -1,7 +1,8 @@
 """Streaming chat client for any OpenAI-compatible ``/chat/completions`` endpoint (httpx).
 
 Retries (connection errors, timeouts, 429, 5xx) happen only before the first streamed byte:
-once text has reached the caller a retry would show it twice. The key goes only into the
+once text has reached the caller a retry would show it twice. Each retry is announced with
+a StreamRetry event before the wait. The key goes only into the
 Authorization header; every error text is passed through :func:`redact`.
 """
 
@@ -19,7 +20,13 @@ from typing import Any
 import httpx
 
 from ...config import Secret
-from ..contracts.llm import ContextLengthExceeded, LLMError, StreamEvent, StreamInterrupted
+from ..contracts.llm import (
+    ContextLengthExceeded,
+    LLMError,
+    StreamEvent,
+    StreamInterrupted,
+    StreamRetry,
+)
 from ..messages import Message, to_openai_messages
 from .assembly import ReplyAssembler
 from .redact import redact
@@ -165,9 +172,10 @@ class OpenAICompatibleClient:
                         f"{self.provider}: {retry.reason} (gave up after "
                         f"{attempt + 1} attempts)")) from None
                 delay = retry.delay if retry.delay is not None else self._backoff(attempt)
-                log.info("%s: %s; retrying in %.1fs", self.provider, self._safe(retry.reason),
-                         delay)
+                reason = self._safe(retry.reason)
+                log.info("%s: %s; retrying in %.1fs", self.provider, reason, delay)
                 attempt += 1
+                yield StreamRetry(reason, attempt, self.max_retries, delay)
                 await self._sleep(delay)
 
     async def _attempt(self, url: str, body: dict[str, Any]) -> AsyncIterator[StreamEvent]:

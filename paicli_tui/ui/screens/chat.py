@@ -336,6 +336,8 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
     @on(TurnEnded)
     async def turn_ended(self, message: TurnEnded) -> None:
         self.status.stop()
+        if self.app._exit:  # quitting cancelled the turn: nothing left to show it in
+            return
         await self.chat.end_assistant()
         for block in self.chat.tool_blocks.values():
             if block.status == "running":
@@ -409,6 +411,9 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             self.gauge.record_usage(event.prompt_tokens, event.cached_tokens)
         elif isinstance(event, ev.MemoryNotice):
             self.notify(event.detail, title=f"memory {event.action}")
+        elif isinstance(event, ev.RequestRetrying):
+            await chat.add_notice(f"{event.reason} — retry {event.attempt} of "
+                                  f"{event.max_retries} in {event.delay_s:.0f} s", "retry")
         elif isinstance(event, ev.AgentError):
             await chat.add_notice(event.message, "error")
         elif isinstance(event, ev.TurnFinished):
@@ -430,6 +435,11 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             status.phase("Thinking")
         elif isinstance(event, ev.ToolCallStarted):
             status.phase(f"Running {event.name}")
+        elif isinstance(event, ev.RequestRetrying):
+            status.phase(f"Waiting for {self.model_label()}",
+                         warning=f"{_short_reason(event.reason)}, retry {event.attempt} of "
+                                 f"{event.max_retries}",
+                         until=status.clock() + event.delay_s)
 
     @on(ContextGauge.NearClearing)
     def near_clearing(self, message: ContextGauge.NearClearing) -> None:
@@ -442,3 +452,9 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
 def _one_line(text: str, width: int = 70) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[:width - 1] + "…"
+
+
+def _short_reason(reason: str) -> str:
+    """``HTTP 500`` from ``HTTP 500: upstream overloaded``; other reasons cut to fit."""
+    head = reason.split(":", 1)[0] if reason.startswith("HTTP ") else reason
+    return head if len(head) <= 40 else head[:39] + "…"
