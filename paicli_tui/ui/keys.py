@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 KEY_HELP: tuple[tuple[str, str], ...] = (
-    ("Enter", "send the message"),
+    ("Enter", "send the message (during a turn: queue it); run the highlighted command"),
     ("Ctrl+J / Alt+Enter", "new line in the message"),
-    ("↑ / ↓", "previous / next input (at the first / last line)"),
-    ("Tab", "complete a slash command"),
-    ("Esc", "cancel the running turn; close a panel or dialog"),
+    ("↑ / ↓", "previous / next input (at the first / last line); in the slash menu: choose"),
+    ("↑ on an empty input", "edit the last queued message (clear it to cancel it)"),
+    ("Tab / Shift+Tab", "slash menu: complete, or cycle through the matches"),
+    ("Esc", "cancel the running turn and return to the input; close the menu, a panel or "
+            "a dialog"),
     ("Ctrl+P", "command palette (every slash command is there)"),
     ("F1", "this help"),
     ("F2", "memory browser"),
