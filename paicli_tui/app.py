@@ -40,6 +40,8 @@ class PaicliApp(App[int]):
         self.project_root = project_root
         self.backend: Backend = backend or CoreBackend(settings, project_root)
         self.resume = resume
+        self.resume_hint = ""
+        """Printed after the screen is gone: how to come back to this conversation."""
         self.theme = "textual-light" if settings.theme == "light" else "textual-dark"
         self.sub_title = project_root.name
         self.index_job = IndexJob(self)
@@ -68,6 +70,7 @@ class PaicliApp(App[int]):
         """Let background memory work finish briefly, close the session, then exit."""
         chat = self._chat_screen()
         session = chat.session if chat is not None else None
+        self.resume_hint = resume_hint(session)
         if session is not None:
             if chat is not None and chat.turn_worker is not None:
                 chat.turn_worker.cancel()
@@ -108,4 +111,16 @@ def run_app(settings: Settings, project_dir: str, resume: str | None) -> int:
         return 2
     app = PaicliApp(settings, root, resume=resume)
     result = app.run()
+    if app.resume_hint:
+        print(app.resume_hint)
     return int(result or 0)
+
+
+def resume_hint(session: object) -> str:
+    """``Resume this conversation: paicli-tui --resume ID`` once the person said something."""
+    from .core.messages import Role
+
+    history = getattr(session, "history", None) or []
+    if not any(m.role is Role.USER and m.internal is None for m in history):
+        return ""
+    return f"Resume this conversation: paicli-tui --resume {session.session_id}"

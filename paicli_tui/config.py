@@ -7,7 +7,9 @@ line or an error message never shows them.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -338,3 +340,34 @@ def load_settings(
     overridden = tuple(k for k in keys_seen if k != values.get("api_key"))
     return _validate(Settings(home=home, provider_keys=keys, overridden_secrets=overridden,
                               **values))
+
+
+def keep_setting(path: Path, name: str, value: str) -> None:
+    """Write ``name = "value"`` into config.toml, keeping every other line as it was.
+
+    Used for choices the person makes while running (the theme). The file is replaced
+    atomically; a file that is not valid TOML is left alone (ConfigError), never rewritten.
+    """
+    if name not in _USER_FIELDS:
+        raise ConfigError(f"unknown setting {name!r}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); not changed") from None
+    line = f"{name} = {json.dumps(value, ensure_ascii=False)}"
+    lines = text.splitlines()
+    pattern = re.compile(rf"^\s*{re.escape(name)}\s*=")
+    for index, old in enumerate(lines):
+        if pattern.match(old):
+            lines[index] = line
+            break
+    else:
+        lines.append(line)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(temporary, path)

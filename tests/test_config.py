@@ -69,3 +69,32 @@ def test_secrets_never_print(tmp_path: Path) -> None:
     s2 = load_settings({}, {**_home(tmp_path), "DEEPSEEK_API_KEY": "sk-ds-456"})
     assert s2.key_for("DEEPSEEK_API_KEY").reveal() == "sk-ds-456"
     assert s2.key_for("OPENAI_API_KEY") is None
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("", 'theme = "light"\n'),
+    ('provider = "glm"\n', 'provider = "glm"\ntheme = "light"\n'),
+    ('theme = "dark"\nprovider = "glm"\n', 'theme = "light"\nprovider = "glm"\n'),
+    ('# mine\n  theme="dark"  \nmodel = "x"\n', '# mine\ntheme = "light"\nmodel = "x"\n'),
+])
+def test_keep_setting_rewrites_one_line_and_keeps_the_rest(tmp_path, before, after) -> None:
+    from paicli_tui.config import keep_setting
+
+    path = tmp_path / "home" / "config.toml"
+    if before:
+        path.parent.mkdir()
+        path.write_text(before, encoding="utf-8")
+    keep_setting(path, "theme", "light")
+    assert path.read_text(encoding="utf-8") == after
+    assert load_settings({}, {"PAICLI_HOME": str(tmp_path / "home")}).theme == "light"
+
+
+def test_keep_setting_leaves_a_broken_file_alone(tmp_path) -> None:
+    from paicli_tui.config import keep_setting
+
+    path = tmp_path / "config.toml"
+    path.write_text("theme = [unclosed\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not changed"):
+        keep_setting(path, "theme", "light")
+    assert path.read_text(encoding="utf-8") == "theme = [unclosed\n"
+    assert not (tmp_path / "config.toml.tmp").exists()

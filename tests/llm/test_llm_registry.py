@@ -49,6 +49,8 @@ def test_nothing_configured_gives_none_and_instructions(paicli_home) -> None:
     text = how_to_configure(settings)
     assert "DEEPSEEK_API_KEY" in text and "--provider custom --base-url" in text
     assert "no model is configured" in text
+    # everything inline: a pip install has no docs/ folder to send people to
+    assert "docs/" not in text and 'provider = "deepseek"' in text and "~/.paicli" in text
 
 
 def test_key_in_environment_picks_its_provider(paicli_home) -> None:

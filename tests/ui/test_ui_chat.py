@@ -178,6 +178,9 @@ async def test_slash_commands_clear_compact_theme_graph_unknown(settings, projec
         await send(pilot, "/theme")
         await pilot.pause()
         assert app.theme == "textual-light"
+        await app.workers.wait_for_complete()
+        # kept for the next start
+        assert 'theme = "light"' in settings.home.config_file.read_text(encoding="utf-8")
         await send(pilot, "/graph Loader")
         await wait_turn(pilot)
         await send(pilot, "/nope")
@@ -195,6 +198,20 @@ async def test_quit_closes_the_session(settings, project_dir):
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert session.closed
+    assert app.resume_hint == ""  # nothing said: nothing to come back to
+
+
+async def test_quit_after_a_message_leaves_a_resume_hint(settings, project_dir):
+    session = FakeSession(script=[ev.TextDelta("Hi."), ev.AssistantMessage("Hi.")],
+                          session_id="20261201-abc")
+    app, _ = make_app(settings, project_dir, session, FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "hello")
+        await wait_turn(pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.resume_hint == "Resume this conversation: paicli-tui --resume 20261201-abc"
 
 
 async def test_model_switch_follows_the_window(settings, project_dir):

@@ -331,3 +331,40 @@ async def test_a_running_tool_block_counts_its_seconds(settings, project_dir):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "done · 5.2 s" in str(block.title)
+
+
+async def test_a_new_session_opens_with_the_welcome_line(settings, project_dir):
+    from ui_fakes import FakeMemory, seeded_memories
+
+    from paicli_tui.ui.widgets.setup_notice import WelcomeLine
+
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
+                          memory_=FakeMemory(seeded_memories()))
+    backend.code_.indexed = False
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        lines = [str(w.render()) for w in app.screen.query(WelcomeLine)]
+        assert lines == [f"{project_dir.name} · fake:scripted-1 · 3 memories · no code index "
+                         "yet (/index builds it)\nF1 help · / commands · Ctrl+P palette · "
+                         "Esc interrupts"]
+        assert app.screen.query_one(PromptInput).placeholder.startswith("Ask about")
+
+
+async def test_a_resumed_session_says_so_instead_of_welcoming(settings, project_dir):
+    from paicli_tui.core.messages import Message
+    from paicli_tui.ui.widgets.setup_notice import WelcomeLine
+
+    history = [Message.system("sys"), Message.user("first question"),
+               Message.assistant("an answer")]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(history=history),
+                          client=FakeClient())
+    app = PaicliApp(settings, project_dir, resume="a1b2c3", backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        notices = [str(n.source) for n in app.screen.query("ChatNotice")]
+        assert "Resumed session a1b2c3 · 1 message from you." in notices
+        assert not list(app.screen.query(WelcomeLine))
+        assert user_texts(app) == ["first question"]

@@ -18,28 +18,9 @@ from paicli_tui.core.contracts.asks import ApprovalRequest
 SMALL_SIZES = {"80x24": (80, 24), "60x20": (60, 20)}
 
 
-def freeze_clocks(pilot: Pilot, waited: float = 3.2, tool_running: float = 4.0) -> None:
-    """The status line reads ``waited`` seconds; running tool blocks ``tool_running``;
-    finished blocks show no time (they took milliseconds in the scene)."""
-    from paicli_tui.ui.widgets.tool_block import ToolBlock
-    from paicli_tui.ui.widgets.turn_status import TurnStatus
-
-    for status in pilot.app.screen.query(TurnStatus):
-        started = status.started_at
-        status.clock = lambda started=started: started + waited
-        status.tick()
-    for block in pilot.app.screen.query(ToolBlock):
-        if block.seconds is not None:
-            block.seconds = 0.0
-        started = block.started_at
-        block.clock = lambda started=started: started + tool_running
-        block.title = block.title_text()
-
-
 async def frozen(pilot: Pilot) -> None:
-    await settle(pilot)
-    freeze_clocks(pilot)
-    await settle(pilot, 1)
+    """Let everything land; settle() freezes the clocks of the status line and tool blocks."""
+    await settle(pilot, 2)
 
 
 def chat_scenes(settings: Settings, project: Path) -> list[Scene]:

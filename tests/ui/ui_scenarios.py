@@ -12,6 +12,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Label
 from ui_fakes import (
     FakeBackend,
@@ -58,7 +59,26 @@ async def settle(pilot: Pilot, rounds: int = 3) -> None:
     for screen in pilot.app.screen_stack:
         for widget in screen.query("Input, TextArea"):
             widget.cursor_blink = False  # type: ignore[attr-defined]
+        freeze_clocks(screen)
     await pilot.pause()
+
+
+def freeze_clocks(screen: Screen, waited: float = 3.2, tool_running: float = 4.0) -> None:
+    """The turn's status line reads ``waited`` seconds and running tool blocks
+    ``tool_running``; finished blocks show no time (they took milliseconds in a scene)."""
+    from paicli_tui.ui.widgets.tool_block import ToolBlock
+    from paicli_tui.ui.widgets.turn_status import TurnStatus
+
+    for status in screen.query(TurnStatus):
+        started = status.started_at
+        status.clock = lambda started=started: started + waited  # type: ignore[misc]
+        status.tick()
+    for block in screen.query(ToolBlock):
+        if block.seconds is not None:
+            block.seconds = 0.0
+        started = block.started_at
+        block.clock = lambda started=started: started + tool_running  # type: ignore[misc]
+        block.title = block.title_text()
 
 
 async def type_and_send(pilot: Pilot, text: str) -> None:

@@ -179,7 +179,8 @@ def build_client(settings: Settings, **client_options: Any) -> ChatClient | None
 def how_to_configure(settings: Settings | None = None) -> str:
     """Text shown when no model is configured: exactly how to connect one.
 
-    With ``settings`` the first line names what is wrong with them.
+    With ``settings`` the first line names what is wrong with them. Complete in itself: a
+    pip install carries no docs folder to point at.
     """
     lines = []
     problem = configuration_problem(settings) if settings is not None else None
@@ -201,8 +202,11 @@ def how_to_configure(settings: Settings | None = None) -> str:
         "  --provider ollama    (no key; OLLAMA_HOST, default http://127.0.0.1:11434)",
         "  --provider custom --base-url URL --model NAME [--window N]   any OpenAI-compatible "
         "server (key from PAICLI_API_KEY, optional)",
-        "The same settings work as PAICLI_PROVIDER / PAICLI_MODEL / PAICLI_BASE_URL or in "
-        "PAICLI_HOME/config.toml (provider = \"deepseek\"). See docs/providers.md.",
+        "The same settings work as PAICLI_PROVIDER / PAICLI_MODEL / PAICLI_BASE_URL, or kept "
+        "in PAICLI_HOME/config.toml (PAICLI_HOME is ~/.paicli unless set):",
+        '  provider = "deepseek"',
+        '  model = "deepseek-v4-flash"      # optional: the provider\'s default otherwise',
+        "paicli-tui --help lists every flag.",
     ]
     return "\n".join(lines)
 

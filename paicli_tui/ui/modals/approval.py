@@ -15,7 +15,6 @@ from textual.widgets import Button, Label, Static
 
 from ...core.contracts.asks import ApprovalDecision, ApprovalRequest
 
-
 SMALL_HEIGHT = 26
 """Below this many rows the dialog tightens (compact buttons, less padding)."""
 DETAIL_ROWS = 14

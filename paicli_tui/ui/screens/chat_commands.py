@@ -146,6 +146,18 @@ class SlashCommandsMixin:
         if wanted not in ("dark", "light"):
             wanted = "light" if self.app.theme == "textual-dark" else "dark"
         self.app.theme = f"textual-{wanted}"
+        self.keep_theme(wanted)
+
+    @work(group="config", exit_on_error=False)
+    async def keep_theme(self: ChatScreen, theme: str) -> None:
+        """The next start opens in the same theme (config.toml keeps it)."""
+        from ...config import ConfigError, keep_setting
+
+        path = self.backend.settings.home.config_file
+        try:
+            await asyncio.to_thread(keep_setting, path, "theme", theme)
+        except (ConfigError, OSError) as exc:
+            self.notify(f"Theme changed for this run only: {exc}", severity="warning")
 
     async def slash_quit(self: ChatScreen, rest: str) -> None:
         await self.app.action_quit()

@@ -17,8 +17,9 @@ SPARK_POINTS = 40
 """Requests kept in the sparkline (older ones scroll out)."""
 SPARK_FROM_WIDTH = 70
 """Narrower gauges drop the sparkline: the numbers need the room."""
-WIDE_NUMBERS_FROM = 100
-"""From this width the numbers line uses whole words ("clear at", "last prompt")."""
+WIDE_NUMBERS_FROM = 84
+"""From this width the numbers line uses whole words ("clear at", "last prompt"): the long
+line (61 cells with a cache figure) and the sparkline (20) fit."""
 
 
 class ContextGauge(Vertical):
