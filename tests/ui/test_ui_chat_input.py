@@ -368,3 +368,32 @@ async def test_a_resumed_session_says_so_instead_of_welcoming(settings, project_
         assert "Resumed session a1b2c3 · 1 message from you." in notices
         assert not list(app.screen.query(WelcomeLine))
         assert user_texts(app) == ["first question"]
+
+
+async def test_help_scrolls_from_the_keyboard_and_esc_returns_to_the_input(settings,
+                                                                           project_dir):
+    from textual.containers import VerticalScroll
+
+    from paicli_tui.ui.modals.help import HelpScreen
+
+    app = make_app(settings, project_dir, FakeSession())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("f1")
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, HelpScreen):
+                break
+        scroll = app.screen.query_one(".help-scroll", VerticalScroll)
+        await pilot.pause()
+        assert app.focused is scroll and scroll.max_scroll_y > 0
+        await pilot.press("pagedown")
+        await pilot.pause(0.3)
+        assert scroll.scroll_y > 0
+        await pilot.press("end")
+        await pilot.pause(0.3)
+        assert scroll.scroll_y == scroll.max_scroll_y
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+        assert app.focused is app.screen.query_one(PromptInput)

@@ -31,8 +31,8 @@ def _table(title: str, left: str, right: str, rows: list[tuple[str, str]]) -> Ta
     """One row per entry (no separator lines); the right column wraps."""
     table = Table(title=title, title_justify="left", title_style="bold reverse", box=None,
                   expand=True, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
-    table.add_column(left, style="bold cyan", overflow="fold", max_width=28)
-    table.add_column(right, ratio=1)
+    table.add_column(left, style="bold cyan", overflow="fold", ratio=2, max_width=30)
+    table.add_column(right, ratio=3)
     for first, second in rows:  # Text, not markup: "[list|search]" must stay literal
         table.add_row(Text(first), Text(second))
     return table
