@@ -62,7 +62,7 @@ async def test_full_turn_renders_text_tools_compaction_and_moves_gauge(settings,
 async def test_no_model_shows_how_to_connect_and_keeps_the_input(settings, project_dir):
     app, _ = make_app(settings, project_dir, FakeSession(), None)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await wait_turn(pilot)  # the session starts in a worker (the welcome line reads disk)
         notices = list(app.screen.query(SetupNotice))
         assert notices and notices[0].kind == "setup"
         await send(pilot, "hello")
