@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from pilot_helpers import wait_until
 from ui_fakes import FakeBackend, FakeClient, FakeSession, chat_script
 
 from paicli_tui.app import PaicliApp
@@ -28,6 +29,8 @@ def make_app(settings: Settings, project: Path, session: FakeSession,
 
 
 async def send(pilot, text: str) -> None:
+    """Type and send once the session is there (it starts in a worker)."""
+    await wait_until(pilot, lambda: getattr(pilot.app.screen, "session", None) is not None)
     prompt = pilot.app.screen.query_one(PromptInput)
     prompt.load_text(text)
     await pilot.press("enter")

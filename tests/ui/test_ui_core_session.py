@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from pilot_helpers import wait_for_screen
+from pilot_helpers import wait_for_screen, wait_until
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import Settings
@@ -71,7 +71,10 @@ def make_app(settings: Settings, project: Path, client: ScriptedClient) -> Paicl
 
 
 async def send(pilot, text: str) -> None:
-    pilot.app.screen.query_one(PromptInput).load_text(text)
+    """Type and send once the session is there (it starts in a worker)."""
+    await wait_until(pilot, lambda: getattr(pilot.app.screen, "session", None) is not None)
+    prompt = pilot.app.screen.query_one(PromptInput)
+    prompt.load_text(text)
     await pilot.press("enter")
 
 

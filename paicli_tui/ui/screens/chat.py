@@ -134,7 +134,7 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         self.post_message(SessionReady(session, "\n\n".join(problems) or None,
                                        resumed=resumed, welcome=welcome))
 
-    def welcome_line(self, session: Any) -> str:
+    def welcome_line(self, session: SessionPort) -> str:
         """Folder, model, memories, index state and the keys to start with (reads disk:
         called in a thread)."""
         facts = [self.backend.project_root.name]
