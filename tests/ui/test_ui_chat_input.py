@@ -48,17 +48,17 @@ async def test_tab_cycles_the_slash_menu_and_the_focus_stays_in_the_input(settin
         menu = app.screen.query_one(SlashMenu)
         await pilot.press("slash", "m")
         await pilot.pause()
-        assert menu.display and [c.name for c in menu.matches] == ["/memory", "/model"]
+        assert menu.display and [c.name for c in menu.matches] == ["/memory", "/mcp", "/model"]
         assert "Open the memory browser" in rendered(menu.renderable())
         await pilot.press("tab")
         assert prompt.text == "/memory" and app.focused is prompt
         await pilot.press("tab")
-        assert prompt.text == "/model" and app.focused is prompt
-        await pilot.press("tab")
-        assert prompt.text == "/memory"
+        assert prompt.text == "/mcp" and app.focused is prompt
+        await pilot.press("tab", "tab")
+        assert prompt.text == "/memory"  # past the last, back to the first
         await pilot.press("shift+tab")
         assert prompt.text == "/model" and app.focused is prompt
-        assert menu.highlighted == 1
+        assert menu.highlighted == 2
         # what is typed next still goes into the input
         await pilot.press("space", "x")
         assert prompt.text == "/model x" and app.focused is prompt

@@ -53,8 +53,8 @@ def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
         await frozen(pilot)
     out.append(Scene(
         "chat_slash_menu", menu, menu_before,
-        "The slash menu after '/m' and Tab twice: /memory and /model listed vertically with "
-        "their arguments and descriptions, /model highlighted (❯, reversed) and in the "
+        "The slash menu after '/m' and Tab twice: /memory, /mcp and /model listed vertically "
+        "with their arguments and descriptions, /mcp highlighted (❯, reversed) and in the "
         "input, the hint line 'Tab / ↑↓ choose · Enter runs · Esc closes'."))
 
     done = _app(_backend(settings, project, client=FakeClient(),

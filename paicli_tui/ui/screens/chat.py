@@ -162,7 +162,10 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         self.session = message.session
         if old is not None and old is not self.session:
             self.close_session(old)
-        await self.chat.reset()
+        if old is not None:
+            # another session replaces this one's conversation; on the first start, what
+            # was shown while it started (a command's answer) stays
+            await self.chat.reset()
         self.gauge.reset_session()
         self.refresh_gauge()
         self.sub_title = self.title_line()
