@@ -264,17 +264,23 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
                          "Esc stops the turn")
             view.update("\n".join(lines))
 
+    def in_conversation(self) -> bool:
+        """The focus is nowhere, or in the conversation (not the input, not a docked panel
+        with keys of its own)."""
+        focused = self.focused
+        return focused is None or self.chat in focused.ancestors_with_self
+
     def on_key(self, event: events.Key) -> None:
-        """Typing always reaches the input, wherever the focus was in the chat."""
+        """Typing always reaches the input, wherever the focus was in the conversation."""
         prompt = self.prompt
-        if event.is_printable and event.character and self.focused is not prompt:
+        if event.is_printable and event.character and self.in_conversation():
             event.stop()
             event.prevent_default()
             prompt.type_character(event.character)
 
     def on_paste(self, event: events.Paste) -> None:
-        """A paste with the focus elsewhere in the chat goes into the input too."""
-        if self.focused is not self.prompt:
+        """A paste with the focus elsewhere in the conversation goes into the input too."""
+        if self.in_conversation():
             event.stop()
             self.prompt.paste_text(event.text)
 
