@@ -45,6 +45,7 @@ async def test_full_turn_renders_text_tools_compaction_and_moves_gauge(settings,
     session = FakeSession(script=chat_script())
     app, _ = make_app(settings, project_dir, session, FakeClient())
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
         await pilot.pause()
         gauge = app.screen.query_one(ContextGauge)
         assert gauge.tokens == 1_200
