@@ -87,6 +87,7 @@ async def test_full_turn_with_a_tool_against_the_real_session(settings, project_
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
+        await wait_until(pilot, lambda: app.screen.session is not None)
         gauge = app.screen.query_one(ContextGauge)
         start_tokens = gauge.tokens
         assert start_tokens > 0  # the system prompt counts from the start
