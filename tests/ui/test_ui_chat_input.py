@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+from pilot_helpers import wait_until
 from rich.console import Console
 from textual import events
 from textual._xterm_parser import XTermParser
@@ -28,6 +29,12 @@ def make_app(settings, project, session, client=None):
     return PaicliApp(settings, project, backend=backend)
 
 
+async def started(pilot) -> None:
+    """The session starts in a worker: wait for it before typing."""
+    await wait_until(pilot, lambda: pilot.app.screen.session is not None)
+    await pilot.pause()
+
+
 def rendered(renderable) -> str:
     console = Console(width=100)
     with console.capture() as capture:
@@ -43,7 +50,7 @@ async def test_tab_cycles_the_slash_menu_and_the_focus_stays_in_the_input(settin
                                                                          project_dir):
     app = make_app(settings, project_dir, FakeSession())
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         menu = app.screen.query_one(SlashMenu)
         await pilot.press("slash", "m")
@@ -70,7 +77,7 @@ async def test_the_only_match_completes_with_a_space_and_closes_the_menu(setting
                                                                         project_dir):
     app = make_app(settings, project_dir, FakeSession())
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         await pilot.press("slash", "c", "o", "m", "tab")
         await pilot.pause()
@@ -85,7 +92,7 @@ async def test_the_only_match_completes_with_a_space_and_closes_the_menu(setting
 async def test_enter_runs_the_highlighted_command(settings, project_dir):
     app = make_app(settings, project_dir, FakeSession())
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         await pilot.press("slash", "h", "e")
         await pilot.pause()
         await pilot.press("enter")
@@ -99,7 +106,7 @@ async def test_enter_runs_the_highlighted_command(settings, project_dir):
 async def test_a_command_with_arguments_is_put_in_the_input_not_run(settings, project_dir):
     app = make_app(settings, project_dir, FakeSession())
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         await pilot.press("slash", "s", "a")
         await pilot.pause()
@@ -110,7 +117,7 @@ async def test_a_command_with_arguments_is_put_in_the_input_not_run(settings, pr
 async def test_esc_closes_the_menu_first_and_keeps_the_text(settings, project_dir):
     app = make_app(settings, project_dir, FakeSession())
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         await pilot.press("slash", "m")
         await pilot.pause()
@@ -127,7 +134,7 @@ async def test_typing_anywhere_in_the_chat_reaches_the_input_and_esc_returns(set
               ev.TextDelta("Done."), ev.AssistantMessage("Done.")]
     app = make_app(settings, project_dir, FakeSession(script=script))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         prompt.load_text("go")
         await pilot.press("enter")
@@ -160,7 +167,7 @@ async def test_a_message_typed_during_a_turn_is_queued_editable_and_sent_after(s
     session = FakeSession(script=script)
     app = make_app(settings, project_dir, session)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         await pilot.press(*"first", "enter")
         await pilot.pause(0.1)
@@ -199,7 +206,7 @@ async def test_a_queued_message_comes_back_to_the_input_when_the_turn_is_cancell
     session = FakeSession(script=[ev.TextDelta("Working"), hold])
     app = make_app(settings, project_dir, session)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         await pilot.press(*"first", "enter")
         await pilot.pause(0.1)
@@ -220,7 +227,7 @@ async def test_a_long_paste_folds_and_the_full_text_is_sent(settings, project_di
     app = make_app(settings, project_dir, session)
     pasted = "\n".join(f"line {i}" for i in range(12))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         await pilot.press(*"see: ")
         app.post_message(events.Paste(pasted))
@@ -258,7 +265,7 @@ async def test_alt_enter_and_ctrl_j_add_a_line(settings, project_dir):
     session = FakeSession()
     app = make_app(settings, project_dir, session)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         await pilot.press("a", "alt+enter", "b", "ctrl+j", "c")
         assert prompt.text == "a\nb\nc"
@@ -283,7 +290,7 @@ async def test_the_status_line_moves_while_the_model_is_silent(settings, project
               ev.TextDelta("Hello"), finish, ev.AssistantMessage("Hello")]
     app = make_app(settings, project_dir, FakeSession(script=script))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         status = app.screen.query_one(TurnStatus)
         clock = FakeClock()
         status.clock = clock
@@ -314,7 +321,7 @@ async def test_a_running_tool_block_counts_its_seconds(settings, project_dir):
               ev.ToolCallFinished("c1", "execute_command", "done", "ok", 2)]
     app = make_app(settings, project_dir, FakeSession(script=script))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await started(pilot)
         await pilot.press(*"test", "enter")
         await pilot.pause(0.1)
         block = app.screen.query_one(ToolBlock)
@@ -343,8 +350,7 @@ async def test_a_new_session_opens_with_the_welcome_line(settings, project_dir):
     backend.code_.indexed = False
     app = PaicliApp(settings, project_dir, backend=backend)
     async with app.run_test(size=SIZE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await wait_until(pilot, lambda: bool(app.screen.query(WelcomeLine)))
         lines = [str(w.render()) for w in app.screen.query(WelcomeLine)]
         assert lines == [f"{project_dir.name} · fake:scripted-1 · 3 memories · no code index "
                          "yet (/index builds it)\nF1 help · / commands · Ctrl+P palette · "
@@ -362,10 +368,11 @@ async def test_a_resumed_session_says_so_instead_of_welcoming(settings, project_
                           client=FakeClient())
     app = PaicliApp(settings, project_dir, resume="a1b2c3", backend=backend)
     async with app.run_test(size=SIZE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        notices = [str(n.source) for n in app.screen.query("ChatNotice")]
-        assert "Resumed session a1b2c3 · 1 message from you." in notices
+        def notices() -> list[str]:
+            return [str(n.source) for n in app.screen.query("ChatNotice")]
+
+        await wait_until(pilot, lambda: "Resumed session a1b2c3 · 1 message from you."
+                         in notices())
         assert not list(app.screen.query(WelcomeLine))
         assert user_texts(app) == ["first question"]
 
@@ -378,7 +385,7 @@ async def test_help_scrolls_from_the_keyboard_and_esc_returns_to_the_input(setti
 
     app = make_app(settings, project_dir, FakeSession())
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await started(pilot)
         await pilot.press("f1")
         for _ in range(40):
             await pilot.pause(0.05)
