@@ -170,8 +170,7 @@ async def test_a_message_typed_during_a_turn_is_queued_editable_and_sent_after(s
         await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         await pilot.press(*"first", "enter")
-        await pilot.pause(0.1)
-        assert app.screen.turn_running
+        await wait_until(pilot, lambda: app.screen.turn_running)
         await pilot.press(*"second", "enter")
         await pilot.pause()
         queued = app.screen.query_one("#queued", Static)
@@ -209,7 +208,7 @@ async def test_a_queued_message_comes_back_to_the_input_when_the_turn_is_cancell
         await started(pilot)
         prompt = app.screen.query_one(PromptInput)
         await pilot.press(*"first", "enter")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: app.screen.turn_running)
         await pilot.press(*"later", "enter")
         await pilot.pause()
         await pilot.press("escape")  # Esc still cancels the running turn
@@ -296,7 +295,7 @@ async def test_the_status_line_moves_while_the_model_is_silent(settings, project
         status.clock = clock
         assert not status.display
         await pilot.press(*"hi", "enter")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "Waiting for" in status.line().plain)
         first = status.line().plain
         assert status.display and "Waiting for fake:scripted-1" in first
         assert "0 s" in first and "Esc to interrupt" in first
@@ -305,8 +304,7 @@ async def test_the_status_line_moves_while_the_model_is_silent(settings, project
         later = status.line().plain
         assert "3 s" in later and later[0] != first[0]  # seconds and spinner frame moved
         first_token.set()
-        await pilot.pause(0.1)
-        assert "Writing" in status.line().plain
+        await wait_until(pilot, lambda: "Writing" in status.line().plain)
         finish.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -323,21 +321,18 @@ async def test_a_running_tool_block_counts_its_seconds(settings, project_dir):
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await pilot.press(*"test", "enter")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: bool(app.screen.query(ToolBlock)))
         block = app.screen.query_one(ToolBlock)
         clock = FakeClock()
         block.clock = clock
         block.started_at = clock.now
         assert "running" in str(block.title) and " s" not in str(block.title)
         clock.now += 4.2
-        await pilot.pause(0.6)
-        assert "running 4 s" in str(block.title)
+        await wait_until(pilot, lambda: "running 4 s" in str(block.title))  # its own timer
         assert "Running execute_command" in app.screen.status.line().plain
         clock.now += 1.0
         done.set()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert "done · 5.2 s" in str(block.title)
+        await wait_until(pilot, lambda: "done · 5.2 s" in str(block.title))
 
 
 async def test_a_new_session_opens_with_the_welcome_line(settings, project_dir):
@@ -395,11 +390,9 @@ async def test_help_scrolls_from_the_keyboard_and_esc_returns_to_the_input(setti
         await pilot.pause()
         assert app.focused is scroll and scroll.max_scroll_y > 0
         await pilot.press("pagedown")
-        await pilot.pause(0.3)
-        assert scroll.scroll_y > 0
+        await wait_until(pilot, lambda: scroll.scroll_y > 0)
         await pilot.press("end")
-        await pilot.pause(0.3)
-        assert scroll.scroll_y == scroll.max_scroll_y
+        await wait_until(pilot, lambda: scroll.scroll_y == scroll.max_scroll_y)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
