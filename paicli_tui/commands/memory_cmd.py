@@ -39,6 +39,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     save.add_argument("--global", dest="is_global", action="store_true",
                       help="visible in every project (default: this project only)")
     save.add_argument("--force", action="store_true", help="keep both on a conflict")
+    save.add_argument("--sensitive", action="store_true",
+                      help="save it even though it looks like a secret (you confirm)")
     save.add_argument("--file", metavar="PATH", default=None,
                       help="link the fact to a project file: it is marked possibly stale "
                            "when that file changes")
@@ -114,6 +116,7 @@ def _save_outcome(out: _Out, result: Any, verb: str) -> int:
     if result.status == "duplicate":
         out.emit(payload, f"already remembered as {entry.id} (verification refreshed)")
         return EXIT_OK
+    payload["sensitive"] = bool(getattr(result, "sensitive", False))
     out.emit(payload, f"paicli-tui memory: {result.message}", error=True)
     return EXIT_ERROR if result.status == "not_found" else EXIT_USAGE
 
@@ -181,8 +184,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             text, scope = " ".join(args.text), "global" if args.is_global else "project"
             # --force is the person's "keep both", decided before the conflict is shown
             result = carry_out(service, text, ConflictDecision.KEEP_BOTH, scope=scope,
-                               source_file=args.file) if args.force else \
-                service.save(text, scope=scope, source_file=args.file)
+                               source_file=args.file, allow_sensitive=args.sensitive) \
+                if args.force else service.save(text, scope=scope, source_file=args.file,
+                                                allow_sensitive=args.sensitive)
             return _save_outcome(out, result, "saved")
         if args.action == "replace":
             return _save_outcome(out, service.replace(args.id, " ".join(args.text)), "replaced")

@@ -113,7 +113,8 @@ class ModelChoice:
 
 class MemoryBackend(Protocol):
     def rows(self) -> list[MemoryRow]: ...
-    def save(self, content: str, scope: str, force: bool = False) -> SaveOutcome: ...
+    def save(self, content: str, scope: str, force: bool = False,
+             allow_sensitive: bool = False) -> SaveOutcome: ...
     def decide(self, content: str, scope: str, decision: ConflictDecision,
                replace_id: str | None, conflicting: Sequence[str]) -> SaveOutcome:
         """Carry out the person's answer to the conflicts a save returned; a refused write

@@ -102,8 +102,10 @@ class MemoryAdapter:
                 str(entry.created_at or "")))
         return out
 
-    def save(self, content: str, scope: str, force: bool = False) -> SaveOutcome:
-        return _outcome(self.book.save(content, scope=scope, force=force))
+    def save(self, content: str, scope: str, force: bool = False,
+             allow_sensitive: bool = False) -> SaveOutcome:
+        return _outcome(self.book.save(content, scope=scope, force=force,
+                                       allow_sensitive=allow_sensitive))
 
     def decide(self, content: str, scope: str, decision: ConflictDecision,
                replace_id: str | None, conflicting: Sequence[str]) -> SaveOutcome:

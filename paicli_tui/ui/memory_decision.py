@@ -13,13 +13,17 @@ from ..core.contracts.asks import ConflictDecision, ConflictRequest
 from .backend import MemoryBackend, SaveOutcome
 
 
-async def save_asking(app: Any, memory: MemoryBackend, text: str, scope: str, force: bool
+async def save_asking(app: Any, memory: MemoryBackend, text: str, scope: str, force: bool,
+                      allow_sensitive: bool = False
                       ) -> tuple[ConflictDecision | None, SaveOutcome]:
     """(the person's decision, or None when nothing conflicted; what the save did). Runs in a
     worker: ``app.push_screen_wait`` needs one. A refused write raises ValueError."""
     from .modals.conflict import ConflictModal
 
-    outcome = await asyncio.to_thread(memory.save, text, scope, force)
+    if allow_sensitive:  # the person typed /save --sensitive: their confirmation
+        outcome = await asyncio.to_thread(memory.save, text, scope, force, True)
+    else:
+        outcome = await asyncio.to_thread(memory.save, text, scope, force)
     if not outcome.conflicts:
         return None, outcome
     decision, target = await app.push_screen_wait(

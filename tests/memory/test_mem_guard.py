@@ -31,7 +31,7 @@ from paicli_tui.core.memory.service import LocalMemoryService
     ("grep -rn curl src/", False),
     ("echo 'see http://docs.example.com'", False),
     ("pytest -q tests/", False),
-    ("cat 'unbalanced", False),
+    ("cat 'unbalanced", True),  # cannot be read: not taken for local
 ])
 def test_network_commands(command: str, network: bool) -> None:
     assert is_network_command(command) is network

@@ -322,6 +322,11 @@ class SessionLedger:
         self._view = list(view)
         self._logged = {m.id: m for m in view if not m.images}
 
+    def clear_external_mark(self) -> None:
+        """/clear took the outside content out of the view: resume must not restore the mark."""
+        self._external = False
+        self.event("external_cleared")
+
     def event(self, kind: str, **data: object) -> None:
         """Record a session event (compaction, usage, model change...)."""
         reserved = ("type", "kind", "ts", "schema_version")

@@ -224,6 +224,8 @@ class LedgerReader:
                 self._change(scan, record, where)
             elif kind == "event" and record.get("kind") == "title":
                 scan.title = _text(record.get("title")) or scan.title
+            elif kind == "event" and record.get("kind") == "external_cleared":
+                scan.external_content_used = False
             first = False
         if scan.full_offset is not None:
             scan.full_bytes = self._line_length(scan.full_offset)

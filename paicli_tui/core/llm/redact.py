@@ -17,11 +17,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from ...config import Secret
+from ..contracts.secrets import scrub_secret_values
 
-# Shapes of common API keys and bearer headers, scrubbed even when we do not know the key.
-_KEY_SHAPES = re.compile(
-    r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}|\b(sk|ak|pk)-[A-Za-z0-9._\-]{8,}"
-)
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
 MIN_TRANSFORMED = 12
 """Shortest normalised form looked for in transformed text (shorter ones match by chance)."""
@@ -107,5 +104,5 @@ def redact_known(text: str, secrets: Iterable[Secret | str | None]) -> str:
 
 def redact(text: str, *secrets: Secret | str | None) -> str:
     """``text`` with every known secret and anything shaped like an API key replaced."""
-    text = redact_known(text, secrets)
-    return _KEY_SHAPES.sub(lambda m: (m.group(1) or "") + MASK, text)
+    # shapes of keys we do not know come from the one secret rule (contracts.secrets)
+    return scrub_secret_values(redact_known(text, secrets), MASK)

@@ -14,6 +14,8 @@ from typing import Literal
 
 from ...config import Settings
 from ...paths import normalise_project_root
+from ..contracts.secrets import sensitive_reason
+from ..contracts.session_state import SessionState
 from .budget import estimate_tokens
 from .dedup import scan
 from .entry import (
@@ -21,6 +23,7 @@ from .entry import (
     SCOPE_GLOBAL,
     SCOPE_PROJECT,
     SCOPES,
+    SOURCE_AUTO,
     SOURCE_EXPLICIT,
     UNVERIFIED,
     VERIFIED,
@@ -30,6 +33,7 @@ from .entry import (
     utc_now,
 )
 from .freshness import is_stale
+from .guard import external_tags
 from .store import MemoryStore
 
 MAX_CONTENT_CHARS = 2_000
@@ -49,6 +53,9 @@ class SaveResult:
     entry: MemoryEntry | None = None
     conflicts: tuple[MemoryEntry, ...] = ()
     message: str = ""
+    sensitive: bool = False
+    """Refused because the text looks like it holds a secret: the person (never the model)
+    may confirm and save it anyway with ``allow_sensitive``."""
 
     @property
     def written(self) -> bool:
@@ -68,6 +75,9 @@ class MemoryBook:
         self.project_root = str(normalise_project_root(project_root))
         self.clock: Callable[[], datetime] = clock or utc_now
         self.store = store or MemoryStore(settings.home.memory_file, clock=self.clock)
+        self.session: SessionState | None = None
+        """The running session, when there is one: a save made while it holds outside
+        content is tagged ``external_context`` with its sources (SPEC §16)."""
 
     # -- reading ----------------------------------------------------------------------------
     def list_all(self) -> list[MemoryEntry]:
@@ -104,7 +114,7 @@ class MemoryBook:
     def save(self, content: str, *, scope: str = SCOPE_PROJECT, force: bool = False,
              source: str = SOURCE_EXPLICIT, type: str = DEFAULT_TYPE,
              source_file: str | None = None, refresh_duplicate: bool | None = None,
-             ) -> SaveResult:
+             allow_sensitive: bool = False) -> SaveResult:
         """Save a fact unless it duplicates or conflicts with a stored one.
 
         - duplicate: nothing added; an explicit save (source ``explicit``) refreshes the
@@ -114,10 +124,19 @@ class MemoryBook:
         Entries saved by the person are ``verified``; all others start ``unverified``.
         ``source_file`` links the fact to a file inside the project (stored project-relative,
         absolute for a global memory): when that file changes after verification, the memory
-        is marked possibly stale.
+        is marked possibly stale. Text that looks like it holds a secret (the one rule in
+        ``contracts.secrets``) is refused with ``sensitive=True`` unless ``allow_sensitive``
+        (the person confirmed; the agent tool never passes it).
         """
         text = content.strip()
         problem = _check_content(text) or (None if scope in SCOPES else f"unknown scope {scope!r}")
+        if not problem and not allow_sensitive:
+            why = sensitive_reason(text)
+            if why:
+                return SaveResult("refused", sensitive=True, message=(
+                    f"not saved: this looks like it holds a secret or personal data ({why}); "
+                    "memories are stored as plain text. To keep it anyway, confirm with "
+                    "/save --sensitive (or paicli-tui memory save --sensitive)"))
         if not problem and source_file:
             source_file, problem = self._link(source_file)
             if source_file and scope == SCOPE_GLOBAL:
@@ -134,6 +153,7 @@ class MemoryBook:
             scope=scope, project=self.project_root if scope == SCOPE_PROJECT else None,
             source=source, verification=VERIFIED if source == SOURCE_EXPLICIT else UNVERIFIED,
             source_file=source_file, token_count=estimate_tokens(text),
+            extra=external_tags(self.session) if source != SOURCE_AUTO else {},
         )
         threshold = self.settings.memory_dice_threshold
 

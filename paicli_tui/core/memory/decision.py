@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def carry_out(book: MemoryBook, content: str, decision: ConflictDecision, *,
               replace_id: str | None = None, conflicting: Sequence[str] = (),
               scope: str = SCOPE_PROJECT, source: str = SOURCE_EXPLICIT,
-              source_file: str | None = None) -> SaveResult:
+              source_file: str | None = None, allow_sensitive: bool = False) -> SaveResult:
     """Apply ``decision`` to a save of ``content`` that conflicted with ``conflicting`` (ids).
 
     - REPLACE: ``content`` takes the place of ``replace_id`` (the first conflicting entry when
@@ -32,7 +32,7 @@ def carry_out(book: MemoryBook, content: str, decision: ConflictDecision, *,
 
     if decision is ConflictDecision.KEEP_BOTH:
         return book.save(content, scope=scope, source=source, force=True,
-                         source_file=source_file)
+                         source_file=source_file, allow_sensitive=allow_sensitive)
     if decision is ConflictDecision.REPLACE:
         target = replace_id or (conflicting[0] if conflicting else None)
         if target is None:

@@ -28,7 +28,8 @@ _EXTERNAL_TOOL_NAME = re.compile(
 
 
 def is_external(tool_name: str, arguments: Mapping[str, Any], output: ToolOutput | None) -> bool:
-    """True when this tool call brought content from outside the project into the session."""
+    """True when this tool call brought content from outside the project into the session
+    (for commands: when the command cannot be shown to stay local, see contracts.shell)."""
     if output is not None and output.external:
         return True
     if tool_name.startswith(EXTERNAL_TOOL_PREFIXES) or _EXTERNAL_TOOL_NAME.search(tool_name):
@@ -40,12 +41,44 @@ def is_external(tool_name: str, arguments: Mapping[str, Any], output: ToolOutput
     return False
 
 
+MAX_SOURCES = 5
+
+
+def describe_source(tool_name: str, arguments: Mapping[str, Any]) -> str:
+    """A short label of what brought content in: the tool and its address or command."""
+    for key in ("url", "query", "command", "cmd", "script", "uri"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value.strip():
+            text = " ".join(value.split())
+            return f"{tool_name}: {text[:117] + '...' if len(text) > 120 else text}"
+    return tool_name
+
+
 def note_tool_result(session: SessionState, tool_name: str, arguments: Mapping[str, Any],
                      output: ToolOutput | None) -> bool:
-    """Mark the session once external content arrives; returns whether it is marked now."""
-    if not session.external_content_used and is_external(tool_name, arguments, output):
+    """Mark the session once external content arrives (and remember what brought it, at most
+    MAX_SOURCES labels); returns whether it is marked now."""
+    if is_external(tool_name, arguments, output):
         session.external_content_used = True
+        label = describe_source(tool_name, arguments)
+        if label not in session.external_sources and len(session.external_sources) < MAX_SOURCES:
+            session.external_sources.append(label)
     return session.external_content_used
+
+
+def external_tags(session: SessionState | None) -> dict[str, str]:
+    """Metadata for a memory saved while the session holds outside content (all strings, as
+    the reference's file wants): ``external_context`` and the ``external_sources``."""
+    if session is None or not session.external_content_used:
+        return {}
+    sources = session.external_sources or ["unknown"]
+    return {"external_context": "true", "external_sources": " | ".join(sources)}
+
+
+def clear_external_mark(session: SessionState) -> None:
+    """/clear: the history no longer holds the outside content, so the mark goes too."""
+    session.external_content_used = False
+    session.external_sources.clear()
 
 
 def save_refusal(session: SessionState) -> str | None:

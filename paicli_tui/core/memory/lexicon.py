@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..contracts.secrets import SENSITIVE_ZH as _SENSITIVE_ZH
+from ..contracts.secrets import is_sensitive
+
 
 def _english(words: list[str]) -> re.Pattern[str]:
     alternatives = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in words),
@@ -16,42 +19,14 @@ def _english(words: list[str]) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9_'])(?:{alternatives})(?![A-Za-z0-9_])", re.IGNORECASE)
 
 
-# --- sensitive content: a sentence that mentions any of these is never sent or saved --------
-SENSITIVE_ZH = ("密码", "密钥", "秘钥", "口令", "令牌", "私钥", "凭证", "凭据", "手机号",
-                "电话号码", "联系电话", "身份证", "护照号", "邮箱", "银行卡", "信用卡", "验证码",
-                "家庭住址")
-# Prefix matches on purpose: "tokens", "secret_key", "passwords", "credentials". A tokenizer
-# (tokenise, tokenization) names a text-processing tool, not a credential.
-_SENSITIVE_EN = re.compile(
-    r"(?<![a-z0-9])(?:password|passwd|passphrase|secret|token(?!i[sz])|api[_\- ]?key|apikey"
-    r"|bearer|credential|private[_\- ]?key|access[_\- ]?key|ssh[_\- ]?key|auth[_\- ]?key"
-    r"|session[_\- ]?id|e-?mail|phone[_\- ]?number|id[_\- ]?card|credit[_\- ]?card"
-    r"|social[_\- ]?security|ssn(?![a-z]))",
-    re.IGNORECASE,
-)
-# Values that look like secrets even without a telling word next to them.
-_SECRET_VALUES = re.compile(
-    r"(?<![A-Za-z0-9])(?:sk|pk|rk|ghp|gho|ghs|github_pat|xox[abpr]|glpat)[-_][A-Za-z0-9_\-]{6,}"
-    r"|AKIA[0-9A-Z]{16}|-----BEGIN [A-Z ]*PRIVATE KEY-----"
-    r"|(?<![A-Za-z0-9])(?:AIza[0-9A-Za-z_\-]{20,}|hf_[A-Za-z0-9]{20,}|ya29\.[A-Za-z0-9_\-]{10,}"
-    r"|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,})"
-    r"|(?<![A-Za-z0-9._%+\-])(?!git@)[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}"
-    r"|(?<!\d)1[3-9]\d{9}(?!\d)",
-)
+# --- sensitive content: one rule for extraction, save_memory and /save ----------------------
+SENSITIVE_ZH = _SENSITIVE_ZH
 
 
 def mentions_sensitive(text: str) -> bool:
     """True when ``text`` names a credential or personal identifier, or contains a value that
-    looks like one (API keys, e-mail addresses, phone numbers)."""
-    return (any(word in text for word in SENSITIVE_ZH) or bool(_SENSITIVE_EN.search(text))
-            or bool(_SECRET_VALUES.search(text)))
-
-
-def looks_like_secret_value(text: str) -> bool:
-    """True when ``text`` carries a secret-looking value (not merely the word "token")."""
-    return bool(_SECRET_VALUES.search(text)) or bool(
-        re.search(r"(?i)(?:password|passwd|secret|token|api[_\- ]?key|bearer)\s*(?:is|=|:|是)\s*\S{4,}",
-                  text))
+    looks like one: the one rule of ``contracts.secrets``, shared with save_memory and /save."""
+    return is_sensitive(text)
 
 
 # --- durable-fact cues: without one, the input is not worth a model call -------------------

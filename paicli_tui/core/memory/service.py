@@ -96,6 +96,7 @@ class LocalMemoryService(MemoryBook):
 
     def note_tool_result(self, tool_name: str, arguments: dict[str, Any], output: ToolOutput,
                          session: SessionState) -> None:
+        self.session = session  # saves from now on know whether outside content is in
         note_tool_result(session, tool_name, arguments or {}, output)
 
     async def after_turn(self, user_input: str, session: SessionState,

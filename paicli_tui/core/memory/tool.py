@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from ...resources import load_prompt
 from ..contracts.asks import ConflictDecision, ConflictEntry, ConflictRequest
+from ..contracts.secrets import sensitive_reason
 from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
 from .canonical import canonical
 from .decision import carry_out
 from .entry import SCOPE_PROJECT, SCOPES, SOURCE_AGENT, MemoryEntry
 from .guard import save_refusal
-from .lexicon import looks_like_secret_value
 
 if TYPE_CHECKING:
     from .book import MemoryBook, SaveResult
@@ -88,9 +88,11 @@ class SaveMemoryTool:
         refusal = save_refusal(context.session)
         if refusal:
             return ToolOutput(refusal, status=ToolStatus.DENIED)
-        if looks_like_secret_value(content):
-            return ToolOutput("Refused: memories never hold passwords, keys, tokens or personal "
-                              "contact details.", status=ToolStatus.DENIED)
+        why = sensitive_reason(content)
+        if why:  # the model can never override this; only the person, with /save
+            return ToolOutput(f"Refused: memories never hold passwords, keys, tokens or "
+                              f"personal contact details ({why}).", status=ToolStatus.DENIED)
+        self.book.session = context.session
         key = (context.session.session_id, canonical(content))
         pending = self._pending.get(key)
         if pending and (keep_both or isinstance(replace_id, str)):

@@ -204,22 +204,27 @@ class SlashCommandsMixin:
             words = rest.split()
         scope = "global" if "--global" in words else "project"
         force = "--force" in words
-        text = " ".join(w for w in words if w not in ("--global", "--force")).strip()
+        sensitive = "--sensitive" in words  # the person confirms a text that looks secret
+        flags = ("--global", "--force", "--sensitive")
+        text = " ".join(w for w in words if w not in flags).strip()
         if not text:
-            await self.chat.add_notice("Usage: `/save [--global] [--force] <fact>`", "warning")
+            await self.chat.add_notice("Usage: `/save [--global] [--force] [--sensitive] "
+                                       "<fact>`", "warning")
             return
-        self.save_memory(text, scope, force)
+        self.save_memory(text, scope, force, sensitive)
 
     @work(group="memory", exit_on_error=False)
-    async def save_memory(self: ChatScreen, text: str, scope: str, force: bool) -> None:
+    async def save_memory(self: ChatScreen, text: str, scope: str, force: bool,
+                          sensitive: bool = False) -> None:
         try:
-            await self._save_memory(text, scope, force)
+            await self._save_memory(text, scope, force, sensitive)
         except Exception as exc:  # refused (secret, too long, conflict left): say why
             self.notify(str(exc), title="memory not saved", severity="error")
 
-    async def _save_memory(self: ChatScreen, text: str, scope: str, force: bool) -> None:
+    async def _save_memory(self: ChatScreen, text: str, scope: str, force: bool,
+                           sensitive: bool = False) -> None:
         decision, outcome = await save_asking(self.app, self.backend.memory(), text, scope,
-                                              force)
+                                              force, sensitive)
         if decision is not None:
             if outcome.replaced_id:
                 self.notify(f"Replaced memory {outcome.replaced_id}.", title="memory")
