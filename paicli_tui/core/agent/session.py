@@ -252,9 +252,10 @@ class AgentSession:
         self.replace_view([m for m in self.history[:1] if m.role is Role.SYSTEM], "clear")
         # the outside content left the history with it, so the guard's mark goes too (as in
         # the reference); recorded so a resumed session does not bring the mark back
-        self.state.external_content_used = False
-        self.state.external_sources.clear()
-        self.ledger.clear_external_mark()
+        if self.state.external_content_used:
+            self.state.external_content_used = False
+            self.state.external_sources.clear()
+            self.ledger.clear_external_mark()
 
     def switch_model(self, client: ChatClient) -> None:
         """Use another model from the next request on; thresholds follow its window.
