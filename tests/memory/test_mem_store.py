@@ -17,26 +17,27 @@ from hypothesis import strategies as st
 
 from paicli_tui.config import load_settings
 from paicli_tui.core.memory.book import MemoryBook
-from paicli_tui.core.memory.entry import SCHEMA_VERSION, MemoryEntry, new_entry_id
+from paicli_tui.core.memory.entry import MemoryEntry, new_entry_id
 from paicli_tui.core.memory.store import MemoryStore, _parse, serialise
 
 FIXED = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
 
 
 def _entry(content: str) -> MemoryEntry:
-    return MemoryEntry(id=new_entry_id(), content=content, created_at="2026-11-01T12:00:00+00:00",
-                       last_verified_at="2026-11-01T12:00:00+00:00", project="/p")
+    return MemoryEntry(id=new_entry_id(), content=content, created_at="2026-11-01T12:00:00Z",
+                       last_verified_at="2026-11-01T12:00:00Z", project="/p")
 
 
-def test_file_has_schema_version_and_round_trips(tmp_path: Path) -> None:
+def test_file_is_the_reference_list_and_round_trips(tmp_path: Path) -> None:
     store = MemoryStore(tmp_path / "m.json")
     saved = store.add(_entry("我们用 Maven 构建"))
     data = json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))
-    assert data["schema_version"] == SCHEMA_VERSION
-    assert data["entries"][0]["content"] == "我们用 Maven 构建"
-    assert set(data["entries"][0]) == {"id", "content", "type", "created_at",
-                                       "last_verified_at", "metadata", "token_count"}
-    assert data["entries"][0]["metadata"]["scope"] == "project"
+    assert isinstance(data, list) and data[0]["content"] == "我们用 Maven 构建"
+    assert set(data[0]) == {"id", "content", "type", "timestamp", "lastVerifiedAt",
+                            "metadata", "tokenCount"}
+    assert data[0]["type"] == "FACT" and data[0]["timestamp"] == "2026-11-01T12:00:00Z"
+    assert data[0]["metadata"]["scope"] == "project"
+    assert all(isinstance(v, str) for v in data[0]["metadata"].values())
     assert MemoryStore(tmp_path / "m.json").entries() == [saved]
 
 
@@ -48,7 +49,8 @@ def test_unknown_metadata_survives_a_rewrite(tmp_path: Path) -> None:
     store = MemoryStore(path)
     store.add(_entry("fact two"))
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data["entries"][0]["metadata"]["future_field"] == {"x": 1}
+    # kept, as the string every metadata value is in the shared file
+    assert json.loads(data[0]["metadata"]["future_field"]) == {"x": 1}
 
 
 def test_entries_without_scope_count_as_global(tmp_path: Path) -> None:
@@ -68,7 +70,7 @@ def test_corrupt_file_is_moved_aside_and_held_entries_are_written_back(tmp_path:
     assert [b.name for b in backups] == ["long_term_memory.json.corrupt-20261101T120000000000Z"]
     assert backups[0].read_text(encoding="utf-8").startswith('{"schema_version"')
     store.add(_entry("new fact"))
-    contents = [e["content"] for e in json.loads(path.read_text(encoding="utf-8"))["entries"]]
+    contents = [e["content"] for e in json.loads(path.read_text(encoding="utf-8"))]
     assert contents == ["kept fact", "new fact"]
 
 
@@ -199,7 +201,7 @@ def test_unknown_entry_fields_survive_a_rewrite(tmp_path: Path) -> None:
     raw["embedding_hint"] = [1, 2]
     path.write_text(json.dumps({"schema_version": 1, "entries": [raw]}), encoding="utf-8")
     MemoryStore(path).add(_entry("fact two"))
-    assert json.loads(path.read_text(encoding="utf-8"))["entries"][0]["embedding_hint"] == [1, 2]
+    assert json.loads(path.read_text(encoding="utf-8"))[0]["embedding_hint"] == [1, 2]
 
 
 def test_a_reader_never_moves_aside_a_file_a_writer_just_fixed(tmp_path: Path,
@@ -211,16 +213,16 @@ def test_a_reader_never_moves_aside_a_file_a_writer_just_fixed(tmp_path: Path,
     path = tmp_path / "long_term_memory.json"
     path.write_text("not json", encoding="utf-8")
     good = serialise([_entry("fixed by another process")])
-    real_parse = store_module._parse
+    real_parse = store_module.parse_file
     calls = []
 
-    def parse_then_writer_fixes_it(text: str) -> list[MemoryEntry]:
+    def parse_then_writer_fixes_it(text: str):
         calls.append(text)
         if len(calls) == 1:
             path.write_text(good, encoding="utf-8")  # the writer wins the race
         return real_parse(text)
 
-    monkeypatch.setattr(store_module, "_parse", parse_then_writer_fixes_it)
+    monkeypatch.setattr(store_module, "parse_file", parse_then_writer_fixes_it)
     entries = MemoryStore(path).entries()
     assert [e.content for e in entries] == ["fixed by another process"]
     assert not list(tmp_path.glob("*.corrupt-*"))

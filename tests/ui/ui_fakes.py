@@ -181,7 +181,8 @@ class FakeMemory:
     def rows(self) -> list[MemoryRow]:
         return list(self.rows_)
 
-    def save(self, content: str, scope: str, force: bool = False) -> SaveOutcome:
+    def save(self, content: str, scope: str, force: bool = False,
+             allow_sensitive: bool = False) -> SaveOutcome:
         self.saved.append((content, scope, force))
         conflicts = tuple(ConflictEntry(r.id, r.content) for r in self.rows_
                           if not force and _numbers_removed(r.content) == _numbers_removed(content))

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 
 PATTERN_TIME_BUDGET_S = 5.0
 """Total time one scan may spend inside the regex engine before it is called too slow."""
-CALL_SLICE_S = 0.5
-"""Longest single regex call: bounds how long a cancel waits for the engine to return."""
+CALL_SLICE_S = 0.25
+"""Longest single regex call: bounds how long a cancel waits for the engine to return (the
+engine checks its clock now and then, so a call may run up to about three times this)."""
 
 
 class PatternError(ValueError):

@@ -8,9 +8,11 @@ and says the middle was dropped.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ...config import Settings
@@ -81,13 +83,25 @@ returns its project-relative path; raises OSError when it cannot."""
 
 def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,
                   text: str) -> str:
-    """Save ``text`` and return its project-relative path (raises OSError on failure)."""
+    """Save ``text`` and return its project-relative path (raises OSError on failure).
+
+    The file is 0600 (command output can hold anything), and never written outside the
+    project: a planted symlink anywhere on ``.paicli/tool-outputs/<session>/<file>`` is an
+    OSError, so the caller falls back to truncation."""
     outputs = project.tool_outputs_dir
     folder = project.session_tool_outputs(session.session_id)
+    root = Path(os.path.realpath(project.root))
+    for part in (project.dot_dir, outputs, folder):
+        if os.path.islink(part):
+            raise OSError(f"{part.relative_to(project.root)} is a symlink; outputs are only "
+                          "written inside the project")
     folder.mkdir(parents=True, exist_ok=True)
+    if Path(os.path.realpath(folder)) != root / folder.relative_to(project.root):
+        raise OSError("the tool-outputs folder leads outside the project")
     ignore = outputs / ".gitignore"
     if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")
+        _write_private(ignore, "*
+", 0o644)
     keep_dot_dir_out_of_git(project.dot_dir)
     while True:
         # A resumed session starts counting at 0 again: never overwrite an earlier output.
@@ -95,8 +109,24 @@ def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,
         name = f"{session.tool_output_counter:03d}-{_safe_name(tool_name)}.txt"
         if not (folder / name).exists():
             break
-    (folder / name).write_text(text, encoding="utf-8")
+    _write_private(folder / name, text, 0o600)
     return f"{TOOL_OUTPUTS_PREFIX}{session.session_id}/{name}"
+
+
+def _write_private(path: Path, text: str, mode: int) -> None:
+    """Write ``text`` to ``path`` itself, never through a symlink planted at that name."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
+                 mode)
+    try:
+        os.fchmod(fd, mode)
+        data = text.encode("utf-8", "replace")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
 
 
 def output_saver(project: ProjectPaths, session: SessionState) -> SaveOutput:

@@ -1,12 +1,17 @@
 """One long-term memory entry and its JSON form (SPEC §11).
 
-The on-disk shape is a promise to users who read or back up the file: keep field names stable
-and add new ones only as optional metadata.
+The file is shared with the reference (PaiCLI), which reads it as a bare JSON list of
+``{id, content, type, timestamp, lastVerifiedAt, metadata, tokenCount}``: ``type`` an
+upper-case name (``FACT``), times ISO-8601 instants (``…Z``), every metadata value a string.
+:meth:`MemoryEntry.to_reference` writes exactly that (our own fields inside ``metadata``, as
+strings); :meth:`MemoryEntry.from_dict` reads it and our earlier shapes
+(``created_at``/``last_verified_at``/``token_count``). Keep field names stable.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -45,10 +50,22 @@ def utc_now() -> datetime:
 
 
 def format_time(moment: datetime) -> str:
-    """ISO 8601 in UTC, the only form written to the file."""
+    """An ISO-8601 instant in UTC (``2026-11-01T12:00:00Z``), the only form written."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@lru_cache(maxsize=65_536)
+def normalise_time(text: str) -> str:
+    """A stored time as an instant (``…Z``) when it reads as a time, else unchanged."""
+    moment = parse_time(text)
+    if moment is None:
+        return text
+    try:
+        return format_time(moment)
+    except (ValueError, OverflowError):
+        return text
 
 
 @lru_cache(maxsize=65_536)
@@ -68,7 +85,27 @@ def parse_time(text: object) -> datetime | None:
 
 
 _TOP_LEVEL = frozenset({"id", "content", "type", "created_at", "last_verified_at", "metadata",
-                        "token_count", "createdAt", "lastVerifiedAt"})
+                        "token_count", "createdAt", "lastVerifiedAt", "timestamp", "tokenCount"})
+_KNOWN_META = frozenset({"scope", "project", "source", "verification", "source_file"})
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` without lone surrogates (valid JSON can hold ``\\ud800``; no UTF-8 file can)."""
+    return _SURROGATES.sub("\ufffd", text) if _SURROGATES.search(text) else text
+
+
+def _as_metadata_text(value: Any) -> str | None:
+    """A metadata value as the string the reference expects (None: leave the key out)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return clean_text(json.dumps(value, ensure_ascii=False, sort_keys=True))
 
 
 @dataclass(frozen=True)
@@ -125,8 +162,28 @@ class MemoryEntry:
 
     @cached_property
     def json_line(self) -> str:
-        """The entry as one line of JSON (computed once: entries never change)."""
-        return json.dumps(self.to_dict(), ensure_ascii=False)
+        """The entry as one line of JSON in the reference's shape (computed once: entries
+        never change)."""
+        return json.dumps(self.to_reference(), ensure_ascii=False)
+
+    def to_reference(self) -> dict[str, Any]:
+        """The entry as the reference reads it (see the module docstring)."""
+        metadata = {k: v for k, v in self.extra.items() if isinstance(v, str)}
+        for key, value in (("scope", self.scope), ("project", self.project),
+                           ("source", self.source), ("verification", self.verification),
+                           ("source_file", self.source_file)):
+            if value is not None:
+                metadata[key] = value
+        return {
+            **self.extra_fields,
+            "id": self.id,
+            "content": self.content,
+            "type": self.type.upper(),
+            "timestamp": self.created_at,
+            "lastVerifiedAt": self.last_verified_at,
+            "metadata": metadata,
+            "tokenCount": self.token_count,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         metadata: dict[str, Any] = dict(self.extra)
@@ -151,7 +208,9 @@ class MemoryEntry:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MemoryEntry:
-        """Read one stored entry; raises ValueError when it lacks an id or content."""
+        """Read one stored entry, in the reference's shape or ours; raises ValueError when it
+        lacks an id or content. Lone surrogates become U+FFFD, metadata values strings,
+        times instants, the type lower case: what comes back is what would be written."""
         entry_id = data.get("id")
         content = data.get("content")
         if not isinstance(entry_id, str) or not entry_id or not isinstance(content, str):
@@ -159,31 +218,33 @@ class MemoryEntry:
         raw_meta = data.get("metadata") or {}
         if not isinstance(raw_meta, Mapping):
             raise ValueError("memory entry metadata is not an object")
-        meta = dict(raw_meta)
-        created = data.get("created_at") or data.get("createdAt") or ""
-        verified = data.get("last_verified_at") or data.get("lastVerifiedAt") or created
-        known = {"scope", "project", "source", "verification", "source_file"}
-        token_count = data.get("token_count")
+        meta = {clean_text(str(k)): v for k, v in raw_meta.items()}
+        created = (data.get("timestamp") or data.get("created_at") or data.get("createdAt")
+                   or "")
+        verified = (data.get("lastVerifiedAt") or data.get("last_verified_at") or created)
+        token_count = data.get("tokenCount", data.get("token_count"))
+        extra = {k: _as_metadata_text(v) for k, v in meta.items() if k not in _KNOWN_META}
         return cls(
-            id=entry_id,
-            content=content,
-            created_at=str(created),
-            last_verified_at=str(verified),
-            type=str(data.get("type") or DEFAULT_TYPE),
+            id=clean_text(entry_id),
+            content=clean_text(content),
+            created_at=normalise_time(clean_text(str(created))),
+            last_verified_at=normalise_time(clean_text(str(verified))),
+            type=clean_text(str(data.get("type") or DEFAULT_TYPE)).lower(),
             scope=_text_or_none(meta.get("scope")),
             project=_text_or_none(meta.get("project")),
-            source=str(meta.get("source") or SOURCE_EXPLICIT),
-            verification=str(meta.get("verification") or VERIFIED),
+            source=clean_text(str(meta.get("source") or SOURCE_EXPLICIT)),
+            verification=clean_text(str(meta.get("verification") or VERIFIED)),
             source_file=_text_or_none(meta.get("source_file")),
-            token_count=token_count if isinstance(token_count, int) else 0,
-            extra={k: v for k, v in meta.items() if k not in known},
-            extra_fields={k: v for k, v in data.items() if k not in _TOP_LEVEL},
+            token_count=token_count if type(token_count) is int else 0,
+            extra={k: v for k, v in extra.items() if v is not None},
+            extra_fields={clean_text(str(k)): v for k, v in data.items()
+                          if k not in _TOP_LEVEL},
         )
 
 
 def _text_or_none(value: object) -> str | None:
     """A metadata string; anything else (a hand-edited number, a list) reads as absent."""
-    return value if isinstance(value, str) and value else None
+    return clean_text(value) if isinstance(value, str) and value else None
 
 
 def awaiting_review(entry: MemoryEntry) -> bool:

@@ -4,6 +4,16 @@ Every change runs ``lock → re-read → change → write .tmp → fsync → os.
 two-level: a ``threading.Lock`` per file path (threads of this process) and a portalocker lock
 on a sibling ``.lock`` file (other processes). Readers never lock: ``os.replace`` means they see
 either the old file or the new one, never half of one.
+
+The file is written in the reference's own shape (a bare JSON list, see ``entry.py``), so the
+reference keeps reading our memories; our earlier ``{"schema_version", "entries"}`` file is
+still read, and converted on the first write (the old file kept as ``….v1-backup-<time>``).
+
+Whatever is on disk, the store survives it: a file that does not parse (deep nesting
+included) is moved aside; one bad entry is set aside alone, in the sidecar
+``….rejected.jsonl``, while the others stay live; lone surrogates are replaced; a symlinked
+store is written through to its target; a FIFO, a device or a link to one is refused without
+being opened for reading; the store, its temporary file and its lock are 0600.
 """
 
 from __future__ import annotations
@@ -11,14 +21,16 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from .entry import SCHEMA_VERSION, MemoryEntry, utc_now
+from .entry import SCHEMA_VERSION, MemoryEntry, clean_text, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -45,33 +57,89 @@ class NewerFileError(MemoryFileError):
     """The file was written by a newer paicli-tui (higher schema_version): read-only here."""
 
 
-def _parse(text: str) -> list[MemoryEntry]:
-    """Entries in the file's text; ValueError when it is not a memory file."""
-    data = json.loads(text)
-    if isinstance(data, list):  # an early format: a bare list of entries
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""A memory file larger than this is refused (a fact store, not a data dump)."""
+
+SHAPE_REFERENCE = "reference"
+"""A bare list in the reference's shape: what this version writes."""
+SHAPE_OLD = "old"
+"""Our earlier shapes (``{"schema_version", "entries"}``, or a list with ``created_at``):
+converted on the first write, the old file backed up."""
+_OLD_KEYS = frozenset({"created_at", "last_verified_at", "token_count"})
+
+
+@dataclass
+class ParsedFile:
+    entries: list[MemoryEntry]
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+    """(the entry's JSON, why) for each entry that could not be read: set aside alone."""
+    shape: str = SHAPE_REFERENCE
+    newer: str | None = None
+    """Why this file must not be written (a newer schema_version); entries still readable."""
+
+
+def _version(value: object) -> int | None:
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+def parse_file(text: str) -> ParsedFile:
+    """The entries of the file's text, with the entries it had to set aside; ValueError when
+    it is not a memory file at all (invalid JSON, nested too deep, no list of entries, or
+    no entry readable)."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError("not a memory file: nested too deeply") from None
+    newer = None
+    if isinstance(data, list):
         raw_entries = data
+        shape = SHAPE_OLD if any(isinstance(r, dict) and not _OLD_KEYS.isdisjoint(r)
+                                 for r in data) else SHAPE_REFERENCE
     elif isinstance(data, dict) and isinstance(data.get("entries"), list):
-        raw_entries = data["entries"]
+        raw_entries, shape = data["entries"], SHAPE_OLD
+        version = _version(data.get("schema_version", 1))
+        if version is None or version > SCHEMA_VERSION:
+            newer = (f"the memory file has schema_version {data.get('schema_version')}; this "
+                     f"paicli-tui writes {SCHEMA_VERSION}. Upgrade paicli-tui to change "
+                     "memories.")
     else:
-        raise ValueError("not a memory file: no 'entries' list")
-    version = data.get("schema_version", 1) if isinstance(data, dict) else 1
-    if isinstance(version, int) and version > SCHEMA_VERSION:
-        raise NewerFileError(f"the memory file has schema_version {version}; this paicli-tui "
-                             f"writes {SCHEMA_VERSION}. Upgrade paicli-tui to change memories.")
-    entries = []
+        raise ValueError("not a memory file: no list of entries")
+    parsed = ParsedFile([], shape=shape, newer=newer)
     for raw in raw_entries:
-        if not isinstance(raw, dict):
-            raise ValueError("not a memory file: an entry is not an object")
-        entries.append(MemoryEntry.from_dict(raw))
-    return entries
+        try:
+            if not isinstance(raw, dict):
+                raise ValueError("an entry is not an object")
+            parsed.entries.append(MemoryEntry.from_dict(raw))
+        except (ValueError, TypeError, RecursionError) as exc:
+            try:
+                original = clean_text(json.dumps(raw, ensure_ascii=False))
+            except (ValueError, RecursionError):
+                original = repr(raw)[:10_000]
+            parsed.rejected.append((original, str(exc)))
+    if raw_entries and not parsed.entries:
+        raise ValueError("not a memory file: no entry could be read")
+    return parsed
+
+
+def _parse(text: str) -> list[MemoryEntry]:
+    """Entries in the file's text; ValueError when it is not a memory file, NewerFileError
+    when it is a newer one."""
+    parsed = parse_file(text)
+    if parsed.newer:
+        raise NewerFileError(parsed.newer)
+    return parsed.entries
 
 
 def serialise(entries: list[MemoryEntry]) -> str:
-    """The file text: one entry per line, so it stays readable and diffable by a person (and
-    json's fast C encoder does the work)."""
-    rows = ",\n  ".join(e.json_line for e in entries)
-    body = f"[\n  {rows}\n ]" if entries else "[]"
-    return f'{{"schema_version": {SCHEMA_VERSION},\n "entries": {body}\n}}\n'
+    """The file text in the reference's shape: a bare JSON list, one entry per line, so it
+    stays readable and diffable by a person (and json's fast C encoder does the work)."""
+    rows = ",\n ".join(e.json_line for e in entries)
+    text = f"[\n {rows}\n]\n" if entries else "[]\n"
+    return clean_text(text)
 
 
 def _same(a: list[MemoryEntry], b: list[MemoryEntry]) -> bool:
@@ -96,14 +164,30 @@ class MemoryStore:
         """(inode, mtime, size) when ``_text`` was last confirmed, for lock-free readers."""
         self.last_backup: Path | None = None
         """Where the most recent unreadable file was moved (for a notice to the person)."""
+        self._parsed = ParsedFile([])
+        """What the last parse of ``_text`` found besides the entries (set aside, shape)."""
+
+    @property
+    def target(self) -> Path:
+        """The file actually read and written: a symlinked store is written through to its
+        target, never replaced by a plain file."""
+        return Path(os.path.realpath(self.path))
 
     @property
     def lock_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".lock")
+        target = self.target
+        return target.with_name(target.name + ".lock")
 
     @property
     def tmp_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".tmp")
+        target = self.target
+        return target.with_name(target.name + ".tmp")
+
+    @property
+    def rejected_path(self) -> Path:
+        """Sidecar where entries that could not be read are set aside, one JSON line each."""
+        target = self.target
+        return target.with_name(target.name + ".rejected.jsonl")
 
     # -- reading ----------------------------------------------------------------------------
     def _stat_key(self) -> tuple[int, int, int] | None:
@@ -112,6 +196,25 @@ class MemoryStore:
         except OSError:
             return None
         return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def _read_bytes(self) -> bytes:
+        """The file's bytes; MemoryFileError for a FIFO, a device or a huge file (opened
+        without blocking and checked before anything is read, so nothing hangs)."""
+        fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise MemoryFileError(f"{self.path} is not a regular file; memories are not "
+                                      "read from it (replace it with a file or remove it)")
+            if info.st_size > MAX_FILE_BYTES:
+                raise MemoryFileError(f"{self.path} is {info.st_size:,} bytes, more than a "
+                                      f"memory file may be ({MAX_FILE_BYTES:,})")
+            chunks = []
+            while block := os.read(fd, 1 << 20):
+                chunks.append(block)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
 
     def _read(self, *, locked: bool = True) -> list[MemoryEntry]:
         """The file's entries. The bytes are always re-read; they are re-parsed only when they
@@ -124,27 +227,33 @@ class MemoryStore:
         a writer may have replaced the bad file with a good one in between.
         """
         try:
-            raw = self.path.read_bytes()
+            raw = self._read_bytes()
         except FileNotFoundError:
             if self._text is not None:  # someone removed a good file on purpose: honour it
                 self._cache = []
             self._text = None
+            self._parsed = ParsedFile([])
             return list(self._cache)
         except OSError as exc:
             raise MemoryFileError(f"could not read {self.path}: {exc.strerror or exc}") from None
         if raw == self._text:
             return list(self._cache)
         try:
-            entries = _parse(raw.decode("utf-8"))
+            parsed = parse_file(raw.decode("utf-8"))
         except ValueError as exc:  # includes UnicodeDecodeError
             if not locked:
                 with self._file_lock():
                     return self._read()
             self._move_aside(exc)
             return list(self._cache)
-        self._cache = entries
+        if parsed.rejected:
+            log.warning("memory file %s: %d entries could not be read; they are set aside in "
+                        "%s on the next save", self.path, len(parsed.rejected),
+                        self.rejected_path)
+        self._parsed = parsed
+        self._cache = parsed.entries
         self._text = raw
-        return list(entries)
+        return list(parsed.entries)
 
     def _read_for_display(self) -> list[MemoryEntry]:
         # Readers may trust an unchanged (inode, mtime, size): a wrong guess here only shows
@@ -156,17 +265,25 @@ class MemoryStore:
         self._seen_stat = key if self._text is not None else None
         return entries
 
+    def _stamp(self) -> str:
+        return self._clock().strftime("%Y%m%dT%H%M%S%fZ")
+
     def _move_aside(self, reason: Exception) -> None:
-        stamp = self._clock().strftime("%Y%m%dT%H%M%S%fZ")
-        backup = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
+        target = self.target
+        backup = target.with_name(f"{target.name}.corrupt-{self._stamp()}")
         try:
-            os.replace(self.path, backup)
+            os.replace(target, backup)
         except FileNotFoundError:
             return
         self.last_backup = backup
         self._text = None
         log.warning("memory file %s was unreadable (%s); moved to %s",
                     self.path, type(reason).__name__, backup)
+
+    @property
+    def set_aside(self) -> int:
+        """Entries of the file as last read that could not be read (kept in the sidecar)."""
+        return len(self._parsed.rejected)
 
     def entries(self) -> list[MemoryEntry]:
         """A snapshot of all entries (a new list of immutable entries)."""
@@ -180,8 +297,9 @@ class MemoryStore:
         import portalocker
 
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            lock_handle = open(self.lock_path, "a")  # noqa: SIM115 - closed below
+            self.target.parent.mkdir(parents=True, exist_ok=True)
+            lock_handle = open(self.lock_path, "a",  # noqa: SIM115 - closed below
+                               opener=lambda name, flags: os.open(name, flags, 0o600))
         except OSError as exc:
             raise MemoryFileError(
                 f"could not open {self.lock_path}: {exc.strerror or exc}") from None
@@ -200,32 +318,83 @@ class MemoryStore:
         ``change`` edits the list in place (append, remove, or put an evolved entry in place of
         an old one; entries themselves are immutable) and returns a value handed back to the
         caller. If it raises, nothing is written. The file is rewritten only when the list
-        changed.
+        changed (or an old-shape file, or one with entries set aside, is being converted).
         """
         with self._lock, self._file_lock():
             entries = self._read()
+            if self._text is not None and self._parsed.newer:
+                raise NewerFileError(self._parsed.newer)
             original = list(self._cache) if self._text is not None else None
             result = change(entries)
             if original is None or not _same(entries, original):
                 data = serialise(entries).encode("utf-8")
+                self._before_rewrite()
                 self._write(data)
                 self._cache = list(entries)
                 self._text = data
+                self._parsed = ParsedFile(list(entries))
             return result
 
-    def _write(self, data: bytes) -> None:
-        tmp = self.tmp_path
+    def _before_rewrite(self) -> None:
+        """Keep what the rewrite would drop: entries that could not be read go to the
+        sidecar, and a file in our old shape is backed up once before it is converted."""
+        parsed, old = self._parsed, self._text
+        if old is None:
+            return
+        if parsed.rejected:
+            lines = "".join(json.dumps({"set_aside_at": self._stamp(), "reason": why,
+                                        "entry": text}, ensure_ascii=False) + "\n"
+                            for text, why in parsed.rejected)
+            self._private_append(self.rejected_path, clean_text(lines).encode("utf-8"))
+        if parsed.shape == SHAPE_OLD:
+            target = self.target
+            backup = target.with_name(f"{target.name}.v1-backup-{self._stamp()}")
+            self._private_write(backup, old)
+            log.info("memory file %s converted to the shared list shape; old file kept as %s",
+                     self.path, backup)
+
+    @staticmethod
+    def _private_append(path: Path, data: bytes) -> None:
         try:
-            with open(tmp, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise MemoryFileError(f"could not write {path}: {exc.strerror or exc}") from None
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _private_write(path: Path, data: bytes) -> None:
+        """Write ``data`` to a new file only this user can read (0600), synced to disk."""
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(path, flags, 0o600)
+        except OSError as exc:
+            raise MemoryFileError(f"could not write {path}: {exc.strerror or exc}") from None
+        try:
+            os.fchmod(fd, 0o600)  # an older file of that name may have had wider rights
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError as exc:
+            raise MemoryFileError(f"could not write {path}: {exc.strerror or exc}") from None
+        finally:
+            os.close(fd)
+
+    def _write(self, data: bytes) -> None:
+        target = self.target
+        tmp = self.tmp_path
+        self._private_write(tmp, data)
+        try:
+            os.replace(tmp, target)
         except OSError as exc:
             raise MemoryFileError(f"could not write {self.path}: {exc.strerror or exc}") from None
         # Make the rename itself durable (best effort: not every platform can open a folder).
         try:
-            fd = os.open(self.path.parent, os.O_RDONLY)
+            fd = os.open(target.parent, os.O_RDONLY)
         except OSError:
             return
         try:
