@@ -127,8 +127,6 @@ def _write_private(path: Path, text: str, mode: int) -> None:
         os.close(fd)
 
 
-
-
 def output_saver(project: ProjectPaths, session: SessionState) -> SaveOutput:
     """A :data:`SaveOutput` writing under ``.paicli/tool-outputs/<session>/``."""
 
