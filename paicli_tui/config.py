@@ -8,6 +8,7 @@ line or an error message never shows them.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import tomllib
@@ -99,8 +100,13 @@ class Settings:
     ollama_host: str | None = None
     """OLLAMA_HOST, for the Ollama chat client and the Ollama embedder."""
     request_timeout_s: float = 120.0
-    """Seconds to wait for a provider between streamed bytes."""
+    """Seconds to wait for a provider between two data events of a stream (keep-alive
+    comments do not count)."""
     max_retries: int = 3
+    stream_total_timeout_s: float = 1_800.0
+    """Seconds one streamed reply may take in all (keep-alives and a slow trickle included)."""
+    reply_max_chars: int = 1_000_000
+    """A reply longer than this is cut there, with a note saying so (what arrived is kept)."""
     """Retries before the first streamed byte (connection errors, timeouts, 429, 5xx)."""
 
     # --- agent ---------------------------------------------------------------------------
@@ -245,26 +251,66 @@ def _coerce(name: str, raw: Any, source: str) -> Any:
         if not isinstance(raw, Mapping) or not all(isinstance(v, Mapping) for v in raw.values()):
             raise ConfigError(f"{source}: mcp_servers must be tables: [mcp_servers.NAME]")
         return dict(raw)
+    from_text = isinstance(raw, str) and not source.endswith(".toml")
     try:
         if kind is bool:
             if isinstance(raw, bool):
                 return raw
+            if not from_text:  # config.toml: true / false, not 1 or "yes"
+                raise ValueError(raw)
             text = str(raw).strip().lower()
             if text in ("1", "true", "yes", "on"):
                 return True
             if text in ("0", "false", "no", "off"):
                 return False
             raise ValueError(raw)
-        if kind is int:
-            return int(raw)
-        if kind is float:
-            return float(raw)
+        if kind in (int, float):
+            return _number(name, raw, kind, source)
         if kind is tuple:
             items = raw if isinstance(raw, list | tuple) else str(raw).split(",")
             return tuple(str(item).strip() for item in items if str(item).strip())
-    except (TypeError, ValueError):
-        raise ConfigError(f"{source}: {name} must be a {kind.__name__}, got {raw!r}") from None
+    except ConfigError:
+        raise
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"{source}: {name} must be a {_kind_name(kind)}, got {raw!r}") from None
+    if not isinstance(raw, str) and source.endswith(".toml") and kind in (str, None):
+        raise ConfigError(f"{source}: {name} must be a string, got {raw!r}")
     return str(raw)
+
+
+# Numbers that must be above zero; every other number must be zero or more.
+_POSITIVE = ("window", "search_top_k", "keep_user_turns", "memory_stale_days",
+             "stream_total_timeout_s", "reply_max_chars")
+_POSITIVE_SUFFIXES = ("_timeout_s", "_chars", "_bytes")
+_ZERO_ALLOWED = ("clearing_min_chars",)
+
+
+def _kind_name(kind: type | None) -> str:
+    return {int: "whole number", float: "number", bool: "boolean (true or false)"}.get(
+        kind, getattr(kind, "__name__", "value"))
+
+
+def _number(name: str, raw: Any, kind: type, source: str) -> int | float:
+    """A finite number of the field's kind within its range, or ConfigError naming the key
+    and where it came from (``window = inf`` or ``window = true`` never get through)."""
+    if isinstance(raw, bool):
+        raise ValueError(raw)
+    value = float(raw) if kind is float else (int(raw) if not isinstance(raw, float)
+                                              else raw)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{source}: {name} must be a finite number, got {raw!r}")
+    if kind is int:
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise ValueError(raw)
+            value = int(value)
+    positive = name in _POSITIVE or (name.endswith(_POSITIVE_SUFFIXES)
+                                     and name not in _ZERO_ALLOWED)
+    if positive and value <= 0:
+        raise ConfigError(f"{source}: {name} must be above 0, got {raw!r}")
+    if value < 0:
+        raise ConfigError(f"{source}: {name} must be 0 or more, got {raw!r}")
+    return value
 
 
 def _validate(settings: Settings) -> Settings:
@@ -297,9 +343,14 @@ def _validate(settings: Settings) -> Settings:
 def read_config_file(path: Path) -> dict[str, Any]:
     """Values from config.toml (missing file: none). A bad file is an error, never ignored."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return {}
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8"
+                          ) from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -90,6 +90,8 @@ class ReplyAssembler:
     finish_reason: str | None = None
     usage: UsageReport | None = None
     saw_done: bool = False
+    size: int = 0
+    """Characters received so far (text, reasoning, tool-call arguments)."""
 
     def _slot_for(self, index: Any, call_id: Any) -> _Slot:
         if not isinstance(index, int):
@@ -135,10 +137,13 @@ class ReplyAssembler:
                 arguments = function.get("arguments")
                 if isinstance(arguments, str):
                     slot.arguments.append(arguments)
+                    self.size += len(arguments)
                 elif isinstance(arguments, Mapping):
                     slot.arguments.append(json.dumps(arguments, ensure_ascii=False))
+                    self.size += len(slot.arguments[-1])
             if choice.get("finish_reason"):
                 self.finish_reason = str(choice["finish_reason"])
+        self.size += len(text_part) + len(reasoning_part)
         if text_part:
             self.text.append(text_part)
         if reasoning_part:
@@ -146,6 +151,15 @@ class ReplyAssembler:
         if text_part or reasoning_part:
             return StreamDelta(text=text_part, reasoning=reasoning_part)
         return None
+
+    def cut(self, note: str) -> StreamDone:
+        """The reply as far as it arrived, ended early on purpose: the text with ``note``
+        after it, no tool calls (their arguments may be incomplete), finish reason
+        ``length``."""
+        message = Message.assistant("".join(self.text) + note,
+                                    reasoning="".join(self.reasoning) or None)
+        return StreamDone(message=message, finish_reason="length", usage=self.usage,
+                          tool_calls=())
 
     def tool_calls(self) -> tuple[ToolCall, ...]:
         """Assembled calls in index order; a missing id becomes ``call_<index>``, nameless

@@ -109,6 +109,8 @@ class OpenAICompatibleClient:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         backoff_base: float = 1.0,
         redact_also: Sequence[Secret] = (),
+        total_timeout: float = 1_800.0,
+        max_reply_chars: int = 1_000_000,
     ) -> None:
         self.provider = provider
         self.model = model
@@ -118,6 +120,12 @@ class OpenAICompatibleClient:
         self.stream_usage = stream_usage
         self.max_retries = max(0, max_retries)
         self._key = api_key
+        self.idle_timeout = timeout
+        """Seconds allowed between two data events; keep-alive comments do not count."""
+        self.total_timeout = total_timeout
+        """Seconds one reply may take in all, however steadily it trickles."""
+        self.max_reply_chars = max_reply_chars
+        """A reply longer than this (text, reasoning and tool arguments) is cut here."""
         # every configured key, not only this one: an error body may echo another provider's
         self._secrets = tuple(dict.fromkeys(s for s in (api_key, *redact_also) if s))
         self._sleep = sleep
@@ -181,6 +189,7 @@ class OpenAICompatibleClient:
     async def _attempt(self, url: str, body: dict[str, Any]) -> AsyncIterator[StreamEvent]:
         assembler = ReplyAssembler(provider=self.provider)
         started = False  # a byte of the reply body has arrived: no retry from here on
+        cut = False
         try:
             async with self._http.stream("POST", url, json=body) as response:
                 if response.status_code >= 400:
@@ -194,12 +203,36 @@ class OpenAICompatibleClient:
                         yield event
                     yield assembler.finish()
                     return
-                async for line in response.aiter_lines():
+                clock = asyncio.get_running_loop().time
+                deadline = clock() + self.total_timeout
+                last_data = clock()
+                lines = response.aiter_lines().__aiter__()
+                while True:
+                    try:
+                        line = await asyncio.wait_for(lines.__anext__(),
+                                                      max(0.0, deadline - clock()))
+                    except StopAsyncIteration:
+                        break
+                    except TimeoutError:
+                        raise LLMError(
+                            f"{self.provider}: the reply took longer than the "
+                            f"{self.total_timeout:g} s cap; stopped") from None
                     started = True
+                    now = clock()
+                    if line.strip().startswith("data:"):
+                        last_data = now
+                    elif now - last_data > self.idle_timeout:
+                        # SSE comments (": keep-alive") alone must not hold a request open
+                        raise StreamInterrupted(
+                            f"{self.provider}: no data for {self.idle_timeout:g} s (only "
+                            "keep-alive messages); stopped waiting")
                     event = self._parse_line(line, assembler)
                     if event is not None:
                         yield event
                     if assembler.saw_done:
+                        break
+                    if assembler.size > self.max_reply_chars:
+                        cut = True
                         break
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -213,6 +246,12 @@ class OpenAICompatibleClient:
             raise LLMError(self._safe(
                 f"{self.provider}: request to {self.base_url} failed "
                 f"({type(exc).__name__}: {exc})")) from None
+        if cut:  # what arrived is kept, with the reason it ends there
+            log.warning("%s: reply cut at %d characters", self.provider, self.max_reply_chars)
+            yield assembler.cut(
+                f"\n\n[reply cut: {self.provider} sent more than {self.max_reply_chars:,} "
+                "characters; the rest was not read]")
+            return
         yield assembler.finish()
 
     def _raise_for_status(self, response: httpx.Response, raw: bytes) -> None:

@@ -173,7 +173,9 @@ def build_client(settings: Settings, **client_options: Any) -> ChatClient | None
         provider=spec.name, base_url=settings.base_url or spec.base_url, model=model,
         window=window, api_key=key, send_reasoning=spec.send_reasoning,
         stream_usage=spec.stream_usage, timeout=settings.request_timeout_s,
-        max_retries=settings.max_retries, redact_also=settings.secrets(), **client_options)
+        max_retries=settings.max_retries, redact_also=settings.secrets(),
+        total_timeout=settings.stream_total_timeout_s, max_reply_chars=settings.reply_max_chars,
+        **client_options)
 
 
 def how_to_configure(settings: Settings | None = None) -> str:

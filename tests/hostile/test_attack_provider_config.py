@@ -1,0 +1,145 @@
+"""Attack table, provider streams and config files: a server that never finishes, a reply
+without end, and config values that used to crash or slip through. The server is faked at
+its protocol (SSE over httpx.MockTransport, no network). One test per attempt."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from paicli_tui.config import ConfigError, load_settings
+from paicli_tui.core.contracts.llm import LLMError, StreamDone, StreamInterrupted
+from paicli_tui.core.llm.openai_client import OpenAICompatibleClient
+from paicli_tui.core.messages import Message
+
+
+def _chunk(text: str) -> bytes:
+    body = {"choices": [{"index": 0, "delta": {"content": text}}]}
+    return f"data: {json.dumps(body)}\n\n".encode()
+
+
+def _client(body: AsyncIterator[bytes], **options) -> OpenAICompatibleClient:
+    async def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                              content=body)
+
+    return OpenAICompatibleClient(provider="fake", base_url="http://127.0.0.1:9/v1",
+                                  model="m", window=128_000, max_retries=0,
+                                  transport=httpx.MockTransport(handler), **options)
+
+
+async def _collect(client: OpenAICompatibleClient) -> list:
+    try:
+        return [event async for event in client.stream([Message.user("hi")])]
+    finally:
+        await client.aclose()
+
+
+async def test_sse_keepalive_comments_forever_hit_the_idle_deadline() -> None:
+    async def body() -> AsyncIterator[bytes]:
+        yield _chunk("Hel")
+        while True:
+            await asyncio.sleep(0.05)
+            yield b": keep-alive\n\n"
+
+    started = time.monotonic()
+    with pytest.raises(StreamInterrupted, match="no data for 0.4 s"):
+        await _collect(_client(body(), timeout=0.4))
+    assert time.monotonic() - started < 5
+
+
+async def test_steady_trickle_hits_the_total_cap() -> None:
+    async def body() -> AsyncIterator[bytes]:
+        while True:
+            await asyncio.sleep(0.05)
+            yield _chunk("x")
+
+    started = time.monotonic()
+    with pytest.raises(LLMError, match="longer than the 0.6 s cap"):
+        await _collect(_client(body(), timeout=5, total_timeout=0.6))
+    assert time.monotonic() - started < 5
+
+
+async def test_reply_above_the_size_cap_is_cut_and_what_arrived_is_kept() -> None:
+    async def body() -> AsyncIterator[bytes]:
+        for _ in range(1_000):
+            yield _chunk("y" * 50)
+        yield b"data: [DONE]\n\n"
+
+    events = await _collect(_client(body(), max_reply_chars=500))
+    done = events[-1]
+    assert isinstance(done, StreamDone) and done.finish_reason == "length"
+    assert done.message.content.startswith("y" * 500)
+    assert "reply cut" in done.message.content and len(done.message.content) < 1_000
+
+
+async def test_normal_stream_is_untouched_by_the_deadlines() -> None:
+    async def body() -> AsyncIterator[bytes]:
+        yield b": keep-alive\n\n"
+        yield _chunk("Hello")
+        yield _chunk(" world")
+        yield b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
+        yield b"data: [DONE]\n\n"
+
+    events = await _collect(_client(body(), timeout=2, total_timeout=10))
+    assert events[-1].message.content == "Hello world"
+
+
+def _home(tmp_path: Path, toml: bytes | str) -> dict[str, str]:
+    (tmp_path / "config.toml").write_bytes(toml.encode() if isinstance(toml, str) else toml)
+    return {"PAICLI_HOME": str(tmp_path)}
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ("window = inf", "window must be a finite number"),
+    ("window = nan", "window must be a finite number"),
+    ("window = true", "window must be a whole number"),
+    ("window = 0", "window must be above 0"),
+    ("window = 1.5", "window must be a whole number"),
+    ("request_timeout_s = 0", "request_timeout_s must be above 0"),
+    ("command_timeout_s = -5", "command_timeout_s must be above 0"),
+    ("command_timeout_s = inf", "command_timeout_s must be a finite number"),
+    ("max_iterations = -1", "max_iterations must be 0 or more"),
+    ("auto_extract = 1", "auto_extract must be a boolean"),
+    ('auto_extract = "yes"', "auto_extract must be a boolean"),
+    ("model = 5", "model must be a string"),
+    (b'model = "caf\xe9"\n', "not UTF-8"),
+])
+def test_bad_config_value_names_the_key_and_the_file(tmp_path: Path, toml, message) -> None:
+    with pytest.raises(ConfigError, match=message) as caught:
+        load_settings({}, _home(tmp_path, toml))
+    assert str(tmp_path / "config.toml") in str(caught.value)
+
+
+@pytest.mark.parametrize(("variable", "value", "message"), [
+    ("PAICLI_WINDOW", "inf", "PAICLI_WINDOW: window"),
+    ("PAICLI_WINDOW", "-4", "PAICLI_WINDOW: window must be above 0"),
+])
+def test_bad_environment_value_names_the_variable(tmp_path: Path, variable, value,
+                                                 message) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_settings({}, {"PAICLI_HOME": str(tmp_path), variable: value})
+
+
+def test_bad_config_exits_2_for_every_subcommand(tmp_path: Path, monkeypatch, capsys) -> None:
+    from paicli_tui.cli import main
+
+    (tmp_path / "config.toml").write_bytes(b"window = inf\n")
+    monkeypatch.setenv("PAICLI_HOME", str(tmp_path))
+    for argv in (["memory", "list"], ["sessions"], ["context"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "window" in err and "config.toml" in err and "Traceback" not in err
+
+
+def test_good_config_values_still_load(tmp_path: Path) -> None:
+    settings = load_settings({}, _home(tmp_path, "window = 128000.0\nmax_iterations = 0\n"
+                                                  "auto_extract = false\n"))
+    assert settings.window == 128_000 and settings.max_iterations == 0
+    assert settings.auto_extract is False
