@@ -70,27 +70,25 @@ def test_grep_cancelled_turn_stops_the_scan(evil_lines: Path) -> None:
     assert outcome and isinstance(outcome[0], ScanCancelled)
 
 
-async def test_grep_tool_cancel_sets_the_scan_flag(evil_lines: Path, settings) -> None:
+async def test_grep_tool_cancel_sets_the_scan_flag(evil_lines: Path, settings,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     context = ToolContext(project_root=evil_lines, settings=settings, session=SessionState("s"))
     seen: list[ScanControl] = []
-    import paicli_tui.core.code.tools as code_tools
+    started = threading.Event()
 
-    real = code_tools.grep_code
-
-    def spy(root, options, *, control: ScanControl):
+    def long_scan(root, options, *, control: ScanControl):
         seen.append(control)
-        return real(root, options, control=control, use_ripgrep=False)
+        started.set()
+        control.cancel.wait(20)  # a scan that runs until someone stops it
+        control.check()
 
-    code_tools.grep_code = spy
-    try:
-        task = asyncio.ensure_future(GrepCodeTool(evil_lines).run({"pattern": r"(a|aa)+$"},
-                                                                  context))
-        await asyncio.sleep(0.3)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-    finally:
-        code_tools.grep_code = real
+    monkeypatch.setattr("paicli_tui.core.code.tools.grep_code", long_scan)
+    task = asyncio.ensure_future(GrepCodeTool(evil_lines).run({"pattern": r"(a|aa)+$"},
+                                                              context))
+    assert await asyncio.to_thread(started.wait, 20)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
     assert seen and seen[0].cancel.is_set()
 
 
