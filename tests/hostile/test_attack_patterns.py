@@ -39,7 +39,7 @@ def test_grep_nested_quantifier_stops_with_simplify_the_pattern(evil_lines: Path
     started = time.perf_counter()
     with pytest.raises(GrepError, match="simplify the pattern"):
         grep_code(evil_lines, GrepOptions(r"(a|aa)+$"), use_ripgrep=False)
-    assert time.perf_counter() - started < 15
+    assert time.perf_counter() - started < 60  # a hang guard, not a speed test
 
 
 def test_grep_nested_quantifier_tool_reports_failed(evil_lines: Path, settings,
@@ -65,7 +65,7 @@ def test_grep_cancelled_turn_stops_the_scan(evil_lines: Path) -> None:
     worker.start()
     time.sleep(0.3)
     control.cancel.set()
-    worker.join(5)
+    worker.join(30)
     assert not worker.is_alive()
     assert outcome and isinstance(outcome[0], ScanCancelled)
 
@@ -97,7 +97,7 @@ def test_glob_many_stars_against_long_name_is_linear(project_dir: Path) -> None:
     started = time.perf_counter()
     result = glob_files(project_dir, "*a" * 12 + "*b")
     assert result.paths == []
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < 30  # a hang guard, not a speed test
     assert glob_files(project_dir, "*a" * 12 + "*").paths == ["a" * 200]
 
 

@@ -51,7 +51,7 @@ async def test_sse_keepalive_comments_forever_hit_the_idle_deadline() -> None:
     started = time.monotonic()
     with pytest.raises(StreamInterrupted, match="no data for 0.4 s"):
         await _collect(_client(body(), timeout=0.4))
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # a hang guard
 
 
 async def test_steady_trickle_hits_the_total_cap() -> None:
@@ -63,7 +63,7 @@ async def test_steady_trickle_hits_the_total_cap() -> None:
     started = time.monotonic()
     with pytest.raises(LLMError, match="longer than the 0.6 s cap"):
         await _collect(_client(body(), timeout=5, total_timeout=0.6))
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # a hang guard
 
 
 async def test_reply_above_the_size_cap_is_cut_and_what_arrived_is_kept() -> None:

@@ -126,7 +126,7 @@ def test_non_regular_store_is_refused_without_hanging(tmp_path: Path, kind: str)
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    reader.join(5)
+    reader.join(30)
     assert not reader.is_alive(), "reading the store hung"
     assert isinstance(outcome[0], MemoryFileError) and "not a regular file" in str(outcome[0])
     with pytest.raises(MemoryFileError):
