@@ -66,12 +66,20 @@ async def test_full_turn_renders_text_tools_compaction_and_moves_gauge(settings,
 async def test_no_model_shows_how_to_connect_and_keeps_the_input(settings, project_dir):
     app, _ = make_app(settings, project_dir, FakeSession(), None)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_turn(pilot)  # the session starts in a worker (the welcome line reads disk)
-        notices = list(app.screen.query(SetupNotice))
+        # the session starts in a worker: on a loaded machine one pause is not enough
+        notices = await _wait_for_notices(pilot, app, 1)
         assert notices and notices[0].kind == "setup"
         await send(pilot, "hello")
-        await pilot.pause()
-        assert len(list(app.screen.query(SetupNotice))) == 2
+        assert len(await _wait_for_notices(pilot, app, 2)) == 2
+
+
+async def _wait_for_notices(pilot, app, count: int) -> list[SetupNotice]:
+    for _ in range(300):
+        await pilot.pause(0.05)
+        notices = list(app.screen.query(SetupNotice))
+        if len(notices) >= count:
+            return notices
+    return list(app.screen.query(SetupNotice))
 
 
 async def test_escape_mid_stream_cancels_and_leaves_paired_history(settings, project_dir):
