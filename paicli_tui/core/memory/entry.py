@@ -229,7 +229,8 @@ class MemoryEntry:
             content=clean_text(content),
             created_at=normalise_time(clean_text(str(created))),
             last_verified_at=normalise_time(clean_text(str(verified))),
-            type=clean_text(str(data.get("type") or DEFAULT_TYPE)).lower(),
+            # upper then lower: stable through a write (ß -> SS -> ss)
+            type=clean_text(str(data.get("type") or DEFAULT_TYPE)).upper().lower(),
             scope=_text_or_none(meta.get("scope")),
             project=_text_or_none(meta.get("project")),
             source=clean_text(str(meta.get("source") or SOURCE_EXPLICIT)),
