@@ -100,8 +100,7 @@ def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,
         raise OSError("the tool-outputs folder leads outside the project")
     ignore = outputs / ".gitignore"
     if not ignore.exists():
-        _write_private(ignore, "*
-", 0o644)
+        _write_private(ignore, "*\n", 0o644)
     keep_dot_dir_out_of_git(project.dot_dir)
     while True:
         # A resumed session starts counting at 0 again: never overwrite an earlier output.
