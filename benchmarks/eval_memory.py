@@ -22,10 +22,13 @@ from pathlib import Path
 from paicli_tui.config import load_settings
 from paicli_tui.core.memory.auto import extract_and_save
 from paicli_tui.core.memory.book import MemoryBook
-from paicli_tui.core.memory.evaluation import EvalReport, run_adversarial, run_oracle
 from paicli_tui.core.memory.store import MemoryStore
 
-DEFAULT_CASES = Path("/work/shared/eval/memory/auto-fact-dev.json")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from memory_evaluation import EvalReport, run_adversarial, run_oracle  # noqa: E402
+
+DEFAULT_CASES = Path(__file__).resolve().parents[2] / "shared/eval/memory/auto-fact-dev.json"
+"""The shared dev set beside the checkout (``<repo>/../shared``), when there is one."""
 FALLBACK_CASES = Path(__file__).resolve().parent.parent / "tests/memory/auto_fact_dev_cases.json"
 REVIEW_CASES = FALLBACK_CASES.with_name("auto_fact_review_cases.json")
 

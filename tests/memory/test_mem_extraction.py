@@ -4,6 +4,7 @@ and the development set in oracle and adversarial mode."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,6 @@ from paicli_tui.config import Settings
 from paicli_tui.core.memory.auto import extract_and_save
 from paicli_tui.core.memory.book import MemoryBook
 from paicli_tui.core.memory.entry import SOURCE_AUTO, UNVERIFIED
-from paicli_tui.core.memory.evaluation import run_adversarial, run_oracle
 from paicli_tui.core.memory.extraction import (
     FilteredInput,
     check_quote,
@@ -26,8 +26,13 @@ from paicli_tui.core.memory.extraction import (
 from paicli_tui.core.memory.store import MemoryStore
 from paicli_tui.core.memory.textspans import split_sentences
 
-DEV_SET = Path("/work/shared/eval/memory/auto-fact-dev.json")
+CHECKOUT = Path(__file__).resolve().parents[2]
+DEV_SET = CHECKOUT.parent / "shared" / "eval" / "memory" / "auto-fact-dev.json"
+"""The shared dev set beside the checkout, when there is one; else the copy in the repo."""
 LOCAL_DEV_COPY = Path(__file__).with_name("auto_fact_dev_cases.json")
+
+sys.path.insert(0, str(CHECKOUT / "benchmarks"))  # the scoring code is benchmark-only
+from memory_evaluation import run_adversarial, run_oracle  # noqa: E402
 
 
 def _cases() -> list[dict]:

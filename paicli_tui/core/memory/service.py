@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config import Settings
+from ..contracts.embedder import Embedder
 from ..contracts.llm import TextCompleter
 from ..contracts.services import ProjectRules
 from ..contracts.session_state import SessionState
@@ -37,7 +38,7 @@ from .retrieval import MAX_RESULTS, KeywordIndex, ScoredEntry, build_block, rank
 from .rules import load_project_rules
 from .store import MemoryStore
 from .tool import SaveMemoryTool
-from .vectors import Embedder, VectorCache
+from .vectors import VectorCache
 
 log = logging.getLogger(__name__)
 

@@ -16,23 +16,14 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from ..contracts.embedder import Embedder
+
 log = logging.getLogger(__name__)
-
-
-class Embedder(Protocol):
-    """What retrieval needs from an embedder (paicli_tui.core.embedders provides the real one)."""
-
-    name: str
-    dim: int
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """One L2-normalised row per text."""
-        ...
 
 
 _STOPPING = threading.Event()
