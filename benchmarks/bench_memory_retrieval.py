@@ -1,0 +1,268 @@
+"""Memory retrieval quality, black-box: what `paicli-tui exec` actually puts in front of the model.
+
+    python benchmarks/bench_memory_retrieval.py [--sets dev,blind] [--cold] [--jobs 2]
+    python benchmarks/bench_memory_retrieval.py --check     # shared words message ↔ target
+
+For each set in benchmarks/memret/ (README there: the blind set is frozen), a temporary
+PAICLI_HOME gets the set's store (this project's, global and another project's memories, each
+verified ``age_days`` ago), and every message runs as one `paicli-tui exec` task against a
+local scripted OpenAI-compatible server on 127.0.0.1. The memories counted as shown are the
+ids in the ``<long_term_memory>`` block of the newest user message of the first request.
+
+The vector cache is filled first (one `paicli-tui memory search`), as in a store that has
+been used before; ``--cold`` skips that (a first-ever run ranks by what is ready in time).
+
+Measures: recall (targets shown / targets), precision (shown that were targets / shown, over
+messages that have targets), recall per message language, for cross-language targets (the
+memory in the other language) and paraphrased ones (same language, no shared word), memories
+shown for messages with nothing relevant, and other-project leaks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+SETS_DIR = Path(__file__).resolve().parent / "memret"
+_ID_LINE = re.compile(r"^- \[([^\]]+)\]", re.MULTILINE)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def language(text: str) -> str:
+    return "zh" if _CJK.search(text) else "en"
+
+
+class ScriptedModel:
+    """Answers every chat request with a short final text (``{"facts": []}`` for requests
+    without tools) and keeps the first request of each task, keyed by the task's message."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, dict[str, Any]] = {}
+        self.lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> ScriptedModel:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server naming
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                text = "done."
+                if body.get("tools"):
+                    users = [m for m in body["messages"] if m.get("role") == "user"]
+                    content = str(users[-1].get("content", "")) if users else ""
+                    marker = re.search(r"\[task ([a-z0-9-]+)\]", content)
+                    if marker:
+                        with model.lock:
+                            model.first.setdefault(marker.group(1), body)
+                else:
+                    text = '{"facts": []}'
+                chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant",
+                                                              "content": text},
+                                        "finish_reason": "stop"}]},
+                          {"choices": [], "usage": {"prompt_tokens": 10,
+                                                    "completion_tokens": 2}}]
+                payload = ("".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
+                           + "data: [DONE]\n\n").encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        return Handler
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PAICLI_", "OLLAMA_")) and not k.endswith("_API_KEY")}
+    env.update(PAICLI_HOME=str(home), PAICLI_API_KEY="bench-key")
+    return env
+
+
+def _write_store(data: dict[str, Any], home: Path, project: Path, other: Path) -> dict[str, str]:
+    """The set's memories in PAICLI_HOME's memory file; returns entry id → set key."""
+    from paicli_tui.core.memory.budget import estimate_tokens
+    from paicli_tui.core.memory.entry import MemoryEntry, format_time
+    from paicli_tui.core.memory.store import MemoryStore
+    from paicli_tui.paths import normalise_project_root
+
+    roots = {"project": str(normalise_project_root(project)),
+             "other": str(normalise_project_root(other))}
+    now = datetime.now(UTC)  # exec reads the real clock: ages count from now
+    entries = []
+    for item in data["memories"]:
+        moment = format_time(now - timedelta(days=item["age_days"]))
+        scope = "global" if item["scope"] == "global" else "project"
+        entries.append(MemoryEntry(
+            id=f"m{item['key']}{abs(hash(item['content'])) % 10**6:06d}", content=item["content"],
+            created_at=moment, last_verified_at=moment, scope=scope,
+            project=roots.get(item["scope"]), token_count=estimate_tokens(item["content"])))
+    store = MemoryStore(home / "memory" / "long_term_memory.json")
+    store.update(lambda current: current.extend(entries))
+    return {e.id: item["key"] for e, item in zip(entries, data["memories"], strict=True)}
+
+
+def _run_set(data: dict[str, Any], *, cold: bool, jobs: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="paicli-memret-") as tmp:
+        home, project, other = Path(tmp, "home"), Path(tmp, "mall"), Path(tmp, "other")
+        for folder in (home, project, other):
+            folder.mkdir()
+        (home / "config.toml").write_text("auto_extract = false\n")
+        ids = _write_store(data, home, project, other)
+        env = _env(home)
+        if not cold:
+            subprocess.run([sys.executable, "-m", "paicli_tui", "memory", "search", "warm up"],
+                           cwd=project, env=env, capture_output=True, timeout=600, check=True,
+                           stdin=subprocess.DEVNULL)
+        with ScriptedModel() as model:
+            def one(message: dict[str, Any]) -> None:
+                prompt = f"{message['text']}\n\n[task {message['key']}]"
+                args = [sys.executable, "-m", "paicli_tui", "exec", prompt, "--provider",
+                        "custom", "--base-url", model.base_url, "--model", "fake-1", "--yes",
+                        "--json"]
+                done = subprocess.run(args, cwd=project, env=env, capture_output=True,
+                                      text=True, timeout=300, stdin=subprocess.DEVNULL)
+                if done.returncode != 0:
+                    raise RuntimeError(f"exec failed for {message['key']}: {done.stderr[-800:]}")
+
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                list(pool.map(one, data["messages"]))
+            shown: dict[str, list[str]] = {}
+            for message in data["messages"]:
+                body = model.first.get(message["key"])
+                if body is None:
+                    raise RuntimeError(f"no request seen for {message['key']}")
+                users = [m for m in body["messages"] if m.get("role") == "user"]
+                content = str(users[-1]["content"])
+                block = content.split("<long_term_memory>", 1)[1] if \
+                    "<long_term_memory>" in content else ""
+                shown[message["key"]] = [ids.get(i, f"?{i}") for i in _ID_LINE.findall(block)]
+    return score(data, shown)
+
+
+def score(data: dict[str, Any], shown: dict[str, list[str]]) -> dict[str, Any]:
+    scope_of = {m["key"]: m["scope"] for m in data["memories"]}
+    text_of = {m["key"]: m["content"] for m in data["memories"]}
+    hits = {"all": [0, 0], "en": [0, 0], "zh": [0, 0], "cross": [0, 0], "para": [0, 0]}
+    shown_relevant = correct = 0
+    irrelevant_shown: list[int] = []
+    leaks = 0
+    misses = []
+    for message in data["messages"]:
+        got = shown[message["key"]]
+        leaks += sum(1 for k in got if scope_of.get(k) == "other")
+        targets = message["targets"]
+        if not targets:
+            irrelevant_shown.append(len(got))
+            continue
+        shown_relevant += len(got)
+        lang = language(message["text"])
+        for target in targets:
+            kind = "cross" if language(text_of[target]) != lang else "para"
+            hit = target in got
+            for bucket in ("all", lang, kind):
+                hits[bucket][0] += hit
+                hits[bucket][1] += 1
+            if hit:
+                correct += 1
+            else:
+                misses.append(f"{message['key']}→{target}")
+    ratio = {k: (round(v[0] / v[1], 3) if v[1] else None) for k, v in hits.items()}
+    return {
+        "recall": ratio["all"], "recall_en": ratio["en"], "recall_zh": ratio["zh"],
+        "recall_cross": ratio["cross"], "recall_para": ratio["para"],
+        "targets": hits["all"][1], "found": hits["all"][0],
+        "precision": round(correct / shown_relevant, 3) if shown_relevant else None,
+        "shown_relevant": shown_relevant,
+        "irrelevant_avg": round(sum(irrelevant_shown) / max(1, len(irrelevant_shown)), 2),
+        "leaks": leaks, "misses": misses, "shown": shown,
+    }
+
+
+def check_shared_words(data: dict[str, Any]) -> list[str]:
+    """Message/target pairs that share a keyword (jieba words of 2+ characters, English stems):
+    the set promises there are none."""
+    from paicli_tui.core.jieba_setup import cut_words
+
+    def words(text: str) -> set[str]:
+        out = set()
+        for w in cut_words(text, None):
+            w = w.lower().strip()
+            if len(w) < 2 or not any(ch.isalnum() for ch in w):
+                continue
+            out.add(w[:5] if w.isascii() else w)  # a crude stem for English forms
+        return out
+
+    text_of = {m["key"]: m["content"] for m in data["memories"]}
+    problems = []
+    for message in data["messages"]:
+        for target in message["targets"]:
+            shared = words(message["text"]) & words(text_of[target])
+            if shared:
+                problems.append(f"{message['key']}→{target}: {sorted(shared)}")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default="dev,blind")
+    parser.add_argument("--cold", action="store_true", help="do not fill the vector cache first")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--check", action="store_true", help="list shared words and stop")
+    parser.add_argument("--out", help="write the full results (shown ids per message) here")
+    args = parser.parse_args()
+    results = {}
+    for name in args.sets.split(","):
+        data = json.loads((SETS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+        if args.check:
+            problems = check_shared_words(data)
+            print(f"{name}: {len(problems)} pairs share a word")
+            for line in problems:
+                print("  ", line)
+            continue
+        results[name] = _run_set(data, cold=args.cold, jobs=args.jobs)
+    if args.check:
+        return 0
+    columns = ["recall", "recall_en", "recall_zh", "recall_cross", "recall_para", "precision",
+               "irrelevant_avg", "leaks"]
+    print(f"{'measure':<16}" + "".join(f"{n:>10}" for n in results))
+    for column in columns:
+        print(f"{column:<16}" + "".join(f"{str(r[column]):>10}" for r in results.values()))
+    for name, r in results.items():
+        print(f"{name}: {r['found']}/{r['targets']} targets shown, {r['shown_relevant']} shown "
+              f"for messages with targets; missed {', '.join(r['misses']) or 'none'}")
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, ensure_ascii=False, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
