@@ -168,6 +168,26 @@ def _run_set(data: dict[str, Any], *, cold: bool, jobs: int) -> dict[str, Any]:
     return score(data, shown)
 
 
+def _run_in_process(data: dict[str, Any]) -> dict[str, Any]:
+    """The same store and messages through LocalMemoryService.injection_block in this process
+    (waiting for vectors): seconds instead of minutes, for tuning on the dev set."""
+    from paicli_tui.config import load_settings
+    from paicli_tui.core.memory.service import LocalMemoryService
+
+    with tempfile.TemporaryDirectory(prefix="paicli-memret-") as tmp:
+        home, project, other = Path(tmp, "home"), Path(tmp, "mall"), Path(tmp, "other")
+        for folder in (home, project, other):
+            folder.mkdir()
+        ids = _write_store(data, home, project, other)
+        settings = load_settings(env={"PAICLI_HOME": str(home)})
+        service = LocalMemoryService(settings, project, background_vectors=False)
+        shown = {}
+        for message in data["messages"]:
+            block = service.injection_block(message["text"], 640)
+            shown[message["key"]] = [ids.get(i, f"?{i}") for i in _ID_LINE.findall(block)]
+    return score(data, shown)
+
+
 def score(data: dict[str, Any], shown: dict[str, list[str]]) -> dict[str, Any]:
     scope_of = {m["key"]: m["scope"] for m in data["memories"]}
     text_of = {m["key"]: m["content"] for m in data["memories"]}
@@ -237,6 +257,8 @@ def main() -> int:
     parser.add_argument("--cold", action="store_true", help="do not fill the vector cache first")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--check", action="store_true", help="list shared words and stop")
+    parser.add_argument("--in-process", action="store_true",
+                        help="call the memory service directly instead of running exec")
     parser.add_argument("--out", help="write the full results (shown ids per message) here")
     args = parser.parse_args()
     results = {}
@@ -248,7 +270,8 @@ def main() -> int:
             for line in problems:
                 print("  ", line)
             continue
-        results[name] = _run_set(data, cold=args.cold, jobs=args.jobs)
+        results[name] = (_run_in_process(data) if args.in_process
+                         else _run_set(data, cold=args.cold, jobs=args.jobs))
     if args.check:
         return 0
     columns = ["recall", "recall_en", "recall_zh", "recall_cross", "recall_para", "precision",

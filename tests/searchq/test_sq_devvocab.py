@@ -7,7 +7,6 @@ from collections import Counter
 
 import pytest
 
-from paicli_tui.core.code.query.gloss import gloss_question
 from paicli_tui.core.code.query.terms import STOP_WORDS, has_cjk
 from paicli_tui.core.text.devvocab import (
     DEV_VOCABULARY,
@@ -15,6 +14,7 @@ from paicli_tui.core.text.devvocab import (
     read_vocabulary_text,
     vocabulary_entries,
 )
+from paicli_tui.core.text.gloss import gloss_question
 from paicli_tui.paths import HomePaths
 
 _ENTRIES = list(vocabulary_entries(read_vocabulary_text()))

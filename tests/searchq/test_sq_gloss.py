@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paicli_tui.core.code.query import plan_query
-from paicli_tui.core.code.query.dictionary import clean_sense, lookup, senses
-from paicli_tui.core.code.query.gloss import gloss_question
 from paicli_tui.core.code.query.terms import has_cjk
+from paicli_tui.core.text.dictionary import clean_sense, lookup, senses
+from paicli_tui.core.text.gloss import gloss_question
 from paicli_tui.paths import HomePaths
 
 
@@ -116,13 +116,13 @@ def test_primary_text_keeps_only_first_senses(home: HomePaths) -> None:
 def test_developer_words_are_kept_whole_by_segmentation(
     home: HomePaths, question: str, word: str, expected: set[str]
 ) -> None:
-    from paicli_tui.core.code.query.gloss import cut_question
+    from paicli_tui.core.text.gloss import cut_question
 
     assert word in cut_question(question, home)
     assert expected <= set(gloss_question(question, home=home).terms)
 
 
 def test_segmentation_outside_developer_words_is_unchanged(home: HomePaths) -> None:
-    from paicli_tui.core.code.query.gloss import cut_question
+    from paicli_tui.core.text.gloss import cut_question
 
     assert cut_question("我在线上", home) == ["我", "在线", "上"]

@@ -371,8 +371,8 @@ async def plan_with_model(settings: Settings, query: str, complete: TextComplete
     query = " ".join((query or "").split())
     if complete is None or not query:
         return None
+    from ..text.gloss import gloss_question
     from .query import detect_language, plan_query_async
-    from .query.gloss import gloss_question
 
     if detect_language(query) != "en":
         # jieba and the dictionary load on first use: do that off the loop, the plan reuses it

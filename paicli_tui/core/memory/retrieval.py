@@ -1,26 +1,38 @@
 """Choosing the memories worth showing for a question, and the block that carries them
-(SPEC §13–14).
+(SPEC §13–14, and its "beyond": stop words out, rarity weights, calibrated vectors, a bar).
 
-Visible entries only (global + this project). Score = (keyword overlap of jieba words +
-vector similarity) × a time weight that falls with age. Entries scoring 0 are dropped; the best
-ten are kept and cut to the token budget.
+Visible entries only (global + this project). Each gets two kinds of evidence:
+
+- keywords (:mod:`.keywords`): the message's words that the memory shares, stop words left
+  out, each weighted by how rare it is in the store; Chinese words also carry their English
+  gloss, so "retry" meets 重试;
+- meaning: the multilingual embedder's cosine, *calibrated* for this message — how far it
+  stands above what the message scores against unrelated text (a fixed set of ordinary notes
+  on other subjects, plus the store itself), in standard deviations. A raw cosine of 0.3 is
+  a strong match for one message and noise for another; the margin means the same for both.
+
+relevance = keywords + vector part. A memory is shown only when its relevance passes
+RELEVANCE_BAR and is within RELATIVE_BAR of the best one (a message with nothing relevant
+gets nothing); the shown ones are ordered by relevance × a time weight that falls with age,
+at most ten, near-duplicates collapsed, then cut to the token budget.
 """
 
 from __future__ import annotations
 
 import heapq
 import logging
-import threading
-import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
-from ...paths import HomePaths
 from ...resources import load_prompt
 from .budget import estimate_tokens
+from .canonical import canonical, dice, is_version_variant
 from .entry import SOURCE_AUTO, UNVERIFIED, MemoryEntry, parse_time
 from .freshness import age_days
+from .keywords import MAX_QUERY_CHARS, KeywordIndex
+from .terms import english_reading
 from .vectors import VectorCache
 
 log = logging.getLogger(__name__)
@@ -28,13 +40,19 @@ log = logging.getLogger(__name__)
 MAX_RESULTS = 10
 TIME_WEIGHT_DAYS = 90.0
 """Age at which the time weight has halved (1 / (1 + age / 90))."""
-VECTOR_FLOOR = 0.3
-"""Cosine below which two texts are treated as unrelated (sentence embedders rarely give 0)."""
+VECTOR_Z_FLOOR = 2.0
+"""Standard deviations above the unrelated texts below which a cosine is no evidence."""
+VECTOR_SCALE = 0.8
+"""Relevance per standard deviation above the floor."""
+RELEVANCE_BAR = 0.8
+"""Least relevance for a memory to be shown at all."""
+RELATIVE_BAR = 0.75
+"""A shown memory has at least this share of the best memory's relevance."""
+DUPLICATE_DICE = 0.9
+"""Two shown memories this alike (character-bigram Dice) are one: the better is kept."""
 FIRST_TURN_WAIT_S = 2.0
 """How long a turn waits for an embedder that is still loading before going on by keywords
 (a one-off: a headless run usually gets vectors; call warm_up() early to avoid the wait)."""
-MAX_QUERY_CHARS = 2_000
-"""Only the start of a very long message (pasted logs, code) is used as the query."""
 EMBED_PER_TURN = 256
 """Most memories embedded during one turn; a cold cache over a big store fills over turns."""
 BLOCK_OPEN = "<long_term_memory>"
@@ -45,75 +63,33 @@ BLOCK_CLOSE = "</long_term_memory>"
 class ScoredEntry:
     entry: MemoryEntry
     score: float
+    """relevance × time weight: the order of the shown memories."""
     keyword: float
     vector: float
+    """The calibrated vector part of the relevance (0 when the cosine is not above the
+    unrelated texts by VECTOR_Z_FLOOR standard deviations)."""
     stale: bool = False
+    relevance: float = 0.0
+    time: float = 1.0
+    """The time weight."""
+    cosine: float = 0.0
+    margin: float = 0.0
+    """The cosine's distance above the unrelated texts, in standard deviations."""
+    matched: tuple[str, ...] = field(default=())
+    """The keyword terms that matched, best first."""
+    shown: bool = True
+    """Passed the relevance bars (explain lists some that did not)."""
+    why_not: str = ""
 
 
-def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or unicodedata.category(ch).startswith("L")
+@lru_cache(maxsize=1)
+def background_texts() -> tuple[str, ...]:
+    """The ordinary notes on other subjects that calibrate vector similarity."""
+    from importlib import resources
 
-
-class KeywordIndex:
-    """jieba keywords per text (words of length ≥ 2, lower case, no punctuation) and an
-    inverted index over every text seen, so a turn touches only the memories that share a
-    word with the question."""
-
-    def __init__(self, home: HomePaths | None) -> None:
-        self.home = home
-        self._words: dict[str, frozenset[str]] = {}
-        self._postings: dict[str, set[str]] = {}
-        self._indexed: set[str] = set()
-        self._lock = threading.Lock()  # the agent turn and the memory browser may both search
-
-    def words(self, text: str) -> frozenset[str]:
-        """The keywords of ``text`` (cached; queries are not added to the index)."""
-        cached = self._words.get(text)
-        if cached is not None:
-            return cached
-        from ..text.jieba_setup import cut_words
-
-        words = frozenset(
-            w.lower() for w in cut_words(text, self.home)
-            if len(w) >= 2 and any(_is_word_char(ch) for ch in w)
-        )
-        if len(self._words) > 200_000:  # a very long session: start the memo afresh
-            self._words.clear()
-            self._postings.clear()
-            self._indexed.clear()
-        self._words[text] = words
-        return words
-
-    def _index(self, text: str) -> None:
-        for word in self.words(text):
-            self._postings.setdefault(word, set()).add(text)
-        self._indexed.add(text)
-
-    def index_all(self, texts: Sequence[str], chunk: int = 200) -> None:
-        """Index ``texts`` a chunk at a time, letting a concurrent search in between (used to
-        prepare a large store in the background)."""
-        pending = [t for t in texts if t not in self._indexed]
-        for start in range(0, len(pending), chunk):
-            with self._lock:
-                for text in pending[start:start + chunk]:
-                    if text not in self._indexed:
-                        self._index(text)
-
-    def overlap(self, query: str, texts: Sequence[str]) -> dict[str, float]:
-        """For each text sharing a keyword with ``query``: the share of the query's keywords
-        it contains (texts sharing none are left out)."""
-        with self._lock:
-            for text in texts:
-                if text not in self._indexed:
-                    self._index(text)
-            query_words = self.words(query[:MAX_QUERY_CHARS])
-            if not query_words:
-                return {}
-            counts: dict[str, int] = {}
-            for word in query_words:
-                for text in self._postings.get(word, ()):
-                    counts[text] = counts.get(text, 0) + 1
-        return {text: n / len(query_words) for text, n in counts.items()}
+    text = (resources.files(__package__) / "background.txt").read_text(encoding="utf-8")
+    return tuple(line.strip() for line in text.splitlines()
+                 if line.strip() and not line.startswith("#"))
 
 
 def time_weight(days: float) -> float:
@@ -122,53 +98,109 @@ def time_weight(days: float) -> float:
 
 def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
          vectors: VectorCache | None, now: datetime, limit: int = MAX_RESULTS,
-         wait: bool = True) -> list[ScoredEntry]:
-    """The best ``limit`` entries for ``query`` with a score above zero, best first (ties: the
-    more recently verified first). ``wait=False`` never waits for missing vectors: entries
-    not embedded yet count by keywords alone this time."""
+         wait: bool = True, explain: bool = False) -> list[ScoredEntry]:
+    """The memories worth showing for ``query``, best first, at most ``limit``.
+
+    ``wait=False`` never waits for missing vectors: entries not embedded yet count by
+    keywords alone this time. ``explain=True`` also returns the best candidates that did not
+    pass the bars (``shown=False``, with ``why_not``), up to ``limit`` in all."""
     if not entries or not query.strip():
         return []
     contents = [e.content for e in entries]
-    overlaps = keywords.overlap(query, contents)
-    vector_scores: dict[int, float] = {}
+    matches = keywords.match(query, contents)
+    similarity: dict[int, tuple[float, float]] = {}
     if vectors is not None:
         try:
-            vector_scores = _vector_scores(vectors, query, contents, wait)
+            similarity = _calibrated_cosines(vectors, query, contents, wait,
+                                             english_reading(query, keywords.home))
         except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
             log.warning("memory vectors unavailable (%s); using keywords only",
                         type(exc).__name__)
-    # Only entries with some relevance are looked at one by one (the time weight is positive,
-    # so relevance alone decides "score > 0").
-    candidates = set(vector_scores)
-    if overlaps:
-        candidates.update(i for i, text in enumerate(contents) if text in overlaps)
+    candidates = set(matches) | {i for i, (_, z) in similarity.items() if z > VECTOR_Z_FLOOR}
     scored = []
     for i in sorted(candidates):  # index order: ties resolve the same way every time
         entry = entries[i]
-        overlap = overlaps.get(entry.content, 0.0)
-        vector = vector_scores.get(i, 0.0)
-        score = (overlap + vector) * time_weight(age_days(entry, now))
-        scored.append(ScoredEntry(entry, score, overlap, vector))
-    return heapq.nlargest(limit, scored, key=lambda s: (s.score, s.entry.last_verified_at))
+        match = matches.get(i)
+        cosine, margin = similarity.get(i, (0.0, 0.0))
+        keyword = match.score if match else 0.0
+        vector = max(0.0, margin - VECTOR_Z_FLOOR) * VECTOR_SCALE
+        relevance = keyword + vector
+        weight = time_weight(age_days(entry, now))
+        scored.append(ScoredEntry(entry, relevance * weight, keyword, vector,
+                                  relevance=relevance, time=weight, cosine=cosine,
+                                  margin=margin, matched=match.matched if match else ()))
+    if not scored:
+        return []
+    best = max(s.relevance for s in scored)
+    bar = max(RELEVANCE_BAR, RELATIVE_BAR * best)
+    ordered = sorted(scored, key=lambda s: (-s.score, -s.relevance, s.entry.last_verified_at))
+    shown: list[ScoredEntry] = []
+    rest: list[ScoredEntry] = []
+    for item in ordered:
+        if item.relevance < bar:
+            why = (f"relevance {item.relevance:.2f} below the bar {RELEVANCE_BAR}"
+                   if item.relevance < RELEVANCE_BAR else
+                   f"relevance {item.relevance:.2f} below {RELATIVE_BAR:.0%} of the best "
+                   f"({best:.2f})")
+            rest.append(_replace(item, shown=False, why_not=why))
+            continue
+        twin = next((s for s in shown if _near_duplicate(s.entry.content, item.entry.content)),
+                    None)
+        if twin is not None:
+            rest.append(_replace(item, shown=False, why_not=f"near-duplicate of {twin.entry.id}"))
+            continue
+        if len(shown) < limit:
+            shown.append(item)
+    if not explain:
+        return shown
+    extra = heapq.nsmallest(max(0, limit - len(shown)), rest,
+                            key=lambda s: (-s.relevance, s.entry.last_verified_at))
+    return shown + extra
 
 
-def _vector_scores(vectors: VectorCache, query: str, contents: list[str], wait: bool
-                   ) -> dict[int, float]:
-    """Index → rescaled similarity for the entries above the floor."""
+def _replace(item: ScoredEntry, **changes: object) -> ScoredEntry:
+    from dataclasses import replace
+
+    return replace(item, **changes)  # type: ignore[arg-type]
+
+
+def _near_duplicate(a: str, b: str) -> bool:
+    """The same fact said twice (not two versions of it: "Node 18" vs "Node 20" both stay)."""
+    if canonical(a) == canonical(b):
+        return True
+    return dice(a, b) >= DUPLICATE_DICE and not is_version_variant(a, b)
+
+
+def _calibrated_cosines(vectors: VectorCache, query: str, contents: list[str], wait: bool,
+                        reading: str = "") -> dict[int, tuple[float, float]]:
+    """Index → (cosine, standard deviations above the unrelated texts) for every entry that
+    has a vector. The unrelated texts are the shipped background notes and the store itself
+    (most of a store is unrelated to any one message)."""
     import numpy as np
 
+    background = list(background_texts())
+    texts = contents + background
     if wait:
-        matrix = vectors.matrix(contents, max_new=EMBED_PER_TURN)
+        matrix = vectors.matrix(texts, max_new=EMBED_PER_TURN)
     else:
-        matrix = vectors.matrix_nowait(contents)
+        matrix = vectors.matrix_nowait(texts)
         if matrix is None and vectors.wait_ready(FIRST_TURN_WAIT_S):
-            matrix = vectors.matrix_nowait(contents)
+            matrix = vectors.matrix_nowait(texts)
     if matrix is None:
         return {}
     cosines = matrix @ vectors.embed_query(query[:MAX_QUERY_CHARS])
-    above = np.flatnonzero(cosines > VECTOR_FLOOR)
-    scaled = (cosines[above] - VECTOR_FLOOR) / (1.0 - VECTOR_FLOOR)
-    return dict(zip(above.tolist(), scaled.tolist(), strict=True))
+    if reading:  # a Chinese message also asks in its English gloss; the better match counts
+        cosines = np.maximum(cosines, matrix @ vectors.embed_query(reading))
+    present = np.abs(matrix).sum(axis=1) > 0  # rows not embedded yet are all zero
+    reference = cosines[present]
+    if reference.size < 8:
+        return {}
+    mean = float(reference.mean())
+    spread = max(float(reference.std()), 0.03)
+    store = cosines[:len(contents)]
+    ids = np.flatnonzero(present[:len(contents)])
+    margins = (store[ids] - mean) / spread
+    return {int(i): (float(store[i]), float(m)) for i, m in zip(ids, margins, strict=True)}
 
 
 def _date(text: str) -> str:

@@ -34,7 +34,8 @@ from .book import MemoryBook, SaveResult
 from .entry import MemoryEntry, awaiting_review
 from .extraction import Extraction
 from .guard import extraction_allowed, note_tool_result
-from .retrieval import MAX_RESULTS, KeywordIndex, ScoredEntry, build_block, rank
+from .keywords import KeywordIndex
+from .retrieval import MAX_RESULTS, ScoredEntry, build_block, rank
 from .rules import load_project_rules
 from .store import MemoryStore
 from .tool import SaveMemoryTool
@@ -115,10 +116,12 @@ class LocalMemoryService(MemoryBook):
         return [entry.id for entry in saved]
 
     # -- plain API ----------------------------------------------------------------------------
-    def search(self, query: str, limit: int = MAX_RESULTS) -> list[ScoredEntry]:
-        """Visible memories ranked for ``query`` (score > 0, best first), stale ones marked.
-        Waits for the embedder (the first call may load its model)."""
-        return self._ranked(query, limit, wait=True)
+    def search(self, query: str, limit: int = MAX_RESULTS, *, explain: bool = False
+               ) -> list[ScoredEntry]:
+        """Visible memories worth showing for ``query`` (best first), stale ones marked.
+        Waits for the embedder (the first call may load its model). ``explain`` also lists
+        the best candidates that did not pass the relevance bars (``shown=False``)."""
+        return self._ranked(query, limit, wait=True, explain=explain)
 
     def warm_up(self) -> None:
         """Prepare retrieval in the background and return at once: segment the visible
@@ -149,11 +152,12 @@ class LocalMemoryService(MemoryBook):
         cache = self._vector_cache()
         return cache.wait_idle(timeout) if cache is not None else True
 
-    def _ranked(self, query: str, limit: int, *, wait: bool,
+    def _ranked(self, query: str, limit: int, *, wait: bool, explain: bool = False,
                 entries: list[MemoryEntry] | None = None) -> list[ScoredEntry]:
         candidates = self.list_visible() if entries is None else entries
         ranked = rank(query, candidates, keywords=self._keywords,
-                      vectors=self._vector_cache(), now=self.clock(), limit=limit, wait=wait)
+                      vectors=self._vector_cache(), now=self.clock(), limit=limit, wait=wait,
+                      explain=explain)
         return [replace(item, stale=self.is_stale(item.entry)) for item in ranked]
 
     def _vector_cache(self) -> VectorCache | None:

@@ -1,1 +1,2 @@
-"""Chinese text tools shared by code search and memory: jieba segmentation, developer glossary."""
+"""Text tools shared by code search and memory: jieba segmentation, the developer glossary,
+the offline Chinese→English gloss (CC-CEDICT), English stop words and stems."""

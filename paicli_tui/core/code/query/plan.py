@@ -21,7 +21,7 @@ from typing import Literal
 
 from ....paths import HomePaths
 from ...contracts.llm import TextCompleter
-from .gloss import Gloss, gloss_question
+from ...text.gloss import Gloss, gloss_question
 from .language import QueryLanguage, detect_language
 from .rewrite import Rewrite, rewrite_query
 from .synonyms import expand

@@ -7,26 +7,15 @@ code word it names (``get_color_system``) whatever the index's own tokenizer doe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from functools import lru_cache
+
+from ...text.english import STOP_WORDS, fold, stem
+
+__all__ = ["STOP_WORDS", "fold", "stem", "split_identifier", "has_cjk", "code_terms",
+           "expand_identifiers", "stem_line", "one_form_per_word"]
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-
-# English words that carry no meaning for finding code. Small on purpose: a question's
-# nouns and verbs must survive, and code words such as "set" or "get" are kept elsewhere.
-STOP_WORDS = frozenset(
-    """a an the of to in on at by for from with and or not no nor is are was were be been being
-    it its this that these those there here where which what how why when who whom whose do does
-    did done can could should would will shall may might must i we you he she they my our your
-    me us them their his her as if then than so such any some all each every into onto about
-    over under out up down off just only also very too more most much many other another same
-    own one ones thing things way ways something someone anything get gets got use used uses
-    using make makes made isn't doesn't don't let lets happen happens place part code function
-    functions method methods class classes find found look looking want wants need needs
-    which whether while within without through via per etc e.g i.e sth sb oneself""".split()
-)
 
 
 def split_identifier(token: str) -> list[str]:
@@ -36,34 +25,6 @@ def split_identifier(token: str) -> list[str]:
     for piece in re.split(r"[_\W]+", token):
         parts.extend(m.group(0).lower() for m in _CAMEL.finditer(piece))
     return [p for p in parts if p]
-
-
-def fold(word: str) -> str:
-    """Crude English plural folding (``colors`` → ``color``, ``entries`` → ``entry``), the
-    same on both sides so that a question's plural meets the code's singular."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-@lru_cache(maxsize=65_536)
-def stem(word: str) -> str:
-    """English Snowball stem of a lower-case word (``merged``, ``merging`` → ``merg``), or the
-    crude plural fold when the stemmer package is missing."""
-    global _stemmer
-    if _stemmer is None:
-        try:
-            import snowballstemmer
-
-            _stemmer = snowballstemmer.stemmer("english").stemWord
-        except ImportError:  # pragma: no cover - a declared dependency
-            _stemmer = fold
-    return _stemmer(word)
-
-
-_stemmer: Callable[[str], str] | None = None
 
 
 def has_cjk(text: str) -> bool:

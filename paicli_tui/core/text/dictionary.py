@@ -59,6 +59,24 @@ def lookup(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
         return {w: _memo[w] for w in wanted}
 
 
+def remember(found: dict[str, tuple[str, ...]]) -> None:
+    """Add senses read from another copy of the same dictionary (the memory layer keeps an
+    indexed one) to the memo, so :func:`lookup` needs no file pass for these words."""
+    with _lock:
+        _memo.update(found)
+
+
+def unknown(words: Iterable[str]) -> set[str]:
+    """The words :func:`lookup` would have to read the file for."""
+    with _lock:
+        return {w for w in words if w and w not in _memo}
+
+
+def data_path() -> object:
+    """The shipped CC-CEDICT gzip file."""
+    return _data_path()
+
+
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]|（[^）]*）")
 _SKIP_SENSE = re.compile(
     r"^(CL:|surname |variant of|old variant|see |see also|used in |abbr\. for|"

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ....paths import HomePaths
-from ...text.devvocab import DEV_VOCABULARY
-from ...text.jieba_setup import cut_words
+from ...paths import HomePaths
+from .devvocab import DEV_VOCABULARY
 from .dictionary import has_technical_sense, lookup, senses
-from .terms import STOP_WORDS
+from .english import STOP_WORDS
+from .jieba_setup import cut_words
 
 _RUN = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)|([A-Za-z0-9_][A-Za-z0-9_.\-]*)")
 

@@ -1,0 +1,288 @@
+"""Keywords of a memory or a message, as groups of terms that mean one thing.
+
+Each word of the text becomes one group: an English word its Snowball stem; an identifier or
+version string (``mall_test``, ``7.17``, ``ISO-8601``, ``@Scheduled``) itself, whole, plus its
+parts; a Chinese word (jieba, search mode, so 生产库 also gives 生产) itself plus the English
+it glosses to (the developer glossary, then CC-CEDICT — the same offline gloss code search
+uses). English and Chinese stop words and task scaffolding ("please add", 帮我, 一下, "the",
+"to") give nothing, so they never match alone. Gloss terms weigh less than the text's own
+words: a dictionary sense is a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ...paths import HomePaths
+
+GLOSS_WEIGHT = 0.7
+"""Weight of a term that comes from glossing a Chinese word (own words weigh 1)."""
+SUBWORD_WEIGHT = 0.7
+"""Weight of a shorter word inside a longer Chinese word (生产 inside 生产库)."""
+PART_WEIGHT = 0.7
+"""Weight of one part of a compound identifier (``order`` of ``order-events``)."""
+CONCEPT_WEIGHT = 1.0
+"""Weight of a shared concept (concepts.tsv): "live database" and 生产库 both name §production."""
+CONCEPT_MARK = "§"
+
+_RUN = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)|([A-Za-z0-9_@#][A-Za-z0-9_.:/<>+@#\-]*)")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+EN_STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does
+    doesn't doing don't down during each few for from further had hadn't has hasn't have
+    haven't having he he'd he'll her here hers herself him himself his how i i'd i'll i'm i've
+    if in into is isn't it it's its itself let let's lets me more most mustn't my myself no
+    nor not of off on once only or other ought our ours ourselves out over own same shan't she
+    she'd she'll she's should shouldn't so some such than that that's the their theirs them
+    themselves then there there's these they they'd they'll they're they've this those through
+    to too under until up very was wasn't we we'd we'll we're we've were weren't what what's
+    when when's where where's which while who who's whom why why's with won't would wouldn't
+    you you'd you'll you're you've your yours yourself yourselves will shall may might must
+    also always never ever just still really already yet now then here there every etc via per
+    e.g i.e eg ie vs please help add adds added write create make makes made sure thing things
+    something anything everything want wants need needs needed go goes going get gets got give
+    use uses used using like way ways lot lots much many one ones instead new let able allowed
+    only""".split()
+)
+"""English words that carry no topic. "new", "add", "use" and "never" say what to do, not
+what about: a memory about Redis must not match "add a new test" because both say "new"."""
+
+ZH_STOP_WORDS = frozenset(
+    """的 地 得 了 着 过 是 在 有 和 与 及 或 或者 并 并且 而 但 但是 就 都 也 还 又 再 很 最 更 吗 呢 吧
+    啊 呀 么 把 被 让 给 对 从 到 向 往 于 以 用 由 为 为了 因为 所以 如果 的话 时 时候 之后 之前 以后
+    以前 这 那 这个 那个 这些 那些 这里 那里 这边 那边 这块 那块 哪 哪里 哪儿 哪个 哪些 什么 怎么
+    怎样 怎么样 如何 为什么 是否 能 能够 可以 会 要 想 需要 应该 应当 一个 一种 一下 一次 一点 某个
+    某些 每个 所有 各种 我 我们 你 你们 他 她 它 他们 它们 自己 其 其中 中 里 里面 上 下 内 外 当
+    帮 帮我 帮忙 请 麻烦 一些 有些 可能 比如 例如 之类 一样 然后 就是 还是 只是 总是 已经 正在 将
+    来 去 出来 起来 下来 上去 下去 加个 加一个 弄 弄个 搞 搞个 做 写 写个 改 改一下 看看 看一下
+    注意 不要 别 不 没 没有 不能 不会 不用 必须 只 只能 统一 使用 采用 用来 一律 务必 要求 记得
+    一直 经常 老是 总 每次 直接 那么 这么 怎么办 该 谁 多少 几 个 些 等 等等 其他 其它 问题 东西
+    情况 时间 现在 今天 目前 新 新的 新加 新建 加 加上 处理 进行 实现 支持 需求 一块 部分""".split()
+)
+"""Chinese function words, pronouns and task scaffolding (帮我…一下, 要注意什么)."""
+
+
+@dataclass(frozen=True)
+class Terms:
+    """One text's keywords: ``groups`` holds, per word of the text, its terms and weights;
+    ``bag`` is every term with its best weight (what a memory is indexed by)."""
+
+    groups: tuple[tuple[tuple[str, float], ...], ...]
+
+    @property
+    def bag(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for group in self.groups:
+            for term, weight in group:
+                if weight > out.get(term, 0.0):
+                    out[term] = weight
+        return out
+
+    def to_json(self) -> list[list[list[object]]]:
+        return [[[t, w] for t, w in group] for group in self.groups]
+
+    @classmethod
+    def from_json(cls, data: list[list[list[object]]]) -> Terms:
+        return cls(tuple(tuple((str(t), float(w)) for t, w in group)  # type: ignore[arg-type]
+                         for group in data))
+
+
+@dataclass(frozen=True)
+class _Concepts:
+    by_word: dict[str, tuple[str, ...]]
+    by_chinese: dict[str, tuple[str, ...]]
+    longest: int
+
+
+@lru_cache(maxsize=1)
+def concepts() -> _Concepts:
+    """The concept table shipped beside this module (concepts.tsv)."""
+    from importlib import resources
+
+    by_word: dict[str, list[str]] = {}
+    by_chinese: dict[str, list[str]] = {}
+    text = (resources.files(__package__) / "concepts.tsv").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, _, rest = line.partition("\t")
+        english, _, chinese = rest.partition("\t")
+        concept = CONCEPT_MARK + name.strip()
+        for word in english.split():
+            by_word.setdefault(word.lower(), []).append(concept)
+        for word in chinese.split():
+            by_chinese.setdefault(word, []).append(concept)
+    longest = max((len(w) for w in by_chinese), default=1)
+    return _Concepts({k: tuple(dict.fromkeys(v)) for k, v in by_word.items()},
+                     {k: tuple(dict.fromkeys(v)) for k, v in by_chinese.items()}, longest)
+
+
+def _chinese_concepts(run: str) -> list[tuple[int, int, str]]:
+    """(start, end, concept) for every concept word found in a Chinese run."""
+    table = concepts()
+    found = []
+    for i in range(len(run)):
+        for j in range(i + 1, min(len(run), i + table.longest) + 1):
+            for concept in table.by_chinese.get(run[i:j], ()):
+                found.append((i, j, concept))
+    return found
+
+
+def _english_concepts(word: str) -> tuple[str, ...]:
+    """Concepts an English word names, matched by its plain forms (not its stem: "product"
+    and "production" share a Snowball stem and not a meaning)."""
+    from ..text.english import fold
+
+    table = concepts().by_word
+    word = word.lower()
+    forms = [word, fold(word)]
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            forms += [word[:-len(suffix)], word[:-len(suffix)] + "e"]
+    out: list[str] = []
+    for form in forms:
+        out.extend(table.get(form, ()))
+    return tuple(dict.fromkeys(out))
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None
+
+
+@lru_cache(maxsize=65_536)
+def english_term(word: str) -> str | None:
+    """The stem of a lower-case English word, or None for a stop word or a single letter."""
+    from ..text.english import stem
+
+    word = word.lower().strip("'")
+    if len(word) < 2 or word in EN_STOP_WORDS:
+        return None
+    if word.isdigit():
+        return word if len(word) >= 2 else None
+    return stem(word)
+
+
+def _ascii_group(token: str) -> tuple[tuple[str, float], ...]:
+    token = token.rstrip(".:/-+")
+    if not token:
+        return ()
+    parts = [p for piece in re.split(r"[^A-Za-z0-9]+", token) for p in _CAMEL.findall(piece)]
+    if len(parts) <= 1 and token.isalpha():
+        term = english_term(token)
+        if term is None:
+            return ()
+        return ((term, 1.0),) + tuple((c, CONCEPT_WEIGHT) for c in _english_concepts(token))
+    group: list[tuple[str, float]] = [(token.lower(), 1.0)]  # identifiers and versions, whole
+    for part in parts:
+        term = english_term(part)
+        if term and term != token.lower():
+            group.append((term, PART_WEIGHT))
+    for word in [token, *parts]:
+        group.extend((c, CONCEPT_WEIGHT) for c in _english_concepts(word))
+    return tuple(dict.fromkeys(group))
+
+
+def _chinese_words(run: str, home: HomePaths | None
+                   ) -> list[tuple[str, list[str], list[str]]]:
+    """(word, shorter dictionary words inside it, concepts inside it) for each jieba word of a
+    Chinese run that is not a stop word; a concept spanning two words (合回 of 合 / 回去)
+    comes as a word of its own with no terms but the concept."""
+    from ..text.jieba_setup import get_jieba
+
+    jieba = get_jieba(home)
+    spans = []
+    start = 0
+    for word in jieba.lcut(run):
+        spans.append((start, start + len(word), word))
+        start += len(word)
+    found = _chinese_concepts(run)
+    out = []
+    for begin, end, word in spans:
+        if word in ZH_STOP_WORDS:
+            continue
+        inner = []
+        if len(word) > 2:
+            for sub in jieba.lcut_for_search(word):
+                if sub != word and len(sub) >= 2 and sub not in ZH_STOP_WORDS:
+                    inner.append(sub)
+        named = [c for b, e, c in found if begin <= b and e <= end]
+        out.append((word, inner, list(dict.fromkeys(named))))
+    attached = {c for _, _, named in out for c in named}
+    for concept in dict.fromkeys(c for _, _, c in found):
+        if concept not in attached:
+            out.append(("", [], [concept]))
+    return out
+
+
+def _gloss_words(text: str, words: list[str], home: HomePaths | None) -> dict[str, list[str]]:
+    """English terms for each Chinese word of ``text`` (the offline code-search gloss of the
+    whole text: jieba cuts a word alone differently from the word in its sentence)."""
+    from ..text.dictionary import lookup
+    from ..text.gloss import _substrings, gloss_question
+    from .dictcache import prime
+
+    wanted = set(words)
+    for word in words:
+        wanted |= _substrings(word)
+    if not prime(wanted, home.cache_dir if home is not None else None):
+        lookup(wanted)  # one pass over the dictionary file for all of them
+    out: dict[str, list[str]] = {}
+    for piece in gloss_question(text, home=home).pieces:
+        english = out.setdefault(piece.source, [])
+        for phrase in piece.english:
+            for w in phrase.split():
+                term = english_term(w)
+                if term and term not in english:
+                    english.append(term)
+    return out
+
+
+def english_reading(text: str, home: HomePaths | None = None) -> str:
+    """The offline English gloss of a Chinese message ('' for English text): a second query
+    for the embedder, which matches English memories better in one language than across."""
+    if not has_cjk(text):
+        return ""
+    from ..text.dictionary import lookup
+    from ..text.gloss import _substrings, gloss_question
+    from .dictcache import prime
+
+    text = text[:500]
+    wanted: set[str] = set()
+    for m in _RUN.finditer(text):
+        if m.group(1):
+            wanted |= _substrings(m.group(1))
+    if not prime(wanted, home.cache_dir if home is not None else None):
+        lookup(wanted)
+    return gloss_question(text, home=home).primary_text
+
+
+def text_terms(text: str, home: HomePaths | None = None, *, gloss: bool = True) -> Terms:
+    """The keyword groups of ``text`` (see the module docstring)."""
+    groups: list[tuple[tuple[str, float], ...]] = []
+    chinese: list[tuple[int, str, list[str], list[str]]] = []
+    for m in _RUN.finditer(text):
+        if m.group(1):
+            for word, inner, named in _chinese_words(m.group(1), home):
+                chinese.append((len(groups), word, inner, named))
+                groups.append(())
+        else:
+            group = _ascii_group(m.group(2))
+            if group:
+                groups.append(group)
+    if chinese:
+        glossed = _gloss_words(text, sorted({w for _, w, _, _ in chinese if w}), home) \
+            if gloss else {}
+        for index, word, inner, named in chinese:
+            # a single character is no keyword of its own (SPEC §14: words of length ≥ 2),
+            # but 锁 still names a lock and 删 a deletion
+            group = [(word, 1.0)] if len(word) >= 2 else []
+            group += [(sub, SUBWORD_WEIGHT) for sub in inner]
+            group += [(term, GLOSS_WEIGHT) for term in glossed.get(word, ())]
+            group += [(c, CONCEPT_WEIGHT) for c in named]
+            groups[index] = tuple(dict.fromkeys(group))
+    return Terms(tuple(g for g in groups if g))
