@@ -174,7 +174,10 @@ def _services(settings: Settings, project: Path, err: TextIO
     try:
         from ..core.memory.service import LocalMemoryService
 
-        memory = LocalMemoryService(settings, project)
+        # A headless task has no screen to keep responsive: its one turn waits for the
+        # embedder (and embeds a cold store, a batch at most) rather than going on by
+        # keywords alone while the model loads.
+        memory = LocalMemoryService(settings, project, background_vectors=False)
     except Exception as exc:  # noqa: BLE001 - a memory problem must not stop the task
         print(f"paicli-tui exec: long-term memory unavailable ({exc})", file=err)
     try:

@@ -13,7 +13,12 @@ import pytest
 from paicli_tui.config import Settings
 from paicli_tui.core.memory.budget import estimate_tokens
 from paicli_tui.core.memory.entry import SOURCE_AUTO
-from paicli_tui.core.memory.retrieval import BLOCK_CLOSE, BLOCK_OPEN, time_weight
+from paicli_tui.core.memory.retrieval import (
+    BLOCK_CLOSE,
+    BLOCK_OPEN,
+    background_texts,
+    time_weight,
+)
 from paicli_tui.core.memory.service import LocalMemoryService
 
 T0 = datetime(2026, 11, 1, 9, 0, 0, tzinfo=UTC)
@@ -68,20 +73,12 @@ def test_keyword_ranking_and_zero_scores_dropped(service: LocalMemoryService) ->
 
 def test_vector_similarity_counts_without_shared_keywords(settings: Settings, project_dir: Path
                                                           ) -> None:
-    class Fixed(FakeEmbedder):
-        def embed(self, texts: list[str]) -> np.ndarray:
-            rows = np.zeros((len(texts), self.dim), dtype=np.float32)
-            for i, text in enumerate(texts):
-                rows[i, 0 if ("database" in text or "数据库" in text) else 1] = 1
-            return rows
-
-    service = LocalMemoryService(settings, project_dir, embedder=Fixed())
-    service.save("Our project uses PostgreSQL 15 as the only database")
+    service = LocalMemoryService(settings, project_dir, embedder=TopicEmbedder())
+    service.save("Our zq7 notes live beside the sources")
     service.save("I prefer short answers")
-    ranked = service.search("数据库")
-    assert [r.entry.content for r in ranked] == [
-        "Our project uses PostgreSQL 15 as the only database"]
-    assert ranked[0].keyword == 0 and ranked[0].vector == 1.0
+    ranked = service.search("某某")
+    assert [r.entry.content for r in ranked] == ["Our zq7 notes live beside the sources"]
+    assert ranked[0].keyword == 0 and ranked[0].vector > 0 and ranked[0].margin > 2
 
 
 def test_newer_memories_rank_first_when_equally_relevant(service: LocalMemoryService,
@@ -160,7 +157,7 @@ def test_vectors_are_cached_across_turns_and_processes(settings: Settings, proje
         service.save(text)
     service.search("deploy")
     first = len(embedder.embedded)
-    assert first == 4  # three entries + the query
+    assert first == 4 + len(background_texts())  # entries, calibration notes, the query
     service.search("pytest")
     assert len(embedder.embedded) == first + 1  # only the new query
     fresh = FakeEmbedder()
@@ -190,10 +187,10 @@ def test_a_cold_cache_is_filled_a_batch_per_turn(settings: Settings, project_dir
         service.save(f"deploy {word}")
     service.search("deploy")
     assert embedder.embedded[:2] == ["deploy echo", "deploy delta"]  # newest first
-    assert len(embedder.embedded) == 3  # two memories + the query
+    assert len(own_texts(embedder)) == 3  # two memories + the query
     service.search("deploy")
     service.search("deploy")
-    memories = [t for t in embedder.embedded if t != "deploy"]
+    memories = [t for t in own_texts(embedder) if t != "deploy"]
     assert sorted(memories) == sorted(f"deploy {w}" for w in
                                       ("alpha", "bravo", "charlie", "delta", "echo"))
     before = len(embedder.embedded)
@@ -201,8 +198,14 @@ def test_a_cold_cache_is_filled_a_batch_per_turn(settings: Settings, project_dir
     assert len(embedder.embedded) == before + 1  # all cached now: only the query
 
 
+def own_texts(embedder: FakeEmbedder) -> list[str]:
+    """What the embedder was asked, without the shipped calibration notes."""
+    return [t for t in embedder.embedded if t not in background_texts()]
+
+
 class TopicEmbedder(FakeEmbedder):
-    """Database texts point one way, everything else another; ``gate`` can hold it back."""
+    """Texts naming the made-up topic zq7 (某某 in Chinese) point one way, everything else
+    another: a meaning no keyword, gloss or concept can find. ``gate`` can hold it back."""
 
     def __init__(self, gate=None, fail: bool = False) -> None:
         super().__init__()
@@ -217,7 +220,7 @@ class TopicEmbedder(FakeEmbedder):
         self.embedded.extend(texts)
         rows = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
-            rows[i, 0 if ("database" in text or "数据库" in text) else 1] = 1
+            rows[i, 0 if ("zq7" in text or "某某" in text) else 1] = 1
         return rows
 
 
@@ -232,14 +235,14 @@ def test_turns_never_wait_long_for_the_embedder(settings: Settings, project_dir:
     gate = threading.Event()
     embedder = TopicEmbedder(gate)
     service = LocalMemoryService(settings, project_dir, embedder=embedder)
-    service.save("Our project uses PostgreSQL 15 as the only database")
+    service.save("Our zq7 notes live beside the sources")
     started = time.monotonic()
-    assert service.injection_block("数据库", 500) == ""  # goes on while the model "loads"
+    assert service.injection_block("某某", 500) == ""  # goes on while the model "loads"
     assert time.monotonic() - started < 2
     gate.set()
     assert service.wait_for_vectors(10)
-    block = service.injection_block("数据库", 500)
-    assert "PostgreSQL 15" in block
+    block = service.injection_block("某某", 500)
+    assert "zq7 notes" in block
 
 
 def test_a_failing_background_embedder_leaves_keywords(settings: Settings, project_dir: Path
@@ -253,10 +256,10 @@ def test_a_failing_background_embedder_leaves_keywords(settings: Settings, proje
 
 def test_a_quick_embedder_serves_the_first_turn(settings: Settings, project_dir: Path) -> None:
     service = LocalMemoryService(settings, project_dir, embedder=TopicEmbedder())
-    service.save("Our project uses PostgreSQL 15 as the only database")
+    service.save("Our zq7 notes live beside the sources")
     service.warm_up()
     assert service.wait_for_vectors(10)
-    assert "PostgreSQL 15" in service.injection_block("数据库", 500)
+    assert "zq7 notes" in service.injection_block("某某", 500)
 
 
 def test_warm_up_prepares_keywords_in_the_background(settings: Settings, project_dir: Path
@@ -268,9 +271,9 @@ def test_warm_up_prepares_keywords_in_the_background(settings: Settings, project
         service.save(f"deploy {word} service")
     service.warm_up()
     deadline = time.monotonic() + 10
-    while len(service._keywords._indexed) < 3 and time.monotonic() < deadline:
+    while len(service._keywords._terms) < 3 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert len(service._keywords._indexed) == 3
+    assert len(service._keywords._terms) == 3
     assert len(service.search("deploy")) == 3
 
 

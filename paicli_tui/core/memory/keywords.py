@@ -48,6 +48,9 @@ class KeywordMatch:
     """Sum over the message's words of IDF × weights × length factor (0–~3 typical)."""
     matched: tuple[str, ...]
     """The terms that matched, best first (for --explain)."""
+    coverage: float = 0.0
+    """Share of the message's keyword weight (IDF of each word's best term) this memory
+    matches: 1.0 when it holds every word of the message."""
 
 
 class _Corpus:
@@ -65,11 +68,11 @@ class _Corpus:
         self.size = len(texts)
 
     def idf(self, term: str) -> float:
-        """BM25 IDF divided by its largest possible value, so it lies in (0, 1]."""
+        """ln(1 + N/df) ÷ ln(1 + N): 1 for a word only one memory has, falling with how
+        many share it, never 0 (a word every memory of a small store has still counts)."""
         df = len(self.postings.get(term, ()))
         n = max(self.size, 1)
-        top = math.log(1 + (n - 0.5) / 1.5)
-        return math.log(1 + (n - df + 0.5) / (df + 0.5)) / top if top > 0 else 0.0
+        return math.log(1 + n / df) / math.log(1 + n) if df else 0.0
 
 
 class KeywordIndex:
@@ -176,13 +179,18 @@ class KeywordIndex:
                         per_doc = best.setdefault(i, {})
                         if value > per_doc.get(g, (0.0, ""))[0]:
                             per_doc[g] = (value, term)
+            # what each word of the message could earn at most (a word no memory has: 1)
+            potential = [max((corpus.idf(t) if t in corpus.postings else 1.0) * w
+                             for t, w in group) for group in terms.groups]
+            total = sum(potential) or 1.0
             out = {}
             for i, groups in best.items():
                 norm = 1 - BM25_B + BM25_B * corpus.lengths[i] / corpus.avg_length
                 factor = (BM25_K1 + 1) / (1 + BM25_K1 * norm)
                 ranked = sorted(groups.values(), reverse=True)
-                out[i] = KeywordMatch(sum(v for v, _ in ranked) * factor,
-                                      tuple(t for _, t in ranked))
+                gained = sum(v for v, _ in ranked)
+                out[i] = KeywordMatch(gained * factor, tuple(t for _, t in ranked),
+                                      min(1.0, gained / total))
         return out
 
 

@@ -48,6 +48,10 @@ RELEVANCE_BAR = 0.8
 """Least relevance for a memory to be shown at all."""
 RELATIVE_BAR = 0.75
 """A shown memory has at least this share of the best memory's relevance."""
+FULL_COVERAGE = 0.99
+"""A memory that holds every word of the message (a short search such as "deploy") passes
+the absolute bar whatever its score: in a store where every memory says "deploy", rarity
+weights alone would leave them all below it."""
 DUPLICATE_DICE = 0.9
 """Two shown memories this alike (character-bigram Dice) are one: the better is kept."""
 FIRST_TURN_WAIT_S = 2.0
@@ -77,6 +81,8 @@ class ScoredEntry:
     """The cosine's distance above the unrelated texts, in standard deviations."""
     matched: tuple[str, ...] = field(default=())
     """The keyword terms that matched, best first."""
+    coverage: float = 0.0
+    """Share of the message's keyword weight this memory matches."""
     shown: bool = True
     """Passed the relevance bars (explain lists some that did not)."""
     why_not: str = ""
@@ -128,18 +134,19 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
         weight = time_weight(age_days(entry, now))
         scored.append(ScoredEntry(entry, relevance * weight, keyword, vector,
                                   relevance=relevance, time=weight, cosine=cosine,
-                                  margin=margin, matched=match.matched if match else ()))
+                                  margin=margin, matched=match.matched if match else (),
+                                  coverage=match.coverage if match else 0.0))
     if not scored:
         return []
     best = max(s.relevance for s in scored)
-    bar = max(RELEVANCE_BAR, RELATIVE_BAR * best)
     ordered = sorted(scored, key=lambda s: (-s.score, -s.relevance, s.entry.last_verified_at))
     shown: list[ScoredEntry] = []
     rest: list[ScoredEntry] = []
     for item in ordered:
-        if item.relevance < bar:
+        absolute = item.relevance >= RELEVANCE_BAR or item.coverage >= FULL_COVERAGE
+        if not absolute or item.relevance < RELATIVE_BAR * best:
             why = (f"relevance {item.relevance:.2f} below the bar {RELEVANCE_BAR}"
-                   if item.relevance < RELEVANCE_BAR else
+                   if not absolute else
                    f"relevance {item.relevance:.2f} below {RELATIVE_BAR:.0%} of the best "
                    f"({best:.2f})")
             rest.append(_replace(item, shown=False, why_not=why))
@@ -178,28 +185,32 @@ def _calibrated_cosines(vectors: VectorCache, query: str, contents: list[str], w
     (most of a store is unrelated to any one message)."""
     import numpy as np
 
-    background = list(background_texts())
-    texts = contents + background
     if wait:
-        matrix = vectors.matrix(texts, max_new=EMBED_PER_TURN)
+        matrix = vectors.matrix(contents, max_new=EMBED_PER_TURN)
     else:
-        matrix = vectors.matrix_nowait(texts)
+        matrix = vectors.matrix_nowait(contents)
         if matrix is None and vectors.wait_ready(FIRST_TURN_WAIT_S):
-            matrix = vectors.matrix_nowait(texts)
+            matrix = vectors.matrix_nowait(contents)
     if matrix is None:
         return {}
-    cosines = matrix @ vectors.embed_query(query[:MAX_QUERY_CHARS])
-    if reading:  # a Chinese message also asks in its English gloss; the better match counts
-        cosines = np.maximum(cosines, matrix @ vectors.embed_query(reading))
-    present = np.abs(matrix).sum(axis=1) > 0  # rows not embedded yet are all zero
-    reference = cosines[present]
-    if reference.size < 8:
+    background = vectors.fixed_matrix(background_texts(), wait=wait)
+    if background is None and vectors.wait_idle(FIRST_TURN_WAIT_S):
+        background = vectors.fixed_matrix(background_texts(), wait=False)
+    if background is None:  # still queued: a later turn has it
         return {}
-    mean = float(reference.mean())
-    spread = max(float(reference.std()), 0.03)
-    store = cosines[:len(contents)]
-    ids = np.flatnonzero(present[:len(contents)])
-    margins = (store[ids] - mean) / spread
+    query_rows = [vectors.embed_query(query[:MAX_QUERY_CHARS])]
+    if reading:  # a Chinese message also asks in its English gloss; the better match counts
+        query_rows.append(vectors.embed_query(reading))
+    present = np.abs(matrix).sum(axis=1) > 0  # rows not embedded yet are all zero
+    ids = np.flatnonzero(present)
+    margins = None
+    for row in query_rows:  # each reading calibrated on its own; the better margin counts
+        store = matrix @ row
+        reference = np.concatenate([background @ row, store[present]])
+        spread = max(float(reference.std()), 0.03)
+        these = (store[ids] - float(reference.mean())) / spread
+        margins = these if margins is None else np.maximum(margins, these)
+    store = matrix @ query_rows[0]
     return {int(i): (float(store[i]), float(m)) for i, m in zip(ids, margins, strict=True)}
 
 

@@ -66,6 +66,7 @@ class VectorCache:
         """Guards the rows, the pending queue and the worker handle."""
         self._embed_lock = threading.Lock()
         """One embedder call at a time (models are not promised to be thread-safe)."""
+        self._fixed: dict[tuple[str, ...], Any] = {}
         self._last: tuple[list[str], Any] | None = None
         """The texts and matrix of the previous call: an unchanged store reuses the matrix."""
         self._pending: dict[str, str] = {}
@@ -181,6 +182,32 @@ class VectorCache:
                 self._save()
         with self._lock:
             return self._assemble(texts, keys, complete)
+
+    def fixed_matrix(self, texts: tuple[str, ...], *, wait: bool) -> np.ndarray | None:
+        """Rows for a fixed set of texts (the calibration notes), kept apart from the store's
+        matrix so neither evicts the other; None while some are not embedded yet (without
+        ``wait``: queued for the background thread)."""
+        import numpy as np
+
+        cached = self._fixed.get(texts)
+        if cached is not None:
+            return cached
+        with self._lock:
+            if not self._loaded:
+                self._load()
+            missing = {self._key(t): t for t in texts if self._key(t) not in self._rows}
+            if missing and not wait:
+                self._schedule(missing)
+                return None
+        if missing:
+            fresh = self._embed(list(missing.values()))
+            with self._lock:
+                self._rows.update(zip(missing, fresh, strict=True))
+                self._save()
+        with self._lock:
+            matrix = np.stack([self._rows[self._key(t)] for t in texts])
+        self._fixed[texts] = matrix
+        return matrix
 
     def matrix_nowait(self, texts: list[str]) -> np.ndarray | None:
         """Rows for ``texts`` from the cache right now (zero rows for the missing ones, which a
