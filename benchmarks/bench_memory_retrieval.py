@@ -47,7 +47,10 @@ class ScriptedModel:
     """Answers every chat request with a short final text (``{"facts": []}`` for requests
     without tools) and keeps the first request of each task, keyed by the task's message."""
 
-    def __init__(self) -> None:
+    def __init__(self, tasks: dict[str, str]) -> None:
+        self.tasks = tasks
+        """message text → task key: a task is known by its own words (a marker added to the
+        message would be a keyword and change what is retrieved)."""
         self.first: dict[str, dict[str, Any]] = {}
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -78,10 +81,12 @@ class ScriptedModel:
                 if body.get("tools"):
                     users = [m for m in body["messages"] if m.get("role") == "user"]
                     content = str(users[-1].get("content", "")) if users else ""
-                    marker = re.search(r"\[task ([a-z0-9-]+)\]", content)
-                    if marker:
+                    # the person's words follow the turn-context block: the longest known
+                    # message the content ends with is this task
+                    found = [k for t, k in model.tasks.items() if content.rstrip().endswith(t)]
+                    if found:
                         with model.lock:
-                            model.first.setdefault(marker.group(1), body)
+                            model.first.setdefault(found[0], body)
                 else:
                     text = '{"facts": []}'
                 chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant",
@@ -142,9 +147,10 @@ def _run_set(data: dict[str, Any], *, cold: bool, jobs: int) -> dict[str, Any]:
             subprocess.run([sys.executable, "-m", "paicli_tui", "memory", "search", "warm up"],
                            cwd=project, env=env, capture_output=True, timeout=600, check=True,
                            stdin=subprocess.DEVNULL)
-        with ScriptedModel() as model:
+        tasks = {m["text"]: m["key"] for m in data["messages"]}
+        with ScriptedModel(tasks) as model:
             def one(message: dict[str, Any]) -> None:
-                prompt = f"{message['text']}\n\n[task {message['key']}]"
+                prompt = message["text"]
                 args = [sys.executable, "-m", "paicli_tui", "exec", prompt, "--provider",
                         "custom", "--base-url", model.base_url, "--model", "fake-1", "--yes",
                         "--json"]

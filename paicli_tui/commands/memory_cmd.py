@@ -34,6 +34,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     find.add_argument("--limit", type=int, default=10, help="at most this many (default 10)")
     find.add_argument("--keywords-only", action="store_true",
                       help="rank by keywords alone (no embedder is loaded)")
+    find.add_argument("--explain", action="store_true",
+                      help="show each memory's keyword, vector and time parts, and the best "
+                           "ones that did not pass the relevance bar")
     save = actions.add_parser("save", parents=[common], help="remember a fact")
     save.add_argument("text", nargs="+")
     save.add_argument("--global", dest="is_global", action="store_true",
@@ -77,6 +80,28 @@ def _line(service: LocalMemoryService, entry: MemoryEntry) -> str:
         else f"project {entry.project}"
     return (f"{entry.id}  {where}  written {entry.created_at[:10]}  "
             f"verified {entry.last_verified_at[:10]}{mark}\n    {entry.content}")
+
+
+def explain_parts(item: Any) -> dict[str, Any]:
+    """Why a memory was or was not chosen: its keyword, vector and time parts."""
+    return {"shown": item.shown, "relevance": round(item.relevance, 4),
+            "keyword": round(item.keyword, 4), "matched": list(item.matched),
+            "coverage": round(item.coverage, 3), "vector": round(item.vector, 4),
+            "cosine": round(item.cosine, 4), "margin": round(item.margin, 2),
+            "time_weight": round(item.time, 4), "why_not": item.why_not}
+
+
+def _search_json(service: LocalMemoryService, item: Any, explain: bool) -> dict[str, Any]:
+    payload = {**_entry_json(service, item.entry), "score": round(item.score, 4)}
+    if explain:
+        payload["explain"] = explain_parts(item)
+    return payload
+
+
+def _explain_lines(service: LocalMemoryService, item: Any) -> str:
+    from ..core.memory.retrieval import describe
+
+    return f"{item.score:.3f}  {_line(service, item.entry)}\n    {describe(item)}"
 
 
 class _Out:
@@ -172,10 +197,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             out.entries(entries, "no memories yet")
             return EXIT_OK
         if args.action == "search":
-            ranked = service.search(" ".join(args.query), limit=max(1, args.limit))
+            explain = getattr(args, "explain", False)
+            ranked = service.search(" ".join(args.query), limit=max(1, args.limit),
+                                    explain=explain)
             if args.json:
-                print(json.dumps([{**_entry_json(service, r.entry), "score": round(r.score, 4)}
-                                  for r in ranked], ensure_ascii=False))
+                print(json.dumps([_search_json(service, r, explain) for r in ranked],
+                                 ensure_ascii=False))
+            elif explain:
+                print("\n".join(_explain_lines(service, r) for r in ranked)
+                      if ranked else "no candidate memories")
             else:
                 print("\n".join(f"{r.score:.3f}  {_line(service, r.entry)}" for r in ranked)
                       if ranked else "no matching memories")

@@ -88,6 +88,17 @@ class ScoredEntry:
     why_not: str = ""
 
 
+def describe(item: ScoredEntry) -> str:
+    """One line saying why a memory was or was not chosen: its keyword, vector and time
+    parts (``memory search --explain`` and the context inspector)."""
+    matched = ", ".join(item.matched[:6]) or "none"
+    verdict = "shown" if item.shown else f"not shown: {item.why_not}"
+    return (f"{verdict}; relevance {item.relevance:.2f} = keywords {item.keyword:.2f} "
+            f"(matched: {matched}; {item.coverage:.0%} of the message) + vector "
+            f"{item.vector:.2f} (cosine {item.cosine:.3f}, {item.margin:+.1f} sd above "
+            f"unrelated text); × time {item.time:.2f} = {item.score:.2f}")
+
+
 @lru_cache(maxsize=1)
 def background_texts() -> tuple[str, ...]:
     """The ordinary notes on other subjects that calibrate vector similarity."""
@@ -123,46 +134,63 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
             log.warning("memory vectors unavailable (%s); using keywords only",
                         type(exc).__name__)
     candidates = set(matches) | {i for i, (_, z) in similarity.items() if z > VECTOR_Z_FLOOR}
-    scored = []
-    for i in sorted(candidates):  # index order: ties resolve the same way every time
+    if not candidates:
+        return []
+    # Relevance first, as plain numbers: a common word can make thousands of candidates in a
+    # large store, and only the few that pass the bars become ScoredEntry objects.
+    parts: dict[int, tuple[float, float, float]] = {}  # index → (relevance, keyword, vector)
+    for i in candidates:
+        match = matches.get(i)
+        keyword = match.score if match else 0.0
+        vector = max(0.0, similarity.get(i, (0.0, 0.0))[1] - VECTOR_Z_FLOOR) * VECTOR_SCALE
+        parts[i] = (keyword + vector, keyword, vector)
+    best = max(p[0] for p in parts.values())
+
+    def absolute(i: int) -> bool:
+        match = matches.get(i)
+        return parts[i][0] >= RELEVANCE_BAR or (match is not None
+                                                and match.coverage >= FULL_COVERAGE)
+
+    def passes(i: int) -> bool:
+        return absolute(i) and parts[i][0] >= RELATIVE_BAR * best
+
+    def scored(i: int, **extra: object) -> ScoredEntry:
         entry = entries[i]
+        relevance, keyword, vector = parts[i]
         match = matches.get(i)
         cosine, margin = similarity.get(i, (0.0, 0.0))
-        keyword = match.score if match else 0.0
-        vector = max(0.0, margin - VECTOR_Z_FLOOR) * VECTOR_SCALE
-        relevance = keyword + vector
         weight = time_weight(age_days(entry, now))
-        scored.append(ScoredEntry(entry, relevance * weight, keyword, vector,
-                                  relevance=relevance, time=weight, cosine=cosine,
-                                  margin=margin, matched=match.matched if match else (),
-                                  coverage=match.coverage if match else 0.0))
-    if not scored:
-        return []
-    best = max(s.relevance for s in scored)
-    ordered = sorted(scored, key=lambda s: (-s.score, -s.relevance, s.entry.last_verified_at))
+        return ScoredEntry(entry, relevance * weight, keyword, vector, relevance=relevance,
+                           time=weight, cosine=cosine, margin=margin,
+                           matched=match.matched if match else (),
+                           coverage=match.coverage if match else 0.0, **extra)  # type: ignore[arg-type]
+
+    passing = [scored(i) for i in sorted(candidates) if passes(i)]  # index order: stable ties
+    passing.sort(key=lambda s: (-s.score, -s.relevance, s.entry.last_verified_at))
     shown: list[ScoredEntry] = []
     rest: list[ScoredEntry] = []
-    for item in ordered:
-        absolute = item.relevance >= RELEVANCE_BAR or item.coverage >= FULL_COVERAGE
-        if not absolute or item.relevance < RELATIVE_BAR * best:
-            why = (f"relevance {item.relevance:.2f} below the bar {RELEVANCE_BAR}"
-                   if not absolute else
-                   f"relevance {item.relevance:.2f} below {RELATIVE_BAR:.0%} of the best "
-                   f"({best:.2f})")
-            rest.append(_replace(item, shown=False, why_not=why))
-            continue
+    for item in passing:
+        if len(shown) >= limit:
+            break
         twin = next((s for s in shown if _near_duplicate(s.entry.content, item.entry.content)),
                     None)
         if twin is not None:
             rest.append(_replace(item, shown=False, why_not=f"near-duplicate of {twin.entry.id}"))
             continue
-        if len(shown) < limit:
-            shown.append(item)
+        shown.append(item)
     if not explain:
         return shown
-    extra = heapq.nsmallest(max(0, limit - len(shown)), rest,
-                            key=lambda s: (-s.relevance, s.entry.last_verified_at))
-    return shown + extra
+    missed = heapq.nlargest(max(0, limit - len(shown)),
+                            (i for i in candidates if not passes(i)),
+                            key=lambda i: (parts[i][0], -i))
+    for i in missed:
+        relevance = parts[i][0]
+        why = (f"relevance {relevance:.2f} below {RELATIVE_BAR:.0%} of the best ({best:.2f})"
+               if absolute(i) else
+               f"relevance {relevance:.2f} below the bar {RELEVANCE_BAR}")
+        rest.append(scored(i, shown=False, why_not=why))
+    rest.sort(key=lambda s: -s.relevance)
+    return shown + rest[:max(0, limit - len(shown))]
 
 
 def _replace(item: ScoredEntry, **changes: object) -> ScoredEntry:

@@ -70,6 +70,9 @@ class LocalMemoryService(MemoryBook):
         self._vectors_ready = False
         self._keywords = KeywordIndex(settings.home)
         self._tool = SaveMemoryTool(self)
+        self.last_retrieval: tuple[str, tuple[ScoredEntry, ...]] | None = None
+        """The message of the latest turn and the memories considered for it (shown ones
+        first, then the best that missed the bar), for the context inspector."""
         self.last_extraction: Extraction | None = None
         """What the most recent automatic extraction did (for notices and tests)."""
 
@@ -87,8 +90,10 @@ class LocalMemoryService(MemoryBook):
             if self.settings.review_auto_memories:  # only what the person accepted
                 entries = [e for e in entries if not awaiting_review(e)]
             ranked = self._ranked(query, MAX_RESULTS, wait=not self._background_vectors,
-                                  entries=entries)
-            return build_block(ranked, budget_tokens, lambda e: self.is_stale(e))
+                                  entries=entries, explain=True)
+            self.last_retrieval = (query, tuple(ranked))
+            return build_block([r for r in ranked if r.shown], budget_tokens,
+                               lambda e: self.is_stale(e))
         except Exception:
             log.exception("memory retrieval failed; continuing without memories")
             return ""

@@ -56,6 +56,9 @@ class ContextInspector(Screen[InspectorResult]):
                 yield Label("Tokens by category", classes="section-title")
                 yield DataTable(id="categories", cursor_type="none", zebra_stripes=True)
                 yield Static("", id="thresholds", markup=False)
+                yield Label("Memories for the last turn", id="memories-title",
+                            classes="section-title")
+                yield Static("", id="memories", markup=False)
             with Vertical(classes="inspector-right"):
                 yield Label("Compaction history (ledger)", classes="section-title")
                 yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
@@ -99,6 +102,10 @@ class ContextInspector(Screen[InspectorResult]):
             f"({_left(profile.compaction_trigger, estimate)})\n"
             f"messages {len(session.history)} · memory budget {profile.memory_budget:,}\n"
             f"{rules_line(rules, self.backend.project_root)}")
+        lines = _memory_lines(session)
+        self.query_one("#memories", Static).update(lines)
+        for widget in (self.query_one("#memories", Static), self.query_one("#memories-title")):
+            widget.display = bool(lines)  # no memory service or no turn yet: no section
         gauge = self.query_one(ContextGauge)
         gauge.warned = True  # the chat already warned; the inspector only shows
         gauge.last_prompt, gauge.cached, gauge.per_request = self.usage
@@ -186,3 +193,19 @@ def rules_line(rules: ProjectRules | None, root: Path) -> str:
             names.append(str(path))
     cut = " (cut at 24,000 characters)" if rules.truncated else ""
     return "project rules: " + ", ".join(names) + cut
+
+
+def _memory_lines(session: SessionPort) -> str:
+    """Each memory considered for the last turn: shown or not, and its keyword, vector and
+    time parts."""
+    last = getattr(getattr(session, "memory", None), "last_retrieval", None)
+    if not last:
+        return ""
+    from ...core.memory.retrieval import describe
+
+    _, items = last
+    if not items:
+        return "none relevant: no memory was shown"
+    return "\n".join(f"{'✓' if i.shown else '·'} {' '.join(i.entry.content.split())[:70]}\n"
+                     f"  {describe(i)}" for i in items[:6])
+
