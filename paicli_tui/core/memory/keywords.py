@@ -23,6 +23,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ...paths import HomePaths
 from .terms import Terms, text_terms
@@ -42,37 +43,61 @@ def content_key(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class KeywordMatch:
-    score: float
-    """Sum over the message's words of IDF × weights × length factor (0–~3 typical)."""
-    matched: tuple[str, ...]
-    """The terms that matched, best first (for --explain)."""
-    coverage: float = 0.0
-    """Share of the message's keyword weight (IDF of each word's best term) this memory
-    matches: 1.0 when it holds every word of the message."""
-
-
 class _Corpus:
-    """Postings and document frequencies for one list of texts."""
+    """Postings (as arrays), document frequencies and BM25 length factors for one list of
+    texts, built once per store version."""
 
     def __init__(self, texts: list[str], bags: list[dict[str, float]]) -> None:
+        import numpy as np
+
         self.texts = texts
         self.bags = bags
-        self.postings: dict[str, list[int]] = {}
+        lists: dict[str, tuple[list[int], list[float]]] = {}
         for i, bag in enumerate(bags):
-            for term in bag:
-                self.postings.setdefault(term, []).append(i)
-        self.lengths = [max(1, len(bag)) for bag in bags]
-        self.avg_length = sum(self.lengths) / max(1, len(self.lengths))
+            for term, weight in bag.items():
+                ids, weights = lists.setdefault(term, ([], []))
+                ids.append(i)
+                weights.append(weight)
+        self.postings = {t: (np.array(ids, dtype=np.int64), np.array(ws, dtype=np.float32))
+                         for t, (ids, ws) in lists.items()}
+        lengths = np.array([max(1, len(bag)) for bag in bags], dtype=np.float32)
         self.size = len(texts)
+        average = float(lengths.mean()) if self.size else 1.0
+        norm = 1 - BM25_B + BM25_B * lengths / average
+        self.factor = (BM25_K1 + 1) / (1 + BM25_K1 * norm)
 
     def idf(self, term: str) -> float:
         """ln(1 + N/df) ÷ ln(1 + N): 1 for a word only one memory has, falling with how
         many share it, never 0 (a word every memory of a small store has still counts)."""
-        df = len(self.postings.get(term, ()))
+        posting = self.postings.get(term)
+        df = len(posting[0]) if posting is not None else 0
         n = max(self.size, 1)
         return math.log(1 + n / df) / math.log(1 + n) if df else 0.0
+
+
+@dataclass(frozen=True)
+class KeywordScores:
+    """Keyword evidence for every text of one search, as arrays indexed like the texts."""
+
+    score: Any
+    """Sum over the message's words of IDF × weights, times a BM25 length factor."""
+    coverage: Any
+    """Share of the message's keyword weight (each word's best IDF) the text matches: 1.0
+    when it holds every word of the message."""
+    terms: Terms
+    corpus: _Corpus
+
+    def matched(self, i: int) -> tuple[str, ...]:
+        """The terms text ``i`` shares with the message, best first (for --explain)."""
+        bag = self.corpus.bags[i]
+        found = []
+        for group in self.terms.groups:
+            # on a tie the word itself names the match better than its concept
+            hits = [(self.corpus.idf(t) * w * bag[t], not t.startswith("§"), t)
+                    for t, w in group if t in bag]
+            if hits:
+                found.append(max(hits))
+        return tuple(t for *_, t in sorted(found, reverse=True))
 
 
 class KeywordIndex:
@@ -162,36 +187,34 @@ class KeywordIndex:
             corpus = self._corpus = _Corpus(list(texts), self.bags(texts))
         return corpus
 
-    def match(self, query: str | Terms, texts: Sequence[str]) -> dict[int, KeywordMatch]:
-        """Index of each text sharing a keyword with ``query`` → its keyword evidence."""
+    def match(self, query: str | Terms, texts: Sequence[str]) -> KeywordScores:
+        """Keyword evidence of every text for ``query``."""
+        import numpy as np
+
         terms = self.query_terms(query) if isinstance(query, str) else query
         with self._lock:
             corpus = self._corpus_for(list(texts))
-            best: dict[int, dict[int, tuple[float, str]]] = {}
-            for g, group in enumerate(terms.groups):
-                for term, q_weight in group:
-                    postings = corpus.postings.get(term)
-                    if not postings:
-                        continue
-                    idf = corpus.idf(term)
-                    for i in postings:
-                        value = idf * q_weight * corpus.bags[i][term]
-                        per_doc = best.setdefault(i, {})
-                        if value > per_doc.get(g, (0.0, ""))[0]:
-                            per_doc[g] = (value, term)
-            # what each word of the message could earn at most (a word no memory has: 1)
-            potential = [max((corpus.idf(t) if t in corpus.postings else 1.0) * w
-                             for t, w in group) for group in terms.groups]
-            total = sum(potential) or 1.0
-            out = {}
-            for i, groups in best.items():
-                norm = 1 - BM25_B + BM25_B * corpus.lengths[i] / corpus.avg_length
-                factor = (BM25_K1 + 1) / (1 + BM25_K1 * norm)
-                ranked = sorted(groups.values(), reverse=True)
-                gained = sum(v for v, _ in ranked)
-                out[i] = KeywordMatch(gained * factor, tuple(t for _, t in ranked),
-                                      min(1.0, gained / total))
-        return out
+        gained = np.zeros(corpus.size, dtype=np.float32)
+        total = 0.0
+        for group in terms.groups:
+            best = None
+            potential = 0.0
+            for term, q_weight in group:
+                posting = corpus.postings.get(term)
+                if posting is None:
+                    potential = max(potential, q_weight)  # a word no memory has: idf 1
+                    continue
+                idf = corpus.idf(term)
+                potential = max(potential, idf * q_weight)
+                ids, weights = posting
+                if best is None:
+                    best = np.zeros(corpus.size, dtype=np.float32)
+                best[ids] = np.maximum(best[ids], idf * q_weight * weights)
+            total += potential
+            if best is not None:
+                gained += best
+        return KeywordScores(gained * corpus.factor, np.minimum(1.0, gained / (total or 1.0)),
+                             terms, corpus)
 
 
 def _plain(term: str) -> bool:

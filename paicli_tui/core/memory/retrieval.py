@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import heapq
 import logging
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 
 from ...resources import load_prompt
 from .budget import estimate_tokens
@@ -123,55 +125,64 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     pass the bars (``shown=False``, with ``why_not``), up to ``limit`` in all."""
     if not entries or not query.strip():
         return []
+    import numpy as np
+
     contents = [e.content for e in entries]
     matches = keywords.match(query, contents)
-    similarity: dict[int, tuple[float, float]] = {}
+    cosines = np.zeros(len(entries), dtype=np.float32)
+    margins = np.full(len(entries), -np.inf, dtype=np.float32)
     if vectors is not None:
         try:
-            similarity = _calibrated_cosines(vectors, query, contents, wait,
-                                             english_reading(query, keywords.home))
+            found = _calibrated_cosines(vectors, query, contents, wait,
+                                        english_reading(query, keywords.home))
+            if found is not None:
+                cosines, margins = found
         except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
             log.warning("memory vectors unavailable (%s); using keywords only",
                         type(exc).__name__)
-    candidates = set(matches) | {i for i, (_, z) in similarity.items() if z > VECTOR_Z_FLOOR}
-    if not candidates:
+    # Everything as arrays over the store: a common word can make thousands of candidates,
+    # and only the few that pass the bars become ScoredEntry objects.
+    vector = np.maximum(0.0, margins - VECTOR_Z_FLOOR) * VECTOR_SCALE
+    relevance = matches.score + vector
+    candidates = np.flatnonzero(relevance > 0)
+    if candidates.size == 0:
         return []
-    # Relevance first, as plain numbers: a common word can make thousands of candidates in a
-    # large store, and only the few that pass the bars become ScoredEntry objects.
-    parts: dict[int, tuple[float, float, float]] = {}  # index → (relevance, keyword, vector)
-    for i in candidates:
-        match = matches.get(i)
-        keyword = match.score if match else 0.0
-        vector = max(0.0, similarity.get(i, (0.0, 0.0))[1] - VECTOR_Z_FLOOR) * VECTOR_SCALE
-        parts[i] = (keyword + vector, keyword, vector)
-    best = max(p[0] for p in parts.values())
-
-    def absolute(i: int) -> bool:
-        match = matches.get(i)
-        return parts[i][0] >= RELEVANCE_BAR or (match is not None
-                                                and match.coverage >= FULL_COVERAGE)
-
-    def passes(i: int) -> bool:
-        return absolute(i) and parts[i][0] >= RELATIVE_BAR * best
+    best = float(relevance[candidates].max())
+    absolute = (relevance >= RELEVANCE_BAR) | (matches.coverage >= FULL_COVERAGE)
+    passing = np.flatnonzero(absolute & (relevance >= RELATIVE_BAR * best) & (relevance > 0))
 
     def scored(i: int, **extra: object) -> ScoredEntry:
         entry = entries[i]
-        relevance, keyword, vector = parts[i]
-        match = matches.get(i)
-        cosine, margin = similarity.get(i, (0.0, 0.0))
         weight = time_weight(age_days(entry, now))
-        return ScoredEntry(entry, relevance * weight, keyword, vector, relevance=relevance,
-                           time=weight, cosine=cosine, margin=margin,
-                           matched=match.matched if match else (),
-                           coverage=match.coverage if match else 0.0, **extra)  # type: ignore[arg-type]
+        margin = float(margins[i])
+        return ScoredEntry(entry, float(relevance[i]) * weight, float(matches.score[i]),
+                           float(vector[i]), relevance=float(relevance[i]), time=weight,
+                           cosine=float(cosines[i]),
+                           margin=margin if math.isfinite(margin) else 0.0,
+                           matched=matches.matched(i), coverage=float(matches.coverage[i]),
+                           **extra)  # type: ignore[arg-type]
 
-    passing = [scored(i) for i in sorted(candidates) if passes(i)]  # index order: stable ties
-    passing.sort(key=lambda s: (-s.score, -s.relevance, s.entry.last_verified_at))
+    # order by relevance × time weight; the time weight is at most 1, so only entries whose
+    # relevance could still reach the limit-th score need their age looked at
+    by_relevance = passing[np.argsort(-relevance[passing], kind="stable")]
+    keep = 3 * limit  # room for near-duplicates that collapse
+    heap: list[tuple[float, int]] = []  # the best (score, -index) so far, smallest first
+    for i in by_relevance.tolist():
+        if len(heap) >= keep and relevance[i] < heap[0][0]:
+            break  # score = relevance × weight ≤ relevance: nothing further can get in
+        pair = (float(relevance[i]) * time_weight(age_days(entries[i], now)), -i)
+        if len(heap) < keep:
+            heapq.heappush(heap, pair)
+        else:
+            heapq.heappushpop(heap, pair)
+    weighted = [(score, -neg) for score, neg in heap]
+    weighted.sort(key=lambda pair: (-pair[0], pair[1]))
     shown: list[ScoredEntry] = []
     rest: list[ScoredEntry] = []
-    for item in passing:
+    for _, i in weighted:
         if len(shown) >= limit:
             break
+        item = scored(i)
         twin = next((s for s in shown if _near_duplicate(s.entry.content, item.entry.content)),
                     None)
         if twin is not None:
@@ -180,14 +191,11 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
         shown.append(item)
     if not explain:
         return shown
-    missed = heapq.nlargest(max(0, limit - len(shown)),
-                            (i for i in candidates if not passes(i)),
-                            key=lambda i: (parts[i][0], -i))
+    missed = [i for i in candidates[np.argsort(-relevance[candidates], kind="stable")].tolist()
+              if i not in set(passing.tolist())][:max(0, limit - len(shown))]
     for i in missed:
-        relevance = parts[i][0]
-        why = (f"relevance {relevance:.2f} below {RELATIVE_BAR:.0%} of the best ({best:.2f})"
-               if absolute(i) else
-               f"relevance {relevance:.2f} below the bar {RELEVANCE_BAR}")
+        why = (f"relevance {relevance[i]:.2f} below {RELATIVE_BAR:.0%} of the best ({best:.2f})"
+               if absolute[i] else f"relevance {relevance[i]:.2f} below the bar {RELEVANCE_BAR}")
         rest.append(scored(i, shown=False, why_not=why))
     rest.sort(key=lambda s: -s.relevance)
     return shown + rest[:max(0, limit - len(shown))]
@@ -207,10 +215,11 @@ def _near_duplicate(a: str, b: str) -> bool:
 
 
 def _calibrated_cosines(vectors: VectorCache, query: str, contents: list[str], wait: bool,
-                        reading: str = "") -> dict[int, tuple[float, float]]:
-    """Index → (cosine, standard deviations above the unrelated texts) for every entry that
-    has a vector. The unrelated texts are the shipped background notes and the store itself
-    (most of a store is unrelated to any one message)."""
+                        reading: str = "") -> tuple[Any, Any] | None:
+    """(cosines, margins) over the entries: each entry's cosine and how many standard
+    deviations it stands above the unrelated texts (-inf for entries without a vector yet).
+    The unrelated texts are the shipped background notes and the store itself (most of a
+    store is unrelated to any one message). None when no vectors are ready."""
     import numpy as np
 
     if wait:
@@ -220,26 +229,25 @@ def _calibrated_cosines(vectors: VectorCache, query: str, contents: list[str], w
         if matrix is None and vectors.wait_ready(FIRST_TURN_WAIT_S):
             matrix = vectors.matrix_nowait(contents)
     if matrix is None:
-        return {}
+        return None
     background = vectors.fixed_matrix(background_texts(), wait=wait)
     if background is None and vectors.wait_idle(FIRST_TURN_WAIT_S):
         background = vectors.fixed_matrix(background_texts(), wait=False)
     if background is None:  # still queued: a later turn has it
-        return {}
+        return None
     query_rows = [vectors.embed_query(query[:MAX_QUERY_CHARS])]
     if reading:  # a Chinese message also asks in its English gloss; the better match counts
         query_rows.append(vectors.embed_query(reading))
-    present = np.abs(matrix).sum(axis=1) > 0  # rows not embedded yet are all zero
-    ids = np.flatnonzero(present)
-    margins = None
+    present = vectors.present_rows(matrix)
+    margins = np.full(len(contents), -np.inf, dtype=np.float32)
+    cosines = matrix @ query_rows[0]
     for row in query_rows:  # each reading calibrated on its own; the better margin counts
-        store = matrix @ row
+        store = cosines if row is query_rows[0] else matrix @ row
         reference = np.concatenate([background @ row, store[present]])
         spread = max(float(reference.std()), 0.03)
-        these = (store[ids] - float(reference.mean())) / spread
-        margins = these if margins is None else np.maximum(margins, these)
-    store = matrix @ query_rows[0]
-    return {int(i): (float(store[i]), float(m)) for i, m in zip(ids, margins, strict=True)}
+        these = np.where(present, (store - float(reference.mean())) / spread, -np.inf)
+        margins = np.maximum(margins, these)
+    return cosines, margins
 
 
 def _date(text: str) -> str:

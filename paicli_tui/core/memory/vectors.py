@@ -67,6 +67,7 @@ class VectorCache:
         self._embed_lock = threading.Lock()
         """One embedder call at a time (models are not promised to be thread-safe)."""
         self._fixed: dict[tuple[str, ...], Any] = {}
+        self._present: tuple[Any, Any] | None = None
         self._last: tuple[list[str], Any] | None = None
         """The texts and matrix of the previous call: an unchanged store reuses the matrix."""
         self._pending: dict[str, str] = {}
@@ -208,6 +209,16 @@ class VectorCache:
             matrix = np.stack([self._rows[self._key(t)] for t in texts])
         self._fixed[texts] = matrix
         return matrix
+
+    def present_rows(self, matrix: np.ndarray) -> np.ndarray:
+        """Which rows of ``matrix`` hold a vector (rows not embedded yet are all zero),
+        computed once per matrix: an unchanged store reuses its matrix every turn."""
+        cached = self._present
+        if cached is not None and cached[0] is matrix:
+            return cached[1]
+        mask = (matrix != 0).any(axis=1)
+        self._present = (matrix, mask)
+        return mask
 
     def matrix_nowait(self, texts: list[str]) -> np.ndarray | None:
         """Rows for ``texts`` from the cache right now (zero rows for the missing ones, which a
