@@ -48,7 +48,7 @@ VECTOR_SCALE = 0.8
 """Relevance per standard deviation above the floor."""
 RELEVANCE_BAR = 0.8
 """Least relevance for a memory to be shown at all."""
-RELATIVE_BAR = 0.75
+RELATIVE_BAR = 0.85
 """A shown memory has at least this share of the best memory's relevance."""
 FULL_COVERAGE = 0.99
 """A memory that holds every word of the message (a short search such as "deploy") passes
