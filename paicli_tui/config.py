@@ -118,7 +118,7 @@ class Settings:
     auto_approve: bool = False
     """Approve writes and commands without asking (``--yes``)."""
 
-    # --- context engine (SPEC §3–5) ----------------------------------------------------
+    # --- context engine (behaviour §3–5) ----------------------------------------------------
     offload_threshold_chars: int = 32_000
     """Tool results longer than this are written to a file (minimum 2,000)."""
     command_output_cap_chars: int = 2_000_000
@@ -142,11 +142,11 @@ class Settings:
     summary_partial_chars: int = 8_000
     """Longest partial summary per chunk before the merge call."""
     summary_fast_path: bool = False
-    """Prepare the summary in the background from 60% of the trigger (SPEC §5)."""
+    """Prepare the summary in the background from 60% of the trigger (behaviour §5)."""
     summary_timeout_s: float = 600.0
     """Seconds one summary (all its model calls) may take before the digest is used."""
 
-    # --- memory (SPEC §11–16) ------------------------------------------------------------
+    # --- memory (behaviour §11–16) ------------------------------------------------------------
     memory_dice_threshold: float = 0.8
     """Character-bigram Dice coefficient at which two memories conflict (0.99 disables)."""
     memory_stale_days: int = 30
@@ -156,7 +156,7 @@ class Settings:
     review_auto_memories: bool = False
     """Use an automatically saved memory only once the person accepted it (memory inbox)."""
 
-    # --- code retrieval (SPEC §17) -------------------------------------------------------
+    # --- code retrieval (behaviour §17) -------------------------------------------------------
     embedder: str = "use"
     """``use`` (offline default), ``use-m3`` (USE alone, also for code), ``minilm``,
     ``use+minilm``, ``ollama:<model>`` (e.g. ``ollama:nomic-embed-text``) or ``openai:<model>``

@@ -1,4 +1,4 @@
-"""``paicli-tui context``: the context thresholds for a model's window (SPEC §2)."""
+"""``paicli-tui context``: the context thresholds for a model's window (behaviour §2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Token estimation (SPEC §1), memoised per message, with a learned correction factor.
+"""Token estimation (behaviour §1), memoised per message, with a learned correction factor.
 
 The estimate is deliberately simple and provider-independent: CJK characters count 1/1.5
 token, everything else 1/4. Each message's estimate is stored in ``Message.token_cache`` so
@@ -15,7 +15,7 @@ from typing import Any
 
 from .messages import ImagePart, Message
 
-# Code points strictly between U+4E00 and U+9FFF (SPEC §1: both ends excluded); matched in
+# Code points strictly between U+4E00 and U+9FFF (behaviour §1: both ends excluded); matched in
 # runs so Chinese text yields a few long matches instead of one per character.
 _CJK_RUNS = re.compile("[\u4e01-\u9ffe]+")
 

@@ -1,4 +1,4 @@
-"""The slash commands (SPEC §18 plus the panels of the TUI), and parsing of a typed line.
+"""The slash commands (behaviour §18 plus the panels of the TUI), and parsing of a typed line.
 
 One table feeds the input completion, the command palette, the help screen and docs/tui.md.
 """

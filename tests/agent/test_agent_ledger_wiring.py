@@ -1,4 +1,4 @@
-"""SPEC §7 through the agent: every change of the history is recorded in the ledger.
+"""behaviour §7 through the agent: every change of the history is recorded in the ledger.
 
 The ledger is read back line by line: the file cut after each message record (an append
 implies its checkpoint) resumes to a view ending with that message, and /clear and /compact
@@ -71,7 +71,7 @@ async def test_resume_after_turn_equals_the_live_view(settings, project_dir) -> 
 
 
 async def test_summary_messages_join_the_raw_stream_once(settings, project_dir) -> None:
-    # SPEC §7: every message sent is appended. The summary and its acknowledgement are sent
+    # behaviour §7: every message sent is appended. The summary and its acknowledgement are sent
     # from the compaction on; placeholders are rewrites and stay checkpoint-only.
     steps = [Step(text=f"answer {i}") for i in range(3)]
     session = await AgentSession.start(settings, project_dir, client=ScriptedClient(steps))

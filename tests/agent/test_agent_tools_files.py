@@ -189,7 +189,7 @@ def test_builtin_tools_have_schemas() -> None:
 
 
 async def test_whole_read_of_a_saved_output_comes_back_paged(project, settings) -> None:
-    # Saved outputs bypass offload (SPEC §3), so an unpaged read serves 200 lines, not 2M chars.
+    # Saved outputs bypass offload (behaviour §3), so an unpaged read serves 200 lines, not 2M chars.
     saved = project / ".paicli" / "tool-outputs" / "s1"
     saved.mkdir(parents=True)
     (saved / "001-execute_command.txt").write_text("".join(f"out {i}\n" for i in range(1, 1001)))

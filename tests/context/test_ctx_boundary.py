@@ -1,4 +1,4 @@
-"""The tool-result boundary (SPEC §9)."""
+"""The tool-result boundary (behaviour §9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tier 2 clearing (SPEC §4)."""
+"""Tier 2 clearing (behaviour §4)."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def test_empty_history() -> None:
 @pytest.mark.parametrize(("body_chars", "cleared"), [(0, False), (399, False), (400, True),
                                                      (5_000, True)])
 def test_min_size_counts_the_result_not_the_wrapper(body_chars: int, cleared: bool) -> None:
-    # SPEC §4: results shorter than 400 characters are skipped; our tag does not count.
+    # behaviour §4: results shorter than 400 characters are skipped; our tag does not count.
     msgs = _history([body_chars, 3_000, 3_000, 3_000])
     out, _ = clear_tool_results(msgs)
     assert is_cleared(out[3]) is cleared

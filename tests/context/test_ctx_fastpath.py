@@ -1,4 +1,4 @@
-"""The optional background summary (SPEC §5 fast path): when it starts and refreshes."""
+"""The optional background summary (behaviour §5 fast path): when it starts and refreshes."""
 
 from __future__ import annotations
 

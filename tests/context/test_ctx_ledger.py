@@ -1,4 +1,4 @@
-"""Session ledger (SPEC §7): append-only, checkpoints, resume, torn and corrupt lines."""
+"""Session ledger (behaviour §7): append-only, checkpoints, resume, torn and corrupt lines."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The compaction manager (SPEC §6): tier order, triggers, force, /compact, fast path."""
+"""The compaction manager (behaviour §6): tier order, triggers, force, /compact, fast path."""
 
 from __future__ import annotations
 
@@ -210,7 +210,7 @@ async def test_force_without_summary_clears_harder(settings: Settings) -> None:
     (1_000_000, 60_000), (128_000, 60_000), (32_768, 30_720), (16_000, 15_000), (8_000, 7_500),
 ])
 def test_summary_chunks_fit_small_windows(settings: Settings, window: int, chunk: int) -> None:
-    # SPEC §5's 60,000 characters would overflow a 16k model on its own (CJK: 40,000 tokens).
+    # behaviour §5's 60,000 characters would overflow a 16k model on its own (CJK: 40,000 tokens).
     manager = ContextManager(settings, ContextProfile.for_window(window))
     assert manager.chunk_chars() == chunk
     manager.set_window(200_000)

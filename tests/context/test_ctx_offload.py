@@ -1,4 +1,4 @@
-"""Tier 1 offload (SPEC §3): threshold, previews, gitignore, bypasses, failure fallback."""
+"""Tier 1 offload (behaviour §3): threshold, previews, gitignore, bypasses, failure fallback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Context thresholds by window: the SPEC §2 table, exactly."""
+"""Context thresholds by window: the behaviour §2 table, exactly."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tier 3 summary (SPEC §5): cut points, rendering, chunking, validation, repair, abandon."""
+"""Tier 3 summary (behaviour §5): cut points, rendering, chunking, validation, repair, abandon."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Token estimation rules (SPEC §1) with exact numbers, the memo and the calibrator."""
+"""Token estimation rules (behaviour §1) with exact numbers, the memo and the calibrator."""
 
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ async def test_other_reasoning_fields(field, value) -> None:
     ({"prompt_tokens": 100, "prompt_cache_hit_tokens": 90}, 90),             # DeepSeek
     ({"prompt_tokens": 100, "input_cache_hit_tokens": 12}, 12),
     ({"input_tokens": 100, "input_tokens_details": {"cached_tokens": 5}}, 5),
-    # later fields override earlier ones (SPEC §8 order)
+    # later fields override earlier ones (behaviour §8 order)
     ({"prompt_tokens": 100, "cached_tokens": 1, "prompt_cache_hit_tokens": 2}, 2),
     ({"prompt_tokens": 100, "cached_tokens": 1, "prompt_tokens_details": {"cached_tokens": 3},
       "input_tokens_details": {"cached_tokens": 4}}, 4),

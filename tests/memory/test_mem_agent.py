@@ -149,7 +149,7 @@ async def _extracted_after(session: AgentSession, model: Model, text: str, *,
 
 async def test_extraction_runs_only_after_a_normally_finished_turn(settings: Settings,
                                                                    project_dir: Path) -> None:
-    """SPEC §15: not after a cancelled turn, one stopped by max_iterations, or a failed one."""
+    """behaviour §15: not after a cancelled turn, one stopped by max_iterations, or a failed one."""
     text = "我们团队统一用 pytest 写测试。"
     facts = ["我们团队统一用 pytest 写测试"]
     cases = [

@@ -1,4 +1,4 @@
-"""Saving, replacing, verifying and scoping memories (SPEC §11–13), with a fixed clock."""
+"""Saving, replacing, verifying and scoping memories (behaviour §11–13), with a fixed clock."""
 
 from __future__ import annotations
 

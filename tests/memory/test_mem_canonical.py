@@ -1,4 +1,4 @@
-"""Canonical form, duplicates and conflicts (SPEC §12): table tests with the spec's numbers."""
+"""Canonical form, duplicates and conflicts (behaviour §12): table tests with the spec's numbers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One path for the person's answer to a memory conflict (SPEC §12), and exit code 3 from the
+"""One path for the person's answer to a memory conflict (behaviour §12), and exit code 3 from the
 typed tool status."""
 
 from __future__ import annotations

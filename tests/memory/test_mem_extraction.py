@@ -1,4 +1,4 @@
-"""Automatic fact extraction (SPEC §15): local filters, strict reply checks, sentence rules,
+"""Automatic fact extraction (behaviour §15): local filters, strict reply checks, sentence rules,
 and the development set in oracle and adversarial mode."""
 
 from __future__ import annotations

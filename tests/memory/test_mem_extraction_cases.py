@@ -1,7 +1,7 @@
-"""Extraction on inputs outside the development set (SPEC §15): the reviewer's own bilingual
+"""Extraction on inputs outside the development set (behaviour §15): the reviewer's own bilingual
 cases (auto_fact_review_cases.json: tricky punctuation, mixed languages, lists, markdown,
 quotes, reported speech, questions without a mark), run through the whole pipeline (local
-filters, reply checks, save) like the dev set, plus table tests of the SPEC's numbers and
+filters, reply checks, save) like the dev set, plus table tests of the numbers of docs/behaviour.md and
 word lists.
 
 Each case: what the person typed, the quotes that must be saved, and wrong replies a model
@@ -99,7 +99,7 @@ def test_there_are_enough_cases_of_both_kinds() -> None:
     assert sum(1 for c in CASES if c[2]) >= 10 and sum(1 for c in CASES if not c[2]) >= 10
 
 
-# --- the SPEC's numbers and word lists, one row each -----------------------------------------
+# --- the numbers of docs/behaviour.md and word lists, one row each -----------------------------------------
 
 @pytest.mark.parametrize(("length", "asked"), [(4, False), (5, True), (MAX_INPUT_CHARS, True),
                                                (MAX_INPUT_CHARS + 1, False)])

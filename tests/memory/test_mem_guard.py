@@ -1,4 +1,4 @@
-"""The external-content guard (SPEC §16) and the save_memory tool's conflict handshake."""
+"""The external-content guard (behaviour §16) and the save_memory tool's conflict handshake."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Relevance of retrieved memories (SPEC §14 "beyond"): stop words, rarity weights, identifiers
+"""Relevance of retrieved memories (behaviour §14 "beyond"): stop words, rarity weights, identifiers
 kept whole, cross-language keywords, calibrated vectors with the real offline embedder, the
 relevance bar, near-duplicates, and the caches that keep a turn cheap."""
 

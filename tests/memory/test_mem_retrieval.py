@@ -1,4 +1,4 @@
-"""Retrieval and injection (SPEC §13–14): visibility, ranking, time weight, budget, marks,
+"""Retrieval and injection (behaviour §13–14): visibility, ranking, time weight, budget, marks,
 and the vector cache that spares a turn from re-embedding the store."""
 
 from __future__ import annotations

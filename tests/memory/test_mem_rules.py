@@ -1,4 +1,4 @@
-"""PAI.md loading (SPEC §10): order, includes, confinement, cap, report."""
+"""PAI.md loading (behaviour §10): order, includes, confinement, cap, report."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The memory file: format, locking under concurrency, crash safety, corrupt files (SPEC §11)."""
+"""The memory file: format, locking under concurrency, crash safety, corrupt files (behaviour §11)."""
 
 from __future__ import annotations
 
@@ -260,7 +260,7 @@ def test_a_hand_edited_entry_never_crashes_a_reader(raw: dict, metadata: dict) -
 
 
 def test_every_write_locks_writes_tmp_fsyncs_then_replaces(tmp_path: Path, monkeypatch) -> None:
-    """SPEC §11 order: the sibling .lock is held, the text goes to a sibling .tmp, is fsynced,
+    """behaviour §11 order: the sibling .lock is held, the text goes to a sibling .tmp, is fsynced,
     and only then atomically replaces the file."""
     import portalocker
 

@@ -18,7 +18,7 @@ from paicli_tui.ui.format import (
 )
 from paicli_tui.ui.slash import SLASH_COMMANDS, completions, parse_slash
 
-# SPEC §2 at 128k: clearing 57,000, compaction 95,000; near = 90% of clearing = 51,300
+# behaviour §2 at 128k: clearing 57,000, compaction 95,000; near = 90% of clearing = 51,300
 ZONES = [
     (0, "ok"), (51_299, "ok"), (51_300, "near"), (56_999, "near"), (57_000, "clearing"),
     (94_999, "clearing"), (95_000, "compaction"), (128_000, "compaction"),

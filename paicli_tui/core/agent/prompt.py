@@ -1,4 +1,4 @@
-"""Prompt assembly (SPEC §8), arranged for the provider's prefix cache.
+"""Prompt assembly (behaviour §8), arranged for the provider's prefix cache.
 
 The system prompt is built once per session from ``prompts/*.md``, most stable part first:
 base instructions, personality, mode, approval rules, context-management rules, output
@@ -26,7 +26,7 @@ from ..messages import InternalKind, Message, Role
 
 Mode = Literal["interactive", "headless"]
 
-# The order is the contract: most stable first (SPEC §8).
+# The order is the contract: most stable first (behaviour §8).
 STATIC_PARTS: tuple[str, ...] = ("base", "personality", "{mode}", "approval", "context_rules",
                                  "output_format")
 TURN_CONTEXT_OPEN = "<turn_context>"

@@ -163,7 +163,7 @@ class AgentSession:
     def append(self, message: Message) -> None:
         """Add a message to the view and the ledger, then checkpoint the new view.
 
-        SPEC §7 asks for a checkpoint after every change of the history, appends included.
+        behaviour §7 asks for a checkpoint after every change of the history, appends included.
         It is free: in the ledger an append implies its checkpoint, nothing more is written.
         """
         if message.is_real_user_turn and self.ledger.title is None:
@@ -212,7 +212,7 @@ class AgentSession:
         if len(prepared.messages) != len(self.history) or any(
                 a is not b for a, b in zip(prepared.messages, self.history, strict=True)):
             # New messages (the summary and its acknowledgement, stand-in results) are sent
-            # from now on, so they join the raw stream (SPEC §7); rewrites of messages already
+            # from now on, so they join the raw stream (behaviour §7); rewrites of messages already
             # there (placeholders keep their id) are recorded by the checkpoint alone. Written
             # after the compaction events, so the view before the compaction stays findable.
             known = {m.id for m in self.history}

@@ -1,4 +1,4 @@
-"""The tool-result boundary (SPEC §9): tool output is data, never instructions.
+"""The tool-result boundary (behaviour §9): tool output is data, never instructions.
 
 Every tool result entering the history is wrapped in a ``<tool_result>`` tag marked
 untrusted; anything inside that looks like the tag itself is escaped so the content cannot
@@ -55,7 +55,7 @@ def tool_name_from_boundary(content: str) -> str | None:
 
 def result_chars(content: str) -> int:
     """Length of a tool result without the boundary wrapper (the whole text if unwrapped):
-    the size rules of SPEC §4 are about the result, not about our tag around it."""
+    the size rules of behaviour §4 are about the result, not about our tag around it."""
     head = _HEAD.match(content)
     if head is None:
         return len(content)

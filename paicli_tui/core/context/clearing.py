@@ -1,4 +1,4 @@
-"""Tier 2 — clear old tool results (SPEC §4).
+"""Tier 2 — clear old tool results (behaviour §4).
 
 Lossless for the model: a cleared result says which tool produced it and that calling it
 again (or reading the saved file) brings it back. Message count, ids and ``tool_call_id``

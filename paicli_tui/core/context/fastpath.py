@@ -1,4 +1,4 @@
-"""Optional background summary (SPEC §5 fast path, off by default).
+"""Optional background summary (behaviour §5 fast path, off by default).
 
 From 60% of the compaction trigger a summary of the part before the current cut is prepared
 in the background, and refreshed after every 4,000 new tokens. When the trigger is reached

@@ -1,4 +1,4 @@
-"""The session ledger (SPEC §7): an append-only JSONL record of everything said.
+"""The session ledger (behaviour §7): an append-only JSONL record of everything said.
 
 ``PAICLI_HOME/history/raw/<session>.jsonl`` is never rewritten. Each line is one record with a
 ``schema_version`` and a ``type``: ``session`` (first line: project, created, title),
@@ -110,7 +110,7 @@ class RestoredSession:
     created: str | None = None
     external_content_used: bool = False
     """Some tool result of the session (even one compacted away since) came from outside
-    the project: the SPEC §16 guard stays on after a resume."""
+    the project: the behaviour §16 guard stays on after a resume."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The compaction manager (SPEC §6): what runs before every model request.
+"""The compaction manager (behaviour §6): what runs before every model request.
 
 A readable sequence of tiers, each a pure function plus a report:
 

@@ -1,4 +1,4 @@
-"""Tier 1 — offload huge tool results to a file before they enter the history (SPEC §3).
+"""Tier 1 — offload huge tool results to a file before they enter the history (behaviour §3).
 
 Lossless: the full text goes to ``<project>/.paicli/tool-outputs/<session>/NNN-tool.txt`` and
 the history gets a notice with the path, how to page through it with ``read_file``, and the

@@ -1,4 +1,4 @@
-"""Context thresholds derived from the model's window (SPEC §2).
+"""Context thresholds derived from the model's window (behaviour §2).
 
 The reference raises every window below 8,000 tokens to 8,000, so a 4k local model
 overflows without a word. Here a small window is honoured: the same formula runs on the
@@ -33,7 +33,7 @@ class ContextProfile:
     @classmethod
     def for_window(cls, window: int | None) -> ContextProfile:
         """The profile for ``window`` tokens (None: 128,000). Integer arithmetic throughout,
-        so the SPEC table is reproduced exactly."""
+        so the table of behaviour §2 is reproduced exactly."""
         if window is None:
             window = DEFAULT_WINDOW
         if isinstance(window, bool) or not isinstance(window, int) or window <= 0:

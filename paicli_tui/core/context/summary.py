@@ -1,4 +1,4 @@
-"""Tier 3 — summarise old turns (SPEC §5). Lossy: the last resort.
+"""Tier 3 — summarise old turns (behaviour §5). Lossy: the last resort.
 
 The history is cut on a real user message so every assistant tool call stays on the same
 side as its results; the part before the cut is rendered as a transcript, summarised by an
@@ -40,7 +40,7 @@ MIN_ENTRY_CHARS = 300
 
 @dataclass(frozen=True)
 class SummaryOptions:
-    """Knobs of tier 3 (defaults are the SPEC numbers)."""
+    """Knobs of tier 3 (defaults are the numbers of docs/behaviour.md)."""
 
     keep_user_turns: int = 3
     chunk_chars: int = 60_000

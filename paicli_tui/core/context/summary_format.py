@@ -1,6 +1,6 @@
 """The four fixed sections of a summary: checking them, and putting a near miss right.
 
-A summary must have exactly four sections, in order (SPEC §5). Many models get close
+A summary must have exactly four sections, in order (behaviour §5). Many models get close
 without getting it exactly: headings translated into the language of the conversation,
 sections in another order, an extra "Notes" section, a heading repeated. Those are put right
 here without a model call (the content is kept, only the structure changes); a reply with no

@@ -17,7 +17,7 @@ from .tools import Tool, ToolOutput
 
 @dataclass(frozen=True)
 class ProjectRules:
-    """The concatenated PAI.md text and which files it came from (SPEC §10)."""
+    """The concatenated PAI.md text and which files it came from (behaviour §10)."""
 
     text: str
     files: tuple[str, ...] = field(default_factory=tuple)
@@ -42,7 +42,7 @@ class MemoryService(Protocol):
 
     def note_tool_result(self, tool_name: str, arguments: dict, output: ToolOutput,
                          session: SessionState) -> None:
-        """Watch every tool result for external content (SPEC §16)."""
+        """Watch every tool result for external content (behaviour §16)."""
         ...
 
     async def after_turn(self, user_input: str, session: SessionState,

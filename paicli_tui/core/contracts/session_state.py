@@ -13,7 +13,7 @@ class SessionState:
 
     session_id: str
     external_content_used: bool = False
-    """Set once a tool brought in web/MCP/network content (SPEC §16); /clear resets it."""
+    """Set once a tool brought in web/MCP/network content (behaviour §16); /clear resets it."""
     external_sources: list[str] = field(default_factory=list)
     """What brought it in (tool names, commands, addresses), for tagging explicit saves."""
     current_user_input: str = ""

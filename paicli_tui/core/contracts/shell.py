@@ -1,4 +1,4 @@
-"""Shell-command classification shared by the command tool and the memory guard (SPEC §16).
+"""Shell-command classification shared by the command tool and the memory guard (behaviour §16).
 
 "May this command bring content from outside the project?" is decided by reading the command
 the way the shell would: lists and pipelines are split (quotes respected), wrappers (``sudo``,

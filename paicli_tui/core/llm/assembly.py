@@ -14,7 +14,7 @@ from typing import Any
 from ..contracts.llm import LLMError, StreamDelta, StreamDone, StreamInterrupted, UsageReport
 from ..messages import Message, ToolCall
 
-# SPEC §8: later fields override earlier ones.
+# behaviour §8: later fields override earlier ones.
 _CACHE_FIELDS: tuple[tuple[str, ...], ...] = (
     ("cached_tokens",),
     ("prompt_cache_hit_tokens",),

@@ -1,4 +1,4 @@
-"""Save what extraction accepted: project scope, auto_extracted, unverified (SPEC §15)."""
+"""Save what extraction accepted: project scope, auto_extracted, unverified (behaviour §15)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The person's operations on long-term memory for one project: list, save, replace, verify,
-delete, clear (SPEC §11–13). The TUI memory browser, the CLI and the agent tool all go through
+delete, clear (behaviour §11–13). The TUI memory browser, the CLI and the agent tool all go through
 here, so the duplicate and conflict rules live in one place.
 """
 
@@ -77,7 +77,7 @@ class MemoryBook:
         self.store = store or MemoryStore(settings.home.memory_file, clock=self.clock)
         self.session: SessionState | None = None
         """The running session, when there is one: a save made while it holds outside
-        content is tagged ``external_context`` with its sources (SPEC §16)."""
+        content is tagged ``external_context`` with its sources (behaviour §16)."""
 
     # -- reading ----------------------------------------------------------------------------
     def list_all(self) -> list[MemoryEntry]:
@@ -93,7 +93,7 @@ class MemoryBook:
         return _find(self.list_visible(), entry_id)
 
     def is_stale(self, entry: MemoryEntry) -> bool:
-        """Possibly stale: verified too long ago, or its linked file changed since (SPEC §13)."""
+        """Possibly stale: verified too long ago, or its linked file changed since (behaviour §13)."""
         return is_stale(entry, self.clock(), self.settings.memory_stale_days, self.project_root)
 
     def _link(self, path: str) -> tuple[str | None, str | None]:
@@ -177,7 +177,7 @@ class MemoryBook:
         """Put ``content`` in place of a visible entry (same id, scope and project).
 
         Refused while another entry still conflicts with the new text: the person resolves
-        each conflict explicitly (SPEC §12).
+        each conflict explicitly (behaviour §12).
         """
         text = content.strip()
         problem = _check_content(text)

@@ -1,4 +1,4 @@
-"""Token estimates for memory text (SPEC §1): the context engine's own rule, so a memory's
+"""Token estimates for memory text (behaviour §1): the context engine's own rule, so a memory's
 token count and the memory budget are measured exactly as the request estimate measures them.
 """
 

@@ -1,4 +1,4 @@
-"""Canonical form, duplicates and conflicts between memories (SPEC §12).
+"""Canonical form, duplicates and conflicts between memories (behaviour §12).
 
 All functions are pure and cached by text, so a save can scan a store of 10,000 entries
 without recomputing the forms of the entries it already saw.
@@ -133,7 +133,7 @@ def has_digit(text: str) -> bool:
 
 
 def dice_enabled(threshold: float) -> bool:
-    """A threshold of 0.99 or more switches the Dice rule off (SPEC §12)."""
+    """A threshold of 0.99 or more switches the Dice rule off (behaviour §12)."""
     return threshold < 0.99
 
 
@@ -141,7 +141,7 @@ Relation = Literal["duplicate", "conflict"]
 
 
 def relation(mine: Forms, theirs: Forms, threshold: float) -> Relation | None:
-    """The rule (SPEC §12), in one place: ``duplicate`` for the same canonical form;
+    """The rule (behaviour §12), in one place: ``duplicate`` for the same canonical form;
     ``conflict`` for a numeric or version variant ("uses Java 17" / "uses Java 21"), or for
     bigram Dice ≥ ``threshold`` (off at 0.99 and above); else None."""
     if theirs.canonical == mine.canonical:
@@ -186,5 +186,5 @@ def is_version_variant(a: str, b: str) -> bool:
 
 
 def conflicts(a: str, b: str, threshold: float) -> bool:
-    """True when ``a`` and ``b`` are different facts about the same thing (SPEC §12)."""
+    """True when ``a`` and ``b`` are different facts about the same thing (behaviour §12)."""
     return relation(forms(a), forms(b), threshold) == "conflict"

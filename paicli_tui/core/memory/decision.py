@@ -1,6 +1,6 @@
 """Carry out the person's answer to a memory conflict: replace one, keep both, or cancel.
 
-The one path for every place that asks (SPEC §12): the save_memory tool, ``/save``, the memory
+The one path for every place that asks (behaviour §12): the save_memory tool, ``/save``, the memory
 browser and ``paicli-tui memory save --force``. Whoever asked, the same answer does the same
 thing to the store.
 """

@@ -1,4 +1,4 @@
-"""Which stored entries a new fact duplicates or conflicts with (SPEC §12).
+"""Which stored entries a new fact duplicates or conflicts with (behaviour §12).
 
 One pass over the store. Each entry computes its forms once (``MemoryEntry.forms``; entries are
 immutable and shared while the file is unchanged), so a save costs one cheap comparison per

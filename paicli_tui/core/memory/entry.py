@@ -1,4 +1,4 @@
-"""One long-term memory entry and its JSON form (SPEC §11).
+"""One long-term memory entry and its JSON form (behaviour §11).
 
 The file is shared with the reference (PaiCLI), which reads it as a bare JSON list of
 ``{id, content, type, timestamp, lastVerifiedAt, metadata, tokenCount}``: ``type`` an
@@ -32,7 +32,7 @@ SOURCE_EXPLICIT = "explicit"
 SOURCE_AGENT = "agent"
 """The model saved it with the ``save_memory`` tool."""
 SOURCE_AUTO = "auto_extracted"
-"""Automatic fact extraction after a turn (SPEC §15)."""
+"""Automatic fact extraction after a turn (behaviour §15)."""
 
 VERIFIED = "verified"
 UNVERIFIED = "unverified"
@@ -136,7 +136,7 @@ class MemoryEntry:
     @cached_property
     def bucket(self) -> tuple[str, str, str | None]:
         """(type, scope, project): duplicates and conflicts are only looked for within one
-        bucket (SPEC §12)."""
+        bucket (behaviour §12)."""
         scope = self.effective_scope
         return (self.type, scope, self.project if scope == SCOPE_PROJECT else None)
 

@@ -1,4 +1,4 @@
-"""Automatic fact extraction from the person's own words (SPEC §15).
+"""Automatic fact extraction from the person's own words (behaviour §15).
 
 The model only proposes verbatim quotes; this module decides. Local filters run first (no
 model call when they fail); the reply must be exactly ``{"facts":[{"quote": str}, ...]}`` with

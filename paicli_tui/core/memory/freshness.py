@@ -1,4 +1,4 @@
-"""When a memory may be out of date (SPEC §13)."""
+"""When a memory may be out of date (behaviour §13)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The external-content guard (SPEC §16).
+"""The external-content guard (behaviour §16).
 
 Once a session has brought in outside content (web search or fetch, a browser, an ``mcp__``
 tool, a network command), text an attacker controls may be in the context. From then on,

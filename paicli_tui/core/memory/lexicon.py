@@ -1,4 +1,4 @@
-"""Word lists behind the extraction filters and the external-content guard (SPEC §15–16).
+"""Word lists behind the extraction filters and the external-content guard (behaviour §15–16).
 
 Chinese words match as substrings (Chinese has no spaces); English words match as whole
 words, case-insensitively.
@@ -47,11 +47,11 @@ _CUES_EN = _english([
 
 
 def has_fact_cue(text: str) -> bool:
-    """True when ``text`` contains a durable-fact cue word (SPEC §15)."""
+    """True when ``text`` contains a durable-fact cue word (behaviour §15)."""
     return any(word in text for word in CUES_ZH) or bool(_CUES_EN.search(text))
 
 
-# --- temporary state: facts about this moment, not durable ones (stricter than SPEC) --------
+# --- temporary state: facts about this moment, not durable ones (stricter than the reference) --------
 TEMPORARY_ZH = ("今天", "明天", "昨天", "现在", "刚刚", "刚才", "这次", "本轮", "临时", "暂时",
                 "马上", "立刻", "顺便", "报错", "先帮", "先把", "先看", "待会", "等会", "今晚",
                 "这周", "本周", "这两天", "这几天")
@@ -77,7 +77,7 @@ def is_temporary(sentence: str) -> bool:
     return bool(_TEMPORARY_EN.search(sentence))
 
 
-# --- reported speech: someone else's claim, not the person's own fact (stricter than SPEC) ----
+# --- reported speech: someone else's claim, not the person's own fact (stricter than the reference) ----
 REPORTED_ZH = ("网上看到", "听说", "据说", "据称", "据报道", "有人建议")
 # Someone or something else 说 / 称 / 提到 / 写道 / 认为: a web page, a document, a colleague, a model.
 # 说明 (instructions) and 说服 are other words: 文档说明都放在 docs/ is the person's own fact;
@@ -155,7 +155,7 @@ def is_question(sentence: str, terminator: str) -> bool:
     return _WH_START.match(body) is not None and not re.search(r"[,，]", body)
 
 
-# --- the person asks to remember (the guard's exception, SPEC §16) ----------------------------
+# --- the person asks to remember (the guard's exception, behaviour §16) ----------------------------
 REMEMBER_ZH = ("记住", "记一下", "记下", "记着", "牢记", "保存到记忆", "存到记忆", "存入记忆",
                "写入记忆", "写到记忆", "加到记忆", "加入记忆", "放进记忆", "记到记忆", "别忘了",
                "不要忘")

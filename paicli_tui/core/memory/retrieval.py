@@ -1,5 +1,5 @@
 """Choosing the memories worth showing for a question, and the block that carries them
-(SPEC §13–14, and its "beyond": stop words out, rarity weights, calibrated vectors, a bar).
+(behaviour §13–14, and its "beyond": stop words out, rarity weights, calibrated vectors, a bar).
 
 Visible entries only (global + this project). Each gets two kinds of evidence:
 

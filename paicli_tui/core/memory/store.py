@@ -1,4 +1,4 @@
-"""The long-term memory file: locked, atomic, and never lost to a bad write (SPEC §11).
+"""The long-term memory file: locked, atomic, and never lost to a bad write (behaviour §11).
 
 Every change runs ``lock → re-read → change → write .tmp → fsync → os.replace``. The lock is
 two-level: a ``threading.Lock`` per file path (threads of this process) and a portalocker lock

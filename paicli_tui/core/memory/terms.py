@@ -278,7 +278,7 @@ def text_terms(text: str, home: HomePaths | None = None, *, gloss: bool = True) 
         glossed = _gloss_words(text, sorted({w for _, w, _, _ in chinese if w}), home) \
             if gloss else {}
         for index, word, inner, named in chinese:
-            # a single character is no keyword of its own (SPEC §14: words of length ≥ 2),
+            # a single character is no keyword of its own (behaviour §14: words of length ≥ 2),
             # but 锁 still names a lock and 删 a deletion
             group = [(word, 1.0)] if len(word) >= 2 else []
             group += [(sub, SUBWORD_WEIGHT) for sub in inner]

@@ -1,4 +1,4 @@
-"""Where sentences, code fences, block quotes and quoted passages sit in a text (SPEC §15).
+"""Where sentences, code fences, block quotes and quoted passages sit in a text (behaviour §15).
 
 Everything works on character offsets into one string, so a quote found at an offset can be
 checked against the regions around it.

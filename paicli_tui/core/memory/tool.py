@@ -1,4 +1,4 @@
-"""The ``save_memory`` agent tool (SPEC §12, §16).
+"""The ``save_memory`` agent tool (behaviour §12, §16).
 
 The model may propose a memory; it may never settle a conflict on its own. On a conflict the
 tool either asks the person at once (when the UI handed it a ``resolve_conflict`` callback) or
@@ -99,7 +99,7 @@ class SaveMemoryTool:
             ids, asked_in = pending
             if context.session.current_user_input == asked_in:
                 # Same turn as the report: the person has not answered, so the model would be
-                # deciding alone (SPEC §12).
+                # deciding alone (behaviour §12).
                 return ToolOutput("Not saved: the person has not decided yet. Show them both "
                                   "memories, end your turn with the question, and call again "
                                   "with their answer.", status=ToolStatus.CONFLICT)

@@ -1,4 +1,4 @@
-"""Slash commands of the chat screen (SPEC §18 plus the panels), as a mixin so the chat
+"""Slash commands of the chat screen (behaviour §18 plus the panels), as a mixin so the chat
 screen stays about rendering. Each command either opens a screen or runs a worker."""
 
 from __future__ import annotations

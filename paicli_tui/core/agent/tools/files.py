@@ -20,7 +20,7 @@ from .guard import (
 )
 
 PAGE_LINES = 200
-"""Lines per paged read, the figure offload notices quote (SPEC §3)."""
+"""Lines per paged read, the figure offload notices quote (behaviour §3)."""
 MAX_PAGE_LINES = 2_000
 MAX_PAGE_CHARS = 40_000
 """A paged read is never offloaded, so it is bounded here instead."""
@@ -101,7 +101,7 @@ class ReadFileTool:
         limit = int_argument(arguments, "limit", default=None, low=1, high=MAX_PAGE_LINES)
         paged = offset is not None or limit is not None
         if not paged and _is_saved_output(label):
-            # Saved outputs are never offloaded again (SPEC §3), so a whole read could put
+            # Saved outputs are never offloaded again (behaviour §3), so a whole read could put
             # up to 2,000,000 characters in the history: serve the first page instead.
             paged = True
         if not paged:

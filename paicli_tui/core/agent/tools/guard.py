@@ -1,7 +1,7 @@
 """Path guard and argument helpers shared by the file tools.
 
 Every path a tool touches must stay inside the project: no ``..`` escape, no absolute path
-elsewhere, no symlink whose target lies outside (SPEC §3). The check resolves symlinks, so a
+elsewhere, no symlink whose target lies outside (behaviour §3). The check resolves symlinks, so a
 link inside the project pointing out is refused like a plain outside path.
 """
 

@@ -90,7 +90,7 @@ def _chunk_by_language(path: str, text: str, language: str) -> ChunkedFile:
 
 
 def chunk_by_lines(path: str, text: str, language: str) -> ChunkedFile:
-    """Line-split file chunks of at most about 2,000 characters (SPEC §17)."""
+    """Line-split file chunks of at most about 2,000 characters (behaviour §17)."""
     from .common import is_data_heavy
 
     result = ChunkedFile(path=path, language=language, parser="lines")

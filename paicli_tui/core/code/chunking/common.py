@@ -13,7 +13,7 @@ EdgeKind = Literal["extends", "implements", "imports", "calls", "contains"]
 EDGE_KINDS: tuple[EdgeKind, ...] = ("extends", "implements", "imports", "calls", "contains")
 
 FILE_CHUNK_CHARS = 2_000
-"""Line-split file chunks hold at most about this many characters (SPEC §17)."""
+"""Line-split file chunks hold at most about this many characters (behaviour §17)."""
 
 CLASS_HEAD_LINES = 12
 """A class chunk shows its declaration and at most this many lines of the body's start."""
