@@ -34,7 +34,7 @@ from ..llm.complete import completer_for
 from ..messages import Message
 from .plan import Plan, PlanError, PlanTask, levels, parse_plan
 from .prompt import turn_context_block, user_turn
-from .subagent import _drive
+from .subagent import drive_subagent
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -127,7 +127,7 @@ async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
                                                 subagent=child.session_id,
                                                 parent=session.session_id, attempt=attempt))
                 try:
-                    final, reason, _calls, _requests, error = await _drive(
+                    final, reason, _calls, _requests, error = await drive_subagent(
                         child, task_input(task, plan, results, memories))
                 finally:
                     if child.state.external_content_used:

@@ -71,7 +71,7 @@ class SubAgentTool:
         async with self._slots:
             child = await self.parent.spawn_subagent(label, read_only=tool_set == "read_only")
             try:
-                outcome = await _drive(child, task.strip())
+                outcome = await drive_subagent(child, task.strip())
             finally:
                 if child.state.external_content_used:  # the mark is session-wide
                     self.parent.state.external_content_used = True
@@ -89,7 +89,7 @@ class SubAgentTool:
         return ToolOutput(f"{head} answered:\n\n{final.strip()}", external=external)
 
 
-async def _drive(child: AgentSession, task: str) -> tuple[str, str, int, int, str]:
+async def drive_subagent(child: AgentSession, task: str) -> tuple[str, str, int, int, str]:
     """Run the sub-agent's one turn: (final text, reason, tool calls, requests, last error)."""
     final, reason, calls, requests, error = "", "error", 0, 0, ""
     async with contextlib.aclosing(child.run_turn(task)) as events:
