@@ -16,7 +16,8 @@ from textual.screen import Screen
 from .config import Settings
 from .paths import normalise_project_root
 from .resources import style_paths
-from .ui.backend import Backend, CoreBackend
+from .ui.backend import Backend
+from .ui.core_backend import CoreBackend
 from .ui.index_job import IndexJob
 from .ui.memory_inbox import MemoryInbox
 from .ui.messages import AgentEventPosted, TurnEnded

@@ -5,6 +5,10 @@ to keep start-up fast, and they are dependencies all the same). A package is a f
 ``paicli_tui/core/`` (``core.agent``, ``core.memory``, ...), one of the core's shared modules
 (``core.messages``, ``core.tokens``), ``ui``, ``commands``, or a top-level module.
 
+Inside a package the same walk checks the modules: no two modules import each other at run
+time, and a type-only back-reference (an import under ``if TYPE_CHECKING:``) closes a circle only
+where ``TYPE_ONLY_CIRCLES`` says why.
+
 Run ``python tests/test_import_layers.py`` to print the package graph as it is.
 """
 
@@ -145,6 +149,95 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
         if node not in state and (cycle := visit(node)):
             return cycle
     return []
+
+
+# Circles of modules inside one package that exist only through type-only imports (``if
+# TYPE_CHECKING:``), each a set of modules that together are one object written in several files.
+TYPE_ONLY_CIRCLES: list[frozenset[str]] = [
+    # The session's own steps: a turn (loop), its tool calls, a plan run and the sub-agent tool
+    # are functions over the AgentSession they are handed; the session imports them to run
+    # them, they name AgentSession only in annotations.
+    frozenset({"core.agent.session", "core.agent.loop", "core.agent.tool_calls",
+               "core.agent.plan_run", "core.agent.subagent"}),
+    # ChatScreen is one Textual screen; its slash commands and its panel dock are mixins in
+    # files of their own, and they name ChatScreen only to type ``self``.
+    frozenset({"ui.screens.chat", "ui.screens.chat_commands", "ui.screens.panel_dock"}),
+]
+
+
+def _type_only_lines(tree: ast.AST) -> set[int]:
+    """Lines of the imports that sit under ``if TYPE_CHECKING:``."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            lines |= {inner.lineno for child in node.body for inner in ast.walk(child)
+                      if isinstance(inner, ast.Import | ast.ImportFrom)}
+    return lines
+
+
+def module_graph(*, type_only: bool) -> dict[str, set[str]]:
+    """module -> the modules of its own package it imports (short names, without
+    ``paicli_tui.``); ``type_only`` adds the imports under ``if TYPE_CHECKING:``."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = module_name(path)[0]
+        skipped = set() if type_only else _type_only_lines(ast.parse(path.read_text("utf-8")))
+        for line, target in imported_modules(path):
+            if (line not in skipped and target != module
+                    and package_of(target) == package_of(module)):
+                graph.setdefault(module.removeprefix("paicli_tui."), set()).add(
+                    target.removeprefix("paicli_tui."))
+    return graph
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The circles of ``graph``: every strongly connected set of more than one node."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[frozenset[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            members = set()
+            while True:
+                member = stack.pop()
+                members.add(member)
+                if member == node:
+                    break
+            if len(members) > 1:
+                found.append(frozenset(members))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return found
+
+
+def test_no_two_modules_of_a_package_import_each_other_at_run_time() -> None:
+    assert strongly_connected(module_graph(type_only=False)) == []
+
+
+def test_type_only_circles_are_the_justified_ones() -> None:
+    circles = strongly_connected(module_graph(type_only=True))
+    assert sorted(map(sorted, circles)) == sorted(map(sorted, TYPE_ONLY_CIRCLES))
+
+
+def test_the_circle_finder() -> None:
+    graph = {"a": {"b"}, "b": {"a", "c"}, "c": {"d"}, "d": {"c"}, "e": {"a"}}
+    assert sorted(map(sorted, strongly_connected(graph))) == [["a", "b"], ["c", "d"]]
+    assert strongly_connected({"a": {"b"}, "b": {"c"}}) == []
+    tree = ast.parse("from typing import TYPE_CHECKING\nimport os\n"
+                     "if TYPE_CHECKING:\n    from x import y\n")
+    assert _type_only_lines(tree) == {4}
 
 
 def test_every_package_is_in_the_table() -> None:

@@ -13,14 +13,14 @@ from ..config import Settings
 from ..core.contracts.asks import ConflictDecision, ConflictEntry
 from .backend import (
     CodeHit,
-    IndexProgress,
     IndexStatus,
+    IndexStep,
     MemoryRow,
     SaveOutcome,
 )
 
 if TYPE_CHECKING:
-    from ..core.code.indexer import IndexProgress as CoreIndexProgress
+    from ..core.code.indexer import IndexProgress
     from ..core.code.service import LocalCodeService
     from ..core.memory.book import MemoryBook, SaveResult
 
@@ -57,11 +57,11 @@ class CodeAdapter:
         return [CodeHit(h.path, h.start_line, h.name, float(h.score), h.source,
                         h.language, h.end_line) for h in response.hits]
 
-    def index(self, progress: Callable[[IndexProgress], None]) -> str:
+    def index(self, progress: Callable[[IndexStep], None]) -> str:
         from ..core.code.indexer import CodeIndexer
 
-        def on_progress(event: CoreIndexProgress) -> None:
-            progress(IndexProgress(event.done, event.total, f"{event.phase} "
+        def on_progress(event: IndexProgress) -> None:
+            progress(IndexStep(event.done, event.total, f"{event.phase} "
                                    f"{event.done}/{event.total} {event.detail}".strip(),
                                    event.phase, event.detail))
 

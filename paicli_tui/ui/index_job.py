@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual.signal import Signal
 
-from .backend import CodeBackend, IndexProgress
+from .backend import CodeBackend, IndexStep
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -38,7 +38,7 @@ PHASE_WORDS = {"scan": "scanning files", "parse": "parsing changed files",
                "done": "finishing"}
 
 
-def describe(event: IndexProgress, embedder_loaded: bool) -> IndexState:
+def describe(event: IndexStep, embedder_loaded: bool) -> IndexState:
     """The state one progress event of the indexer means.
 
     The phase's own count drives the bar, except while nothing is known to be left for it
@@ -96,7 +96,7 @@ class IndexJob:
         return True
 
     def _build(self, code: CodeBackend) -> None:
-        def progress(event: IndexProgress) -> None:
+        def progress(event: IndexStep) -> None:
             self.app.call_from_thread(self._progress, event)
 
         try:
@@ -105,7 +105,7 @@ class IndexJob:
             summary, failed = f"indexing failed: {exc}", True
         self.app.call_from_thread(self._finish, summary, failed)
 
-    def _progress(self, event: IndexProgress) -> None:
+    def _progress(self, event: IndexStep) -> None:
         state = describe(event, self._embedder_loaded)
         if event.phase == "embed" and not event.detail.startswith("0/"):
             self._embedder_loaded = True

@@ -23,7 +23,7 @@ import paicli_tui.core.llm.registry as registry
 from paicli_tui import cli
 from paicli_tui.config import load_settings
 from paicli_tui.core.agent.session import AgentSession
-from paicli_tui.core.code.search import SearchResponse
+from paicli_tui.core.code.hits import SearchResponse
 from paicli_tui.core.code.service import LocalCodeService
 from paicli_tui.core.code.tools import SearchCodeTool
 from paicli_tui.core.contracts.llm import LLMError, StreamDone

@@ -15,7 +15,7 @@ from paicli_tui.config import Settings
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.contracts.llm import StreamDelta, StreamDone, UsageReport
 from paicli_tui.core.messages import Message, Role, ToolCall
-from paicli_tui.ui.backend import CoreBackend
+from paicli_tui.ui.core_backend import CoreBackend
 from paicli_tui.ui.widgets.chat_log import ChatLog
 from paicli_tui.ui.widgets.compaction_notice import CompactionNotice
 from paicli_tui.ui.widgets.context_gauge import ContextGauge

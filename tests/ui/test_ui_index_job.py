@@ -13,7 +13,7 @@ from textual.widgets import Label, ProgressBar
 from ui_fakes import FakeBackend, FakeClient, FakeCode, FakeSession, seeded_hits
 
 from paicli_tui.app import PaicliApp
-from paicli_tui.ui.backend import IndexProgress
+from paicli_tui.ui.backend import IndexStep
 from paicli_tui.ui.index_job import IndexState, describe, footer_text
 from paicli_tui.ui.screens.chat import ChatScreen
 from paicli_tui.ui.screens.code_search import CodeSearchScreen
@@ -30,15 +30,15 @@ class HeldCode(FakeCode):
         self.release = threading.Event()
         self.finished = False
 
-    def index(self, progress: Callable[[IndexProgress], None]) -> str:
-        progress(IndexProgress(23, 23, "", "scan", ""))
-        progress(IndexProgress(0, 23, "", "parse", "parsing changed files"))
-        progress(IndexProgress(0, 23, "", "embed", "0/120 chunks of this batch"))
+    def index(self, progress: Callable[[IndexStep], None]) -> str:
+        progress(IndexStep(23, 23, "", "scan", ""))
+        progress(IndexStep(0, 23, "", "parse", "parsing changed files"))
+        progress(IndexStep(0, 23, "", "embed", "0/120 chunks of this batch"))
         assert self.release.wait(20), "the test never released the build"
         for done in (64, 120):
-            progress(IndexProgress(done * 23 // 120, 23, "", "embed",
+            progress(IndexStep(done * 23 // 120, 23, "", "embed",
                                    f"{done}/120 chunks of this batch"))
-        progress(IndexProgress(23, 23, "", "done", ""))
+        progress(IndexStep(23, 23, "", "done", ""))
         self.indexed = self.finished = True
         return "indexed 23 files (0 unchanged, 0 deleted), 120 chunks in 1.0 s"
 
@@ -93,17 +93,17 @@ async def test_index_command_builds_without_leaving_the_chat(settings, project_d
 
 
 @pytest.mark.parametrize(("event", "loaded", "expected"), [
-    (IndexProgress(23, 23, "", "scan"), False, IndexState(True, 0, 0, "scanning files: 23 found")),
-    (IndexProgress(0, 23, "", "parse"), False,
+    (IndexStep(23, 23, "", "scan"), False, IndexState(True, 0, 0, "scanning files: 23 found")),
+    (IndexStep(0, 23, "", "parse"), False,
      IndexState(True, 0, 0, "parsing changed files: 23 to index")),
-    (IndexProgress(0, 23, "", "embed", "0/120 chunks of this batch"), False,
+    (IndexStep(0, 23, "", "embed", "0/120 chunks of this batch"), False,
      IndexState(True, 0, 0, "embedding 0/23 files · loading the embedder…")),
-    (IndexProgress(0, 23, "", "embed", "0/120 chunks of this batch"), True,
+    (IndexStep(0, 23, "", "embed", "0/120 chunks of this batch"), True,
      IndexState(True, 0, 23, "embedding 0/23 files")),
-    (IndexProgress(12, 23, "", "embed", "64/120 chunks"), True,
+    (IndexStep(12, 23, "", "embed", "64/120 chunks"), True,
      IndexState(True, 12, 23, "embedding 12/23 files")),
-    (IndexProgress(0, 1, "", "fulltext"), True, IndexState(True, 0, 0, "full-text index")),
-    (IndexProgress(5, 10, "indexing 5/10 files"), False,
+    (IndexStep(0, 1, "", "fulltext"), True, IndexState(True, 0, 0, "full-text index")),
+    (IndexStep(5, 10, "indexing 5/10 files"), False,
      IndexState(True, 5, 10, "indexing 5/10 files")),
 ])
 def test_progress_words_and_bar(event, loaded, expected) -> None:

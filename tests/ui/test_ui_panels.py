@@ -6,7 +6,7 @@ from pilot_helpers import wait_for_screen, wait_until
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.core.memory.book import MemoryBook
-from paicli_tui.ui.backend import CoreBackend
+from paicli_tui.ui.core_backend import CoreBackend
 from paicli_tui.ui.modals.conflict import ConflictModal
 from paicli_tui.ui.modals.text_entry import TextEntryModal
 from paicli_tui.ui.screens.chat import ChatScreen

@@ -17,8 +17,9 @@ from paicli_tui.config import Settings
 from paicli_tui.core.agent.port import SessionPort
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.memory.book import MemoryBook
-from paicli_tui.ui.backend import Backend, CodeBackend, CoreBackend, MemoryBackend
+from paicli_tui.ui.backend import Backend, CodeBackend, MemoryBackend
 from paicli_tui.ui.core_adapters import CodeAdapter, MemoryAdapter
+from paicli_tui.ui.core_backend import CoreBackend
 
 
 def protocol_members(protocol: type) -> dict[str, Any]:

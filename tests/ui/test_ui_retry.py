@@ -17,7 +17,7 @@ from llm_replay import Replay, text_reply  # noqa: E402
 from paicli_tui.app import PaicliApp  # noqa: E402
 from paicli_tui.config import Secret, Settings  # noqa: E402
 from paicli_tui.core.llm.openai_client import OpenAICompatibleClient  # noqa: E402
-from paicli_tui.ui.backend import CoreBackend  # noqa: E402
+from paicli_tui.ui.core_backend import CoreBackend  # noqa: E402
 from paicli_tui.ui.widgets.prompt_input import PromptInput  # noqa: E402
 from paicli_tui.ui.widgets.turn_status import TurnStatus  # noqa: E402
 

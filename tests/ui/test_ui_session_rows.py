@@ -6,7 +6,7 @@ from __future__ import annotations
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.context.ledger import SessionLedger
 from paicli_tui.core.messages import Message
-from paicli_tui.ui.backend import CoreBackend
+from paicli_tui.ui.core_backend import CoreBackend
 
 
 async def test_a_launch_without_a_message_is_not_in_the_picker(settings, project_dir) -> None:

@@ -28,8 +28,8 @@ from paicli_tui.core.messages import Message, Role, ToolCall
 from paicli_tui.core.skills import SkillCatalog
 from paicli_tui.ui.backend import (
     CodeHit,
-    IndexProgress,
     IndexStatus,
+    IndexStep,
     MemoryRow,
     ModelChoice,
     SaveOutcome,
@@ -248,9 +248,9 @@ class FakeCode:
         self.searches.append((query, mode, top_k))
         return list(self.hits)
 
-    def index(self, progress: Callable[[IndexProgress], None]) -> str:
+    def index(self, progress: Callable[[IndexStep], None]) -> str:
         for done in range(0, 11, 5):
-            progress(IndexProgress(done, 10, f"indexing {done}/10 files"))
+            progress(IndexStep(done, 10, f"indexing {done}/10 files"))
         self.indexed = True
         return "indexed 10 files, 80 chunks"
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ...config import Settings
 from .grep import GrepOptions, matching_lines, read_text_lines
-from .search import SearchHit, SearchResponse
+from .hits import SearchHit, SearchResponse
 
 MAX_TERMS = 12
 WINDOW_LINES = 40

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,6 +19,7 @@ from ...config import Settings
 from ...paths import normalise_project_root
 from ..contracts.embedder import Embedder
 from ..contracts.llm import TextCompleter
+from .hits import SearchHit, SearchResponse
 
 Mode = Literal["grep", "semantic", "text", "hybrid"]
 MODES: tuple[str, ...] = ("hybrid", "semantic", "text", "grep")
@@ -49,55 +49,6 @@ _COLUMNS = ["id", "path", "kind", "name", "start_line", "end_line", "language", 
 
 class SearchError(RuntimeError):
     """The search cannot run (no index, wrong embedder, bad mode); the message says what to do."""
-
-
-@dataclass
-class SearchHit:
-    path: str
-    start_line: int
-    end_line: int
-    name: str
-    kind: str
-    score: float
-    language: str = ""
-    signature: str = ""
-    source: str = ""
-    id: str = ""
-    ranks: dict[str, int | None] = field(default_factory=dict)
-    via: str = ""
-    """The class whose hit led to this member (see :func:`members_for_classes`)."""
-
-    def to_json(self, *, explain: bool = False, with_source: bool = False) -> dict[str, Any]:
-        data: dict[str, Any] = {"path": self.path, "start_line": self.start_line,
-                                "end_line": self.end_line, "name": self.name,
-                                "kind": self.kind, "score": round(self.score, 6)}
-        if explain:
-            data["ranks"] = dict(self.ranks)
-            if self.via:
-                data["via_class"] = self.via
-        if with_source:
-            data["source"] = self.source
-        return data
-
-
-@dataclass
-class SearchResponse:
-    query: str
-    mode: str
-    hits: list[SearchHit] = field(default_factory=list)
-    plan: dict[str, Any] = field(default_factory=dict)
-    """What each ranker was asked (for --explain)."""
-    seconds: float = 0.0
-    note: str = ""
-
-    def to_json(self, *, explain: bool = False) -> dict[str, Any]:
-        data: dict[str, Any] = {"query": self.query, "mode": self.mode,
-                                "results": [h.to_json(explain=explain) for h in self.hits]}
-        if explain:
-            data["plan"] = self.plan
-        if self.note:
-            data["note"] = self.note
-        return data
 
 
 def clamp_top_k(top_k: int | None, default: int) -> int:

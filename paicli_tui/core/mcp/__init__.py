@@ -8,8 +8,9 @@ from .config import (
     project_servers,
     servers_from_settings,
 )
-from .manager import McpManager, ServerStatus
+from .manager import McpManager
 from .session_start import approve_and_start_project_servers, start_mcp
+from .status import ServerStatus
 
 __all__ = ["McpManager", "McpServerConfig", "ProjectServers", "ServerStatus",
            "approve_and_start_project_servers", "approve_project_servers", "project_servers",

@@ -16,40 +16,17 @@ import logging
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..contracts.tools import Tool
 from .config import McpServerConfig
+from .status import ServerStatus, describe_error
 from .tool import McpTool
 
 log = logging.getLogger(__name__)
 STOP_TIMEOUT_S = 5.0
 MAX_TOOL_NAME = 64
-
-
-@dataclass
-class ServerStatus:
-    config: McpServerConfig
-    state: str = "starting"
-    """``starting``, ``running``, ``failed``, ``disabled`` or ``stopped``."""
-    error: str | None = None
-    """Why it failed to start, or the last failed call."""
-    tools: list[McpTool] = field(default_factory=list)
-    log_path: Path | None = None
-    session: Any = None
-
-
-def describe_error(exc: BaseException) -> str:
-    """One line for a failure, looking inside the exception groups the SDK raises."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if isinstance(exc, TimeoutError):
-        return "no answer in time"
-    if isinstance(exc, FileNotFoundError):
-        return f"command not found: {exc.filename or exc}"
-    text = str(exc).strip() or type(exc).__name__
-    return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
 
 
 def tool_name(server: str, tool: str, taken: set[str]) -> str:
@@ -131,7 +108,7 @@ class McpManager:
                     await session.initialize()
                     listed = await _list_tools(session)
                 status.session = session
-                status.tools = [McpTool(self, status, t, tool_name(config.name, t.name, taken))
+                status.tools = [McpTool(status, t, tool_name(config.name, t.name, taken))
                                 for t in listed]
                 status.state = "running"
                 ready.set()
@@ -152,7 +129,7 @@ class McpManager:
             status.session = None
             ready.set()
 
-    def tools(self) -> list[McpTool]:
+    def tools(self) -> list[Tool]:
         return [tool for status in self.statuses if status.state == "running"
                 for tool in status.tools]
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from ...config import ConfigError, Settings
 from .config import approve_project_servers, project_servers, servers_from_settings
-from .manager import McpManager, ServerStatus
+from .manager import McpManager
+from .status import ServerStatus
 
 NOT_APPROVED = ("{n} server(s) in {path} not started: this project's .mcp.json has not been "
                 "approved (it can run any command). Review it, then `/mcp approve`.")

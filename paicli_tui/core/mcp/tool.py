@@ -8,14 +8,12 @@ same boundary, redaction and offload as every tool result, and it trips the memo
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..contracts.approval import ask_approval
 from ..contracts.asks import ApprovalRequest
 from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
-
-if TYPE_CHECKING:
-    from .manager import McpManager, ServerStatus
+from .status import ServerStatus, describe_error
 
 DESCRIPTION_CHARS = 1_024
 
@@ -52,8 +50,7 @@ def result_text(result: Any) -> str:
 
 
 class McpTool:
-    def __init__(self, manager: McpManager, status: ServerStatus, tool: Any, name: str) -> None:
-        self.manager = manager
+    def __init__(self, status: ServerStatus, tool: Any, name: str) -> None:
         self.status = status
         self.server = status.config.name
         self.remote_name = tool.name
@@ -83,8 +80,6 @@ class McpTool:
             result = await session.call_tool(self.remote_name, arguments,
                                              read_timeout_seconds=timeout)
         except Exception as exc:  # a dead or confused server is a failed call, not a crash
-            from .manager import describe_error
-
             self.status.error = f"{self.remote_name}: {describe_error(exc)}"
             return ToolOutput(f"The MCP call {self.name} failed: {describe_error(exc)}.",
                               status=ToolStatus.FAILED, external=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from .common import ChunkedFile, Edge, source_lines, split_lines_into_chunks
+from .common import ChunkedFile, Edge, chunk_by_lines
 
 LANGUAGES: dict[str, str] = {
     ".java": "java",
@@ -87,17 +87,3 @@ def _chunk_by_language(path: str, text: str, language: str) -> ChunkedFile:
 
         return chunk_go(path, text)
     return chunk_by_lines(path, text, language)
-
-
-def chunk_by_lines(path: str, text: str, language: str) -> ChunkedFile:
-    """Line-split file chunks of at most about 2,000 characters (behaviour §17)."""
-    from .common import is_data_heavy
-
-    result = ChunkedFile(path=path, language=language, parser="lines")
-    for chunk in split_lines_into_chunks(path, source_lines(text), language,
-                                         context=f"file {path}"):
-        if is_data_heavy(chunk.source):
-            result.skipped_data_chunks += 1
-        else:
-            result.chunks.append(chunk)
-    return result

@@ -239,3 +239,15 @@ def call_edges(path: str, source: str, calls: Iterable[Any],
             seen.add(key)
             edges.append(Edge(source, name, "calls", path, key[1]))
     return edges
+
+
+def chunk_by_lines(path: str, text: str, language: str) -> ChunkedFile:
+    """Line-split file chunks of at most about 2,000 characters (behaviour §17)."""
+    result = ChunkedFile(path=path, language=language, parser="lines")
+    for chunk in split_lines_into_chunks(path, source_lines(text), language,
+                                         context=f"file {path}"):
+        if is_data_heavy(chunk.source):
+            result.skipped_data_chunks += 1
+        else:
+            result.chunks.append(chunk)
+    return result

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .common import ChunkedFile, source_lines
+from .common import ChunkedFile, chunk_by_lines, source_lines
 from .java_model import java_chunks
 
 
@@ -26,6 +26,4 @@ def chunk_java(path: str, text: str, *, force_treesitter: bool = False) -> Chunk
     model, had_errors = java_model_treesitter(text)
     if model.types or model.methods:
         return java_chunks(path, lines, model, "tree-sitter")
-    from . import chunk_by_lines
-
     return chunk_by_lines(path, text, "java")

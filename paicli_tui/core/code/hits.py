@@ -1,0 +1,55 @@
+"""What a code search answers: the hits and the response around them (search and grep alike)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class SearchHit:
+    path: str
+    start_line: int
+    end_line: int
+    name: str
+    kind: str
+    score: float
+    language: str = ""
+    signature: str = ""
+    source: str = ""
+    id: str = ""
+    ranks: dict[str, int | None] = field(default_factory=dict)
+    via: str = ""
+    """The class whose hit led to this member (see :func:`members_for_classes`)."""
+
+    def to_json(self, *, explain: bool = False, with_source: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "start_line": self.start_line,
+                                "end_line": self.end_line, "name": self.name,
+                                "kind": self.kind, "score": round(self.score, 6)}
+        if explain:
+            data["ranks"] = dict(self.ranks)
+            if self.via:
+                data["via_class"] = self.via
+        if with_source:
+            data["source"] = self.source
+        return data
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    mode: str
+    hits: list[SearchHit] = field(default_factory=list)
+    plan: dict[str, Any] = field(default_factory=dict)
+    """What each ranker was asked (for --explain)."""
+    seconds: float = 0.0
+    note: str = ""
+
+    def to_json(self, *, explain: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {"query": self.query, "mode": self.mode,
+                                "results": [h.to_json(explain=explain) for h in self.hits]}
+        if explain:
+            data["plan"] = self.plan
+        if self.note:
+            data["note"] = self.note
+        return data

@@ -1,0 +1,34 @@
+"""What is known of one configured MCP server while the session runs, and how a failure reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..contracts.tools import Tool
+from .config import McpServerConfig
+
+
+@dataclass
+class ServerStatus:
+    config: McpServerConfig
+    state: str = "starting"
+    """``starting``, ``running``, ``failed``, ``disabled`` or ``stopped``."""
+    error: str | None = None
+    """Why it failed to start, or the last failed call."""
+    tools: list[Tool] = field(default_factory=list)
+    log_path: Path | None = None
+    session: Any = None
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for a failure, looking inside the exception groups the SDK raises."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    text = str(exc).strip() or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
