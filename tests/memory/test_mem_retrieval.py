@@ -195,7 +195,9 @@ def test_a_cold_cache_is_filled_a_batch_per_turn(settings: Settings, project_dir
                                       ("alpha", "bravo", "charlie", "delta", "echo"))
     before = len(embedder.embedded)
     service.search("deploy")
-    assert len(embedder.embedded) == before + 1  # all cached now: only the query
+    assert len(embedder.embedded) == before  # all cached now, the query's row too
+    service.search("deploy alpha")
+    assert embedder.embedded[before:] == ["deploy alpha"]  # a new question: only it
 
 
 def own_texts(embedder: FakeEmbedder) -> list[str]:

@@ -34,7 +34,7 @@ from .canonical import canonical, dice, is_version_variant
 from .entry import SOURCE_AUTO, UNVERIFIED, MemoryEntry, parse_time
 from .freshness import age_days
 from .keywords import MAX_QUERY_CHARS, KeywordIndex
-from .terms import english_reading
+from .terms import english_reading, english_text
 from .vectors import VectorCache
 
 log = logging.getLogger(__name__)
@@ -42,10 +42,16 @@ log = logging.getLogger(__name__)
 MAX_RESULTS = 10
 TIME_WEIGHT_DAYS = 90.0
 """Age at which the time weight has halved (1 / (1 + age / 90))."""
-VECTOR_Z_FLOOR = 2.0
-"""Standard deviations above the unrelated texts below which a cosine is no evidence."""
-VECTOR_SCALE = 0.8
+VECTOR_Z_FLOOR = 2.5
+"""Standard deviations above the unrelated texts below which a multilingual cosine is no
+evidence."""
+VECTOR_SCALE = 0.4
 """Relevance per standard deviation above the floor."""
+ENGLISH_Z_FLOOR = 3.0
+"""The same floor for the English-only embedder, which reads every text in English (see
+:func:`~.terms.english_text`); it stands further above unrelated text for a match and for
+noise alike."""
+ENGLISH_SCALE = 0.4
 RELEVANCE_BAR = 0.8
 """Least relevance for a memory to be shown at all."""
 RELATIVE_BAR = 0.85
@@ -81,6 +87,9 @@ class ScoredEntry:
     cosine: float = 0.0
     margin: float = 0.0
     """The cosine's distance above the unrelated texts, in standard deviations."""
+    english_cosine: float = 0.0
+    english_margin: float = 0.0
+    """The same for the English-only embedder (0 without one)."""
     matched: tuple[str, ...] = field(default=())
     """The keyword terms that matched, best first."""
     coverage: float = 0.0
@@ -95,10 +104,12 @@ def describe(item: ScoredEntry) -> str:
     parts (``memory search --explain`` and the context inspector)."""
     matched = ", ".join(item.matched[:6]) or "none"
     verdict = "shown" if item.shown else f"not shown: {item.why_not}"
+    english = (f"; in English: cosine {item.english_cosine:.3f}, "
+               f"{item.english_margin:+.1f} sd" if item.english_cosine else "")
     return (f"{verdict}; relevance {item.relevance:.2f} = keywords {item.keyword:.2f} "
             f"(matched: {matched}; {item.coverage:.0%} of the message) + vector "
             f"{item.vector:.2f} (cosine {item.cosine:.3f}, {item.margin:+.1f} sd above "
-            f"unrelated text); × time {item.time:.2f} = {item.score:.2f}")
+            f"unrelated text{english}); × time {item.time:.2f} = {item.score:.2f}")
 
 
 @lru_cache(maxsize=1)
@@ -117,32 +128,34 @@ def time_weight(days: float) -> float:
 
 def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
          vectors: VectorCache | None, now: datetime, limit: int = MAX_RESULTS,
-         wait: bool = True, explain: bool = False) -> list[ScoredEntry]:
+         wait: bool = True, explain: bool = False,
+         english_vectors: VectorCache | None = None) -> list[ScoredEntry]:
     """The memories worth showing for ``query``, best first, at most ``limit``.
 
-    ``wait=False`` never waits for missing vectors: entries not embedded yet count by
-    keywords alone this time. ``explain=True`` also returns the best candidates that did not
-    pass the bars (``shown=False``, with ``why_not``), up to ``limit`` in all."""
+    ``vectors``: the multilingual embedder's cache; ``english_vectors``: an English-only
+    embedder's, whose rows are of each memory's English text (a second, independent reading
+    of the meaning; both calibrated the same way and added). ``wait=False`` never waits for
+    missing vectors: entries not embedded yet count by keywords alone this time.
+    ``explain=True`` also returns the best candidates that did not pass the bars
+    (``shown=False``, with ``why_not``), up to ``limit`` in all."""
     if not entries or not query.strip():
         return []
     import numpy as np
 
     contents = [e.content for e in entries]
+    query = query[:MAX_QUERY_CHARS]
     matches = keywords.match(query, contents)
-    cosines = np.zeros(len(entries), dtype=np.float32)
-    margins = np.full(len(entries), -np.inf, dtype=np.float32)
-    if vectors is not None:
-        try:
-            found = _calibrated_cosines(vectors, query, contents, wait,
-                                        english_reading(query, keywords.home))
-            if found is not None:
-                cosines, margins = found
-        except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
-            log.warning("memory vectors unavailable (%s); using keywords only",
-                        type(exc).__name__)
+    reading = (english_reading(query, keywords.home)
+               if vectors is not None or english_vectors is not None else "")
+    cosines, margins = _vector_part(vectors, [query, reading], contents, wait)
+    english_query = (english_text(query, keywords.home, terms=matches.terms, reading=reading)
+                     if english_vectors is not None else "")
+    english_cosines, english_margins = _vector_part(english_vectors, [english_query],
+                                                    contents, wait)
     # Everything as arrays over the store: a common word can make thousands of candidates,
     # and only the few that pass the bars become ScoredEntry objects.
-    vector = np.maximum(0.0, margins - VECTOR_Z_FLOOR) * VECTOR_SCALE
+    vector = (np.maximum(0.0, margins - VECTOR_Z_FLOOR) * VECTOR_SCALE
+              + np.maximum(0.0, english_margins - ENGLISH_Z_FLOOR) * ENGLISH_SCALE)
     relevance = matches.score + vector
     candidates = np.flatnonzero(relevance > 0)
     if candidates.size == 0:
@@ -155,10 +168,13 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
         entry = entries[i]
         weight = time_weight(age_days(entry, now))
         margin = float(margins[i])
+        english = float(english_margins[i])
         return ScoredEntry(entry, float(relevance[i]) * weight, float(matches.score[i]),
                            float(vector[i]), relevance=float(relevance[i]), time=weight,
                            cosine=float(cosines[i]),
                            margin=margin if math.isfinite(margin) else 0.0,
+                           english_cosine=float(english_cosines[i]),
+                           english_margin=english if math.isfinite(english) else 0.0,
                            matched=matches.matched(i), coverage=float(matches.coverage[i]),
                            **extra)  # type: ignore[arg-type]
 
@@ -214,12 +230,33 @@ def _near_duplicate(a: str, b: str) -> bool:
     return dice(a, b) >= DUPLICATE_DICE and not is_version_variant(a, b)
 
 
-def _calibrated_cosines(vectors: VectorCache, query: str, contents: list[str], wait: bool,
-                        reading: str = "") -> tuple[Any, Any] | None:
-    """(cosines, margins) over the entries: each entry's cosine and how many standard
-    deviations it stands above the unrelated texts (-inf for entries without a vector yet).
-    The unrelated texts are the shipped background notes and the store itself (most of a
-    store is unrelated to any one message). None when no vectors are ready."""
+def _vector_part(vectors: VectorCache | None, queries: list[str], contents: list[str],
+                 wait: bool) -> tuple[Any, Any]:
+    """(cosines, margins) of one embedder over the entries; zeros and -inf (no evidence)
+    without an embedder, before its vectors are ready, or when it fails."""
+    import numpy as np
+
+    empty = (np.zeros(len(contents), dtype=np.float32),
+             np.full(len(contents), -np.inf, dtype=np.float32))
+    if vectors is None:
+        return empty
+    try:
+        found = _calibrated_cosines(vectors, [q for q in queries if q], contents, wait)
+    except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
+        log.warning("memory vectors unavailable (%s); using keywords only",
+                    type(exc).__name__)
+        return empty
+    return found if found is not None else empty
+
+
+def _calibrated_cosines(vectors: VectorCache, queries: list[str], contents: list[str],
+                        wait: bool) -> tuple[Any, Any] | None:
+    """(cosines of the first query, margins) over the entries: how many standard deviations
+    each entry stands above the unrelated texts for each query, the best of the queries
+    (-inf for entries without a vector yet). A Chinese message is asked as itself and as its
+    English gloss, each calibrated on its own. The unrelated texts are the shipped background
+    notes and the store itself (most of a store is unrelated to any one message). None when
+    no vectors are ready."""
     import numpy as np
 
     if wait:
@@ -235,9 +272,7 @@ def _calibrated_cosines(vectors: VectorCache, query: str, contents: list[str], w
         background = vectors.fixed_matrix(background_texts(), wait=False)
     if background is None:  # still queued: a later turn has it
         return None
-    query_rows = [vectors.embed_query(query[:MAX_QUERY_CHARS])]
-    if reading:  # a Chinese message also asks in its English gloss; the better match counts
-        query_rows.append(vectors.embed_query(reading))
+    query_rows = [vectors.embed_query(q) for q in queries]
     present = vectors.present_rows(matrix)
     margins = np.full(len(contents), -np.inf, dtype=np.float32)
     cosines = matrix @ query_rows[0]

@@ -38,10 +38,17 @@ from .keywords import KeywordIndex
 from .retrieval import MAX_RESULTS, ScoredEntry, build_block, rank
 from .rules import load_project_rules
 from .store import MemoryStore
+from .terms import english_text
 from .tool import SaveMemoryTool
 from .vectors import VectorCache
 
 log = logging.getLogger(__name__)
+
+OFFLINE_DEFAULT = ("use", "offline", "use-m3")
+"""Embedder settings that mean the shipped multilingual USE: memory then adds the shipped
+English MiniLM as a second reading (see docs/memory.md for the dev figures)."""
+ENGLISH_VARIANT = "english-1"
+"""Names the English text the MiniLM rows are of; bumped when english_text changes."""
 
 __all__ = ["LocalMemoryService", "SaveResult", "ScoredEntry"]
 
@@ -51,6 +58,9 @@ class LocalMemoryService(MemoryBook):
 
     ``embedder``: an object with ``name``, ``dim`` and ``embed(texts)``; None means the
     configured offline embedder, loaded on the first search (keywords only if it cannot load).
+    ``english_embedder``: a second, English-only embedder that reads each memory's English
+    text (:func:`~.terms.english_text`); None means the offline MiniLM when the embedder is
+    the offline default, else none (a configured model is used alone).
     ``use_vectors=False`` ranks by keywords alone. ``background_vectors`` (default) lets the
     per-turn injection go on by keywords while the embedder loads and missing vectors are
     computed in a background thread; ``search`` always waits. ``clock`` returns an aware
@@ -59,11 +69,14 @@ class LocalMemoryService(MemoryBook):
 
     def __init__(self, settings: Settings, project_root: str | Path, *,
                  embedder: Embedder | None = None,
+                 english_embedder: Embedder | None = None,
                  clock: Callable[[], datetime] | None = None,
                  store: MemoryStore | None = None, use_vectors: bool = True,
                  background_vectors: bool = True) -> None:
         super().__init__(settings, project_root, clock=clock, store=store)
         self._embedder = embedder
+        self._english_embedder = english_embedder
+        self._english: VectorCache | None = None
         self._use_vectors = use_vectors
         self._background_vectors = background_vectors
         self._vectors: VectorCache | None = None
@@ -139,8 +152,9 @@ class LocalMemoryService(MemoryBook):
             return
         threading.Thread(target=self._index_quietly, args=(contents,), daemon=True,
                          name="memory-keywords").start()
-        cache = self._vector_cache()
-        if cache is not None and self._background_vectors:
+        if not self._background_vectors:
+            return
+        for cache in self._vector_caches():
             try:
                 cache.matrix_nowait(contents)
             except Exception:
@@ -154,33 +168,51 @@ class LocalMemoryService(MemoryBook):
 
     def wait_for_vectors(self, timeout: float | None = None) -> bool:
         """Wait for background embedding to finish (tests, benchmarks); False on timeout."""
-        cache = self._vector_cache()
-        return cache.wait_idle(timeout) if cache is not None else True
+        return all([cache.wait_idle(timeout) for cache in self._vector_caches()])
 
     def _ranked(self, query: str, limit: int, *, wait: bool, explain: bool = False,
                 entries: list[MemoryEntry] | None = None) -> list[ScoredEntry]:
         candidates = self.list_visible() if entries is None else entries
         ranked = rank(query, candidates, keywords=self._keywords,
                       vectors=self._vector_cache(), now=self.clock(), limit=limit, wait=wait,
-                      explain=explain)
+                      explain=explain, english_vectors=self._english_cache())
         return [replace(item, stale=self.is_stale(item.entry)) for item in ranked]
+
+    def _vector_caches(self) -> list[VectorCache]:
+        self._vector_cache()
+        return [c for c in (self._vectors, self._english) if c is not None]
 
     def _vector_cache(self) -> VectorCache | None:
         if not self._vectors_ready:
             self._vectors_ready = True
-            embedder = self._embedder if self._embedder is not None else (
-                self._default_embedder() if self._use_vectors else None)
-            if embedder is not None and self._use_vectors:
-                self._vectors = VectorCache(self.settings.home.memory_dir / "vectors", embedder)
+            if not self._use_vectors:
+                return None
+            directory = self.settings.home.memory_dir / "vectors"
+            embedder = self._embedder if self._embedder is not None else \
+                self._default_embedder(self.settings.embedder)
+            if embedder is not None:
+                self._vectors = VectorCache(directory, embedder)
+            english = self._english_embedder
+            if english is None and self._embedder is None and embedder is not None \
+                    and (self.settings.embedder or "use").strip() in OFFLINE_DEFAULT:
+                english = self._default_embedder("minilm")
+            if english is not None:
+                home = self.settings.home
+                self._english = VectorCache(directory, english, variant=ENGLISH_VARIANT,
+                                            prepare=lambda text: english_text(text, home))
         return self._vectors
 
-    def _default_embedder(self) -> Embedder | None:
+    def _english_cache(self) -> VectorCache | None:
+        self._vector_cache()
+        return self._english
+
+    def _default_embedder(self, spec: str | None) -> Embedder | None:
         try:
             from ..embedders import get_embedder
         except ImportError:
             return None
         try:
-            return get_embedder(self.settings)
+            return get_embedder(self.settings.with_overrides(embedder=spec or "use"))
         except Exception as exc:  # no model available: keyword ranking still works
             log.warning("memory embedder unavailable (%s); ranking by keywords",
                         type(exc).__name__)

@@ -286,3 +286,27 @@ def text_terms(text: str, home: HomePaths | None = None, *, gloss: bool = True) 
             group += [(c, CONCEPT_WEIGHT) for c in named]
             groups[index] = tuple(dict.fromkeys(group))
     return Terms(tuple(g for g in groups if g))
+
+
+def concept_names(terms: Terms) -> list[str]:
+    """The names of the concepts a text names (``production``, ``retry``), in text order."""
+    return list(dict.fromkeys(term[len(CONCEPT_MARK):] for group in terms.groups
+                              for term, _ in group if term.startswith(CONCEPT_MARK)))
+
+
+def english_text(text: str, home: HomePaths | None = None, terms: Terms | None = None,
+                 reading: str | None = None) -> str:
+    """What an English-only embedder reads for ``text``: its English reading (the text itself
+    when it is English) and then the names of the concepts it names that the reading does not
+    say already. 工单 has no dictionary sense and 开发库 glosses as "exploit library"; the
+    concept words ("ticket", "local database") carry what the team meant. ``terms``: the
+    text's keywords and ``reading`` its :func:`english_reading` when the caller has them
+    (saves segmenting and glossing it again)."""
+    if reading is None:
+        reading = english_reading(text, home)
+    reading = reading or text
+    if terms is None:
+        terms = text_terms(text, home, gloss=False)
+    present = set(reading.lower().split())
+    extra = [name for name in concept_names(terms) if name.lower() not in present]
+    return f"{reading} {' '.join(extra)}" if extra else reading

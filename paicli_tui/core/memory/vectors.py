@@ -15,6 +15,8 @@ import os
 import re
 import threading
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,11 +56,21 @@ class VectorCache:
     """
 
     BATCH = 32
+    QUERY_CACHE = 256
+    """Query rows kept per process: the same question (a repeated search, the same message
+    asked again, the calibration of a second reading) is embedded once."""
 
-    def __init__(self, directory: Path, embedder: Embedder) -> None:
+    def __init__(self, directory: Path, embedder: Embedder, *,
+                 prepare: Callable[[str], str] | None = None, variant: str = "") -> None:
+        """``prepare`` turns a text into what the embedder reads (rows are still keyed by
+        the text itself, so a cached row needs no preparing); ``variant`` names that
+        preparation in the file name, so rows of different preparations never mix."""
         self.embedder = embedder
-        slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder.name) or "embedder"
+        self.prepare = prepare
+        name = f"{embedder.name}-{variant}" if variant else embedder.name
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "embedder"
         self.path = Path(directory) / f"{slug}.npz"
+        self._queries: OrderedDict[str, Any] = OrderedDict()
         self._rows: dict[str, Any] = {}
         self._loaded = False
         self._keys_by_text: dict[str, str] = {}
@@ -132,14 +144,26 @@ class VectorCache:
 
         # Some embedders encode questions differently from documents.
         embed = getattr(self.embedder, "embed_queries", None) if query else None
+        if self.prepare is not None and not query:  # a query comes prepared by its caller
+            texts = [self.prepare(t) for t in texts]
         with self._embed_lock:
             rows = np.asarray((embed or self.embedder.embed)(texts), dtype=np.float32)
         self._answered.set()
         return rows
 
     def embed_query(self, text: str) -> np.ndarray:
-        """The query's row (waits for at most one background batch)."""
-        return self._embed([text], query=True)[0]
+        """The query's row (waits for at most one background batch unless cached)."""
+        with self._lock:
+            row = self._queries.get(text)
+            if row is not None:
+                self._queries.move_to_end(text)
+                return row
+        row = self._embed([text], query=True)[0]
+        with self._lock:
+            self._queries[text] = row
+            while len(self._queries) > self.QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return row
 
     def _assemble(self, texts: list[str], keys: list[str], complete: bool) -> np.ndarray:
         import numpy as np
