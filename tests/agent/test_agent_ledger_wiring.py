@@ -77,8 +77,8 @@ async def test_summary_messages_join_the_raw_stream_once(settings, project_dir) 
     session = await AgentSession.start(settings, project_dir, client=ScriptedClient(steps))
     for i in range(3):
         await drain(session.run_turn(f"question {i} " + "words " * 300))
-    reports = await session.compact_now()
-    assert any(r.tier == "summary" and r.changed for r in reports)
+    outcome = await session.compact_now()
+    assert outcome.compacted and any(e.tier == "summary" for e in outcome.events)
     records = _records(session)
     ids = [r["message"]["id"] for r in records if r["type"] == "message"]
     assert len(ids) == len(set(ids))  # no message recorded twice
@@ -88,3 +88,28 @@ async def test_summary_messages_join_the_raw_stream_once(settings, project_dir) 
     before = ledger.checkpoint_before_last_compaction()
     assert before is not None and summary.id not in {m.id for m in before}
     assert [m.id for m in ledger.restore().messages] == [m.id for m in session.history]
+
+
+async def test_compact_now_shows_what_the_ledger_records(settings, project_dir) -> None:
+    """/compact: the session turns each notable tier into its ledger record and its event in
+    one step, so the faces show exactly what the ledger keeps (no event built elsewhere)."""
+    steps = [Step(text=f"answer {i}") for i in range(3)]
+    session = await AgentSession.start(settings, project_dir, client=ScriptedClient(steps))
+    for i in range(3):
+        await drain(session.run_turn(f"question {i} " + "words " * 300))
+    before = len(_records(session))
+    outcome = await session.compact_now("keep the numbers")
+    written = [r for r in _records(session)[before:] if r.get("kind") == "compaction"]
+    assert outcome.compacted and outcome.why_not == ""
+    assert [(e.tier, e.tokens_before, e.tokens_after, e.outcome) for e in outcome.events] == \
+        [(r["tier"], r["tokens_before"], r["tokens_after"], r["outcome"]) for r in written]
+    assert [e.tier for e in outcome.events] == ["summary"]
+
+
+async def test_compact_now_with_nothing_to_compact_says_why(settings, project_dir) -> None:
+    session = await AgentSession.start(settings, project_dir,
+                                       client=ScriptedClient([Step(text="hi")]))
+    await drain(session.run_turn("hello"))
+    outcome = await session.compact_now()
+    assert (outcome.events, outcome.compacted) == ((), False)
+    assert "nothing to summarise before the last turn" in outcome.why_not

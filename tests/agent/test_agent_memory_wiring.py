@@ -42,8 +42,9 @@ async def test_memory_wiring(settings, project_dir) -> None:
     client = ScriptedClient(steps)
     session = await AgentSession.start(settings, project_dir, client=client, memory=memory,
                                        approve=approve_all)
-    await drain(session.run_turn("first task"))
+    first = await drain(session.run_turn("first task"))
     await session.wait_background()
+    assert [n.ids for n in session.take_notices()] == [("m1",)]  # the first turn's extraction
     events = await drain(session.run_turn("second task"))
     await session.wait_background()
     system = session.history[0].content
@@ -54,10 +55,12 @@ async def test_memory_wiring(settings, project_dir) -> None:
     assert memory.noted == [("execute_command", True)]
     assert session.state.external_content_used
     assert memory.after == [("first task", True), ("second task", True)]
-    assert isinstance(events[0], MemoryNotice) and events[0].ids == ("m1",)
+    # notices come one way only: taken after the turn, never inside a turn's events
+    assert not any(isinstance(e, MemoryNotice) for e in first + events)
     assert [m.content for m in client.requests[2][:len(client.requests[1])]] == \
         [m.content for m in client.requests[1]]
-    assert session.take_notices()[0].ids == ("m1",)
+    assert [n.ids for n in session.take_notices()] == [("m1",)]  # the second turn's
+    assert session.take_notices() == []  # taken once
 
 
 async def test_no_extraction_after_failed_turn(settings, project_dir) -> None:

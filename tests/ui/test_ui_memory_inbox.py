@@ -45,9 +45,10 @@ def marks(panel) -> dict[str, str]:
 async def test_inbox_counts_marks_accepts_and_rejects(settings, project_dir):
     memory = FakeMemory(seeded_memories())
 
-    async def extracted(session):
+    async def extracted(session):  # the turn's background extraction saves one memory
         memory.rows_.append(auto_row("m9", "Tests run with pytest -q in CI."))
-        return ev.MemoryNotice("saved", "remembered: Tests run with pytest -q in CI.", ("m9",))
+        session.notices.append(
+            ev.MemoryNotice("saved", "remembered: Tests run with pytest -q in CI.", ("m9",)))
 
     backend = FakeBackend(settings, project_dir, memory_=memory, client=FakeClient(),
                           session=FakeSession(script=[extracted]))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli_tui.config import Settings
+from paicli_tui.core.agent.port import ManualCompaction
 from paicli_tui.core.context.profile import ContextProfile
 from paicli_tui.core.context.report import CompactionReport
 from paicli_tui.core.contracts import events as ev
@@ -82,8 +83,8 @@ def chat_script(session: str = "s1") -> list[ev.AgentEvent]:
 
 class FakeSession:
     """Scripted agent session. ``script`` is a list of events, or of callables that receive
-    the session and return an event (to await approvals) — or an ``asyncio.Event`` to wait on
-    (used to hold a turn mid-stream)."""
+    the session and return an event (to await approvals) or None — or an ``asyncio.Event`` to
+    wait on (used to hold a turn mid-stream)."""
 
     def __init__(self, *, client: Any = None, script: Sequence[Any] = (),
                  history: Sequence[Message] = (), profile: ContextProfile | None = None,
@@ -102,6 +103,8 @@ class FakeSession:
         self.compactions: list[CompactionReport] = []
         self.mcp = None
         self.estimate_value = 1_200
+        self.notices: list[ev.AgentEvent] = []
+        """Background notices (memory saves) a script queued; ``take_notices`` drains them."""
 
     def estimate(self) -> int:
         return self.estimate_value
@@ -124,6 +127,8 @@ class FakeSession:
                     await item.wait()
                     continue
                 event = await item(self) if callable(item) else item
+                if event is None:  # the callable only acted (queued a notice, …)
+                    continue
                 if isinstance(event, ev.TextDelta):
                     text.append(event.text)
                 if isinstance(event, ev.AssistantMessage):
@@ -144,19 +149,20 @@ class FakeSession:
     def tool_schemas(self) -> list[dict[str, Any]]:
         return []
 
-    async def compact_now(self, focus: str = "") -> list[CompactionReport]:
+    async def compact_now(self, focus: str = "") -> ManualCompaction:
         self.compact_focus = focus
         report = CompactionReport("summary", True, self.estimate_value, 900, "kept 1 user turn",
                             "## Goal\nFind the loader.")
         self.compactions.append(report)
         self.estimate_value = 900
-        return [report]
+        return ManualCompaction((ev.compaction_event(report),), compacted=True)
 
     def replace_view(self, messages: Sequence[Message], reason: str) -> None:
         self.history = list(messages)
 
     def take_notices(self) -> list[ev.AgentEvent]:
-        return []
+        notices, self.notices = self.notices, []
+        return notices
 
     def clear_history(self) -> None:
         self.history = [m for m in self.history if m.role is Role.SYSTEM]

@@ -128,9 +128,8 @@ async def _closing(stream: AsyncIterator[object]) -> AsyncIterator[AsyncIterator
 
 
 async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[AgentEvent]:
-    """The events of one turn (see the module docstring for the invariants)."""
-    for notice in session.take_notices():
-        yield notice
+    """The events of one turn (see the module docstring for the invariants). Background
+    notices are not among them: the faces take those after the turn (``take_notices``)."""
     yield TurnStarted(session=session.session_id, user_input=user_input)
     if session.client is None:
         yield AgentError(message=how_to_configure(session.settings), recoverable=True)

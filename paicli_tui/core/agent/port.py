@@ -8,16 +8,29 @@ so nothing at that boundary is ``Any`` and nothing is probed with ``getattr``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from ..context.profile import ContextProfile
-from ..context.report import CompactionReport
-from ..contracts.events import AgentEvent
+from ..contracts.events import AgentEvent, ContextCompacted
 from ..contracts.llm import ChatClient
 from ..contracts.services import CodeService, MemoryService
 from ..mcp import McpManager
 from ..messages import Message
 from ..skills import SkillCatalog
+
+
+@dataclass(frozen=True)
+class ManualCompaction:
+    """What /compact did. ``events`` are the ones the session wrote to its ledger, one per
+    tier that changed the history or failed (a failure is a ``CompactionFailed``); the faces
+    show them as they are."""
+
+    events: tuple[ContextCompacted, ...]
+    compacted: bool
+    """True when some tier made the history smaller."""
+    why_not: str = ""
+    """When nothing was compacted: the tiers' reasons, joined ("" when they gave none)."""
 
 
 @runtime_checkable
@@ -79,8 +92,8 @@ class SessionPort(Protocol):
 
     def tool_schemas(self) -> list[dict[str, Any]]: ...
 
-    async def compact_now(self, focus: str = "") -> list[CompactionReport]:
-        """Manual /compact [focus]: every tier's report, changed or failed or not;
+    async def compact_now(self, focus: str = "") -> ManualCompaction:
+        """Manual /compact [focus]: the events of the tiers that ran, recorded in the ledger;
         ``focus`` is the person's instructions for the summary."""
         ...
 
@@ -99,7 +112,9 @@ class SessionPort(Protocol):
         ...
 
     def take_notices(self) -> list[AgentEvent]:
-        """Events produced in the background since the last call (memory saves)."""
+        """Events produced in the background since the last call (memory saves). The one way
+        they reach a face: after a turn (or a plan) the face waits for the background work,
+        then takes them; a turn's own events never carry them."""
         ...
 
     async def aclose(self) -> None: ...

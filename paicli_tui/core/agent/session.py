@@ -36,6 +36,7 @@ from ..messages import Message, Role
 from ..skills import LoadSkillTool, SkillCatalog
 from ..tokens import TokenCalibrator
 from ..web import WebFetchTool, WebSearchTool
+from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
 from .subagent import SubAgentTool
 from .tool_registry import ToolRegistry
@@ -238,14 +239,17 @@ class AgentSession:
         """Estimated (calibrated) tokens of the next request as the history stands."""
         return self.manager.estimate(self.history, self.tool_schemas())
 
-    async def compact_now(self, focus: str = "") -> list[CompactionReport]:
+    async def compact_now(self, focus: str = "") -> ManualCompaction:
         """Manual /compact [focus]: summarise all but the last user turn (the digest when no
         summary can be had; clearing when there is nothing to summarise). ``focus``: the
         person's instructions for the summary (at most 2,000 characters are used)."""
         prepared = await self.manager.compact_now(self.history, self.tool_schemas(),
                                                   focus=focus)
-        self.apply_prepared(prepared)
-        return prepared.reports
+        events = self.apply_prepared(prepared)
+        reports = prepared.reports
+        return ManualCompaction(tuple(events), compacted=any(r.changed for r in reports),
+                                why_not="; ".join(r.detail for r in reports
+                                                  if r.detail and not r.changed))
 
     def clear_history(self) -> None:
         """/clear: the model starts fresh (system prompt kept); the ledger keeps everything."""

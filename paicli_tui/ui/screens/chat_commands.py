@@ -81,15 +81,14 @@ class SlashCommandsMixin:
         self.run_worker(self._after_inspector(result), group="rerender", exit_on_error=False)
 
     async def _after_inspector(self: ChatScreen, result: InspectorResult | None) -> None:
-        from ...core.contracts.events import compaction_event
         from ..messages import AgentEventPosted
 
         if result is not None and result.restored:
             await self.chat.reset()
             await self.chat.add_notice("View restored from before the last compaction.")
             await self.render_history(self.session.history)
-        for report in result.reports if result is not None else ():
-            self.post_message(AgentEventPosted(compaction_event(report)))
+        for event in result.compactions if result is not None else ():
+            self.post_message(AgentEventPosted(event))
         self.refresh_gauge()
 
     async def slash_resume(self: ChatScreen, rest: str) -> None:
@@ -180,19 +179,17 @@ class SlashCommandsMixin:
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def compact_now(self: ChatScreen, focus: str = "") -> None:
-        from ...core.contracts.events import compaction_event
         from ..messages import AgentEventPosted
 
         try:
-            reports = await self.session.compact_now(focus)
+            outcome = await self.session.compact_now(focus)
         except Exception as exc:
             self.notify(f"Compaction failed: {exc}", severity="error")
             return
-        for report in reports:
-            if report.notable:
-                self.post_message(AgentEventPosted(compaction_event(report)))
-        if not any(r.changed for r in reports):
-            why = "; ".join(r.detail for r in reports if r.detail)
+        for event in outcome.events:
+            self.post_message(AgentEventPosted(event))
+        if not outcome.compacted:
+            why = outcome.why_not
             self.notify(f"Nothing compacted{': ' + why if why else ' (the history is short)'}.",
                         title="compact")
 
@@ -300,6 +297,7 @@ class SlashCommandsMixin:
             elif isinstance(event, ev.TurnFinished) and event.final_text:
                 await self.chat.add_notice(event.final_text)
         self.refresh_gauge()  # the plan's turn joined the main history
+        self.collect_notices()  # what the plan's fact extraction saved
 
     async def slash_init(self: ChatScreen, rest: str) -> None:
         target = self.backend.project_root / "PAI.md"

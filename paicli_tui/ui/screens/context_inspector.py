@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Label, Static
 
+from ...core.contracts.events import CompactionFailed, ContextCompacted
 from ...core.contracts.services import ProjectRules
 from ..backend import Backend
 from ..breakdown import event_row, reconciled, token_breakdown
@@ -23,13 +24,12 @@ from ..widgets.context_gauge import ContextGauge
 
 if TYPE_CHECKING:
     from ...core.agent.port import SessionPort
-    from ...core.context.report import CompactionReport
 
 
 @dataclass
 class InspectorResult:
-    reports: list[CompactionReport] = field(default_factory=list)
-    """Compaction reports from "compact now", for the chat to show."""
+    compactions: list[ContextCompacted] = field(default_factory=list)
+    """What "compact now" compacted (the session's own events), for the chat to show."""
     restored: bool = False
 
 
@@ -134,13 +134,14 @@ class ContextInspector(Screen[InspectorResult]):
     async def action_compact(self) -> None:
         self.notify("Compacting…")
         try:
-            reports = await self.session.compact_now()
+            outcome = await self.session.compact_now()
         except Exception as exc:
             self.notify(f"Compaction failed: {exc}", severity="error")
             return
-        self.result.reports.extend(r for r in reports if r.changed)
-        why = "; ".join(r.detail for r in reports if r.detail and not r.changed)
-        self.notify("Compacted." if any(r.changed for r in reports)
+        self.result.compactions.extend(e for e in outcome.events
+                                       if not isinstance(e, CompactionFailed))
+        why = outcome.why_not
+        self.notify("Compacted." if outcome.compacted
                     else f"Nothing compacted{': ' + why if why else '.'}")
         self.refresh_view()
         self.load_history()
