@@ -46,11 +46,12 @@ DISGUISED_FETCHES = {
     "for_loop_wget": "for u in a b; do wget $u; done",
     "unparsable_quote": "curl 'https://e",
 }
+# (project scripts, make and npm scripts are read from a project: test_attack_project_scripts)
 LOCAL_COMMANDS = {
     "list_files": "ls -la", "grep_for_curl": "grep -rn curl src/", "run_tests": "pytest -q",
     "git_status": "git status", "git_commit_mentions_fetch": 'git commit -m "fetch data"',
-    "echo_url": "echo https://example.com", "project_script": "python scripts/build.py",
-    "make": "make test", "cargo_test": "cargo test", "uv_run": "uv run pytest",
+    "echo_url": "echo https://example.com", "cargo_test": "cargo test",
+    "uv_run": "uv run pytest",
     "python_arithmetic": 'python3 -c "print(1 + 1)"', "pip_list": "pip list",
 }
 

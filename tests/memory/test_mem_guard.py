@@ -43,7 +43,8 @@ def test_network_commands(command: str, network: bool) -> None:
     ("web_fetch", {"url": "x"}, False, True),
     ("browser_navigate", {}, False, True),
     ("execute_command", {"command": "curl x"}, False, True),
-    ("execute_command", {"command": "make test"}, False, False),
+    ("execute_command", {"command": "make test"}, False, True),  # no Makefile to read here
+    ("execute_command", {"command": "ls -la"}, False, False),
     ("read_file", {"path": "a.py"}, False, False),
     ("grep_code", {"pattern": "curl"}, False, False),
     ("some_tool", {}, True, True),

@@ -8,6 +8,7 @@ turn asks to remember something.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -27,16 +28,20 @@ _EXTERNAL_TOOL_NAME = re.compile(
     r"|^fetch$)")
 
 
-def is_external(tool_name: str, arguments: Mapping[str, Any], output: ToolOutput | None) -> bool:
+def is_external(tool_name: str, arguments: Mapping[str, Any], output: ToolOutput | None,
+                project_root: str | os.PathLike[str] | None = None) -> bool:
     """True when this tool call brought content from outside the project into the session
-    (for commands: when the command cannot be shown to stay local, see contracts.shell)."""
+    (for commands: when the command cannot be shown to stay local, see contracts.shell).
+
+    A command is read again here, after it ran, with the project's scripts as they are now:
+    a script the command changed while running is judged by what it became."""
     if output is not None and output.external:
         return True
     if tool_name.startswith(EXTERNAL_TOOL_PREFIXES) or _EXTERNAL_TOOL_NAME.search(tool_name):
         return True
     for key in ("command", "cmd", "script"):
         value = arguments.get(key)
-        if isinstance(value, str) and is_network_command(value):
+        if isinstance(value, str) and is_network_command(value, project_root):
             return True
     return False
 
@@ -55,10 +60,11 @@ def describe_source(tool_name: str, arguments: Mapping[str, Any]) -> str:
 
 
 def note_tool_result(session: SessionState, tool_name: str, arguments: Mapping[str, Any],
-                     output: ToolOutput | None) -> bool:
+                     output: ToolOutput | None,
+                     project_root: str | os.PathLike[str] | None = None) -> bool:
     """Mark the session once external content arrives (and remember what brought it, at most
     MAX_SOURCES labels); returns whether it is marked now."""
-    if is_external(tool_name, arguments, output):
+    if is_external(tool_name, arguments, output, project_root):
         session.external_content_used = True
         label = describe_source(tool_name, arguments)
         if label not in session.external_sources and len(session.external_sources) < MAX_SOURCES:

@@ -117,7 +117,7 @@ class LocalMemoryService(MemoryBook):
     def note_tool_result(self, tool_name: str, arguments: dict[str, Any], output: ToolOutput,
                          session: SessionState) -> None:
         self.session = session  # saves from now on know whether outside content is in
-        note_tool_result(session, tool_name, arguments or {}, output)
+        note_tool_result(session, tool_name, arguments or {}, output, self.project_root)
 
     async def after_turn(self, user_input: str, session: SessionState,
                          complete: TextCompleter | None) -> list[str]:

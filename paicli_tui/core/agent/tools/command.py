@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...contracts.asks import ApprovalRequest
-from ...contracts.shell import is_network_command
+from ...contracts.shell import classify_command
 from ...contracts.tools import ToolContext, ToolOutput
 from .approval import ask_approval, denied
 from .command_env import command_environment
@@ -152,11 +152,12 @@ class ExecuteCommandTool:
                                    high=MAX_TIMEOUT_S) or default
         except ToolArgumentError as exc:
             return ToolOutput(f"execute_command failed: {exc}", status="failed")
-        external = is_network_command(command)
+        verdict = classify_command(command, context.project_root)
+        external = verdict.external
         summary = f"run: {command.strip().splitlines()[0][:200]}"
         detail = f"$ {command}\n(in {context.project_root}, timeout {timeout} s)"
         if external:
-            detail += "\nThis command reaches the network."
+            detail += f"\nThis command may reach the network: {verdict.reason}."
         if not await ask_approval(context, ApprovalRequest(tool=self.name, summary=summary,
                                                            detail=detail)):
             return ToolOutput(denied(summary), status="denied")

@@ -1,0 +1,124 @@
+"""What a local git command may run besides git itself (behaviour §16).
+
+``git status`` is local only if the repository's own configuration does not make git run
+something: ``core.fsmonitor``, filters, diff drivers, aliases starting with ``!``, an editor or
+a pager, and the hooks a sub-command fires (``pre-commit``, ``post-checkout`` …). A crafted
+project can ship its ``.git/config`` and ``.git/hooks``; this module reads them (when they
+lie inside the project) and returns the commands and hook files git would run, for the
+reader to judge. ``git -c key=value`` options are read the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from .shell_files import ProjectFiles, Unreadable
+
+# Configuration keys whose value is a command git runs (lower-case, subsection as '*').
+_COMMAND_KEYS = re.compile(
+    r"^(?:core\.(?:fsmonitor|editor|pager|sshcommand|askpass|gitproxy)|sequence\.editor"
+    r"|diff\.external|diff\.\*\.(?:command|textconv)|filter\.\*\.(?:clean|smudge|process)"
+    r"|merge\.\*\.driver|gpg\.(?:\*\.)?program|credential\.(?:\*\.)?helper|pager\.\w+"
+    r"|interactive\.difffilter|uploadpack\.packobjectshook)$")
+_INCLUDE_KEYS = re.compile(r"^(?:include|includeif\.\*)\.path$")
+_HOOKS = {
+    "commit": ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+               "post-rewrite"),
+    "checkout": ("post-checkout",), "switch": ("post-checkout",), "clone": ("post-checkout",),
+    "merge": ("pre-merge-commit", "post-merge", "prepare-commit-msg", "commit-msg"),
+    "rebase": ("pre-rebase", "post-rewrite", "post-checkout"), "gc": ("pre-auto-gc",),
+    "am": ("applypatch-msg", "pre-applypatch", "post-applypatch"),
+    "cherry-pick": ("prepare-commit-msg", "commit-msg", "post-commit"),
+    "revert": ("prepare-commit-msg", "commit-msg", "post-commit"),
+    "worktree": ("post-checkout",), "push": ("pre-push",), "pull": ("post-merge",),
+    "reset": ("reference-transaction",), "restore": (), "stash": ("post-checkout",),
+}
+_SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
+
+
+@dataclass
+class GitRuns:
+    """What one git command line would run: shell command texts and hook files."""
+
+    commands: list[tuple[str, str]] = field(default_factory=list)
+    """(where it comes from, the command text)."""
+    hooks: list[str] = field(default_factory=list)
+    """Paths (relative to the command's directory) of hooks that exist."""
+
+
+def _config_entries(text: str) -> list[tuple[str, str]]:
+    """(key with subsection as '*', value) of a git config file, lower-case keys."""
+    entries: list[tuple[str, str]] = []
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        match = _SECTION.match(line)
+        if match:
+            name, sub, rest = match.groups()
+            if "." in name and sub is None:  # [section.sub] old syntax
+                name = name.split(".", 1)[0] + ".*"
+            section = name.lower() + (".*" if sub is not None else "")
+            line = rest.strip()
+            if not line:
+                continue
+        key, _, value = line.partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = value[1:-1]
+        entries.append((f"{section}.{key.strip().lower()}", value or "true"))
+    return entries
+
+
+def _git_dir(files: ProjectFiles, cwd: str | None) -> str | None:
+    """The repository's git folder when it lies inside the project (else None: a folder the
+    project did not bring, such as a worktree's main repository, is the person's own)."""
+    here = files.locate(cwd, ".")
+    while not os.path.exists(os.path.join(here, ".git")):
+        if here == files.root or here == os.path.dirname(here):
+            return None
+        here = os.path.dirname(here)
+    found = os.path.join(here, ".git")
+    if os.path.isfile(found):  # a worktree or submodule: "gitdir: <path>"
+        text = files.read(found, ".git")
+        target = text.partition("gitdir:")[2].strip()
+        found = os.path.realpath(os.path.join(os.path.dirname(found), target))
+    return found if files.inside(os.path.realpath(found)) else None
+
+
+def git_runs(files: ProjectFiles, cwd: str | None, options: list[tuple[str, str]],
+             subcommand: str | None) -> GitRuns:
+    """The commands and hooks ``git [-c key=value …] subcommand`` would run."""
+    runs = GitRuns()
+    entries = [(re.sub(r"^([^.]+)\.(.+)\.([^.]+)$", r"\1.*.\3", key.lower())
+                if key.count(".") >= 2 else key.lower(), value) for key, value in options]
+    hooks_dir = None
+    git_dir = _git_dir(files, cwd) if files.root is not None and cwd is not None else None
+    if git_dir is not None:
+        config = os.path.join(git_dir, "config")
+        if os.path.isfile(config):
+            entries = _config_entries(files.read(config, ".git/config")) + entries
+        hooks_dir = os.path.join(git_dir, "hooks")
+    aliases = {key.split(".", 1)[1]: value for key, value in
+               [(k, v) for k, v in options] + (entries if git_dir else [])
+               if key.lower().startswith("alias.")}
+    for key, value in entries:
+        if _INCLUDE_KEYS.match(key):
+            raise Unreadable("the repository's git configuration includes another file")
+        if key == "core.hookspath":
+            hooks_dir = os.path.join(cwd or "", value)
+        elif _COMMAND_KEYS.match(key) and value.lower() not in ("true", "false", "", "cat"):
+            runs.commands.append((f"git config {key}", value))
+    if subcommand in aliases:
+        value = aliases[subcommand]
+        runs.commands.append((f"git alias {subcommand}",
+                              value[1:] if value.startswith("!") else f"git {value}"))
+    if hooks_dir is not None and subcommand in _HOOKS:
+        for hook in _HOOKS[subcommand]:
+            path = os.path.join(hooks_dir, hook)
+            if os.path.isfile(path) and os.access(path, os.X_OK):
+                runs.hooks.append(path)
+    return runs
