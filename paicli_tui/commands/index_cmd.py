@@ -31,6 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from rich.console import Console
 
+    from ..core.code.index_lease import IndexLeaseError
     from ..core.code.indexer import CodeIndexer
     from ..core.contracts.embedder import EmbedderError
 
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             summary = indexer.update(rebuild=args.rebuild)
         else:
             summary = _with_progress(indexer, err, args.rebuild)
-    except EmbedderError as exc:
+    except (EmbedderError, IndexLeaseError) as exc:
         err.print(f"paicli-tui index: {exc}")
         return EXIT_ERROR
     except OSError as exc:
@@ -67,6 +68,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if summary.files_minified or summary.files_generated:
         print(f"{summary.files_minified} minified file(s) cut into bounded chunks, "
               f"{summary.files_generated} generated file(s) left out.")
+    if summary.lease_taken_over:
+        print(f"Took over the index lease of {summary.lease_taken_over}: it had stopped "
+              "renewing it (that indexer died or lost the network).")
+    if summary.lock_note:
+        print(f"Note: {summary.lock_note}.")
     print(f"Index: {summary.location}")
     sys.stdout.flush()
     return EXIT_OK
@@ -75,7 +81,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 def _with_progress(indexer, console, rebuild: bool):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    labels = {"scan": "Scanning files", "parse": "Parsing", "embed": "Parsing and embedding files",
+    labels = {"wait": "Waiting for another indexer", "scan": "Scanning files", "parse": "Parsing", "embed": "Parsing and embedding files",
               "write": "Writing", "fulltext": "Full-text index", "done": "Done"}
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True) as bar:

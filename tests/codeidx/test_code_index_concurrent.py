@@ -36,7 +36,7 @@ while not Path(sys.argv[2]).exists():
     time.sleep(0.005)
 settings = load_settings({}, {"PAICLI_HOME": sys.argv[3]})
 summary = CodeIndexer(settings, Path(sys.argv[1]), Embedder()).update()
-print(summary.files_indexed, summary.chunks_total)
+print(summary.files_indexed, summary.chunks_total, summary.lock)
 """
 
 

@@ -56,7 +56,7 @@ FTS_STALE_SHARE = 0.1
 BATCH_CHUNKS = 512
 """Chunks embedded and committed together (bounded memory, few commits)."""
 
-Phase = Literal["scan", "parse", "embed", "write", "fulltext", "done"]
+Phase = Literal["wait", "scan", "parse", "embed", "write", "fulltext", "done"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,13 @@ class IndexSummary:
     rebuilt: str | None = None
     """Why the whole index was rebuilt (new index, different embedder, --rebuild)."""
     parsers: dict[str, int] = field(default_factory=dict)
+    lock: str = ""
+    """How other indexers were kept out: "file" (local lock), "lease" (an object beside an
+    s3:// index) or "none" (an object store without a lease)."""
+    lock_note: str = ""
+    """Why there was no lock (shown by ``paicli-tui index``)."""
+    lease_taken_over: str = ""
+    """The indexer whose stale lease (not renewed in time: it died) this run took over."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -139,6 +146,8 @@ class CodeIndexer:
         self.location = index_location(settings, self.root)
         self._embedder = embedder
         self.batch_chunks = batch_chunks
+        self._guard: Callable[[], None] = lambda: None
+        """Raises when this run may no longer write (its remote lease was lost)."""
 
     @property
     def embedder(self) -> Embedder:
@@ -159,7 +168,12 @@ class CodeIndexer:
         started = time.perf_counter()
         embedder = self.embedder
         summary = IndexSummary(embedder=embedder.name, location=self.location)
-        with _IndexLock(self.location):
+        lock = _IndexLock(self.location, on_wait=lambda holder: report(
+            IndexProgress("wait", 0, 0, f"waiting for another indexer ({holder})")))
+        summary.lock, summary.lock_note = lock.kind, lock.note
+        with lock:
+            self._guard = lock.check
+            summary.lease_taken_over = lock.lease.took_over if lock.lease else ""
             tables = open_index(self.location, create=True)
             assert tables is not None
             summary.rebuilt = self._prepare(tables, embedder, rebuild)
@@ -255,6 +269,7 @@ class CodeIndexer:
         return changed, touched
 
     def _delete(self, tables: IndexTables, paths: list[str]) -> None:
+        self._guard()
         for start in range(0, len(paths), 500):
             where = path_filter(paths[start : start + 500])
             for table in (tables.chunks, tables.edges, tables.files):
@@ -306,6 +321,7 @@ class CodeIndexer:
 
     def _write_batch(self, tables: IndexTables, batch: _Batch, summary: IndexSummary,
                      embedded: Callable[[int, int], None] | None = None) -> None:
+        self._guard()
         vectors = self._vectors(tables, batch.paths, batch.texts, batch.hashes, summary,
                                 embedded)
         rows = [_chunk_row(c, f, h, v) for c, f, h, v in
@@ -363,6 +379,7 @@ class CodeIndexer:
 
     def _record_files(self, tables: IndexTables, candidates: list[_Candidate],
                       counts: dict[str, tuple[int, str]]) -> None:
+        self._guard()
         if not candidates:
             return
         known = {}
@@ -386,6 +403,7 @@ class CodeIndexer:
         small edit does not pay for a rebuild; the index is rebuilt once more than
         FTS_STALE_SHARE of the rows are outside it.
         """
+        self._guard()
         total = tables.chunks.count_rows()
         if total == 0:
             return
@@ -504,12 +522,34 @@ def _edge_rows(batch: list[tuple[_Candidate, ChunkedFile]]) -> list[dict[str, An
 
 
 class _IndexLock:
-    """One index update at a time per local index (another process waits, then proceeds)."""
+    """One index update at a time per index (another process waits, then proceeds): a lock
+    file beside a local index, a lease object beside an ``s3://`` one (:mod:`.index_lease`);
+    other object stores get neither (``kind`` "none", shown in the summary)."""
 
-    def __init__(self, location: str) -> None:
+    def __init__(self, location: str, on_wait: Callable[[str], None] | None = None) -> None:
         self.path = Path(location.removeprefix("file://") + ".lock") if is_local(location) \
             else None
         self._lock: Any = None
+        self.lease: Any = None
+        self.note = ""
+        """Why a remote index has no lock ("" when it has one)."""
+        if self.path is None:
+            from .index_lease import IndexLease, LeaseTarget
+
+            target = LeaseTarget.for_index(location)
+            if target is None:
+                self.note = (f"{location.split('://', 1)[0]}:// indexes have no lock across "
+                             "machines: run one indexer at a time")
+            else:
+                self.lease = IndexLease(target, on_wait=on_wait)
+                if not self.lease.client.has_credentials:
+                    # keys from a profile or an instance role reach the index but not the
+                    # lease: index as before, and say so
+                    self.note = ("no lock across machines: the lease needs AWS_ACCESS_KEY_ID "
+                                 "and AWS_SECRET_ACCESS_KEY in the environment; run one "
+                                 "indexer at a time")
+                    self.lease = None
+        self.kind = "file" if self.path is not None else "lease" if self.lease else "none"
 
     def __enter__(self) -> _IndexLock:
         if self.path is not None:
@@ -521,8 +561,17 @@ class _IndexLock:
                 keep_dot_dir_out_of_git(self.path.parent)
             self._lock = portalocker.Lock(str(self.path), timeout=600)
             self._lock.acquire()
+        elif self.lease is not None:
+            self.lease.acquire()
         return self
+
+    def check(self) -> None:
+        """Raise when a remote lease was lost (another indexer took it over): stop writing."""
+        if self.lease is not None:
+            self.lease.check()
 
     def __exit__(self, *exc: object) -> None:
         if self._lock is not None:
             self._lock.release()
+        if self.lease is not None:
+            self.lease.release()

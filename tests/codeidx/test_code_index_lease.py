@@ -1,0 +1,255 @@
+"""Indexers sharing an ``s3://`` index take turns through a lease object in the bucket,
+tested against a real S3-compatible server (moto's, on 127.0.0.1): requests are signed as
+AWS signs them, one lease holder at a time, a dead holder's lease is taken over after its
+ttl and the old holder then stops writing, and two indexer processes started at the same
+moment lose and duplicate nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from test_code_index_concurrent import INDEXER  # the same fake-embedder indexer process
+
+from paicli_tui.core.code.index_lease import IndexLease, IndexLeaseError, LeaseTarget
+from paicli_tui.core.code.indexer import _IndexLock
+from paicli_tui.core.code.s3_requests import S3Client, sha256_hex, signature_v4
+
+EMPTY = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
+def test_signature_matches_the_aws_documented_example() -> None:
+    """AWS's "GET Object" example of Signature Version 4 for S3 (examplebucket, test.txt)."""
+    signed, signature = signature_v4(
+        method="GET", path="/test.txt", query="", payload_hash=EMPTY, region="us-east-1",
+        headers={"host": "examplebucket.s3.amazonaws.com", "range": "bytes=0-9",
+                 "x-amz-content-sha256": EMPTY, "x-amz-date": "20130524T000000Z"},
+        secret_key="wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        when=dt.datetime(2013, 5, 24, tzinfo=dt.UTC))
+    assert signed == "host;range;x-amz-content-sha256;x-amz-date"
+    assert signature == "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"
+
+
+def test_signature_of_a_conditional_put_matches_botocore(monkeypatch) -> None:
+    auth = pytest.importorskip("botocore.auth")
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    moment = dt.datetime(2026, 12, 1, 13, 0, 0)
+
+    class Frozen(dt.datetime):
+        @classmethod
+        def utcnow(cls):  # type: ignore[override]
+            return moment
+
+        @classmethod
+        def now(cls, tz=None):  # type: ignore[override]
+            return moment.replace(tzinfo=tz)
+
+    monkeypatch.setattr(auth.datetime, "datetime", Frozen)
+    body = b'{"owner": "ci:42"}'
+    headers = {"if-none-match": "*", "content-type": "application/json",
+               "x-amz-content-sha256": sha256_hex(body)}
+    request = AWSRequest(method="PUT", url="http://127.0.0.1:9000/team/idx/billing%20svc.lock",
+                         data=body, headers=dict(headers))
+    auth.S3SigV4Auth(Credentials("AKID", "SECRET/KEY"), "s3", "eu-west-1").add_auth(request)
+    signed, signature = signature_v4(
+        method="PUT", path="/team/idx/billing%20svc.lock", query="", region="eu-west-1",
+        headers={**headers, "host": "127.0.0.1:9000", "x-amz-date": "20261201T130000Z"},
+        payload_hash=sha256_hex(body), secret_key="SECRET/KEY",
+        when=moment.replace(tzinfo=dt.UTC))
+    assert request.headers["Authorization"].endswith(
+        f"SignedHeaders={signed}, Signature={signature}")
+
+
+@pytest.mark.parametrize(("uri", "bucket", "key"), [
+    ("s3://team/indexes/billing", "team", "indexes/billing.lock"),
+    ("s3://team/indexes/billing/", "team", "indexes/billing.lock"),
+    ("s3a://team/x", "team", "x.lock"),
+])
+def test_the_lease_lives_beside_the_index(uri: str, bucket: str, key: str) -> None:
+    assert LeaseTarget.for_index(uri) == LeaseTarget(bucket, key)
+
+
+def test_other_locations_have_no_lease() -> None:
+    assert LeaseTarget.for_index("gs://team/idx") is None
+    assert LeaseTarget.for_index("/srv/index") is None
+    assert _IndexLock("gs://team/idx").kind == "none"
+    assert _IndexLock("/srv/index").kind == "file"
+    assert "gs:// indexes have no lock" in _IndexLock("gs://team/idx").note
+    keys = {"AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "b"}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in keys.items():
+            patch.setenv(name, value)
+        assert _IndexLock("s3://team/idx").kind == "lease"
+        patch.delenv("AWS_SECRET_ACCESS_KEY")
+        unlocked = _IndexLock("s3://team/idx")  # keys from a profile or role: no lease
+        assert (unlocked.kind, unlocked.lease) == ("none", None)
+        assert "needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" in unlocked.note
+    with pytest.raises(IndexLeaseError, match="a bucket and a path"):
+        LeaseTarget.for_index("s3://team")
+
+
+@pytest.fixture(scope="module")
+def s3_server() -> dict[str, str]:
+    """A local S3-compatible server; the AWS_* variables that point clients at it."""
+    server_module = pytest.importorskip("moto.server", reason="moto[server] is a test dependency")
+    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing-secret",
+           "AWS_REGION": "us-east-1", "AWS_ENDPOINT": f"http://{host}:{port}",
+           "AWS_ALLOW_HTTP": "true"}
+    server.stop()
+
+
+@pytest.fixture
+def bucket(s3_server: dict[str, str]) -> str:
+    name = f"team-{uuid.uuid4().hex[:10]}"
+    client = S3Client(name, s3_server)
+    response = client.request("PUT", "")  # CreateBucket (path style: PUT /bucket/)
+    assert response.status_code == 200, response.text
+    client.close()
+    return name
+
+
+def _lease(bucket: str, env: dict[str, str], **kw) -> IndexLease:
+    return IndexLease(LeaseTarget(bucket, "indexes/proj.lock"), env, **kw)
+
+
+def test_one_holder_at_a_time(bucket: str, s3_server: dict[str, str]) -> None:
+    first = _lease(bucket, s3_server)
+    first.acquire()
+    waits: list[str] = []
+    second = _lease(bucket, s3_server, timeout_s=1.0, poll_s=0.2, on_wait=waits.append)
+    with pytest.raises(IndexLeaseError, match=f"another indexer \\({first.owner}\\)"):
+        second.acquire()
+    assert waits == [first.owner]  # told once whom it waits for
+    first.release()
+    third = _lease(bucket, s3_server, timeout_s=5.0)
+    started = time.monotonic()
+    with third:
+        assert time.monotonic() - started < 2.0  # free at once after the release
+        assert third.took_over == ""
+        assert S3Client(bucket, s3_server).get("indexes/proj.lock") is not None
+    assert S3Client(bucket, s3_server).get("indexes/proj.lock") is None  # released
+
+
+def test_a_dead_holders_lease_is_taken_over_and_the_holder_stops(bucket: str,
+                                                                 s3_server) -> None:
+    """The holder stalls (its keeper stops, as when the process is frozen or cut off) past
+    the ttl: a waiter takes the lease over; the old holder's next renewal is refused and
+    its next write step raises."""
+    frozen = _lease(bucket, s3_server, ttl_s=2.0)
+    frozen.acquire()
+    frozen._stop.set()  # the keeper thread ends: no more renewals
+    frozen._keeper.join(5)
+    waiter = _lease(bucket, s3_server, ttl_s=2.0, timeout_s=30, poll_s=0.3)
+    started = time.monotonic()
+    waiter.acquire()
+    assert 1.0 <= time.monotonic() - started < 10
+    assert waiter.took_over == frozen.owner
+    assert frozen.renew() is False
+    with pytest.raises(IndexLeaseError, match="was lost .*another indexer took it over"):
+        frozen.check()
+    frozen.release()  # a lost lease is not deleted: it belongs to the waiter now
+    assert S3Client(bucket, s3_server).get("indexes/proj.lock") is not None
+    waiter.check()
+    waiter.release()
+
+
+def test_a_live_holder_keeps_its_lease_past_the_ttl(bucket: str, s3_server) -> None:
+    holder = _lease(bucket, s3_server, ttl_s=2.0)
+    holder.acquire()
+    other = _lease(bucket, s3_server, ttl_s=2.0, timeout_s=4.5, poll_s=0.3)
+    with pytest.raises(IndexLeaseError, match="another indexer"):
+        other.acquire()  # 4.5 s > 2 x ttl: renewals kept it fresh
+    holder.check()
+    holder.release()
+
+
+def test_waiters_on_a_stale_lease_take_turns(bucket: str, s3_server) -> None:
+    """Four waiters at a stale lease: each gets it in turn, never two at once."""
+    dead = _lease(bucket, s3_server, ttl_s=1.5)
+    dead.acquire()
+    dead._stop.set()
+    holding: list[str] = []
+    overlaps: list[tuple[str, ...]] = []
+    guard = threading.Lock()
+
+    def run() -> None:
+        lease = _lease(bucket, s3_server, ttl_s=1.5, timeout_s=60, poll_s=0.2)
+        with lease:
+            with guard:
+                holding.append(lease.owner)
+                if len(holding) > 1:
+                    overlaps.append(tuple(holding))
+            time.sleep(0.4)
+            with guard:
+                holding.remove(lease.owner)
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not any(t.is_alive() for t in threads)
+    assert overlaps == []
+
+
+def test_no_credentials_is_a_clear_error(bucket: str, s3_server) -> None:
+    env = {k: v for k, v in s3_server.items() if not k.startswith("AWS_SECRET")}
+    with pytest.raises(IndexLeaseError, match="needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"):
+        _lease(bucket, env).acquire()
+
+
+def test_an_unreachable_store_is_a_clear_error_without_the_key(s3_server) -> None:
+    env = {**s3_server, "AWS_ENDPOINT": "http://127.0.0.1:9"}  # nothing listens there
+    with pytest.raises(IndexLeaseError, match="could not take the index lease") as caught:
+        _lease("team", env).acquire()
+    assert "testing-secret" not in str(caught.value)
+
+
+
+
+@pytest.mark.slow
+def test_two_indexer_processes_on_one_s3_index_lose_nothing(tmp_path: Path, paicli_home: Path,
+                                                            bucket: str, s3_server,
+                                                            monkeypatch) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    for i in range(60):
+        (project / f"m{i}.py").write_text(f"def f{i}(x):\n    '''Step {i}.'''\n    "
+                                          f"return x + {i}\n")
+    uri = f"s3://{bucket}/indexes/proj"
+    (paicli_home / "config.toml").write_text(f'index_uri = "{uri}"\n')
+    go = tmp_path / "go"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "AWS_"))}
+    env.update(s3_server)
+    runs = [subprocess.Popen([sys.executable, "-c", INDEXER, str(project), str(go),
+                              str(paicli_home)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env=env) for _ in range(2)]
+    time.sleep(1.5)
+    go.touch()
+    outputs = [r.communicate(timeout=600) for r in runs]
+    assert all(r.returncode == 0 for r in runs), [o[1][-2000:] for o in outputs]
+    results = sorted(o[0].split() for o in outputs)
+    assert results == [["0", "60", "lease"], ["60", "60", "lease"]]  # one waited, then had
+    # nothing to do
+    from paicli_tui.core.code.lance_store import open_index
+
+    for key, value in s3_server.items():
+        monkeypatch.setenv(key, value)  # this process reads the index too
+    tables = open_index(uri)
+    rows = tables.chunks.to_arrow().to_pylist()
+    ids = [r["id"] for r in rows]
+    assert len(ids) == len(set(ids)) == 60
+    assert {r["path"] for r in rows} == {f"m{i}.py" for i in range(60)}
+    assert S3Client(bucket, s3_server).get("indexes/proj.lock") is None  # given back
