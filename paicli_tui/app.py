@@ -60,6 +60,16 @@ class PaicliApp(App[int]):
     def on_turn_ended(self, message: TurnEnded) -> None:
         self.memory_inbox.refresh()
 
+    # app-wide jobs are not widgets: their threads post here, the jobs keep the state
+    def on_index_job_stepped(self, message: IndexJob.Stepped) -> None:
+        self.index_job.stepped(message)
+
+    def on_index_job_ended(self, message: IndexJob.Ended) -> None:
+        self.index_job.ended(message)
+
+    def on_memory_inbox_counted(self, message: MemoryInbox.Counted) -> None:
+        self.memory_inbox.counted(message)
+
     def get_default_screen(self) -> Screen:
         # the chat is the base screen: no empty default screen is built first
         return ChatScreen(self.backend, self.resume)

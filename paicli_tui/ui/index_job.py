@@ -3,6 +3,10 @@
 Leaving the panel (or never opening it: ``/index``) lets the build finish; its progress is
 published to whoever listens (the footer of every screen, the panel's bar) and its end is a
 toast on whatever screen is on top. One build at a time.
+
+The job is not a widget: its thread posts :class:`IndexJob.Stepped` and :class:`IndexJob.Ended`
+to the app, whose handlers call :meth:`IndexJob.stepped` and :meth:`IndexJob.ended` on the event
+loop.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
+from textual.message import Message
 from textual.signal import Signal
 
 from .backend import CodeBackend, IndexStep
@@ -95,23 +100,41 @@ class IndexJob:
                             name="index build", exit_on_error=False)
         return True
 
+    class Stepped(Message):
+        """The build (in its thread) reached a step; the app hands it to :meth:`stepped`."""
+
+        def __init__(self, step: IndexStep) -> None:
+            super().__init__()
+            self.step = step
+
+    class Ended(Message):
+        """The build is over (``failed``: ``summary`` says why); the app hands it to
+        :meth:`ended`."""
+
+        def __init__(self, summary: str, failed: bool) -> None:
+            super().__init__()
+            self.summary = summary
+            self.failed = failed
+
     def _build(self, code: CodeBackend) -> None:
         def progress(event: IndexStep) -> None:
-            self.app.call_from_thread(self._progress, event)
+            self.app.post_message(IndexJob.Stepped(event))
 
         try:
             summary, failed = code.index(progress), False
         except Exception as exc:  # the embedder or the disk: say so, keep the app
             summary, failed = f"indexing failed: {exc}", True
-        self.app.call_from_thread(self._finish, summary, failed)
+        self.app.post_message(IndexJob.Ended(summary, failed))
 
-    def _progress(self, event: IndexStep) -> None:
+    def stepped(self, message: Stepped) -> None:
+        event = message.step
         state = describe(event, self._embedder_loaded)
         if event.phase == "embed" and not event.detail.startswith("0/"):
             self._embedder_loaded = True
         self._set(state)
 
-    def _finish(self, summary: str, failed: bool) -> None:
+    def ended(self, message: Ended) -> None:
+        summary, failed = message.summary, message.failed
         self._set(IndexState(False, summary=summary, failed=failed))
         self.app.notify(summary, title="index build failed" if failed else "index ready",
                         severity="error" if failed else "information", timeout=8)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.message import Message
 from textual.signal import Signal
 
 from ..core.contracts import events as ev
@@ -97,13 +98,22 @@ class MemoryInbox:
         self.app.run_worker(self._count, thread=True, group="memory-inbox", exclusive=True,
                             exit_on_error=False)
 
+    class Counted(Message):
+        """The count :meth:`refresh` made in its thread; the app hands it to :meth:`counted`."""
+
+        def __init__(self, new: int) -> None:
+            super().__init__()
+            self.new = new
+
     def _count(self) -> None:
         try:
             rows = self.backend.memory().rows()
         except Exception:  # an unreadable memory file: the browser says why
             return
-        count = len(new_since(rows, self.seen.get()))
-        self.app.call_from_thread(self._set, count)
+        self.app.post_message(MemoryInbox.Counted(len(new_since(rows, self.seen.get()))))
+
+    def counted(self, message: Counted) -> None:
+        self._set(message.new)
 
     def looked(self) -> datetime | None:
         """The browser is open: from now on nothing seen so far is new. Returns when the

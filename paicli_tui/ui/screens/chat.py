@@ -315,8 +315,7 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         self.prompt.focus()
 
     def action_slash(self, command: str) -> None:
-        self.run_worker(self.run_slash(*(parse_slash(command) or (command, ""))),
-                        group="slash", exit_on_error=False)
+        self.post_message(self.Requested(command))
 
     def action_escape(self) -> None:
         """Esc: stop the running turn, and in any case bring the focus back to the input."""

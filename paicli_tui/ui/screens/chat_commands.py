@@ -1,5 +1,8 @@
 """Slash commands of the chat screen (behaviour §18 plus the panels), as a mixin so the chat
-screen stays about rendering. Each command either opens a screen or runs a worker."""
+screen stays about rendering. Each command either opens a screen or runs a worker.
+
+A worker does not change widgets: it posts one of the messages below, and the handler (on the
+screen's message queue) changes the chat log, the gauge or the title."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
+from textual.message import Message
 
 from ...core.contracts.asks import ConflictDecision
 from ..memory_decision import save_asking
@@ -21,6 +25,54 @@ if TYPE_CHECKING:
 
 
 class SlashCommandsMixin:
+    class Requested(Message):
+        """Run a slash command (from a key binding or the command palette)."""
+
+        bubble = False
+
+        def __init__(self, command: str) -> None:
+            super().__init__()
+            self.command = command
+
+    class Said(Message):
+        """A slash command's worker has words for the chat log."""
+
+        bubble = False
+
+        def __init__(self, text: str, kind: str = "info") -> None:
+            super().__init__()
+            self.text = text
+            self.kind = kind
+
+    class InspectorClosed(Message):
+        """The context inspector closed: what it compacted or restored, for the chat."""
+
+        bubble = False
+
+        def __init__(self, result: InspectorResult | None) -> None:
+            super().__init__()
+            self.result = result
+
+    class SessionChanged(Message):
+        """A worker changed the session (its model, its history): title and gauge follow."""
+
+        bubble = False
+
+    def say(self: ChatScreen, text: str, kind: str = "info") -> None:
+        self.post_message(SlashCommandsMixin.Said(text, kind))
+
+    async def on_slash_commands_mixin_requested(self: ChatScreen, message: Requested) -> None:
+        from ..slash import parse_slash
+
+        await self.run_slash(*(parse_slash(message.command) or (message.command, "")))
+
+    async def on_slash_commands_mixin_said(self: ChatScreen, message: Said) -> None:
+        await self.chat.add_notice(message.text, message.kind)
+
+    def on_slash_commands_mixin_session_changed(self: ChatScreen) -> None:
+        self.sub_title = self.title_line()
+        self.refresh_gauge()
+
     async def run_slash(self: ChatScreen, name: str, rest: str) -> None:
         """Run one slash command; unknown names get a clear message, nothing is lost."""
         if name not in BY_NAME:
@@ -78,11 +130,13 @@ class SlashCommandsMixin:
                              callback=self.after_inspector)
 
     def after_inspector(self: ChatScreen, result: InspectorResult | None) -> None:
-        self.run_worker(self._after_inspector(result), group="rerender", exit_on_error=False)
+        self.post_message(SlashCommandsMixin.InspectorClosed(result))
 
-    async def _after_inspector(self: ChatScreen, result: InspectorResult | None) -> None:
+    async def on_slash_commands_mixin_inspector_closed(self: ChatScreen,
+                                                       message: InspectorClosed) -> None:
         from ..messages import AgentEventPosted
 
+        result = message.result
         if result is not None and result.restored:
             await self.chat.reset()
             await self.chat.add_notice("View restored from before the last compaction.")
@@ -133,8 +187,7 @@ class SlashCommandsMixin:
             return
         old = self.session.client
         self.session.switch_model(client)
-        self.sub_title = self.title_line()
-        self.refresh_gauge()
+        self.post_message(SlashCommandsMixin.SessionChanged())
         if old is not None and old is not client:
             with contextlib.suppress(Exception):  # its connections are no longer needed
                 await old.aclose()
@@ -267,7 +320,7 @@ class SlashCommandsMixin:
 
         async def review(plan: Any) -> Any:
             text = json.dumps({"tasks": plan.to_json()["tasks"]}, ensure_ascii=False, indent=2)
-            await self.chat.add_notice(plan.describe())
+            self.say(plan.describe())
             edited = await self.app.push_screen_wait(RulesDraftModal(
                 "plan", text, title="Plan — edit the tasks, then Run (Ctrl+S); Esc rejects"))
             if edited is None:
@@ -275,7 +328,7 @@ class SlashCommandsMixin:
             try:
                 return parse_plan(plan.goal, edited)
             except PlanError as exc:
-                await self.chat.add_notice(f"The edited plan cannot run: {exc}", "warning")
+                self.say(f"The edited plan cannot run: {exc}", "warning")
                 return None
 
         async def on_failure(task: Any, why: str) -> str:
@@ -284,19 +337,19 @@ class SlashCommandsMixin:
                 "(No stops the plan.)", yes="Retry"))
             return "retry" if again else "stop"
 
-        await self.chat.add_notice(f"Planning: {goal}")
+        self.say(f"Planning: {goal}")
         async for event in self.session.run_plan(goal, review=review, on_failure=on_failure):
             if isinstance(event, ev.PlanTaskStarted):
                 again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
-                await self.chat.add_notice(f"▶ {event.task_id} {event.title}{again}")
+                self.say(f"▶ {event.task_id} {event.title}{again}")
             elif isinstance(event, ev.PlanTaskFinished):
                 mark = "✓" if event.status == "done" else "✗"
-                await self.chat.add_notice(f"{mark} {event.task_id}: {event.preview}")
+                self.say(f"{mark} {event.task_id}: {event.preview}")
             elif isinstance(event, ev.AgentError):
-                await self.chat.add_notice(event.message, "error")
+                self.say(event.message, "error")
             elif isinstance(event, ev.TurnFinished) and event.final_text:
-                await self.chat.add_notice(event.final_text)
-        self.refresh_gauge()  # the plan's turn joined the main history
+                self.say(event.final_text)
+        self.post_message(SlashCommandsMixin.SessionChanged())  # the plan's turn joined
         self.collect_notices()  # what the plan's fact extraction saved
 
     async def slash_init(self: ChatScreen, rest: str) -> None:
@@ -316,19 +369,19 @@ class SlashCommandsMixin:
         draft = await asyncio.to_thread(draft_rules, target.parent)
         text = await self.app.push_screen_wait(RulesDraftModal("PAI.md", draft))
         if text is None:
-            await self.chat.add_notice("/init cancelled: nothing was written.")
+            self.say("/init cancelled: nothing was written.")
             return
         try:
             with open(target, "x", encoding="utf-8") as out:  # never over an existing file
                 out.write(text)
         except FileExistsError:
-            await self.chat.add_notice(f"`{target}` appeared meanwhile: left it untouched.",
+            self.say(f"`{target}` appeared meanwhile: left it untouched.",
                                        "warning")
             return
         except OSError as exc:
-            await self.chat.add_notice(f"Cannot write `{target}`: {exc}", "error")
+            self.say(f"Cannot write `{target}`: {exc}", "error")
             return
-        await self.chat.add_notice(f"Wrote `{target}`. Its rules apply from the next session "
+        self.say(f"Wrote `{target}`. Its rules apply from the next session "
                                    "(or `--resume` this one).")
 
     async def slash_mcp(self: ChatScreen, rest: str) -> None:
@@ -359,7 +412,4 @@ class SlashCommandsMixin:
             text = self.backend.code().graph(name)
         except Exception as exc:
             text = f"Cannot read the code graph: {exc}"
-        self.app.call_from_thread(self._show_notice, f"```\n{text}\n```")
-
-    async def _show_notice(self: ChatScreen, text: str) -> None:
-        await self.chat.add_notice(text)
+        self.say(f"```\n{text}\n```")

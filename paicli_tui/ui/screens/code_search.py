@@ -8,6 +8,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import DataTable, Input, Label, ProgressBar, Select, Static
 
 from ..backend import Backend, CodeHit, IndexStatus
@@ -116,6 +117,26 @@ class CodeSearchPanel(Panel):
     def index_job(self) -> IndexJob:
         return self.app.index_job  # type: ignore[attr-defined]
 
+    class StatusRead(Message):
+        """The index status :meth:`load_status` read in its thread, as the line to show."""
+
+        bubble = False
+
+        def __init__(self, text: str, indexed: bool) -> None:
+            super().__init__()
+            self.text = text
+            self.indexed = indexed
+
+    class HitsFound(Message):
+        """What :meth:`search` found in its thread (``error``: why it could not search)."""
+
+        bubble = False
+
+        def __init__(self, hits: list[CodeHit], error: str | None) -> None:
+            super().__init__()
+            self.hits = hits
+            self.error = error
+
     @work(group="code-status", exit_on_error=False, thread=True)
     def load_status(self) -> None:
         try:
@@ -123,9 +144,11 @@ class CodeSearchPanel(Panel):
             text, indexed = status_line(status), status.indexed
         except Exception as exc:
             text, indexed = f"index status unavailable: {exc}", False
-        self.app.call_from_thread(self._show_status, text, indexed)
+        self.post_message(self.StatusRead(text, indexed))
 
-    def _show_status(self, text: str, indexed: bool) -> None:
+    @on(StatusRead)
+    def status_read(self, message: StatusRead) -> None:
+        text, indexed = message.text, message.indexed
         if self.index_job.running:
             return  # the build's own line is more current than the half-written tables
         self.query_one("#index-status", Label).update(text)
@@ -190,7 +213,7 @@ class CodeSearchPanel(Panel):
             error = None
         except Exception as exc:
             hits, error = [], str(exc)
-        self.app.call_from_thread(self._show_hits, hits, error)
+        self.post_message(self.HitsFound(hits, error))
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._width:
@@ -217,7 +240,9 @@ class CodeSearchPanel(Panel):
         if self.hits:
             table.move_cursor(row=min(max(0, row), len(self.hits) - 1))
 
-    def _show_hits(self, hits: list[CodeHit], error: str | None) -> None:
+    @on(HitsFound)
+    def hits_found(self, message: HitsFound) -> None:
+        hits, error = message.hits, message.error
         self.hits = hits
         self._rows()
         if error:

@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Label, Static
 
@@ -113,15 +114,26 @@ class ContextInspector(Screen[InspectorResult]):
             tokens=estimate, window=profile.window, clearing_trigger=profile.clearing_trigger,
             compaction_trigger=profile.compaction_trigger)
 
+    class HistoryRead(Message):
+        """The compaction records :meth:`load_history` read from the ledger in its thread."""
+
+        bubble = False
+
+        def __init__(self, events: list[dict]) -> None:
+            super().__init__()
+            self.events = events
+
     @work(group="ledger", exit_on_error=False, thread=True)
     def load_history(self) -> None:
         try:
             events = self.backend.compaction_history(self.session.session_id)
         except Exception as exc:
             events = [{"tier": "—", "detail": f"ledger unavailable: {exc}"}]
-        self.app.call_from_thread(self._show_history, events)
+        self.post_message(self.HistoryRead(events))
 
-    def _show_history(self, events: list[dict]) -> None:
+    @on(HistoryRead)
+    def history_read(self, message: HistoryRead) -> None:
+        events = message.events
         table = self.query_one("#history", DataTable)
         table.clear()
         for event in events:

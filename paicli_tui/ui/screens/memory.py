@@ -9,6 +9,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.widgets import DataTable, Input, Label, Select
 
 from ...core.contracts.asks import ConflictDecision
@@ -109,16 +110,31 @@ class MemoryPanel(Panel):
             table.add_column(label, key=key, width=size)
 
     # -- data ------------------------------------------------------------------------------
+    class Loaded(Message):
+        """The memories :meth:`reload` read in its thread, or why it could not."""
+
+        bubble = False
+
+        def __init__(self, rows: list[MemoryRow], problem: str = "") -> None:
+            super().__init__()
+            self.rows = rows
+            self.problem = problem
+
     @work(exclusive=True, group="memory-load", exit_on_error=False, thread=True)
     def reload(self) -> None:
         try:
             rows = self.backend.memory().rows()
         except Exception as exc:
-            self.app.call_from_thread(self._status, f"Cannot read memories: {exc}")
+            self.post_message(self.Loaded([], f"Cannot read memories: {exc}"))
             return
-        self.app.call_from_thread(self._loaded, rows)
+        self.post_message(self.Loaded(rows))
 
-    def _loaded(self, rows: list[MemoryRow]) -> None:
+    @on(Loaded)
+    def loaded(self, message: Loaded) -> None:
+        if message.problem:
+            self._status(message.problem)
+            return
+        rows = message.rows
         self.rows = rows
         inbox = self._inbox()
         if inbox is not None:

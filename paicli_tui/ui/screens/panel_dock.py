@@ -55,6 +55,12 @@ class PanelDockMixin:
         if refocus:
             self.prompt.focus()
 
+    async def on_panel_moved(self: ChatScreen, message: Panel.Moved) -> None:
+        if message.panel is None:
+            await self.close_dock()
+        else:
+            await self.toggle_dock(message.panel)
+
     async def toggle_dock(self: ChatScreen, panel: Panel) -> None:
         """F6: the dock to full screen or back."""
         fresh = panel.reopen()  # while the old one is still mounted: it reads its query

@@ -12,6 +12,7 @@ from typing import Any
 
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 
 DOCK_MIN_WIDTH = 140
 """Columns from which a panel opens docked beside the chat instead of full screen."""
@@ -55,17 +56,25 @@ class Panel(Vertical):
     def focus_first(self) -> None:
         """Focus the widget a person starts with (a list, a query box)."""
 
+    class Moved(Message):
+        """Ctrl+W (``panel`` None: close the dock) or F6 (move ``panel`` between the dock and
+        full screen). Posted to the chat screen, which does the moving: its handler outlives
+        this panel's own screen being popped."""
+
+        bubble = False
+
+        def __init__(self, panel: Panel | None) -> None:
+            super().__init__()
+            self.panel = panel
+
     def action_close(self) -> None:
         if self.docked:
-            chat = self.chat()
-            chat.run_worker(chat.close_dock(), group="dock")
+            self.chat().post_message(Panel.Moved(None))
         else:
             self.app.pop_screen()
 
     def action_toggle_dock(self) -> None:
-        # a worker of the chat screen: it outlives this panel's own screen being popped
-        chat = self.chat()
-        chat.run_worker(chat.toggle_dock(self), group="dock")
+        self.chat().post_message(Panel.Moved(self))
 
     def to_chat_input(self, message: Any) -> None:
         """Hand a message to the chat (a reference to insert); a full-screen panel closes."""
