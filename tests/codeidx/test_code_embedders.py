@@ -1,13 +1,15 @@
-"""Embedders: the pinned offline USE model, and Ollama through a replayed HTTP exchange."""
+"""Embedders: the pinned offline USE model, and Ollama through its client against a fake
+Ollama server on 127.0.0.1."""
 
 from __future__ import annotations
 
 import hashlib
-import json
+import socket
+from collections.abc import Iterator
 
-import httpx
 import numpy as np
 import pytest
+from doubles.ollama_server import FakeOllama, vector_for
 
 from paicli_tui.config import load_settings
 from paicli_tui.core.contracts.embedder import EmbedderError
@@ -38,63 +40,73 @@ def test_use_vectors_are_normalised_multilingual_and_order_preserving() -> None:
     assert embedder.embed([]).shape == (0, 512)
 
 
-def _replay(exchanges: list[dict]) -> tuple[httpx.MockTransport, list[dict]]:
-    """A transport answering recorded /api/embed requests in order, logging what was sent."""
-    sent: list[dict] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        body = json.loads(request.content)
-        sent.append({"url": str(request.url), "body": body})
-        recorded = exchanges[len(sent) - 1]
-        return httpx.Response(recorded["status"], json=recorded["response"])
-
-    return httpx.MockTransport(handler), sent
+@pytest.fixture
+def ollama_server() -> Iterator[FakeOllama]:
+    server = FakeOllama({"nomic-embed-text": 3, "my-embedder:latest": 2})
+    yield server
+    server.close()
 
 
-def test_ollama_embeds_in_batches_with_nomic_prefixes() -> None:
-    transport, sent = _replay([
-        {"status": 200, "response": {"model": "nomic-embed-text",
-                                     "embeddings": [[3.0, 4.0, 0.0], [0.0, 0.0, 2.0]]}},
-        {"status": 200, "response": {"model": "nomic-embed-text",
-                                     "embeddings": [[1.0, 0.0, 0.0]]}},
-        {"status": 200, "response": {"model": "nomic-embed-text",
-                                     "embeddings": [[0.0, 1.0, 0.0]]}},
-    ])
-    embedder = OllamaEmbedder(host="gpu-box:11500", batch_size=2, transport=transport)
+def _unit(vector: list[float]) -> np.ndarray:
+    array = np.asarray(vector, dtype=np.float32)
+    return array / np.linalg.norm(array)
+
+
+def test_ollama_embeds_in_batches_with_nomic_prefixes(ollama_server: FakeOllama) -> None:
+    """Through the ollama client against a fake server: batches of two, the nomic task
+    prefixes, vectors normalised and in input order."""
+    embedder = OllamaEmbedder(host=ollama_server.host, batch_size=2)
     vectors = embedder.embed(["alpha", "beta", "gamma"])
-    assert np.allclose(vectors, [[0.6, 0.8, 0], [0, 0, 1], [1, 0, 0]])
+    expected = [_unit(vector_for(f"search_document: {t}", 3)) for t in ("alpha", "beta",
+                                                                         "gamma")]
+    assert np.allclose(vectors, expected, atol=1e-6)
     assert embedder.dim == 3 and embedder.name == "ollama:nomic-embed-text"
-    assert [s["url"] for s in sent] == ["http://gpu-box:11500/api/embed"] * 2
-    assert sent[0]["body"] == {"model": "nomic-embed-text",
-                               "input": ["search_document: alpha", "search_document: beta"]}
+    assert embedder.base_url == f"http://{ollama_server.host}"
+    assert ollama_server.paths == ["/api/embed"] * 2
+    assert ollama_server.requests[0] == {
+        "model": "nomic-embed-text", "input": ["search_document: alpha",
+                                               "search_document: beta"]}
+    assert ollama_server.requests[1]["input"] == ["search_document: gamma"]
     embedder.embed_queries(["where is alpha"])
-    assert sent[2]["body"]["input"] == ["search_query: where is alpha"]
+    assert ollama_server.requests[2]["input"] == ["search_query: where is alpha"]
+    assert embedder.embed([]).shape == (0, 3)
+    embedder.close()
 
 
-def test_ollama_other_models_get_no_prefix_and_learn_their_dimension() -> None:
-    transport, sent = _replay([{"status": 200, "response": {"embeddings": [[1.0, 1.0]]}}])
-    embedder = OllamaEmbedder("my-embedder:latest", transport=transport)
+def test_ollama_other_models_get_no_prefix_and_learn_their_dimension(
+        ollama_server: FakeOllama) -> None:
+    embedder = OllamaEmbedder("my-embedder:latest", host=f"http://{ollama_server.host}/")
     assert embedder.dim == 2
-    assert sent[0]["body"]["input"] == ["dimension probe"]
+    assert ollama_server.requests[0]["input"] == ["dimension probe"]
+    assert embedder.embed(["x"]).shape == (1, 2)
+    assert ollama_server.requests[1]["input"] == ["x"]
 
 
-@pytest.mark.parametrize(("status", "response", "message"), [
-    (404, {"error": "model not found"}, "ollama pull nomic-embed-text"),
-    (500, {"error": "boom"}, "answered 500"),
-    (200, {"nothing": []}, "no 'embeddings'"),
-    (200, {"embeddings": []}, "returned 0 vectors for 1 texts"),
+@pytest.mark.parametrize(("answer", "message"), [
+    ((404, {"error": "model not found"}), "ollama pull nomic-embed-text"),
+    ((500, {"error": "boom"}), "answered 500 for /api/embed: boom"),
+    ((200, {"nothing": []}), "no 'embeddings'"),
+    ((200, b"<html>not json</html>"), "no 'embeddings'"),
+    ((200, {"embeddings": []}), "returned 0 vectors for 1 texts"),
+    ("drop", "cannot reach Ollama"),
 ])
-def test_ollama_errors_are_clear(status: int, response: dict, message: str) -> None:
-    transport, _ = _replay([{"status": status, "response": response}])
+def test_ollama_errors_are_clear(ollama_server: FakeOllama, answer: object,
+                                 message: str) -> None:
+    ollama_server.script.append(answer)
     with pytest.raises(EmbedderError, match=message):
-        OllamaEmbedder(transport=transport).embed(["x"])
+        OllamaEmbedder(host=ollama_server.host).embed(["x"])
+
+
+def test_ollama_unknown_model_says_how_to_pull_it(ollama_server: FakeOllama) -> None:
+    with pytest.raises(EmbedderError, match=r"no model 'bge-m3': run `ollama pull bge-m3`"):
+        OllamaEmbedder("bge-m3", host=ollama_server.host).embed(["x"])
 
 
 def test_ollama_unreachable_says_how_to_start_it() -> None:
-    def refuse(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("refused", request=request)
-
-    embedder = OllamaEmbedder(transport=httpx.MockTransport(refuse))
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    embedder = OllamaEmbedder(host=f"127.0.0.1:{port}")
     with pytest.raises(EmbedderError, match="ollama serve"):
         embedder.embed(["x"])
 

@@ -1,9 +1,11 @@
-"""Ollama embeddings over HTTP (``/api/embed``, batched): ``nomic-embed-text`` by default,
-any embedding model by name. The host comes from settings (OLLAMA_HOST)."""
+"""Ollama embeddings through the ``ollama`` client (``/api/embed``, batched):
+``nomic-embed-text`` by default, any embedding model by name. The host comes from settings
+(OLLAMA_HOST)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import httpx
 import numpy as np
@@ -21,7 +23,7 @@ _PREFIXES = {"nomic-embed-text": ("search_document: ", "search_query: ")}
 
 
 def normalise_host(host: str | None) -> str:
-    """``host``, ``host:port``, ``0.0.0.0`` or a full URL -> a base URL httpx can use
+    """``host``, ``host:port``, ``0.0.0.0`` or a full URL -> a base URL the client can use
     (a bare host gets Ollama's port 11434; a URL keeps the port it names, or none)."""
     host = (host or "").strip().rstrip("/") or DEFAULT_HOST
     bare = "://" not in host
@@ -38,15 +40,16 @@ def normalise_host(host: str | None) -> str:
 
 class OllamaEmbedder:
     def __init__(self, model: str = DEFAULT_MODEL, host: str | None = None, *,
-                 batch_size: int = 32, timeout_s: float = 120.0,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 batch_size: int = 32, timeout_s: float = 120.0, **httpx_options: Any) -> None:
+        import ollama  # imported here: only an Ollama user pays for it
+
         self.model = model
         self.base_url = normalise_host(host)
         self.batch_size = batch_size
         self.name = f"ollama:{model}"
         self._dim: int | None = KNOWN_DIMS.get(model.split(":")[0])
-        self._client = httpx.Client(base_url=self.base_url, timeout=timeout_s,
-                                    transport=transport)
+        self._ollama = ollama
+        self._client = ollama.Client(host=self.base_url, timeout=timeout_s, **httpx_options)
 
     @property
     def dim(self) -> int:
@@ -78,23 +81,21 @@ class OllamaEmbedder:
 
     def _request(self, batch: list[str]) -> np.ndarray:
         try:
-            response = self._client.post("/api/embed", json={"model": self.model,
-                                                              "input": batch})
-        except httpx.HTTPError as exc:
+            response = self._client.embed(model=self.model, input=batch)
+        except self._ollama.ResponseError as exc:
+            if exc.status_code == 404:
+                raise EmbedderError(f"Ollama has no model {self.model!r}: run "
+                                    f"`ollama pull {self.model}`") from None
+            raise EmbedderError(f"Ollama answered {exc.status_code} for /api/embed: "
+                                f"{str(exc.error)[:200]}") from None
+        except (ConnectionError, httpx.HTTPError) as exc:  # refused, dropped, timed out
             raise EmbedderError(
                 f"cannot reach Ollama at {self.base_url} ({type(exc).__name__}); start it "
                 f"with `ollama serve` and `ollama pull {self.model}`, or set OLLAMA_HOST") \
                 from None
-        if response.status_code == 404:
-            raise EmbedderError(f"Ollama has no model {self.model!r}: run "
-                                f"`ollama pull {self.model}`")
-        if response.status_code >= 400:
-            raise EmbedderError(f"Ollama answered {response.status_code} for /api/embed: "
-                                f"{response.text[:200]}")
-        try:
-            embeddings = response.json()["embeddings"]
-        except (ValueError, KeyError, TypeError):
+        except ValueError:  # not JSON, or JSON without the vectors
             raise EmbedderError("Ollama's /api/embed answer had no 'embeddings'") from None
+        embeddings = response.embeddings
         if len(embeddings) != len(batch):
             raise EmbedderError(f"Ollama returned {len(embeddings)} vectors for "
                                 f"{len(batch)} texts")
