@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_code_fakes import CountingEmbedder
+from doubles.embedders import HashEmbedder
 
 import paicli_tui.core.embedders as embedders
 from paicli_tui import cli
@@ -22,7 +22,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "retrieval"
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "project"
     shutil.copytree(FIXTURE, root)
-    fake = CountingEmbedder()
+    fake = HashEmbedder()
     monkeypatch.setattr(embedders, "get_embedder", lambda settings: fake)
     monkeypatch.chdir(root)
     return root

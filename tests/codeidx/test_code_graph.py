@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_code_fakes import CountingEmbedder
+from doubles.embedders import HashEmbedder
 
 from paicli_tui import cli
 from paicli_tui.core.code.graph_query import GraphError, relations_for
@@ -30,7 +30,7 @@ def shop(settings, tmp_path: Path) -> Path:
         "from .loader import load_rows\n\n\nclass Report(BaseReport):\n"
         "    def build(self):\n        return self.render(load_rows())\n\n"
         "    def render(self, rows):\n        return str(rows)\n", encoding="utf-8")
-    CodeIndexer(settings, root, CountingEmbedder()).update()
+    CodeIndexer(settings, root, HashEmbedder()).update()
     return root
 
 
@@ -73,7 +73,7 @@ def test_python_imports_classes_and_calls(settings, shop: Path) -> None:
 
 def test_graph_follows_file_deletion(settings, shop: Path) -> None:
     (shop / SHOP / "PriceBook.java").unlink()
-    CodeIndexer(settings, shop, CountingEmbedder()).update()
+    CodeIndexer(settings, shop, HashEmbedder()).update()
     price = relations_for(settings, shop, "PriceBook")
     assert not price.definitions
     assert all(e.path != f"{SHOP}/PriceBook.java" for e in price.incoming + price.outgoing)

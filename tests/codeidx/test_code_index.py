@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from test_code_fakes import CountingEmbedder
+from doubles.embedders import HashEmbedder
 
 from paicli_tui.core.code.indexer import CodeIndexer, IndexProgress
 from paicli_tui.core.code.lance_store import index_location, open_index
@@ -60,7 +60,7 @@ def _rows(settings, root: Path, path: str) -> tuple[int, int]:
 
 
 def test_incremental_index_embeds_only_what_changed(settings, big_project: Path) -> None:
-    embedder = CountingEmbedder()
+    embedder = HashEmbedder()
     events: list[IndexProgress] = []
     first = CodeIndexer(settings, big_project, embedder).update(events.append)
     assert first.rebuilt == "new index"
@@ -111,11 +111,11 @@ def test_incremental_index_embeds_only_what_changed(settings, big_project: Path)
 
 def test_a_different_embedder_rebuilds_and_search_says_so(settings, project_dir: Path) -> None:
     (project_dir / "a.py").write_text("def alpha():\n    '''First letter.'''\n    return 1\n")
-    CodeIndexer(settings, project_dir, CountingEmbedder("fake-a", 8)).update()
+    CodeIndexer(settings, project_dir, HashEmbedder("fake-a", 8)).update()
     with pytest.raises(SearchError, match="built with the embedder 'fake-a'.*paicli-tui index"):
         search_project(settings, project_dir, "alpha", mode="semantic",
-                       embedder=CountingEmbedder("fake-b", 16))
-    other = CountingEmbedder("fake-b", 16)
+                       embedder=HashEmbedder("fake-b", 16))
+    other = HashEmbedder("fake-b", 16)
     summary = CodeIndexer(settings, project_dir, other).update()
     assert summary.rebuilt and "fake-a" in summary.rebuilt and "fake-b" in summary.rebuilt
     assert summary.chunks_embedded == summary.chunks_total == 1
@@ -130,7 +130,7 @@ def test_search_without_index_says_how_to_build_one(settings, project_dir: Path)
 
 @pytest.mark.parametrize(("top_k", "expected"), [(None, 5), (1, 1), (30, 30), (99, 30), (0, 1)])
 def test_top_k_default_5_max_30(settings, big_project: Path, top_k, expected) -> None:
-    embedder = CountingEmbedder()
+    embedder = HashEmbedder()
     CodeIndexer(settings, big_project, embedder).update()
     response = search_project(settings, big_project, "compute service value", mode="hybrid",
                               top_k=top_k, embedder=embedder)
@@ -142,7 +142,7 @@ def test_text_search_finds_chinese_comments(settings, project_dir: Path) -> None
         "class Pay {\n    /** 计算订单的运费 */\n    int shippingFee(int weight) { return weight * 2; }\n"
         "    /** 生成发票编号 */\n    String invoiceNumber() { return \"x\"; }\n}\n",
         encoding="utf-8")
-    CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    CodeIndexer(settings, project_dir, HashEmbedder()).update()
     hits = search_project(settings, project_dir, "运费", mode="text").hits
     assert hits and hits[0].name == "Pay.shippingFee(int weight)"
 
@@ -153,7 +153,7 @@ def test_grep_mode_works_without_an_index_and_names_chunks_with_one(settings,
                                       "\n\ndef other():\n    return 2\n")
     plain = search_project(settings, project_dir, "parse_config", mode="grep").hits
     assert [(h.path, h.start_line, h.kind) for h in plain] == [("m.py", 1, "line")]
-    CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    CodeIndexer(settings, project_dir, HashEmbedder()).update()
     named = search_project(settings, project_dir, "parse_config", mode="grep").hits
     assert [(h.path, h.start_line, h.end_line, h.name) for h in named] == [
         ("m.py", 1, 2, "parse_config(path)")]
@@ -164,7 +164,7 @@ def test_a_parse_failure_stops_the_update_and_loses_nothing(settings, project_di
     import paicli_tui.core.code.indexer as indexer
 
     (project_dir / "a.py").write_text("def a():\n    return 1\n")
-    CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    CodeIndexer(settings, project_dir, HashEmbedder()).update()
     (project_dir / "b.py").write_text("def b():\n    return 2\n")
 
     def broken(path: str, text: str):
@@ -173,9 +173,9 @@ def test_a_parse_failure_stops_the_update_and_loses_nothing(settings, project_di
     with monkeypatch.context() as patch:
         patch.setattr(indexer, "chunk_file", broken)
         with pytest.raises(RuntimeError, match="parser exploded on b.py"):
-            CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+            CodeIndexer(settings, project_dir, HashEmbedder()).update()
     # the failed file was never recorded, so the next run indexes it
-    retry = CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    retry = CodeIndexer(settings, project_dir, HashEmbedder()).update()
     assert (retry.files_indexed, retry.chunks_total) == (1, 2)
 
 
@@ -183,7 +183,7 @@ def test_index_uri_setting_puts_the_index_elsewhere(settings, project_dir: Path,
                                                     tmp_path: Path) -> None:
     (project_dir / "a.py").write_text("def alpha():\n    return 1\n")
     elsewhere = settings.with_overrides(index_uri=str(tmp_path / "shared-index"))
-    summary = CodeIndexer(elsewhere, project_dir, CountingEmbedder()).update()
+    summary = CodeIndexer(elsewhere, project_dir, HashEmbedder()).update()
     assert summary.location == str(tmp_path / "shared-index")
     assert (tmp_path / "shared-index" / "chunks.lance").is_dir()
     assert not (project_dir / ".paicli" / "index").exists()
@@ -209,7 +209,7 @@ def test_grep_mode_ranks_places_by_distinct_and_rarer_words(settings, project_di
     (project_dir / "common.py").write_text(common)
     (project_dir / "target.py").write_text(
         "def load(value):\n    # read the yaml settings file\n    return value\n")
-    CodeIndexer(settings, project_dir, CountingEmbedder()).update()
+    CodeIndexer(settings, project_dir, HashEmbedder()).update()
     hits = search_project(settings, project_dir, "value from the yaml settings", mode="grep",
                           top_k=3).hits
     assert hits[0].name == "load(value)"  # three distinct words, two of them rare
@@ -250,7 +250,7 @@ def test_go_members_may_live_in_another_file_of_the_package() -> None:
 
 def test_small_changes_are_text_searchable_without_rebuilding_the_fts_index(
         settings, big_project: Path) -> None:
-    embedder = CountingEmbedder()
+    embedder = HashEmbedder()
     CodeIndexer(settings, big_project, embedder).update()
     (big_project / "src" / "Zebra.java").write_text(
         "class Zebra {\n    /** Counts the stripes of a zebra. */\n"

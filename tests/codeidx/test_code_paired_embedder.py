@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from doubles.embedders import HashEmbedder
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_code_fakes import CountingEmbedder
 
 from paicli_tui.config import load_settings
 from paicli_tui.core.code import search as search_module
@@ -28,8 +28,8 @@ FIXTURE = Path(__file__).parent / "fixtures" / "retrieval"
 
 def paired(dim_a: int = 8, dim_b: int = 6) -> PairedEmbedder:
     return PairedEmbedder([
-        EmbedderPart("semantic", CountingEmbedder("fake-a", dim_a)),
-        EmbedderPart("minilm", CountingEmbedder("fake-b", dim_b), english_only=True),
+        EmbedderPart("semantic", HashEmbedder("fake-a", dim_a)),
+        EmbedderPart("minilm", HashEmbedder("fake-b", dim_b), english_only=True),
     ])
 
 
@@ -37,8 +37,8 @@ def test_stored_vector_is_both_parts_side_by_side_at_unit_length() -> None:
     emb = paired()
     assert emb.name == "fake-a+fake-b" and emb.dim == 14
     vectors = emb.embed(["alpha", "beta"])
-    a = CountingEmbedder("fake-a", 8).embed(["alpha", "beta"])
-    b = CountingEmbedder("fake-b", 6).embed(["alpha", "beta"])
+    a = HashEmbedder("fake-a", 8).embed(["alpha", "beta"])
+    b = HashEmbedder("fake-b", 6).embed(["alpha", "beta"])
     assert np.allclose(vectors[:, :8], a / np.sqrt(2)) and np.allclose(vectors[:, 8:], b / np.sqrt(2))
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
     assert emb.embed([]).shape == (0, 14)
@@ -51,7 +51,7 @@ def test_a_part_query_fills_only_its_own_slot() -> None:
     with pytest.raises(KeyError):
         emb.part_queries("nope", ["x"])
     with pytest.raises(ValueError):
-        PairedEmbedder([EmbedderPart("semantic", CountingEmbedder())])
+        PairedEmbedder([EmbedderPart("semantic", HashEmbedder())])
 
 
 @settings(max_examples=40, deadline=None)

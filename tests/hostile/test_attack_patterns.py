@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_fakes import HashEmbedder
+from doubles.embedders import HashEmbedder
 from hypothesis import HealthCheck, given
 from hypothesis import settings as settings_
 from hypothesis import strategies as st

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from doubles.completers import ScriptedCompleter
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -40,16 +41,6 @@ def _cases() -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-class ScriptedModel:
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-        self.calls: list[tuple[str, str]] = []
-
-    async def __call__(self, system: str, user: str) -> str:
-        self.calls.append((system, user))
-        return self.reply
-
-
 @pytest.fixture
 def runner(settings: Settings, tmp_path: Path):
     counter = iter(range(10_000))
@@ -57,7 +48,7 @@ def runner(settings: Settings, tmp_path: Path):
     async def run(user_input: str, reply: str) -> tuple[list[str], int]:
         store = MemoryStore(tmp_path / f"case-{next(counter)}.json")
         book = MemoryBook(settings, tmp_path, store=store)
-        model = ScriptedModel(reply)
+        model = ScriptedCompleter(reply)
         saved, _ = await extract_and_save(book, user_input, model)
         for entry in saved:
             assert entry.source == SOURCE_AUTO and entry.verification == UNVERIFIED
@@ -199,7 +190,7 @@ async def test_model_errors_yield_nothing() -> None:
 
 
 async def test_model_sees_the_filtered_input_and_the_prompt() -> None:
-    model = ScriptedModel('{"facts":[]}')
+    model = ScriptedCompleter('{"facts":[]}')
     await extract_facts("I want answers in English. My api_key is sk-dev-0000.", model)
     ((system, user),) = model.calls
     assert "sk-dev" not in user and user == "I want answers in English."
@@ -210,7 +201,7 @@ async def test_duplicates_and_conflicts_are_skipped_silently(settings: Settings,
                                                              project_dir: Path) -> None:
     book = MemoryBook(settings, project_dir)
     kept = book.save("项目使用 Java 17").entry
-    model = ScriptedModel('{"facts":[{"quote":"项目使用 Java 21"},{"quote":"项目使用 Java 17"}]}')
+    model = ScriptedCompleter('{"facts":[{"quote":"项目使用 Java 21"},{"quote":"项目使用 Java 17"}]}')
     saved, extraction = await extract_and_save(book, "项目使用 Java 21。项目使用 Java 17。", model)
     assert saved == [] and extraction.quotes
     (entry,) = book.list_visible()

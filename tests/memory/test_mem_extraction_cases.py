@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
+from doubles.completers import ScriptedCompleter
 
 from paicli_tui.config import Settings
 from paicli_tui.core.memory.auto import extract_and_save
@@ -52,23 +53,13 @@ def _load() -> list[tuple[str, str, list[str], list[str]]]:
 CASES = _load()
 
 
-class Scripted:
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-        self.calls = 0
-
-    async def __call__(self, system: str, user: str) -> str:
-        self.calls += 1
-        return self.reply
-
-
 async def _run(settings: Settings, tmp_path: Path, text: str, reply: str
                ) -> tuple[list[str], int]:
     store = MemoryStore(tmp_path / "m.json")
     book = MemoryBook(settings, tmp_path, store=store)
-    model = Scripted(reply)
+    model = ScriptedCompleter(reply)
     saved, _ = await extract_and_save(book, text, model)
-    return [e.content for e in saved], model.calls
+    return [e.content for e in saved], len(model.calls)
 
 
 def _reply(quotes: list[str]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from doubles.completers import ScriptedCompleter
 
 from paicli_tui.core.code.query import plan_query, plan_query_async
 from paicli_tui.core.code.query.rewrite import Rewrite, cache_for, clean_rewrite, parse_rewrite
@@ -14,27 +15,13 @@ from paicli_tui.paths import HomePaths
 QUESTION = "怎么把表格渲染到终端上？"
 
 
-class Scripted:
-    """A TextCompleter that answers from a script and counts its calls."""
-
-    def __init__(self, answer: str | Exception) -> None:
-        self.answer = answer
-        self.calls: list[tuple[str, str]] = []
-
-    async def __call__(self, system: str, user: str) -> str:
-        self.calls.append((system, user))
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        return self.answer
-
-
 @pytest.fixture
 def home(paicli_home) -> HomePaths:
     return HomePaths(paicli_home)
 
 
 def test_good_rewrite_is_used_and_cached(home: HomePaths) -> None:
-    model = Scripted("render table terminal console_render")
+    model = ScriptedCompleter("render table terminal console_render")
     plan = plan_query(QUESTION, home=home, rewrite=model)
     assert plan.terms_source == "rewrite"
     assert plan.english_terms == "render table terminal console_render"
@@ -49,9 +36,9 @@ def test_good_rewrite_is_used_and_cached(home: HomePaths) -> None:
 
 
 def test_cache_survives_a_new_process(home: HomePaths) -> None:
-    plan_query(QUESTION, home=home, rewrite=Scripted("render table"))
+    plan_query(QUESTION, home=home, rewrite=ScriptedCompleter("render table"))
     cache_for(home)._data = None  # forget the memory layer, as a new process would
-    again = Scripted(LLMError("must not be called"))
+    again = ScriptedCompleter(LLMError("must not be called"))
     assert plan_query(QUESTION, home=home, rewrite=again).english_terms == "render table"
     assert again.calls == []
 
@@ -71,7 +58,7 @@ def test_cache_survives_a_new_process(home: HomePaths) -> None:
     ],
 )
 def test_garbage_falls_back_to_the_offline_gloss(home: HomePaths, answer: str | Exception) -> None:
-    plan = plan_query(QUESTION, home=home, rewrite=Scripted(answer))
+    plan = plan_query(QUESTION, home=home, rewrite=ScriptedCompleter(answer))
     assert plan.terms_source == "gloss"
     assert {"table", "render", "terminal"} <= set(plan.english_terms.split())
     assert not (home.cache_dir / "query_rewrite.json").exists()
@@ -91,7 +78,7 @@ HYPOTHESIS_ANSWER = ("render_table console width\n"
 
 
 def test_english_question_gets_identifier_words_and_a_hypothesis(home: HomePaths) -> None:
-    model = Scripted(HYPOTHESIS_ANSWER)
+    model = ScriptedCompleter(HYPOTHESIS_ANSWER)
     plan = plan_query("Where is the table rendered?", home=home, rewrite=model)
     assert len(model.calls) == 1 and plan.terms_source == "rewrite"
     words = plan.fulltext_query.split()
@@ -102,7 +89,7 @@ def test_english_question_gets_identifier_words_and_a_hypothesis(home: HomePaths
                                "terminal, fitting the console width.")
     cache_for(home)._data = None  # a new process: the hypothesis comes back from the file
     again = plan_query("Where is the table rendered?", home=home,
-                       rewrite=Scripted(LLMError("must not be called")))
+                       rewrite=ScriptedCompleter(LLMError("must not be called")))
     assert again.hypothesis == plan.hypothesis and again.fulltext_query == plan.fulltext_query
 
 
@@ -110,7 +97,7 @@ def test_english_question_gets_identifier_words_and_a_hypothesis(home: HomePaths
                                     "signature: def f()\ndoc: does things"])
 def test_english_garbage_gives_the_offline_plan(home: HomePaths, answer) -> None:
     offline = plan_query("Where is the table rendered?", home=home)
-    plan = plan_query("Where is the table rendered?", home=home, rewrite=Scripted(answer))
+    plan = plan_query("Where is the table rendered?", home=home, rewrite=ScriptedCompleter(answer))
     assert plan == offline
 
 
@@ -134,7 +121,7 @@ def test_parse_rewrite(answer: str, expected: Rewrite | None) -> None:
 
 
 async def test_plan_from_inside_a_running_loop(home: HomePaths) -> None:
-    model = Scripted("render table")
+    model = ScriptedCompleter("render table")
     assert plan_query(QUESTION, home=home, rewrite=model).english_terms == "render table"
     assert (
         await plan_query_async(QUESTION, home=home, rewrite=model)

@@ -5,8 +5,6 @@ Every model here is scripted: a TextCompleter or a minimal ChatClient, never the
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import json
 import shutil
 from collections.abc import AsyncIterator, Sequence
@@ -14,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+from doubles.completers import ScriptedCompleter
+from doubles.embedders import HashEmbedder
 
 import paicli_tui.core.code.search as search_module
 import paicli_tui.core.embedders as embedders
@@ -34,23 +33,6 @@ from paicli_tui.core.messages import Message
 ZH = "怎么从标题生成网址别名"
 REWRITE = "slugify title url slug"
 FIXTURE = Path(__file__).parents[1] / "codeidx" / "fixtures" / "retrieval"
-
-
-class Scripted:
-    """A TextCompleter that answers from a script and records every call."""
-
-    def __init__(self, answer: str | Exception, delay: float = 0.0) -> None:
-        self.answer = answer
-        self.delay = delay
-        self.calls: list[tuple[str, str]] = []
-
-    async def __call__(self, system: str, user: str) -> str:
-        self.calls.append((system, user))
-        if self.delay:
-            await asyncio.sleep(self.delay)
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        return self.answer
 
 
 @dataclass
@@ -92,7 +74,7 @@ def _context(settings, project: Path, complete=None) -> ToolContext:
 
 
 async def test_tool_hands_the_rewritten_plan_to_the_search(settings, project_dir, spy) -> None:
-    model = Scripted(REWRITE)
+    model = ScriptedCompleter(REWRITE)
     out = await SearchCodeTool(settings, project_dir).run({"query": ZH},
                                                           _context(settings, project_dir, model))
     assert out.status == "done"
@@ -115,7 +97,7 @@ async def test_tool_hands_the_rewritten_plan_to_the_search(settings, project_dir
 ])
 async def test_garbage_or_failing_model_falls_back_to_the_gloss(
         settings, project_dir, spy, answer) -> None:
-    model = Scripted(answer)
+    model = ScriptedCompleter(answer)
     out = await SearchCodeTool(settings, project_dir).run({"query": ZH},
                                                           _context(settings, project_dir, model))
     assert out.status == "done" and len(model.calls) == 1
@@ -127,7 +109,7 @@ async def test_garbage_or_failing_model_falls_back_to_the_gloss(
 async def test_slow_model_times_out_to_the_gloss(settings, project_dir, spy,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search_module, "REWRITE_TIMEOUT_S", 0.05)
-    model = Scripted(REWRITE, delay=30)
+    model = ScriptedCompleter(REWRITE, delay=30)
     out = await SearchCodeTool(settings, project_dir).run({"query": ZH},
                                                           _context(settings, project_dir, model))
     assert out.status == "done" and spy[0]["plan"].terms_source == "gloss"
@@ -140,7 +122,7 @@ async def test_slow_model_times_out_to_the_gloss(settings, project_dir, spy,
 ])
 async def test_no_model_call_when_there_is_nothing_to_rewrite(
         settings, project_dir, spy, query, mode, complete) -> None:
-    model = Scripted(LLMError("must not be called"))
+    model = ScriptedCompleter(LLMError("must not be called"))
     context = _context(settings, project_dir, model if complete else None)
     out = await SearchCodeTool(settings, project_dir).run({"query": query, "mode": mode},
                                                           context)
@@ -182,20 +164,6 @@ async def test_session_search_code_call_uses_the_light_model(settings, project_d
 
 
 # -- paicli-tui search ---------------------------------------------------------------------
-class HashEmbedder:
-    name = "fake-8"
-    dim = 8
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        rows = [np.random.default_rng(list(hashlib.sha1(t.encode()).digest()[:4]))
-                .standard_normal(8) for t in texts]
-        array = np.asarray(rows, dtype=np.float32).reshape(len(texts), 8)
-        return array / np.linalg.norm(array, axis=1, keepdims=True)
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        return self.embed(texts)
-
-
 @pytest.fixture
 def indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "project"

@@ -1,4 +1,4 @@
-"""Test doubles for code-index tests (imported by the test modules of this folder)."""
+"""Deterministic embedders: no model, no download, the ``Embedder`` protocol."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 
 
-class CountingEmbedder:
-    """Deterministic hash-seeded vectors; counts every text it is asked to embed."""
+class HashEmbedder:
+    """Unit vectors drawn from a generator seeded by a hash of each text: equal texts get
+    equal vectors, different texts unrelated ones. Counts its calls and keeps every text."""
 
     def __init__(self, name: str = "fake-8", dim: int = 8) -> None:
         self.name = name
@@ -22,8 +23,9 @@ class CountingEmbedder:
         self.texts.extend(texts)
         rows = []
         for text in texts:
-            seed = int.from_bytes(hashlib.sha1(text.encode()).digest()[:4], "little")
-            rows.append(np.random.default_rng(seed).standard_normal(self.dim))
+            digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
+            rows.append(np.random.default_rng(int.from_bytes(digest[:4], "little"))
+                        .standard_normal(self.dim))
         array = np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)
         return array / np.linalg.norm(array, axis=1, keepdims=True)
 
