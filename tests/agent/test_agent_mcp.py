@@ -19,7 +19,7 @@ from paicli_tui.core.contracts.asks import ApprovalDecision
 from paicli_tui.core.mcp import servers_from_settings
 from paicli_tui.core.messages import Role
 
-SERVER = str(Path(__file__).with_name("mcp_demo_server.py"))
+SERVER = str(Path(__file__).parents[1] / "doubles" / "mcp_demo_server.py")
 pytestmark = pytest.mark.slow
 
 

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 from agent_script import ScriptedClient, Step, drain
-from web_server import web_server
+from doubles.web_server import web_server
 
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.contracts.asks import ApprovalDecision, approve_all

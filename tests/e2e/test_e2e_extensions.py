@@ -10,13 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from doubles.web_server import web_server
 from e2e_fake_openai import FakeOpenAI
 
-AGENT_TESTS = Path(__file__).resolve().parents[1] / "agent"
-sys.path.insert(0, str(AGENT_TESTS))  # the web server and the MCP server live beside the
-from web_server import web_server  # noqa: E402 — agent tests that use them too
-
-MCP_SERVER = AGENT_TESTS / "mcp_demo_server.py"
+MCP_SERVER = Path(__file__).resolve().parents[1] / "doubles" / "mcp_demo_server.py"
 
 
 def _exec(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProcess:

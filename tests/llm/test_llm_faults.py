@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from llm_replay import Replay, client_for, delta, sse, text_reply
+from doubles.llm_replay import Replay, client_for, delta, sse, text_reply
 
 from paicli_tui.core.contracts.llm import (
     ContextLengthExceeded,

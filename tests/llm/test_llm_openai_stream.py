@@ -6,7 +6,7 @@ import json
 
 import httpx
 import pytest
-from llm_replay import Replay, client_for, delta, sse, text_reply
+from doubles.llm_replay import Replay, client_for, delta, sse, text_reply
 
 from paicli_tui.core.contracts.llm import StreamDelta, StreamDone
 from paicli_tui.core.llm.assembly import ReplyAssembler, parse_usage

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from llm_replay import text_reply
+from doubles.llm_replay import text_reply
 
 from paicli_tui.config import load_settings
 from paicli_tui.core.llm.ollama_client import OllamaClient

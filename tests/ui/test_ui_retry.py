@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
+from doubles.llm_replay import Replay, text_reply
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "llm"))
-from llm_replay import Replay, text_reply  # noqa: E402
-
-from paicli_tui.app import PaicliApp  # noqa: E402
-from paicli_tui.config import Secret, Settings  # noqa: E402
-from paicli_tui.core.llm.openai_client import OpenAICompatibleClient  # noqa: E402
-from paicli_tui.ui.core_backend import CoreBackend  # noqa: E402
-from paicli_tui.ui.widgets.prompt_input import PromptInput  # noqa: E402
-from paicli_tui.ui.widgets.turn_status import TurnStatus  # noqa: E402
+from paicli_tui.app import PaicliApp
+from paicli_tui.config import Secret, Settings
+from paicli_tui.core.llm.openai_client import OpenAICompatibleClient
+from paicli_tui.ui.core_backend import CoreBackend
+from paicli_tui.ui.widgets.prompt_input import PromptInput
+from paicli_tui.ui.widgets.turn_status import TurnStatus
 
 KEY = "sk-retry-secret-987654"
 
