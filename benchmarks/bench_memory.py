@@ -21,11 +21,13 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-from paicli_tui.config import load_settings
+from paicli_tui.config import Settings, load_settings
 from paicli_tui.core.memory import canonical as canonical_module
 from paicli_tui.core.memory.entry import MemoryEntry, format_time, new_entry_id, utc_now
 from paicli_tui.core.memory.service import LocalMemoryService
@@ -90,7 +92,10 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:8.1f} ms"
 
 
-def bench_size(count: int, embedder: object, saves: int = 5) -> dict[str, float]:
+@contextmanager
+def seeded_home(count: int) -> Iterator[tuple[Settings, Path, Path]]:
+    """(settings, project, memory file) in a temporary PAICLI_HOME whose store holds
+    ``count`` generated memories of the project."""
     with tempfile.TemporaryDirectory(prefix="paicli-bench-") as tmp:
         root = Path(tmp)
         project = root / "project"
@@ -98,7 +103,11 @@ def bench_size(count: int, embedder: object, saves: int = 5) -> dict[str, float]
         settings = load_settings({}, {"PAICLI_HOME": str(root / "home")})
         path = settings.home.memory_file
         _seed_store(path, str(project.resolve()), count)
+        yield settings, project, path
 
+
+def bench_size(count: int, embedder: object, saves: int = 5) -> dict[str, float]:
+    with seeded_home(count) as (settings, project, path):
         cold = []
         for i in range(saves):
             _clear_caches()

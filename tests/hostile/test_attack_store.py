@@ -76,8 +76,31 @@ def test_unknown_top_level_and_entry_keys_are_kept(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     assert data[0]["embedding_hint"] == [1, 2]  # entry keys stay in the entry
     (backup,) = tmp_path.glob("long_term_memory.json.v1-backup-*")
-    assert backup.read_text() == original  # the file's own keys live on in the backup
+    assert backup.read_text() == original
     assert _mode(backup) == 0o600
+
+
+def test_old_top_level_keys_stay_live_beside_the_list(tmp_path: Path) -> None:
+    """The live file must be the reference's bare list, so the old file's own keys live in
+    the ``.keys.json`` sidecar: kept through later writes, readable by a new process, and
+    merged (newest wins) when an older paicli-tui writes its shape again."""
+    path, store = _store(tmp_path)
+    raw = _entry("fact one").to_dict()
+    path.write_text(json.dumps({"schema_version": 1, "entries": [raw], "owner": "team-a",
+                                "sync": {"etag": "w/1", "peers": [1, 2]}}))
+    assert store.top_level_keys() == {"owner": "team-a", "sync": {"etag": "w/1",
+                                                                  "peers": [1, 2]}}
+    store.add(_entry("fact two"))
+    store.add(_entry("fact three"))
+    assert isinstance(json.loads(path.read_text()), list)
+    kept = {"owner": "team-a", "sync": {"etag": "w/1", "peers": [1, 2]}}
+    assert json.loads(store.keys_path.read_text()) == kept and _mode(store.keys_path) == 0o600
+    assert MemoryStore(path).top_level_keys() == kept
+    entries = json.loads(path.read_text())
+    path.write_text(json.dumps({"schema_version": 1, "entries": entries, "owner": "team-b",
+                                "x": 1}))
+    store.add(_entry("fact four"))
+    assert MemoryStore(path).top_level_keys() == kept | {"owner": "team-b", "x": 1}
 
 
 def test_schema_version_as_a_string_is_not_read_as_1(tmp_path: Path) -> None:

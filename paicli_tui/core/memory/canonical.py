@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Literal
 
 # Characters that carry meaning in paths, handles, percentages and identifiers: kept.
@@ -111,20 +111,58 @@ def dice(a: str, b: str) -> float:
     return 2 * shared / total
 
 
+SIGNATURE_BUCKETS = 128
+"""Distinct bigrams are counted in this many buckets: the signature of a text."""
+
+
+def _bucket(key: str) -> int:
+    return (ord(key[0]) * 131 + ord(key[1])) % SIGNATURE_BUCKETS
+
+
+def signature(keys: frozenset[str]) -> bytes:
+    """How many distinct bigrams fall in each bucket. Two texts share at most
+    ``overlap(sig_a, sig_b)`` distinct bigrams (a shared bigram lies in the same bucket on
+    both sides), so the Dice bound can be checked without either bigram set."""
+    counts = bytearray(SIGNATURE_BUCKETS)
+    for key in keys:
+        index = _bucket(key)
+        if counts[index] < 255:
+            counts[index] += 1
+    return bytes(counts)
+
+
+def overlap(a: bytes, b: bytes) -> int:
+    """An upper bound of the distinct bigrams two texts share, from their signatures (a
+    bucket holding 255 means "255 or more": such a text makes the bound loose, not wrong)."""
+    return sum(map(min, a, b)) if 255 not in a and 255 not in b else 1 << 30
+
+
 @dataclass(frozen=True)
 class Forms:
-    """Everything the duplicate/conflict rule needs about one text, computed once."""
+    """Everything the duplicate/conflict rule needs about one text, computed once. The
+    bigram sets are built only for the few pairs that pass the cheap bounds; the rest can
+    come from a cache (see ``forms_cache``)."""
 
     text: str
     canonical: str
     skeleton: str
     has_digit: bool
-    bigrams: _Bigrams
+    total: int
+    """Bigrams of the canonical form without spaces, repeats counted."""
+    repeats: int
+    """total − distinct bigrams."""
+    signature: bytes
+
+    @cached_property
+    def bigrams(self) -> _Bigrams:
+        return _bigrams(self.text)
 
 
 def forms(text: str) -> Forms:
     """The canonical form, version skeleton and bigrams of ``text``."""
-    return Forms(text, canonical(text), version_skeleton(text), has_digit(text), _bigrams(text))
+    grams = _bigrams(text)
+    return Forms(text, canonical(text), version_skeleton(text), has_digit(text), grams.total,
+                 grams.repeats, signature(grams.keys))
 
 
 def has_digit(text: str) -> bool:
@@ -162,13 +200,18 @@ def _version_variant(mine: Forms, theirs: Forms) -> bool:
 def _dice_reaches(mine: Forms, theirs: Forms, threshold: float) -> bool:
     """dice ≥ threshold, answered from cheap upper bounds whenever they suffice: Dice ≤
     2·min/(|A|+|B|), and the shared multiset is at most the shared distinct bigrams plus either
-    side's repeats. Most pairs stop at the bounds."""
-    ours, other = mine.bigrams, theirs.bigrams
-    total = ours.total + other.total
-    if not total or 2 * min(ours.total, other.total) / total < threshold:
+    side's repeats; the shared distinct bigrams are bounded first from the signatures, then
+    counted from the sets. Most pairs stop at the first two bounds."""
+    total = mine.total + theirs.total
+    smaller = min(mine.total, theirs.total)
+    if not total or 2 * smaller / total < threshold:
         return False
-    bound = len(ours.keys & other.keys) + min(ours.repeats, other.repeats)
-    if 2 * min(bound, ours.total, other.total) / total < threshold:
+    repeats = min(mine.repeats, theirs.repeats)
+    if 2 * min(overlap(mine.signature, theirs.signature) + repeats, smaller) / total \
+            < threshold:
+        return False
+    bound = len(mine.bigrams.keys & theirs.bigrams.keys) + repeats
+    if 2 * min(bound, smaller) / total < threshold:
         return False
     return dice(mine.text, theirs.text) >= threshold
 

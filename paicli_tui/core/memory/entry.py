@@ -95,6 +95,12 @@ def clean_text(text: str) -> str:
     return _SURROGATES.sub("\ufffd", text) if _SURROGATES.search(text) else text
 
 
+_clean_text = clean_text
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A JSON escape that decodes to a surrogate: without one, no string of the file holds one
+(a UTF-8 file cannot carry a surrogate any other way)."""
+
+
 def _as_metadata_text(value: Any) -> str | None:
     """A metadata value as the string the reference expects (None: leave the key out)."""
     if value is None:
@@ -207,10 +213,13 @@ class MemoryEntry:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MemoryEntry:
+    def from_dict(cls, data: Mapping[str, Any], *, surrogates: bool = True) -> MemoryEntry:
         """Read one stored entry, in the reference's shape or ours; raises ValueError when it
         lacks an id or content. Lone surrogates become U+FFFD, metadata values strings,
-        times instants, the type lower case: what comes back is what would be written."""
+        times instants, the type lower case: what comes back is what would be written.
+        ``surrogates=False``: the caller knows no string can hold one (the file had no
+        ``\\ud800``-style escape), so the per-string check is skipped."""
+        clean_text = _clean_text if surrogates else str
         entry_id = data.get("id")
         content = data.get("content")
         if not isinstance(entry_id, str) or not entry_id or not isinstance(content, str):

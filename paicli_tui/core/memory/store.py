@@ -13,7 +13,13 @@ Whatever is on disk, the store survives it: a file that does not parse (deep nes
 included) is moved aside; one bad entry is set aside alone, in the sidecar
 ``….rejected.jsonl``, while the others stay live; lone surrogates are replaced; a symlinked
 store is written through to its target; a FIFO, a device or a link to one is refused without
-being opened for reading; the store, its temporary file and its lock are 0600.
+being opened for reading; the store, its temporary file and its lock are 0600. The old shape's
+own top-level keys (besides ``schema_version`` and ``entries``) have no place in the bare
+list: they are kept in the sidecar ``….keys.json`` from the conversion on.
+
+The canonical forms the duplicate scan needs are kept beside the store too
+(``….forms.jsonl``, see ``forms_cache``), so a save in a fresh process does not recompute them
+for every stored memory.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from .entry import SCHEMA_VERSION, MemoryEntry, clean_text, utc_now
+from .entry import SCHEMA_VERSION, SURROGATE_ESCAPE, MemoryEntry, clean_text, utc_now
+from .forms_cache import FormsCache
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +83,8 @@ class ParsedFile:
     shape: str = SHAPE_REFERENCE
     newer: str | None = None
     """Why this file must not be written (a newer schema_version); entries still readable."""
+    top_level: dict[str, object] = field(default_factory=dict)
+    """The old shape's own top-level keys besides ``schema_version`` and ``entries``."""
 
 
 def _version(value: object) -> int | None:
@@ -108,12 +117,16 @@ def parse_file(text: str) -> ParsedFile:
                      "memories.")
     else:
         raise ValueError("not a memory file: no list of entries")
+    surrogates = SURROGATE_ESCAPE.search(text) is not None
     parsed = ParsedFile([], shape=shape, newer=newer)
+    if isinstance(data, dict):
+        parsed.top_level = {k: v for k, v in data.items()
+                            if k not in ("schema_version", "entries")}
     for raw in raw_entries:
         try:
             if not isinstance(raw, dict):
                 raise ValueError("an entry is not an object")
-            parsed.entries.append(MemoryEntry.from_dict(raw))
+            parsed.entries.append(MemoryEntry.from_dict(raw, surrogates=surrogates))
         except (ValueError, TypeError, RecursionError) as exc:
             try:
                 original = clean_text(json.dumps(raw, ensure_ascii=False))
@@ -166,6 +179,9 @@ class MemoryStore:
         """Where the most recent unreadable file was moved (for a notice to the person)."""
         self._parsed = ParsedFile([])
         """What the last parse of ``_text`` found besides the entries (set aside, shape)."""
+        self._forms = FormsCache(self.target.with_name(self.target.name + ".forms.jsonl"))
+        self._own_text = False
+        """``_text`` is what this object wrote (so it is exactly ``serialise(_cache)``)."""
 
     @property
     def target(self) -> Path:
@@ -182,6 +198,28 @@ class MemoryStore:
     def tmp_path(self) -> Path:
         target = self.target
         return target.with_name(target.name + ".tmp")
+
+    @property
+    def keys_path(self) -> Path:
+        """Sidecar holding the old shape's own top-level keys: the live file is the
+        reference's bare list, which has no place for them (see :meth:`top_level_keys`)."""
+        target = self.target
+        return target.with_name(target.name + ".keys.json")
+
+    def top_level_keys(self) -> dict[str, object]:
+        """The top-level keys the file had in our old ``{"schema_version", "entries"}``
+        shape, besides those two: kept beside the store from the conversion on, through every
+        later write, and merged with the file's own while it is still in the old shape."""
+        with self._lock:
+            self._read_for_display()
+            return {**self._kept_keys(), **self._parsed.top_level}
+
+    def _kept_keys(self) -> dict[str, object]:
+        try:
+            raw = json.loads(self._read_private(self.keys_path))
+        except (OSError, ValueError, RecursionError):
+            return {}
+        return raw if isinstance(raw, dict) else {}
 
     @property
     def rejected_path(self) -> Path:
@@ -253,6 +291,7 @@ class MemoryStore:
         self._parsed = parsed
         self._cache = parsed.entries
         self._text = raw
+        self._own_text = False
         return list(parsed.entries)
 
     def _read_for_display(self) -> list[MemoryEntry]:
@@ -325,15 +364,33 @@ class MemoryStore:
             if self._text is not None and self._parsed.newer:
                 raise NewerFileError(self._parsed.newer)
             original = list(self._cache) if self._text is not None else None
+            self._forms.attach(entries)  # the duplicate scan needs every entry's forms
             result = change(entries)
+            written = None
             if original is None or not _same(entries, original):
-                data = serialise(entries).encode("utf-8")
+                written = self._serialise(entries, original)
                 self._before_rewrite()
-                self._write(data)
+                self._write(written)
                 self._cache = list(entries)
-                self._text = data
+                self._text = written
+                self._own_text = True
                 self._parsed = ParsedFile(list(entries))
+            self._forms.record(entries, written)
             return result
+
+    def _serialise(self, entries: list[MemoryEntry], original: list[MemoryEntry] | None
+                   ) -> bytes:
+        """The new file. When the change only appended entries to a file this program
+        wrote (this object, or another process whose write the forms sidecar recorded), the
+        old bytes are kept and the new lines added before the closing bracket: the same
+        bytes :func:`serialise` would produce, without re-encoding every entry."""
+        old = self._text
+        if (old is not None and original and len(entries) > len(original)
+                and _same(entries[:len(original)], original) and old.endswith(b"}\n]\n")
+                and (self._own_text or self._forms.proves(old))):
+            tail = ",\n ".join(e.json_line for e in entries[len(original):])
+            return old[:-3] + clean_text(f",\n {tail}\n]\n").encode("utf-8")
+        return serialise(entries).encode("utf-8")
 
     def _before_rewrite(self) -> None:
         """Keep what the rewrite would drop: entries that could not be read go to the
@@ -346,12 +403,31 @@ class MemoryStore:
                                         "entry": text}, ensure_ascii=False) + "\n"
                             for text, why in parsed.rejected)
             self._private_append(self.rejected_path, clean_text(lines).encode("utf-8"))
+        if parsed.top_level:
+            self._keep_top_level(parsed.top_level)
         if parsed.shape == SHAPE_OLD:
             target = self.target
             backup = target.with_name(f"{target.name}.v1-backup-{self._stamp()}")
             self._private_write(backup, old)
             log.info("memory file %s converted to the shared list shape; old file kept as %s",
                      self.path, backup)
+
+    def _keep_top_level(self, keys: dict[str, object]) -> None:
+        data = json.dumps({**self._kept_keys(), **keys}, ensure_ascii=False, indent=1) + "\n"
+        tmp = self.keys_path.with_name(self.keys_path.name + ".tmp")
+        self._private_write(tmp, clean_text(data).encode("utf-8"))
+        os.replace(tmp, self.keys_path)
+
+    @staticmethod
+    def _read_private(path: Path) -> bytes:
+        """A small sidecar's bytes (not a FIFO or a device: opened without blocking)."""
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(f"{path} is not a regular file")
+            return os.read(fd, 16 << 20)
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _private_append(path: Path, data: bytes) -> None:
