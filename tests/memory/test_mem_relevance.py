@@ -258,3 +258,20 @@ def test_an_unrelated_pair_stays_below_the_bar(real_service: LocalMemoryService)
     assert by_text[REAL_STORE[0]].shown
     unrelated = by_text.get("I use macOS with zsh; Homebrew is installed")
     assert unrelated is None or (not unrelated.shown and unrelated.relevance < 0.8)
+
+
+def test_a_turn_sees_a_memory_saved_elsewhere_since_the_last_turn(settings: Settings,
+                                                                  project_dir: Path,
+                                                                  tmp_path: Path) -> None:
+    """The visible list is reused between turns only while the store holds the same entries."""
+    session = _keywords_only(settings, project_dir, ["Kafka topics are created by Terraform"])
+    assert "Terraform" in session.injection_block("kafka terraform", 500)
+    assert session.injection_block("flyway migrations", 500) == ""
+    other = LocalMemoryService(settings, project_dir, use_vectors=False)  # another window
+    assert other.save("Flyway migrations live in db/migration").written
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert LocalMemoryService(settings, elsewhere, use_vectors=False).save(
+        "Flyway migrations of the other project are in sql/").written
+    block = session.injection_block("flyway migrations", 500)
+    assert "db/migration" in block and "sql/" not in block

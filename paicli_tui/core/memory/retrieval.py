@@ -23,6 +23,7 @@ import heapq
 import logging
 import math
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -147,11 +148,14 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     matches = keywords.match(query, contents)
     reading = (english_reading(query, keywords.home)
                if vectors is not None or english_vectors is not None else "")
+    english = None
+    if english_vectors is not None:  # its query row is computed while USE computes its own
+        english_query = english_text(query, keywords.home, terms=matches.terms, reading=reading)
+        english = _side_pool().submit(_vector_part, english_vectors, [english_query], contents,
+                                      wait)
     cosines, margins = _vector_part(vectors, [query, reading], contents, wait)
-    english_query = (english_text(query, keywords.home, terms=matches.terms, reading=reading)
-                     if english_vectors is not None else "")
-    english_cosines, english_margins = _vector_part(english_vectors, [english_query],
-                                                    contents, wait)
+    english_cosines, english_margins = (english.result() if english is not None else
+                                        _vector_part(None, [], contents, wait))
     # Everything as arrays over the store: a common word can make thousands of candidates,
     # and only the few that pass the bars become ScoredEntry objects.
     vector = (np.maximum(0.0, margins - VECTOR_Z_FLOOR) * VECTOR_SCALE
@@ -207,8 +211,10 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
         shown.append(item)
     if not explain:
         return shown
-    missed = [i for i in candidates[np.argsort(-relevance[candidates], kind="stable")].tolist()
-              if i not in set(passing.tolist())][:max(0, limit - len(shown))]
+    room = max(0, limit - len(shown))
+    failed = candidates[~np.isin(candidates, passing)]
+    top = failed[np.argsort(-relevance[failed], kind="stable")[:room]] if room else failed[:0]
+    missed = top.tolist()
     for i in missed:
         why = (f"relevance {relevance[i]:.2f} below {RELATIVE_BAR:.0%} of the best ({best:.2f})"
                if absolute[i] else f"relevance {relevance[i]:.2f} below the bar {RELEVANCE_BAR}")
@@ -228,6 +234,12 @@ def _near_duplicate(a: str, b: str) -> bool:
     if canonical(a) == canonical(b):
         return True
     return dice(a, b) >= DUPLICATE_DICE and not is_version_variant(a, b)
+
+
+@lru_cache(maxsize=1)
+def _side_pool() -> ThreadPoolExecutor:
+    """One thread for the second embedder's part of a turn (both models release the GIL)."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-english")
 
 
 def _vector_part(vectors: VectorCache | None, queries: list[str], contents: list[str],
@@ -272,16 +284,23 @@ def _calibrated_cosines(vectors: VectorCache, queries: list[str], contents: list
         background = vectors.fixed_matrix(background_texts(), wait=False)
     if background is None:  # still queued: a later turn has it
         return None
-    query_rows = [vectors.embed_query(q) for q in queries]
     present = vectors.present_rows(matrix)
+    all_present = bool(present.all())
     margins = np.full(len(contents), -np.inf, dtype=np.float32)
-    cosines = matrix @ query_rows[0]
-    for row in query_rows:  # each reading calibrated on its own; the better margin counts
-        store = cosines if row is query_rows[0] else matrix @ row
-        reference = np.concatenate([background @ row, store[present]])
+    cosines = None
+    for query in queries:  # each reading calibrated on its own; the better margin counts
+        row = vectors.embed_query(query)
+        # numpy's own loop, not BLAS: BLAS hands a 10,000-row product to its thread pool, which
+        # the second embedder's part (in another thread) then waits on; this is ~0.5 ms
+        store = np.einsum("ij,j->i", matrix, row)
+        if cosines is None:
+            cosines = store
+        reference = np.concatenate([np.einsum("ij,j->i", background, row),
+                                    store if all_present else store[present]])
         spread = max(float(reference.std()), 0.03)
-        these = np.where(present, (store - float(reference.mean())) / spread, -np.inf)
-        margins = np.maximum(margins, these)
+        these = (store - float(reference.mean())) / spread
+        margins = np.maximum(margins, these if all_present else
+                             np.where(present, these, -np.inf))
     return cosines, margins
 
 

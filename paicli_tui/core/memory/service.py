@@ -16,6 +16,7 @@ memory browser and ``paicli-tui memory`` use:
 from __future__ import annotations
 
 import logging
+import operator
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -77,6 +78,7 @@ class LocalMemoryService(MemoryBook):
         self._embedder = embedder
         self._english_embedder = english_embedder
         self._english: VectorCache | None = None
+        self._visible_memo: tuple[list[MemoryEntry], list[MemoryEntry]] | None = None
         self._use_vectors = use_vectors
         self._background_vectors = background_vectors
         self._vectors: VectorCache | None = None
@@ -99,7 +101,7 @@ class LocalMemoryService(MemoryBook):
         ``budget_tokens``; '' when nothing qualifies. Never raises: memory must not break a
         turn."""
         try:
-            entries = self.list_visible()
+            entries = self._visible_now()
             if self.settings.review_auto_memories:  # only what the person accepted
                 entries = [e for e in entries if not awaiting_review(e)]
             ranked = self._ranked(query, MAX_RESULTS, wait=not self._background_vectors,
@@ -172,11 +174,24 @@ class LocalMemoryService(MemoryBook):
 
     def _ranked(self, query: str, limit: int, *, wait: bool, explain: bool = False,
                 entries: list[MemoryEntry] | None = None) -> list[ScoredEntry]:
-        candidates = self.list_visible() if entries is None else entries
+        candidates = self._visible_now() if entries is None else entries
         ranked = rank(query, candidates, keywords=self._keywords,
                       vectors=self._vector_cache(), now=self.clock(), limit=limit, wait=wait,
                       explain=explain, english_vectors=self._english_cache())
         return [replace(item, stale=self.is_stale(item.entry)) for item in ranked]
+
+    def _visible_now(self) -> list[MemoryEntry]:
+        """:meth:`list_visible`, reusing the last answer while the store holds the very same
+        entries (immutable objects; a turn over 10,000 memories then checks identities
+        instead of every entry's scope), so the keyword and vector caches see the same list."""
+        entries = self.store.entries()
+        memo = self._visible_memo
+        if memo is not None and len(memo[0]) == len(entries) and \
+                all(map(operator.is_, memo[0], entries)):
+            return memo[1]
+        visible = [e for e in entries if e.visible_in(self.project_root)]
+        self._visible_memo = (entries, visible)
+        return visible
 
     def _vector_caches(self) -> list[VectorCache]:
         self._vector_cache()
