@@ -4,7 +4,8 @@ a shell, each beside `paicli-tui --version` in the same run, at 1k / 10k / 50k m
     python benchmarks/bench_memory_cli.py [--sizes 1000,10000,50000] [--runs 3]
 
 Each size gets a temporary PAICLI_HOME with a store of generated bilingual memories and
-their vectors already cached (a store that has been used: see bench_memory_scale.py). One
+their vectors (USE and the MiniLM English reading) already cached (a store that has been
+used: see bench_memory_scale.py). One
 warm-up run of every command fills the per-home caches (keywords, jieba's table, the USE
 copies) first, as any earlier use would. Commands are interleaved run by run, so a change of
 load hits every row alike; each save stores a new fact. Prints medians of wall and CPU
@@ -23,6 +24,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cli_cold import print_table, timed  # noqa: E402
 from bench_memory_scale import _env, _seed  # noqa: E402
 
+from paicli_tui.core.memory.vectors import content_key  # noqa: E402
+
+ENGLISH_ROWS = "minilm-l6-int8-english-1.npz"
+"""The English reading's vector cache (MiniLM, 384-d) of the memory service."""
+
+
+def _seed_english(home: Path, texts: list[str]) -> None:
+    """Stand-in rows for the English reading too (a used store has them: the CLI embeds at
+    most a few hundred missing ones per search, which is not what is measured here)."""
+    import numpy as np
+
+    rows = np.random.default_rng(8).standard_normal((len(texts), 384)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    np.savez(home / "memory" / "vectors" / ENGLISH_ROWS,
+             keys=np.array([content_key(t) for t in texts], dtype=str), vectors=rows)
+
 COMMANDS = {
     "--version": ["--version"],
     "memory search (keyword, English)": ["memory", "search", "which database do we use",
@@ -39,7 +56,7 @@ def measure(count: int, runs: int) -> dict[str, list[tuple[float, float]]]:
     with tempfile.TemporaryDirectory(prefix="paicli-memcli-") as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "project")
         project.mkdir()
-        _seed(home, project, count)
+        _seed_english(home, _seed(home, project, count))
         env = _env(home)
         saves = 0
 

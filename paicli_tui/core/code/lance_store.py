@@ -59,6 +59,12 @@ def _marked_override(func: Any = None, /, **_: Any) -> Any:
     return mark if func is None else mark(func)
 
 
+def _deferred_config(**settings: Any) -> dict[str, Any]:
+    """``pydantic.ConfigDict(...)`` (a TypedDict: calling it makes a plain dict) with
+    ``defer_build=True`` unless the caller chose."""
+    return {"defer_build": True, **settings}
+
+
 @contextlib.contextmanager
 def _import_time_checks_off() -> Iterator[None]:
     """While lancedb is first imported, two decorators that only check (never change) what
@@ -66,9 +72,13 @@ def _import_time_checks_off() -> Iterator[None]:
     generated client of lancedb's REST namespace service (a validator built per method at
     import, about 1 s of a 2.4 s import on 2 cores; we never call that client: indexes are
     local folders or object-store URIs), and ``overrides.override`` (Python 3.11 only: it
-    disassembles each caller's bytecode, ~0.3 s; 3.12+ uses ``typing.override``, free)."""
+    disassembles each caller's bytecode, ~0.3 s; 3.12+ uses ``typing.override``, free).
+    And the pydantic models it defines with a ``ConfigDict`` (~250 of that client) build
+    their validators on first use instead of at import (pydantic's own ``defer_build``:
+    nothing changes but when; ~0.05 s of CPU)."""
     patched: list[tuple[Any, str, Any]] = []
     for module_name, name, stand_in in (("pydantic", "validate_call", _unchecked),
+                                        ("pydantic", "ConfigDict", _deferred_config),
                                         ("overrides", "override", _marked_override)):
         try:
             module = importlib.import_module(module_name)
@@ -83,6 +93,63 @@ def _import_time_checks_off() -> Iterator[None]:
             setattr(module, name, real)
 
 
+LAZY_PACKAGES = ("lance_namespace_urllib3_client",)
+"""Packages whose ``__init__`` only re-exports its submodules' names: registered as lazy
+modules (a name's submodule is imported when the name is first read). The REST namespace
+client's ``__init__`` imported all nine of its API modules (~0.1 s of CPU, more on a busy
+machine), which nothing on our paths uses."""
+
+
+def _lazy_package(name: str) -> None:
+    """Register ``name`` as a module that imports each re-exported name on first access,
+    when its ``__init__`` holds nothing but a docstring, ``from x import y`` lines and
+    literal ``__version__`` / ``__all__``; otherwise leave it to the normal import."""
+    import ast
+    import importlib.util
+
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None or not spec.submodule_search_locations:
+        return
+    try:
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return
+    exports: dict[str, tuple[str, str]] = {}
+    constants: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and all(
+                alias.name != "*" for alias in node.names):
+            for alias in node.names:
+                exports[alias.asname or alias.name] = (node.module, alias.name)
+            continue
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in ("__version__", "__all__")):
+            try:
+                constants[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                return
+            continue
+        return  # anything else: import it the normal way
+    module = importlib.util.module_from_spec(spec)
+    vars(module).update(constants)
+
+    def resolve(attribute: str) -> Any:
+        if attribute not in exports:
+            raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
+        source, real = exports[attribute]
+        value = getattr(importlib.import_module(source), real)
+        setattr(module, attribute, value)
+        return value
+
+    module.__getattr__ = resolve  # type: ignore[attr-defined]  # PEP 562
+    sys.modules[name] = module
+
+
 def import_lancedb() -> Any:
     """``lancedb``, imported with its Rust logging turned down to errors (its logger reads
     LANCEDB_LOG; RUST_LOG is set too for the crates that follow the usual convention), and
@@ -92,6 +159,8 @@ def import_lancedb() -> Any:
     if "lancedb" in sys.modules:
         return sys.modules["lancedb"]
     with _import_lock, _import_time_checks_off():
+        for name in LAZY_PACKAGES:
+            _lazy_package(name)
         import lancedb
     return lancedb
 
