@@ -71,10 +71,6 @@ class HomePaths:
         return self.cache_dir / "jieba"
 
     @property
-    def lance_language_model_home(self) -> Path:
-        return self.cache_dir / "lance-language-models"
-
-    @property
     def logs_dir(self) -> Path:
         return self.home / "logs"
 

@@ -1,4 +1,4 @@
-"""Messages round-trip through the OpenAI wire form and the ledger record form."""
+"""Messages in the OpenAI wire form, and their round trip through the ledger record form."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ def test_assistant_with_tool_calls_on_the_wire() -> None:
                         "function": {"name": "read_file", "arguments": '{"path": "a.py"}'}}],
     }
     assert m.to_openai(include_reasoning=True)["reasoning_content"] == "think"
-    back = Message.from_openai(m.to_openai(include_reasoning=True))
-    assert back.tool_calls == m.tool_calls and back.reasoning == "think"
 
 
 def test_tool_and_image_messages() -> None:
@@ -25,7 +23,7 @@ def test_tool_and_image_messages() -> None:
     u = Message.user("look", images=[ImagePart("image/png", data_base64="AAAA")])
     wire = u.to_openai()
     assert wire["content"][1]["image_url"]["url"] == "data:image/png;base64,AAAA"
-    assert Message.from_openai(wire).images[0].data_base64 == "AAAA"
+    assert wire["content"][0] == {"type": "text", "text": "look"}
 
 
 def test_record_round_trip_keeps_everything() -> None:

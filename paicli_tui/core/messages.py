@@ -137,43 +137,6 @@ class Message:
             out["tool_call_id"] = self.tool_call_id
         return out
 
-    @classmethod
-    def from_openai(cls, data: Mapping[str, Any]) -> Message:
-        """Parse one wire message. Unknown roles raise ValueError with the role named."""
-        try:
-            role = Role(data.get("role"))
-        except ValueError:
-            raise ValueError(f"unknown message role {data.get('role')!r}") from None
-        content = data.get("content")
-        images: list[ImagePart] = []
-        if isinstance(content, list):
-            texts = []
-            for part in content:
-                if part.get("type") == "text":
-                    texts.append(part.get("text", ""))
-                elif part.get("type") == "image_url":
-                    url = (part.get("image_url") or {}).get("url", "")
-                    if url.startswith("data:") and ";base64," in url:
-                        head, data64 = url[5:].split(";base64,", 1)
-                        images.append(ImagePart(media_type=head, data_base64=data64))
-                    else:
-                        images.append(ImagePart(url=url))
-            content = "\n".join(texts)
-        calls = tuple(
-            ToolCall(
-                id=c.get("id", ""),
-                name=(c.get("function") or {}).get("name", ""),
-                arguments=(c.get("function") or {}).get("arguments") or "{}",
-            )
-            for c in data.get("tool_calls") or ()
-        )
-        reasoning = data.get("reasoning_content") or data.get("reasoning")
-        return cls(
-            role, content or "", tool_calls=calls, tool_call_id=data.get("tool_call_id"),
-            name=data.get("name") if role is Role.TOOL else None,
-            reasoning=reasoning if isinstance(reasoning, str) else None, images=tuple(images),
-        )
-
     # -- full-fidelity record form (ledger) ------------------------------------------------------
     def to_record(self, *, strip_images: bool = False) -> dict[str, Any]:
         record: dict[str, Any] = {"id": self.id, "role": self.role.value, "content": self.content}

@@ -10,9 +10,13 @@ from paicli_tui.core.memory.canonical import (
     canonical,
     conflicts,
     dice,
-    is_duplicate,
     is_version_variant,
 )
+
+
+def is_duplicate(a: str, b: str) -> bool:
+    """The duplicate rule: the same canonical form."""
+    return canonical(a) == canonical(b)
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from paicli_tui.core.code.fusion import explain, explain_dict, keep_in_view, rrf
+from paicli_tui.core.code.fusion import explain, keep_in_view, rrf
 
 
 def test_rrf_scores_and_order_with_k_60() -> None:
@@ -47,7 +47,6 @@ def test_explain_output() -> None:
     assert explain(first) == f"rrf {first.score:.4f} = text #1 + semantic #2"
     hit = rrf({"text": ["z"], "semantic": []})[0]
     assert explain(hit).endswith("text #1 + semantic —")
-    assert explain_dict(hit) == {"score": round(1 / 61, 6), "ranks": {"text": 1, "semantic": None}}
 
 
 rankings = st.dictionaries(

@@ -85,8 +85,3 @@ def explain(hit: FusedHit) -> str:
         f"{name} #{rank}" if rank is not None else f"{name} —" for name, rank in hit.ranks.items()
     ]
     return f"rrf {hit.score:.4f} = " + " + ".join(parts)
-
-
-def explain_dict(hit: FusedHit) -> dict[str, object]:
-    """The same as :func:`explain`, as JSON-ready data: ``{"score", "ranks": {ranker: rank}}``."""
-    return {"score": round(hit.score, 6), "ranks": dict(hit.ranks)}

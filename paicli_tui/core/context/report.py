@@ -48,10 +48,6 @@ class CompactionReport:
         """True when the person should hear about it: a change, or a failure."""
         return self.changed or self.result == "failed"
 
-    @property
-    def tokens_saved(self) -> int:
-        return self.tokens_before - self.tokens_after
-
     def to_json(self) -> dict[str, object]:
         return {
             "tier": self.tier,

@@ -216,11 +216,6 @@ def _dice_reaches(mine: Forms, theirs: Forms, threshold: float) -> bool:
     return dice(mine.text, theirs.text) >= threshold
 
 
-def is_duplicate(a: str, b: str) -> bool:
-    """Same canonical form."""
-    return canonical(a) == canonical(b)
-
-
 def is_version_variant(a: str, b: str) -> bool:
     """Equal once numbers and versions are removed, but not the same fact: "uses Java 17" vs
     "uses Java 21"."""

@@ -83,14 +83,6 @@ class Terms:
                     out[term] = weight
         return out
 
-    def to_json(self) -> list[list[list[object]]]:
-        return [[[t, w] for t, w in group] for group in self.groups]
-
-    @classmethod
-    def from_json(cls, data: list[list[list[object]]]) -> Terms:
-        return cls(tuple(tuple((str(t), float(w)) for t, w in group)  # type: ignore[arg-type]
-                         for group in data))
-
 
 @dataclass(frozen=True)
 class _Concepts:

@@ -66,11 +66,8 @@ class SkillCatalog:
 
     @classmethod
     def discover(cls, project: ProjectPaths, home: HomePaths) -> SkillCatalog:
-        catalog = cls()
         sources = ("project", "claude", "home")
-        for source, folder in zip(sources, project.skills_dirs(home), strict=True):
-            catalog._scan(folder, source)
-        return catalog
+        return cls.from_folders(list(zip(sources, project.skills_dirs(home), strict=True)))
 
     @classmethod
     def from_folders(cls, folders: list[tuple[str, Path]]) -> SkillCatalog:

@@ -10,7 +10,6 @@ from typing import Any, Literal
 from ..chunk import Chunk
 
 EdgeKind = Literal["extends", "implements", "imports", "calls", "contains"]
-EDGE_KINDS: tuple[EdgeKind, ...] = ("extends", "implements", "imports", "calls", "contains")
 
 FILE_CHUNK_CHARS = 2_000
 """Line-split file chunks hold at most about this many characters (behaviour §17)."""

@@ -98,10 +98,6 @@ def preceding_comment(node: Any, comment_types: tuple[str, ...], *,
     return "\n".join(parts)
 
 
-def children_of_type(node: Any, *types: str) -> list[Any]:
-    return [child for child in node.named_children if child.type in types]
-
-
 def walk(node: Any):
     """Every descendant of ``node`` (pre-order), iteratively: deep trees must not recurse."""
     stack = [node]
