@@ -1,4 +1,5 @@
-"""Fakes for the context-engine tests: a scripted summariser and a valid summary."""
+"""Context-engine test data: valid and broken summaries, and a chat model that answers every
+summary request with one of them (the scripted summariser is doubles.completers)."""
 
 from __future__ import annotations
 
@@ -10,22 +11,6 @@ VALID_SUMMARY = (
     "## 3. Work done and evidence\nRan `pytest -q`: 2 failures in test_auth.py.\n"
     "## 4. Open problems and next steps\nPatch Auth.check().\n"
 )
-
-
-@dataclass
-class FakeSummariser:
-    """Answers with scripted replies in order (the last one repeats); records every call."""
-
-    replies: list[str] = field(default_factory=lambda: [VALID_SUMMARY])
-    calls: list[tuple[str, str]] = field(default_factory=list)
-    error: Exception | None = None
-
-    async def __call__(self, system_prompt: str, user_text: str) -> str:
-        self.calls.append((system_prompt, user_text))
-        if self.error is not None:
-            raise self.error
-        index = min(len(self.calls) - 1, len(self.replies) - 1)
-        return self.replies[index]
 
 
 FOREIGN_SUMMARY = ("## 1. 当前目标\n修复 src/auth.py 的登录错误。\n## 2. 用户要求\n保持 Java 17。\n"

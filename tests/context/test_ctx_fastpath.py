@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from ctx_fakes import FakeSummariser
+from ctx_fakes import VALID_SUMMARY
+from doubles.completers import ScriptedCompleter
 
 from paicli_tui.core.context.fastpath import REFRESH_TOKENS, START_FRACTION, SummaryCache
 from paicli_tui.core.context.summary import SummaryOptions
@@ -33,7 +34,7 @@ def test_spec_numbers() -> None:
     ],
 )
 async def test_start_and_refresh(steps: list[int], calls: int) -> None:
-    cache, fake = SummaryCache(), FakeSummariser()
+    cache, fake = SummaryCache(), ScriptedCompleter(VALID_SUMMARY)
     for tokens in steps:
         cache.maybe_refresh(_history(), tokens, TRIGGER, fake, SummaryOptions())
         await cache.wait()
@@ -41,7 +42,7 @@ async def test_start_and_refresh(steps: list[int], calls: int) -> None:
 
 
 async def test_a_failing_model_is_not_asked_before_every_request() -> None:
-    cache, fake = SummaryCache(), FakeSummariser(error=RuntimeError("down"))
+    cache, fake = SummaryCache(), ScriptedCompleter(RuntimeError("down"))
     for tokens in (6_000, 6_500, 7_000, 9_999):
         cache.maybe_refresh(_history(), tokens, TRIGGER, fake, SummaryOptions())
         await cache.wait()
@@ -52,7 +53,7 @@ async def test_a_failing_model_is_not_asked_before_every_request() -> None:
 
 
 async def test_taking_the_summary_starts_afresh() -> None:
-    cache, fake = SummaryCache(), FakeSummariser()
+    cache, fake = SummaryCache(), ScriptedCompleter(VALID_SUMMARY)
     history = _history()
     cache.maybe_refresh(history, 9_000, TRIGGER, fake, SummaryOptions())
     await cache.wait()

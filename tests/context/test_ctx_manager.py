@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from ctx_fakes import FakeSummariser
+from ctx_fakes import VALID_SUMMARY
+from doubles.completers import ScriptedCompleter
 
 from paicli_tui.config import Settings
 from paicli_tui.core.context.boundary import wrap_tool_result
@@ -34,12 +35,12 @@ def _history(turns: int, size: int) -> list[Message]:
     return msgs
 
 
-def _manager(settings: Settings, fake: FakeSummariser | None = None, **kw) -> ContextManager:
+def _manager(settings: Settings, fake: ScriptedCompleter | None = None, **kw) -> ContextManager:
     return ContextManager(settings, SMALL, fake, **kw)
 
 
 async def test_below_triggers_nothing_happens(settings: Settings,
-                                              fake_summariser: FakeSummariser) -> None:
+                                              fake_summariser: ScriptedCompleter) -> None:
     msgs = _history(2, 1_000)
     prepared = await _manager(settings, fake_summariser).prepare(msgs)
     assert prepared.reports == [] and all(a is b for a, b in zip(prepared.messages, msgs,
@@ -48,7 +49,7 @@ async def test_below_triggers_nothing_happens(settings: Settings,
 
 
 async def test_clearing_alone_when_enough(settings: Settings,
-                                          fake_summariser: FakeSummariser) -> None:
+                                          fake_summariser: ScriptedCompleter) -> None:
     msgs = _history(5, 3_000)  # ~3,800 tokens: over clearing, under compaction
     assert SMALL.clearing_trigger <= estimate_request(msgs) < SMALL.compaction_trigger
     prepared = await _manager(settings, fake_summariser).prepare(msgs)
@@ -58,7 +59,7 @@ async def test_clearing_alone_when_enough(settings: Settings,
 
 
 async def test_clearing_then_summary(settings: Settings,
-                                     fake_summariser: FakeSummariser) -> None:
+                                     fake_summariser: ScriptedCompleter) -> None:
     msgs = _history(8, 3_000)
     for n in range(5):  # each paste below the 5,000-character message threshold
         msgs += [Message.user(f"paste {n} " + "p" * 4_000), Message.assistant("ok")]
@@ -69,7 +70,7 @@ async def test_clearing_then_summary(settings: Settings,
     assert pairing_problems(prepared.messages) == []
 
 
-async def test_force_runs_both_tiers(settings: Settings, fake_summariser: FakeSummariser) -> None:
+async def test_force_runs_both_tiers(settings: Settings, fake_summariser: ScriptedCompleter) -> None:
     msgs = _history(5, 1_000)
     prepared = await _manager(settings, fake_summariser).prepare(msgs, force=True)
     assert [r.tier for r in prepared.reports] == ["clearing", "summary"]
@@ -77,7 +78,7 @@ async def test_force_runs_both_tiers(settings: Settings, fake_summariser: FakeSu
 
 
 async def test_force_with_one_long_turn_keeps_that_turn(settings: Settings,
-                                                        fake_summariser: FakeSummariser) -> None:
+                                                        fake_summariser: ScriptedCompleter) -> None:
     msgs = [Message.system("s"), Message.user("one task")]
     for n in range(10):
         msgs += [Message.assistant(tool_calls=[ToolCall(f"c{n}", "read_file", "{}")]),
@@ -88,7 +89,7 @@ async def test_force_with_one_long_turn_keeps_that_turn(settings: Settings,
 
 
 async def test_compact_now_keeps_one_turn(settings: Settings,
-                                          fake_summariser: FakeSummariser) -> None:
+                                          fake_summariser: ScriptedCompleter) -> None:
     msgs = _history(4, 500)
     prepared = await _manager(settings, fake_summariser).compact_now(msgs)
     assert prepared.reports[0].tier == "summary" and prepared.reports[0].changed
@@ -136,7 +137,7 @@ async def test_set_window_recomputes(settings: Settings) -> None:
 
 
 async def test_calibration_moves_the_decision(settings: Settings,
-                                              fake_summariser: FakeSummariser) -> None:
+                                              fake_summariser: ScriptedCompleter) -> None:
     msgs = _history(4, 2_000)  # ~2,100 tokens by estimate: under clearing
     calibrator = TokenCalibrator()
     calibrator.observe(1_000, 1_600)  # the provider counts 60% more
@@ -153,7 +154,7 @@ async def test_tool_schemas_count(settings: Settings) -> None:
 
 
 async def test_fast_path_uses_background_summary(settings: Settings) -> None:
-    fake = FakeSummariser()
+    fake = ScriptedCompleter(VALID_SUMMARY)
     fast = replace(settings, summary_fast_path=True)
     manager = _manager(fast, fake)
     assert isinstance(manager.summary_cache, SummaryCache)

@@ -11,7 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from ctx_fakes import BEHAVIOURS, VALID_SUMMARY, FakeSummariser, SummaryModel
+from ctx_fakes import BEHAVIOURS, VALID_SUMMARY, SummaryModel
+from doubles.completers import ScriptedCompleter
 
 from paicli_tui.config import Settings
 from paicli_tui.core.context.boundary import wrap_tool_result
@@ -96,7 +97,7 @@ async def test_every_summariser_behaviour_ends_under_the_trigger(
 @pytest.mark.parametrize(("mb", "most_calls"), [(1, 1), (4, 1), (50, 1)])
 async def test_huge_reply_costs_a_bounded_number_of_calls(tmp_path: Path, mb: int,
                                                           most_calls: int) -> None:
-    fake = FakeSummariser()
+    fake = ScriptedCompleter(VALID_SUMMARY)
     manager = _manager(tmp_path, fake)
     msgs = _history(4, 500)
     msgs += [Message.user("write the report"), Message.assistant("R" * (mb * 1_000_000))]
@@ -112,7 +113,7 @@ async def test_huge_reply_costs_a_bounded_number_of_calls(tmp_path: Path, mb: in
 
 
 async def test_huge_tool_argument_is_offloaded_and_stays_json(tmp_path: Path) -> None:
-    fake = FakeSummariser()
+    fake = ScriptedCompleter(VALID_SUMMARY)
     manager = _manager(tmp_path, fake)
     content = "line of the generated file\n" * 115_000  # ~3 MB
     call = ToolCall("w1", "write_file", json.dumps({"path": "big.txt", "content": content}))
@@ -128,7 +129,7 @@ async def test_huge_tool_argument_is_offloaded_and_stays_json(tmp_path: Path) ->
 
 
 async def test_old_reasoning_goes_first(tmp_path: Path) -> None:
-    fake = FakeSummariser()
+    fake = ScriptedCompleter(VALID_SUMMARY)
     manager = _manager(tmp_path, fake)
     msgs = [Message.system("s")]
     for n in range(6):
@@ -143,7 +144,7 @@ async def test_old_reasoning_goes_first(tmp_path: Path) -> None:
 
 
 async def test_many_medium_messages_fit_eight_calls(tmp_path: Path) -> None:
-    fake = FakeSummariser(replies=["notes"] * 7 + [VALID_SUMMARY])
+    fake = ScriptedCompleter(*["notes"] * 7, VALID_SUMMARY)
     manager = _manager(tmp_path, fake)
     msgs = _history(400, 2_000)  # ~1.6 MB of transcript before the cut
     prepared = await manager.prepare(msgs)
@@ -205,7 +206,7 @@ async def test_later_summary_builds_on_the_digest(tmp_path: Path) -> None:
     manager = _manager(tmp_path, completer_for(model))
     first = await manager.prepare(_history(14, 3_000))
     assert first.messages[1].meta["tier"] == "digest"
-    fake = FakeSummariser()
+    fake = ScriptedCompleter(VALID_SUMMARY)
     manager.summarise = fake
     history = first.messages + [m for n in range(20, 32) for m in _turn(n, 3_000)]
     second = await manager.prepare(history)
@@ -217,7 +218,7 @@ async def test_later_summary_builds_on_the_digest(tmp_path: Path) -> None:
 
 # -- the window is never exceeded ---------------------------------------------------------------
 async def test_a_tail_that_cannot_fit_is_not_sent_and_says_why(tmp_path: Path) -> None:
-    manager = _manager(tmp_path, FakeSummariser())
+    manager = _manager(tmp_path, ScriptedCompleter(VALID_SUMMARY))
     msgs = [Message.system("s"), Message.user("one task")]
     for n in range(40):  # one turn, forty 4.9k-character results and replies: ~100k tokens
         msgs += [Message.assistant("a" * 4_900, tool_calls=[ToolCall(f"k{n}", "grep", "{}")]),
@@ -231,7 +232,7 @@ async def test_a_tail_that_cannot_fit_is_not_sent_and_says_why(tmp_path: Path) -
 
 
 async def test_small_window_is_honoured(tmp_path: Path) -> None:
-    manager = _manager(tmp_path, FakeSummariser())
+    manager = _manager(tmp_path, ScriptedCompleter(VALID_SUMMARY))
     manager.set_window(4_000)
     assert manager.profile.compaction_trigger == 2_000 and manager.profile.window == 4_000
     prepared = await manager.prepare(_history(6, 600))

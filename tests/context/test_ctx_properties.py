@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
-from ctx_fakes import BEHAVIOURS, VALID_SUMMARY, FakeSummariser, SummaryModel
+from ctx_fakes import BEHAVIOURS, VALID_SUMMARY, SummaryModel
+from doubles.completers import ScriptedCompleter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -104,7 +105,7 @@ def test_clearing_properties(msgs: list[Message], keep: int) -> None:
 @given(histories(), st.sampled_from([1, 3]))
 def test_summary_properties(msgs: list[Message], keep: int) -> None:
     before = _records(msgs)
-    fake = FakeSummariser()
+    fake = ScriptedCompleter(VALID_SUMMARY)
     out, report = asyncio.run(summarise_history(msgs, fake, SummaryOptions(keep_user_turns=keep)))
     assert _records(msgs) == before
     assert pairing_problems(out) == []
@@ -126,7 +127,8 @@ def test_summary_properties(msgs: list[Message], keep: int) -> None:
 @PROPS
 @given(histories(), st.sampled_from([8_000, 32_000]), st.booleans())
 def test_manager_prepare_properties(msgs: list[Message], window: int, force: bool) -> None:
-    manager = ContextManager(Settings(), ContextProfile.for_window(window), FakeSummariser())
+    manager = ContextManager(Settings(), ContextProfile.for_window(window),
+                             ScriptedCompleter(VALID_SUMMARY))
     before = _records(msgs)
     prepared = asyncio.run(manager.prepare(msgs, force=force))
     out = prepared.messages

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from ctx_fakes import VALID_SUMMARY, FakeSummariser
+from ctx_fakes import VALID_SUMMARY
+from doubles.completers import ScriptedCompleter
 
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.context.summary import (
@@ -103,7 +104,7 @@ def test_prompts_demand_the_four_titles() -> None:
         assert validate_summary(load_prompt(name)) == [], name
 
 
-async def test_single_chunk_rebuild(fake_summariser: FakeSummariser) -> None:
+async def test_single_chunk_rebuild(fake_summariser: ScriptedCompleter) -> None:
     msgs = _history(5)
     out, report = await summarise_history(msgs, fake_summariser)
     assert report.changed and report.tokens_after < report.tokens_before
@@ -122,7 +123,7 @@ async def test_single_chunk_rebuild(fake_summariser: FakeSummariser) -> None:
 
 
 async def test_several_chunks_partials_then_merge() -> None:
-    fake = FakeSummariser(replies=["p" * 9_000, "q" * 9_000, "r" * 9_000, VALID_SUMMARY])
+    fake = ScriptedCompleter("p" * 9_000, "q" * 9_000, "r" * 9_000, VALID_SUMMARY)
     msgs = _history(6, size=50_000)
     out, report = await summarise_history(msgs, fake, SummaryOptions())
     assert report.changed
@@ -135,14 +136,14 @@ async def test_several_chunks_partials_then_merge() -> None:
 
 
 async def test_exactly_one_repair_call() -> None:
-    fake = FakeSummariser(replies=["not a summary", VALID_SUMMARY])
+    fake = ScriptedCompleter("not a summary", VALID_SUMMARY)
     out, report = await summarise_history(_history(5), fake)
     assert report.changed and len(fake.calls) == 2
     assert fake.calls[1] == (load_prompt("summary_repair"), "not a summary")
 
 
 async def test_abandon_when_still_invalid() -> None:
-    fake = FakeSummariser(replies=["bad", "still bad"])
+    fake = ScriptedCompleter("bad", "still bad")
     msgs = _history(5)
     out, report = await summarise_history(msgs, fake)
     assert not report.changed and len(fake.calls) == 2 and "abandoned" in report.detail
@@ -152,19 +153,19 @@ async def test_abandon_when_still_invalid() -> None:
 async def test_abandon_when_not_smaller() -> None:
     huge = VALID_SUMMARY.replace("Keep Java 17.", "z" * 100_000)
     msgs = _history(5, size=10)
-    out, report = await summarise_history(msgs, FakeSummariser(replies=[huge]))
+    out, report = await summarise_history(msgs, ScriptedCompleter(huge))
     assert not report.changed and "not smaller" in report.detail
     assert all(a is b for a, b in zip(out, msgs, strict=True))
 
 
 async def test_failing_model_keeps_history() -> None:
     msgs = _history(5)
-    fake = FakeSummariser(error=RuntimeError("provider down"))
+    fake = ScriptedCompleter(RuntimeError("provider down"))
     out, report = await summarise_history(msgs, fake)
     assert not report.changed and "provider down" in report.detail and out == msgs
 
 
-async def test_no_summariser_or_too_few_turns(fake_summariser: FakeSummariser) -> None:
+async def test_no_summariser_or_too_few_turns(fake_summariser: ScriptedCompleter) -> None:
     _, report = await summarise_history(_history(5), None)
     assert not report.changed and "no model" in report.detail
     _, report = await summarise_history(_history(2), fake_summariser)
@@ -173,7 +174,7 @@ async def test_no_summariser_or_too_few_turns(fake_summariser: FakeSummariser) -
     assert not report.changed
 
 
-async def test_skill_note(fake_summariser: FakeSummariser) -> None:
+async def test_skill_note(fake_summariser: ScriptedCompleter) -> None:
     msgs = _history(5)
     skill = Message(Role.USER, "skill text", internal=InternalKind.SKILL,
                     meta={"skill": "java-refactor"})
@@ -181,11 +182,11 @@ async def test_skill_note(fake_summariser: FakeSummariser) -> None:
     out, _ = await summarise_history(msgs, fake_summariser)
     assert "java-refactor" in out[1].content and "Load them again" in out[1].content
     assert "skill text" not in fake_summariser.calls[0][1]
-    out2, _ = await summarise_history(_history(5), FakeSummariser())
+    out2, _ = await summarise_history(_history(5), ScriptedCompleter(VALID_SUMMARY))
     assert "Skills whose" not in out2[1].content
 
 
-async def test_keep_one_turn_for_manual_compact(fake_summariser: FakeSummariser) -> None:
+async def test_keep_one_turn_for_manual_compact(fake_summariser: ScriptedCompleter) -> None:
     msgs = _history(4)
     out, report = await summarise_history(msgs, fake_summariser,
                                           SummaryOptions(keep_user_turns=1))
