@@ -238,3 +238,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except MemoryFileError as exc:
         _fail(args.json, str(exc))
         return EXIT_ERROR
+    finally:  # a file moved aside or entries set aside are said, never silent
+        for problem in service.store.take_problems():
+            print(f"paicli-tui memory: {problem}", file=sys.stderr)

@@ -217,6 +217,58 @@ def test_app_killed_by_signal_takes_the_running_command_with_it(tmp_path, signum
             app.kill()
 
 
+# The supervisor as it runs where there is no /proc and no subreaper (macOS, the BSDs):
+# both are taken away before the script starts, in a real process.
+_WITHOUT_PROC = """
+import os, runpy, sys
+listdir = os.listdir
+def no_proc(path="."):
+    if str(path).startswith("/proc"):
+        raise FileNotFoundError(path)
+    return listdir(path)
+os.listdir = no_proc
+sys.platform = "darwin"
+script = sys.argv.pop(1)
+sys.argv[0] = script
+runpy.run_path(script, run_name="__main__")
+"""
+
+
+def _supervise_without_proc(command: str, cwd: Path) -> tuple[subprocess.Popen, int]:
+    from paicli_tui.core.agent.tools.command import SHELL, SUPERVISOR
+
+    lifeline_r, lifeline_w = os.pipe()
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", _WITHOUT_PROC, SUPERVISOR, str(lifeline_r), SHELL,
+         command], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=(lifeline_r,))
+    os.close(lifeline_r)
+    return process, lifeline_w
+
+
+def test_without_proc_a_background_child_is_still_stopped_with_the_command(
+        tmp_path) -> None:
+    process, lifeline = _supervise_without_proc(
+        f"sleep 31 & echo $! > {tmp_path}/bg; echo x", tmp_path)
+    try:
+        output, _ = process.communicate(timeout=25)  # 31 s if the child held the pipe
+    finally:
+        os.close(lifeline)
+    assert process.returncode == 0 and output.decode().startswith("x\n")
+    assert "left background processes running; they were stopped" in output.decode()
+    assert _wait_dead(_wait_file(tmp_path / "bg"))
+
+
+def test_without_proc_the_group_dies_when_the_app_does(tmp_path) -> None:
+    process, lifeline = _supervise_without_proc(
+        f"(sleep 50 & echo $! > {tmp_path}/c; wait)", tmp_path)
+    child = _wait_file(tmp_path / "c")
+    assert _alive(child)
+    os.close(lifeline)  # what the app's death does to the lifeline
+    assert process.wait(10) == 137
+    assert _wait_dead(child)
+
+
 def test_interrupted_command_stand_in_says_it_may_have_run() -> None:
     from paicli_tui.core.context.pairing import cancelled_result
 

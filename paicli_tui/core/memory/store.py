@@ -177,6 +177,7 @@ class MemoryStore:
         """(inode, mtime, size) when ``_text`` was last confirmed, for lock-free readers."""
         self.last_backup: Path | None = None
         """Where the most recent unreadable file was moved (for a notice to the person)."""
+        self._unreported: list[str] = []
         self._parsed = ParsedFile([])
         """What the last parse of ``_text`` found besides the entries (set aside, shape)."""
         self._forms = FormsCache(self.target.with_name(self.target.name + ".forms.jsonl"))
@@ -285,6 +286,10 @@ class MemoryStore:
             self._move_aside(exc)
             return list(self._cache)
         if parsed.rejected:
+            self._unreported.append(
+                f"{len(parsed.rejected)} memories in {self.path} could not be read; they are "
+                f"set aside in {self.rejected_path.name} on the next save, the others stay "
+                "live.")
             log.warning("memory file %s: %d entries could not be read; they are set aside in "
                         "%s on the next save", self.path, len(parsed.rejected),
                         self.rejected_path)
@@ -315,9 +320,19 @@ class MemoryStore:
         except FileNotFoundError:
             return
         self.last_backup = backup
+        self._unreported.append(
+            f"{self.path} could not be read as a memory file ({reason}); it was moved to "
+            f"{backup.name}. The memories this program held are written back on the next "
+            "save.")
         self._text = None
         log.warning("memory file %s was unreadable (%s); moved to %s",
                     self.path, type(reason).__name__, backup)
+
+    def take_problems(self) -> list[str]:
+        """What went wrong with the file since the last call, for the person (a file moved
+        aside, entries set aside), each said once."""
+        problems, self._unreported = self._unreported, []
+        return problems
 
     @property
     def set_aside(self) -> int:

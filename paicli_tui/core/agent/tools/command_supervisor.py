@@ -11,6 +11,12 @@ a child that calls ``setsid`` to escape the group is re-parented here and found.
 - ``LIFELINE`` is the read end of a pipe whose write end only the app holds. It reads as
   end-of-file the moment the app closes it (turn cancelled, timeout) or dies in any way,
   SIGKILL included; then everything is killed and the supervisor exits with 137.
+
+Without Linux's ``/proc`` and subreaper (macOS, the BSDs) only the command's process group can
+be found: it is killed until no member is left (``killpg(group, 0)`` says whether one is), so
+``sleep 31 &`` and everything else in the group still ends with the command; a child that
+leaves the group (``setsid``, a daemon that double-forks) is not found there and may outlive
+it. That limit is the platform's: no portable call lists a process's descendants.
 """
 
 import os
@@ -18,15 +24,20 @@ import select
 import signal
 import subprocess
 import sys
+import time
+
+SOME = -1
+"""What :func:`_kill_everything` reports when processes were left but cannot be counted."""
 
 
-def _children_of_interest(me: int, group: int) -> list[int]:
-    """Processes in the command's group, and orphans re-parented to this supervisor."""
-    found = []
+def _children_of_interest(me: int, group: int) -> list[int] | None:
+    """Processes in the command's group, and orphans re-parented to this supervisor; None
+    where there is no ``/proc`` to list them from."""
+    found: list[int] = []
     try:
         names = os.listdir("/proc")
     except OSError:
-        return found
+        return None
     for name in names:
         if not name.isdigit() or int(name) == me:
             continue
@@ -53,12 +64,42 @@ def _reap() -> None:
             return
 
 
+def _group_exists(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member we may not signal: it exists
+        return True
+    return True
+
+
+def _kill_group_only(group: int) -> int:
+    """Without ``/proc``: kill the group until no member is left (killed members linger as
+    zombies until their new parent reaps them, so look again for up to about a second)."""
+    found = False
+    for attempt in range(50):
+        if not _group_exists(group):
+            break
+        found = True
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except OSError:
+            pass
+        _reap()
+        time.sleep(0.002 * attempt)
+    return SOME if found else 0
+
+
 def _kill_everything(group: int) -> int:
-    """Kill the command's group and every orphan re-parented here; how many were left."""
+    """Kill the command's group and every orphan re-parented here; how many were left
+    (``SOME`` when they cannot be counted)."""
     me = os.getpid()
     stopped: set[int] = set()
     for _ in range(50):
         left = _children_of_interest(me, group)
+        if left is None:
+            return _kill_group_only(group)
         try:
             os.killpg(group, signal.SIGKILL)
         except OSError:
@@ -119,8 +160,8 @@ def main() -> int:
     code = child.returncode
     left = _kill_everything(group)
     if left:
-        note = (f"\n[the command left {left} background process(es) running; they were "
-                "stopped when it finished]\n")
+        count = "background processes" if left == SOME else f"{left} background process(es)"
+        note = f"\n[the command left {count} running; they were stopped when it finished]\n"
         try:
             os.write(1, note.encode())
         except OSError:
