@@ -31,3 +31,27 @@ class HashEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.embed(texts)
+
+
+class WordsEmbedder:
+    """A bag of lower-cased words hashed into ``dim`` dimensions, L2-normalised: texts that
+    share words are near. ``spaces`` are characters read as spaces first. Keeps every text it
+    was asked to embed in ``embedded``."""
+
+    def __init__(self, name: str = "fake/bag-of-words", dim: int = 64, spaces: str = "") -> None:
+        self.name = name
+        self.dim = dim
+        self.spaces = spaces
+        self.embedded: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.embedded.extend(texts)
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for mark in self.spaces:
+                text = text.replace(mark, " ")
+            for word in text.lower().split():
+                rows[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1
+            norm = np.linalg.norm(rows[i])
+            rows[i] = rows[i] / norm if norm else rows[i]
+        return rows

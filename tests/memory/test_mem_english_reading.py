@@ -6,12 +6,12 @@ test_mem_relevance.py."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from doubles.embedders import WordsEmbedder
 
 from paicli_tui.config import Settings
 from paicli_tui.core.memory import retrieval
@@ -20,25 +20,9 @@ from paicli_tui.core.memory.service import ENGLISH_VARIANT, LocalMemoryService
 from paicli_tui.core.memory.terms import english_text
 
 
-class WordsEmbedder:
-    """Bag of lower-cased words hashed into 256 dimensions, L2-normalised; records what it
-    was asked to embed."""
-
-    dim = 256
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.embedded: list[str] = []
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        self.embedded.extend(texts)
-        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in text.lower().replace("?", " ").split():
-                rows[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1
-            norm = np.linalg.norm(rows[i])
-            rows[i] = rows[i] / norm if norm else rows[i]
-        return rows
+def _words(name: str) -> WordsEmbedder:
+    """256 dimensions, a question mark read as a space."""
+    return WordsEmbedder(name, 256, spaces="?")
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -56,7 +40,7 @@ def test_english_text_is_the_reading_and_the_concepts(text: str, expected: str) 
 
 def _service(settings: Settings, project: Path, texts: list[str]
              ) -> tuple[LocalMemoryService, WordsEmbedder, WordsEmbedder]:
-    main, english = WordsEmbedder("fake/multilingual"), WordsEmbedder("fake/english")
+    main, english = _words("fake/multilingual"), _words("fake/english")
     service = LocalMemoryService(settings, project, embedder=main, english_embedder=english,
                                  background_vectors=False)
     for text in texts:
@@ -80,7 +64,7 @@ def test_the_english_embedder_reads_english_text_in_its_own_cache(
     assert sorted(p.name for p in vectors.glob("*.npz")) == [
         f"fake_english-{ENGLISH_VARIANT}.npz", "fake_multilingual.npz"]
     before = len(english.embedded)
-    fresh = LocalMemoryService(settings, project_dir, embedder=WordsEmbedder("fake/multilingual"),
+    fresh = LocalMemoryService(settings, project_dir, embedder=_words("fake/multilingual"),
                                english_embedder=english, background_vectors=False)
     fresh.search("which icon set")
     assert english.embedded[before:] == ["which icon set"]  # memories' rows from the file
@@ -102,7 +86,7 @@ def test_an_english_reading_match_adds_to_the_relevance(settings: Settings,
 
 def test_without_an_english_embedder_the_relevance_is_unchanged(settings: Settings,
                                                                 project_dir: Path) -> None:
-    main = WordsEmbedder("fake/multilingual")
+    main = _words("fake/multilingual")
     service = LocalMemoryService(settings, project_dir, embedder=main, background_vectors=False)
     for text in STORE:
         service.save(text, force=True)
@@ -119,7 +103,7 @@ def test_a_failing_english_embedder_leaves_the_other_evidence(settings: Settings
         def embed(self, texts: list[str]) -> np.ndarray:
             raise RuntimeError("model missing")
 
-    main = WordsEmbedder("fake/multilingual")
+    main = _words("fake/multilingual")
     service = LocalMemoryService(settings, project_dir, embedder=main,
                                  english_embedder=Broken("fake/english"),
                                  background_vectors=False)

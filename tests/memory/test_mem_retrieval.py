@@ -3,12 +3,12 @@ and the vector cache that spares a turn from re-embedding the store."""
 
 from __future__ import annotations
 
-import hashlib
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 import pytest
+from doubles.embedders import WordsEmbedder
 
 from paicli_tui.config import Settings
 from paicli_tui.core.memory.budget import estimate_tokens
@@ -32,26 +32,6 @@ class Clock:
         return self.now
 
 
-class FakeEmbedder:
-    """Bag of lower-cased words hashed into 64 dimensions, L2-normalised."""
-
-    name = "fake/bag-of-words"
-    dim = 64
-
-    def __init__(self) -> None:
-        self.embedded: list[str] = []
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        self.embedded.extend(texts)
-        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in text.lower().split():
-                rows[i, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1
-            norm = np.linalg.norm(rows[i])
-            rows[i] = rows[i] / norm if norm else rows[i]
-        return rows
-
-
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
@@ -59,7 +39,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def service(settings: Settings, project_dir: Path, clock: Clock) -> LocalMemoryService:
-    return LocalMemoryService(settings, project_dir, embedder=FakeEmbedder(), clock=clock)
+    return LocalMemoryService(settings, project_dir, embedder=WordsEmbedder(), clock=clock)
 
 
 def test_keyword_ranking_and_zero_scores_dropped(service: LocalMemoryService) -> None:
@@ -99,9 +79,9 @@ def test_time_weight_falls_with_age(days: float, weight: float) -> None:
 def test_only_visible_memories_and_at_most_ten(settings: Settings, tmp_path: Path) -> None:
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir(), there.mkdir()
-    other = LocalMemoryService(settings, there, embedder=FakeEmbedder())
+    other = LocalMemoryService(settings, there, embedder=WordsEmbedder())
     other.save("deploy rule from the other project")
-    service = LocalMemoryService(settings, here, embedder=FakeEmbedder())
+    service = LocalMemoryService(settings, here, embedder=WordsEmbedder())
     for i in range(12):
         service.save(f"deploy rule {chr(65 + i)}{chr(75 + i)}", force=True)
     service.save("deploy rule for every project", scope="global")
@@ -151,7 +131,7 @@ def test_memory_text_cannot_close_the_block(service: LocalMemoryService) -> None
 
 def test_vectors_are_cached_across_turns_and_processes(settings: Settings, project_dir: Path
                                                        ) -> None:
-    embedder = FakeEmbedder()
+    embedder = WordsEmbedder()
     service = LocalMemoryService(settings, project_dir, embedder=embedder)
     for text in ("deploy with helm", "tests use pytest", "answers in Chinese"):
         service.save(text)
@@ -160,14 +140,14 @@ def test_vectors_are_cached_across_turns_and_processes(settings: Settings, proje
     assert first == 4 + len(background_texts())  # entries, calibration notes, the query
     service.search("pytest")
     assert len(embedder.embedded) == first + 1  # only the new query
-    fresh = FakeEmbedder()
+    fresh = WordsEmbedder()
     LocalMemoryService(settings, project_dir, embedder=fresh).search("deploy")
     assert fresh.embedded == ["deploy"]  # the sidecar file served the entries
     assert list((settings.home.memory_dir / "vectors").glob("*.npz"))
 
 
 def test_embedder_failure_falls_back_to_keywords(settings: Settings, project_dir: Path) -> None:
-    class Broken(FakeEmbedder):
+    class Broken(WordsEmbedder):
         def embed(self, texts: list[str]) -> np.ndarray:
             raise RuntimeError("model missing")
 
@@ -181,7 +161,7 @@ def test_a_cold_cache_is_filled_a_batch_per_turn(settings: Settings, project_dir
     from paicli_tui.core.memory import retrieval
 
     monkeypatch.setattr(retrieval, "EMBED_PER_TURN", 2)
-    embedder = FakeEmbedder()
+    embedder = WordsEmbedder()
     service = LocalMemoryService(settings, project_dir, embedder=embedder)
     for word in ("alpha", "bravo", "charlie", "delta", "echo"):
         service.save(f"deploy {word}")
@@ -200,12 +180,12 @@ def test_a_cold_cache_is_filled_a_batch_per_turn(settings: Settings, project_dir
     assert embedder.embedded[before:] == ["deploy alpha"]  # a new question: only it
 
 
-def own_texts(embedder: FakeEmbedder) -> list[str]:
+def own_texts(embedder: WordsEmbedder) -> list[str]:
     """What the embedder was asked, without the shipped calibration notes."""
     return [t for t in embedder.embedded if t not in background_texts()]
 
 
-class TopicEmbedder(FakeEmbedder):
+class TopicEmbedder(WordsEmbedder):
     """Texts naming the made-up topic zq7 (某某 in Chinese) point one way, everything else
     another: a meaning no keyword, gloss or concept can find. ``gate`` can hold it back."""
 
