@@ -145,6 +145,10 @@ class Settings:
     """Prepare the summary in the background from 60% of the trigger (behaviour §5)."""
     summary_timeout_s: float = 600.0
     """Seconds one summary (all its model calls) may take before the digest is used."""
+    ask_before_summary: bool = False
+    """Ask before an automatic summary (TUI: a dialog, "not yet" holds up to a hard limit,
+    then it is made without asking); headless runs never wait and say they did not ask
+    (``PAICLI_ASK_BEFORE_SUMMARY``)."""
 
     # --- memory (behaviour §11–16) ------------------------------------------------------------
     memory_dice_threshold: float = 0.8
@@ -230,6 +234,7 @@ _ENV_FIELDS = {
     "PAICLI_EMBEDDING_API_KEY": "embedding_api_key",
     "PAICLI_THEME": "theme",
     "PAICLI_LOG_LEVEL": "log_level",
+    "PAICLI_ASK_BEFORE_SUMMARY": "ask_before_summary",
     "OLLAMA_HOST": "ollama_host",
 }
 

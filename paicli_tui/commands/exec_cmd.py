@@ -122,6 +122,14 @@ class _Printer:
         elif isinstance(event, ev.RequestRetrying):
             self._note(f"[retry] {event.reason} — retry {event.attempt} of "
                        f"{event.max_retries} in {event.delay_s:.0f} s")
+        elif isinstance(event, ev.ContextCompacting):
+            why = "the provider refused the request as too long" if event.forced else \
+                f"{event.tokens:,} of {event.compaction_trigger:,} tokens"
+            self._note(f"[context] compacting ({why})…")
+        elif isinstance(event, ev.SummaryAhead):
+            self._note(f"[context] summary ahead: {event.detail}")
+        elif isinstance(event, ev.SummaryConsentDecided):
+            self._note(f"[context] summary {event.answer.replace('_', ' ')}: {event.detail}")
         elif isinstance(event, ev.CompactionFailed):
             calls = f", {event.model_calls} model call(s)" if event.model_calls else ""
             self._note(f"[context] {event.tier} failed at {event.tokens_before:,} tokens"

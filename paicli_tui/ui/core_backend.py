@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import Settings
-from ..core.contracts.asks import ApprovalCallback, ConflictCallback
+from ..core.contracts.asks import ApprovalCallback, ConflictCallback, SummaryConsentCallback
 from ..core.messages import Message
 from .backend import CodeBackend, MemoryBackend, ModelChoice, SessionRow
 
@@ -74,7 +74,9 @@ class CoreBackend:
 
     async def start_session(self, client: ChatClient | None, approve: ApprovalCallback,
                             resolve_conflict: ConflictCallback | None,
-                            resume: str | None) -> SessionPort:
+                            resume: str | None,
+                            ask_summary: SummaryConsentCallback | None = None
+                            ) -> SessionPort:
         from ..core.agent.session import AgentSession
 
         if client is not None:
@@ -84,7 +86,8 @@ class CoreBackend:
         return await AgentSession.start(
             self.settings, self.project_root, client=client,
             memory=self._memory_service(), code=self._code_service(), approve=approve,
-            resolve_conflict=resolve_conflict, resume=resume or None)
+            resolve_conflict=resolve_conflict, resume=resume or None,
+            ask_summary=ask_summary)
 
     # -- ledger --------------------------------------------------------------------------------
     def sessions(self) -> list[SessionRow]:

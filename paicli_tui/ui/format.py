@@ -87,6 +87,10 @@ def preview_lines(text: str, lines: int = 8, width: int = 200) -> str:
     return "\n".join(out)
 
 
+COMPACTING = "compacting…"
+"""The gauge's words while the compaction tiers run (until the request goes out)."""
+
+
 def compaction_state(event: object) -> str | None:
     """The gauge's words after a compaction event: what went wrong (a failed summary, the
     model-free digest in use), "" once a real summary worked again, None: no change."""
@@ -96,3 +100,22 @@ def compaction_state(event: object) -> str | None:
     if tier == "digest":
         return "digest (no summary)"
     return "" if tier == "summary" else None
+
+
+def context_state(event: object, current: str) -> str | None:
+    """The gauge's words after any context event (``current``: its words now); None: no
+    change. A summary coming ("summary next"), the tiers running ("compacting…", until the
+    request is sent), "not yet" answered ("summary postponed"), and what a compaction
+    left (:func:`compaction_state`)."""
+    kind = getattr(event, "type", "")
+    if kind == "context_compacting":
+        return COMPACTING
+    if kind == "context_summary_ahead":
+        return "summary next"
+    if kind == "context_summary_consent":
+        return "summary postponed" if getattr(event, "answer", "") == "not_yet" else None
+    if kind == "request_started":
+        return "" if current == COMPACTING else None
+    if kind in ("context_compacted", "context_compaction_failed"):
+        return compaction_state(event)
+    return None

@@ -98,6 +98,7 @@ class FakeSession:
         self.code: CodeService | None = None
         self.approve: Any = None
         self.resolve_conflict: Any = None
+        self.ask_summary: Any = None
         self.closed = False
         self.skills = SkillCatalog()
         self.compactions: list[CompactionReport] = []
@@ -304,12 +305,13 @@ class FakeBackend:
         return self.client
 
     async def start_session(self, client: Any, approve: Any, resolve_conflict: Any,
-                            resume: str | None) -> FakeSession:
+                            resume: str | None, ask_summary: Any = None) -> FakeSession:
         self.started.append(resume)
         session = self.session or FakeSession()
         session.client = client
         session.approve = approve
         session.resolve_conflict = resolve_conflict
+        session.ask_summary = ask_summary
         if resume:
             session.session_id = resume
         return session

@@ -29,6 +29,7 @@ from ..contracts.events import (
     AgentError,
     AgentEvent,
     AssistantMessage,
+    ContextCompacting,
     ReasoningDelta,
     RequestRetrying,
     RequestStarted,
@@ -206,6 +207,11 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
     and sent again; a second refusal in a row ends the turn); leaves both unset when the turn must end."""
     session = turn.session
     forced, turn.refused = turn.refused, False
+    if session.manager.compacts_next(session.history, schemas, force=forced):
+        # said before the work: a summary can take a while (and may ask the person first)
+        yield ContextCompacting(tokens=session.manager.estimate(session.history, schemas),
+                                compaction_trigger=session.profile.compaction_trigger,
+                                forced=forced)
     prepared = await session.manager.prepare(session.history, schemas, force=forced)
     for event in session.apply_prepared(prepared):
         yield event

@@ -23,8 +23,19 @@ from ..context.offload import output_saver
 from ..context.pairing import pairing_problems, repair_pairing
 from ..context.profile import ContextProfile
 from ..context.report import CompactionReport
-from ..contracts.asks import ApprovalCallback, ConflictCallback, deny_all
-from ..contracts.events import AgentEvent, ContextCompacted, MemoryNotice, compaction_event
+from ..contracts.asks import (
+    ApprovalCallback,
+    ConflictCallback,
+    SummaryConsentCallback,
+    deny_all,
+)
+from ..contracts.events import (
+    AgentEvent,
+    ContextCompacted,
+    MemoryNotice,
+    compaction_event,
+    context_note_event,
+)
 from ..contracts.llm import ChatClient, TextCompleter
 from ..contracts.services import CodeService, MemoryService, ProjectRules
 from ..contracts.session_state import SessionState
@@ -58,7 +69,8 @@ class AgentSession:
                  memory: MemoryService | None, code: CodeService | None,
                  approve: ApprovalCallback, resolve_conflict: ConflictCallback | None,
                  mode: Mode, skills: SkillCatalog | None = None,
-                 mcp: McpManager | None = None) -> None:
+                 mcp: McpManager | None = None,
+                 ask_summary: SummaryConsentCallback | None = None) -> None:
         self.settings = settings
         self.project = project
         self.ledger = ledger
@@ -78,7 +90,8 @@ class AgentSession:
         self.manager = ContextManager(
             settings, ContextProfile.for_window(client.window if client else None),
             summarise=completer_for(client) if client else None, calibrator=self.calibrator,
-            save_output=output_saver(project, self.state), project_root=project.root)
+            save_output=output_saver(project, self.state), project_root=project.root,
+            ask_consent=ask_summary)
         self.tools = ToolRegistry(builtin_tools())
         self.tools.add(WebFetchTool())
         if settings.web_search_url:
@@ -110,8 +123,11 @@ class AgentSession:
                     client: ChatClient | None = None, memory: MemoryService | None = None,
                     code: CodeService | None = None, approve: ApprovalCallback = deny_all,
                     resolve_conflict: ConflictCallback | None = None,
-                    resume: str | None = None, mode: Mode = "interactive") -> AgentSession:
+                    resume: str | None = None, mode: Mode = "interactive",
+                    ask_summary: SummaryConsentCallback | None = None) -> AgentSession:
         """A new session (or ``resume`` an existing one by id), ready for ``run_turn``.
+        ``ask_summary`` answers "summarise now?" when ``ask_before_summary`` is on (None:
+        nobody can answer, the summary is made without asking and a note says so).
 
         Raises LedgerError for an unknown or invalid session id, LedgerBusy (a LedgerError)
         when another process has that session open.
@@ -139,7 +155,7 @@ class AgentSession:
         session = cls(settings=settings, project=project, ledger=ledger, history=history,
                       client=client, memory=memory, code=code, approve=approve,
                       resolve_conflict=resolve_conflict, mode=mode, skills=skills,
-                      mcp=await start_mcp(settings, project.root))
+                      mcp=await start_mcp(settings, project.root), ask_summary=ask_summary)
         session.tools.add(SubAgentTool(session))  # top-level sessions only: depth 1
         session._install_system_prompt(system)
         if resume:
@@ -206,10 +222,15 @@ class AgentSession:
             events.append(compaction_event(report))
         return events
 
-    def apply_prepared(self, prepared: Prepared) -> list[ContextCompacted]:
+    def apply_prepared(self, prepared: Prepared) -> list[AgentEvent]:
         """Adopt the manager's history (events first, then the checkpoint, so 'the view
-        before the last compaction' stays findable in the ledger)."""
-        events = self.record_reports(prepared.reports)
+        before the last compaction' stays findable in the ledger). The events: how a
+        summary was consented to, the tiers' reports, the warning that a summary is
+        coming."""
+        notes = [self._record_note(n) for n in prepared.notes if n.kind == "summary_consent"]
+        compactions = self.record_reports(prepared.reports)
+        events: list[AgentEvent] = [*notes, *compactions]
+        events += [self._record_note(n) for n in prepared.notes if n.kind != "summary_consent"]
         if len(prepared.messages) != len(self.history) or any(
                 a is not b for a, b in zip(prepared.messages, self.history, strict=True)):
             # New messages (the summary and its acknowledgement, stand-in results) are sent
@@ -220,9 +241,14 @@ class AgentSession:
             for message in prepared.messages:
                 if message.id not in known:
                     self.ledger.append(message)
-            changed = any(e.outcome == "compacted" for e in events)
+            changed = any(e.outcome == "compacted" for e in compactions)
             self.replace_view(prepared.messages, "compaction" if changed else "prepare")
         return events
+
+    def _record_note(self, note: Any) -> AgentEvent:
+        data = note.to_json()
+        self.ledger.event(str(data.pop("kind")), **data)
+        return context_note_event(note)
 
     # -- the public API --------------------------------------------------------------------------
     def run_turn(self, user_input: str) -> AsyncIterator[AgentEvent]:
@@ -254,6 +280,7 @@ class AgentSession:
     def clear_history(self) -> None:
         """/clear: the model starts fresh (system prompt kept); the ledger keeps everything."""
         self.replace_view([m for m in self.history[:1] if m.role is Role.SYSTEM], "clear")
+        self.manager.gate.reset()  # a coming summary is warned about (and asked) afresh
         # the outside content left the history with it, so the guard's mark goes too (as in
         # the reference); recorded so a resumed session does not bring the mark back
         if self.state.external_content_used:

@@ -4,11 +4,14 @@ A readable sequence of tiers, each a pure function plus a report:
 
 1. clearing, when the estimate reaches the clearing trigger;
 2. from the compaction trigger: old reasoning, then oversized messages, saved to files;
-3. a summary by the model (at most 8 calls, a time limit, a circuit breaker);
+3. a summary by the model (at most 8 calls, a time limit, a circuit breaker), asked for
+   first when ``ask_before_summary`` is on (:mod:`.consent`: "not yet" holds only up to a
+   hard limit);
 4. when no valid summary can be had: the model-free digest and a transcript file;
 5. last resort: clearing every older tool result; then the pairing guarantee.
 
-Whatever happens, the request handed back is within the window, or ``Prepared.overflow``
+Once per approach to the trigger ``Prepared.notes`` carries a warning that a summary is
+coming. Whatever happens, the request handed back is within the window, or ``Prepared.overflow``
 says why it cannot be and what to do, and nothing is sent. Tier 1 (offload) runs earlier,
 when tool results arrive (see :mod:`.offload`).
 """
@@ -21,11 +24,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ...config import Settings
+from ..contracts.asks import SummaryConsentCallback
 from ..contracts.llm import TextCompleter
 from ..messages import Message, Role
 from ..tokens import TokenCalibrator, estimate_message, estimate_request, estimate_schema
 from .breaker import SummaryBreaker
 from .clearing import clear_tool_results
+from .consent import ContextNote, SummaryGate
 from .fallback import digest_history
 from .fastpath import SummaryCache
 from .offload import SaveOutput
@@ -47,6 +52,8 @@ class Prepared:
     overflow: str | None = None
     """Set when even the compacted request is above the window: why, and what to do.
     Such a request must not be sent."""
+    notes: tuple[ContextNote, ...] = ()
+    """How an automatic summary was consented to, and the warning that one is coming."""
 
 
 class ContextManager:
@@ -57,7 +64,8 @@ class ContextManager:
                  calibrator: TokenCalibrator | None = None,
                  summary_cache: SummaryCache | None = None,
                  save_output: SaveOutput | None = None,
-                 project_root: Path | None = None) -> None:
+                 project_root: Path | None = None,
+                 ask_consent: SummaryConsentCallback | None = None) -> None:
         self.settings = settings
         self.profile = profile
         self.summarise = summarise
@@ -66,6 +74,8 @@ class ContextManager:
         self.save_output = save_output
         self.project_root = project_root
         self.breaker = SummaryBreaker()
+        self.gate = SummaryGate(settings.ask_before_summary, ask_consent,
+                                settings.keep_user_turns)
         self._breaker_restored = False
         self._checked: list[Message] = []
         if self.summary_cache is None and settings.summary_fast_path:
@@ -184,14 +194,22 @@ class ContextManager:
     async def _compact(self, history: list[Message], tool_schemas: Sequence[dict],
                        reports: list[CompactionReport], schema_tokens: int, *,
                        keep_user_turns: int | None = None, focus: str = "",
-                       manual: bool = False, force: bool = False) -> list[Message]:
+                       manual: bool = False, force: bool = False,
+                       notes: list[ContextNote] | None = None) -> list[Message]:
         """Tiers 3 and 3b: a summary if the model can write one, else the digest.
         ``manual`` (/compact) and ``force`` (the provider refused) run them whatever the
-        estimate says."""
+        estimate says; an automatic one asks first when the settings say so."""
         always = manual or force
         history = await self._shrink(history, tool_schemas, reports, schema_tokens)
-        if not always and self.estimate(history, tool_schemas) < self.profile.compaction_trigger:
+        tokens = self.estimate(history, tool_schemas)
+        if not always and tokens < self.profile.compaction_trigger:
             return history
+        if not manual:
+            allowed, note = await self.gate.decide(tokens, self.profile, force=force)
+            if note is not None and notes is not None:
+                notes.append(note)
+            if not allowed:
+                return history
         reason = ""
         if self.summarise is None:
             reason = "no model configured to write a summary"
@@ -279,26 +297,39 @@ class ContextManager:
         if not self._breaker_restored:  # a resumed session keeps its breaker
             self.breaker, self._breaker_restored = SummaryBreaker.from_history(history), True
         reports: list[CompactionReport] = []
+        notes: list[ContextNote] = []
         tokens = self.estimate(history, tool_schemas)
         if self.settings.clearing_enabled and (force or tokens >= self.clearing_trigger):
             history, report = self._clear(history)
             reports.append(self._calibrated(report, schema_tokens))
             tokens = self.estimate(history, tool_schemas)
-        if force or tokens >= self.profile.compaction_trigger:
+        # the compaction trigger, or the hard limit while the person said "not yet"
+        threshold = self.gate.threshold(self.profile, force)
+        if force or tokens >= threshold:
             history = await self._compact(history, tool_schemas, reports, schema_tokens,
-                                          force=force)
+                                          force=force, notes=notes)
             self._note_summary_outcome(list(reports), history, schema_tokens, reports)
             history = self._stamp_digest(history, {m.id for m in messages})
             tokens = self.estimate(history, tool_schemas)
-        if tokens >= self.profile.compaction_trigger:
+            threshold = self.gate.threshold(self.profile, force)
+        if tokens >= threshold:
             history, tokens = self._last_resort(history, tool_schemas, reports, schema_tokens,
                                                 force)
         history = self._ensure_pairing(history)
         if self.summary_cache is not None and self.summarise is not None:
             self.summary_cache.maybe_refresh(history, tokens, self.profile.compaction_trigger,
                                              self.summarise, self._options())
+        ahead = self.gate.after_prepare(tokens, self.profile, _made_summary(reports))
+        notes.extend([ahead] if ahead is not None else [])
         overflow = self.overflow_reason(history, tool_schemas, tokens)
-        return Prepared(history, reports, tokens, overflow)
+        return Prepared(history, reports, tokens, overflow, tuple(notes))
+
+    def compacts_next(self, messages: Sequence[Message], tool_schemas: Sequence[dict] = (),
+                      *, force: bool = False) -> bool:
+        """Whether :meth:`prepare` is expected to summarise (or digest) now: the estimate
+        is at the compaction trigger (the hard limit after "not yet"), or forced."""
+        return force or self.estimate(messages, tool_schemas) >= self.gate.threshold(
+            self.profile)
 
     def _last_resort(self, history: list[Message], tool_schemas: Sequence[dict],
                      reports: list[CompactionReport], schema_tokens: int, force: bool
@@ -361,6 +392,8 @@ class ContextManager:
             reports.append(self._calibrated(cleared, schema_tokens))
         history = self._ensure_pairing(history)
         tokens = self.estimate(history, tool_schemas)
+        if _made_summary(reports):
+            self.gate.reset()
         return Prepared(history, reports, tokens,
                         self.overflow_reason(history, tool_schemas, tokens))
 
@@ -386,3 +419,8 @@ class ContextManager:
         """Stop any background summary work."""
         if self.summary_cache is not None:
             await self.summary_cache.aclose()
+
+
+def _made_summary(reports: Sequence[CompactionReport]) -> bool:
+    """A summary or a digest replaced older turns."""
+    return any(r.changed and r.tier in ("summary", "digest") for r in reports)

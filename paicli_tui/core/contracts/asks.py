@@ -44,9 +44,31 @@ class ConflictRequest:
     existing: tuple[ConflictEntry, ...]
 
 
+class SummaryConsent(StrEnum):
+    """The answer to "summarise the older turns now?" (setting ``ask_before_summary``)."""
+
+    NOW = "now"
+    NOT_YET = "not_yet"
+    """Go on without a summary until the hard limit; there it is made without asking."""
+
+
+@dataclass(frozen=True)
+class SummaryConsentRequest:
+    tokens: int
+    """The request's estimate now (at or above the compaction trigger)."""
+    compaction_trigger: int
+    hard_limit: int
+    """Where "not yet" ends: from here the summary is made without asking."""
+    window: int
+    keep_user_turns: int
+    """User turns the summary keeps word for word."""
+
+
 ApprovalCallback = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
 ConflictCallback = Callable[[ConflictRequest], Awaitable[tuple[ConflictDecision, str | None]]]
 """Returns the decision and, for REPLACE, the id of the entry to replace."""
+SummaryConsentCallback = Callable[[SummaryConsentRequest], Awaitable[SummaryConsent]]
+"""None where nobody can answer (headless): the summary is made without asking."""
 
 
 async def deny_all(request: ApprovalRequest) -> ApprovalDecision:

@@ -121,6 +121,53 @@ class CompactionFailed(ContextCompacted):
 
 
 @dataclass(frozen=True)
+class ContextCompacting(AgentEvent):
+    """The compaction tiers run before the next request (a summary can take a while): the
+    request is at the compaction trigger, or the provider refused it as too long."""
+
+    type: ClassVar[str] = "context_compacting"
+    tokens: int
+    compaction_trigger: int
+    forced: bool = False
+
+
+@dataclass(frozen=True)
+class SummaryAhead(AgentEvent):
+    """Said once per approach to the trigger: one of the next requests will summarise."""
+
+    type: ClassVar[str] = "context_summary_ahead"
+    tokens: int
+    compaction_trigger: int
+    hard_limit: int
+    detail: str
+
+
+@dataclass(frozen=True)
+class SummaryConsentDecided(AgentEvent):
+    """How an automatic summary was consented to (setting ``ask_before_summary``):
+    ``answer`` is ``now`` or ``not_yet`` (the person's), ``not_asked`` (nobody can answer:
+    headless, a sub-agent), ``hard_limit`` ("not yet" ran out) or ``forced`` (the provider
+    refused the request as too long)."""
+
+    type: ClassVar[str] = "context_summary_consent"
+    answer: str
+    tokens: int
+    compaction_trigger: int
+    hard_limit: int
+    detail: str
+
+
+def context_note_event(note: Any) -> SummaryAhead | SummaryConsentDecided:
+    """The event for a context note (a ``core.context.consent.ContextNote``)."""
+    if note.kind == "summary_ahead":
+        return SummaryAhead(tokens=note.tokens, compaction_trigger=note.compaction_trigger,
+                            hard_limit=note.hard_limit, detail=note.detail)
+    return SummaryConsentDecided(answer=note.answer or "", tokens=note.tokens,
+                                 compaction_trigger=note.compaction_trigger,
+                                 hard_limit=note.hard_limit, detail=note.detail)
+
+
+@dataclass(frozen=True)
 class Usage(AgentEvent):
     type: ClassVar[str] = "usage"
     prompt_tokens: int

@@ -19,10 +19,12 @@ from ...core.contracts.asks import (
     ApprovalRequest,
     ConflictDecision,
     ConflictRequest,
+    SummaryConsent,
+    SummaryConsentRequest,
 )
 from ...core.messages import Message, Role
 from ..backend import Backend
-from ..format import compaction_state
+from ..format import context_state
 from ..input_history import InputHistory
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
 from ..slash import parse_slash
@@ -115,7 +117,7 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             client = None
         try:
             session = await self.backend.start_session(
-                client, self.approve, self.resolve_conflict, resume)
+                client, self.approve, self.resolve_conflict, resume, self.ask_summary)
         except Exception as exc:
             if not resume:
                 self.post_message(SessionReady(None, f"Cannot start the session: {exc}"))
@@ -124,7 +126,7 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             problems.append(f"Cannot reopen session {resume}: {exc}. Started a new one.")
             try:
                 session = await self.backend.start_session(
-                    client, self.approve, self.resolve_conflict, None)
+                    client, self.approve, self.resolve_conflict, None, self.ask_summary)
             except Exception as again:
                 self.post_message(SessionReady(None, f"Cannot start the session: {again}"))
                 return
@@ -248,6 +250,14 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         from ..modals.conflict import ConflictModal
 
         return await self.app.push_screen_wait(ConflictModal(request))
+
+    async def ask_summary(self, request: SummaryConsentRequest) -> SummaryConsent:
+        """``ask_before_summary``: summarise the older turns now, or not yet."""
+        from ..modals.summary_consent import SummaryConsentModal
+
+        if self.status.running:
+            self.status.phase("Waiting for your answer: summarise now?")
+        return await self.app.push_screen_wait(SummaryConsentModal(request))
 
     # -- input ---------------------------------------------------------------------------------
     @on(PromptInput.MenuChanged)
@@ -397,7 +407,8 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         elif isinstance(event, ev.RequestStarted):
             self.gauge.show(tokens=event.estimated_tokens, window=event.window,
                             clearing_trigger=event.clearing_trigger,
-                            compaction_trigger=event.compaction_trigger)
+                            compaction_trigger=event.compaction_trigger,
+                            state=context_state(event, self.gauge.state))
         elif isinstance(event, ev.AssistantMessage):
             if chat.current is None and event.content:
                 block = await chat.assistant()
@@ -414,7 +425,19 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             failed = isinstance(event, ev.CompactionFailed)
             await chat.add_compaction(event.tier, event.tokens_before, event.tokens_after,
                                       event.detail, event.summary, failed)
-            self.gauge.show(tokens=event.tokens_after, state=compaction_state(event))
+            self.gauge.show(tokens=event.tokens_after,
+                            state=context_state(event, self.gauge.state))
+        elif isinstance(event, ev.SummaryAhead):
+            await chat.add_notice(f"Summary ahead. {event.detail} /compact [focus] "
+                                  "summarises now, with your instructions.", "warning")
+            self.gauge.show(tokens=event.tokens, state=context_state(event, self.gauge.state))
+        elif isinstance(event, ev.SummaryConsentDecided):
+            if event.answer != "now":  # the person's own "now" needs no echo
+                await chat.add_notice(f"Summary {event.answer.replace('_', ' ')}: "
+                                      f"{event.detail}", "warning")
+            self.gauge.show(state=context_state(event, self.gauge.state))
+        elif isinstance(event, ev.ContextCompacting):
+            self.gauge.show(tokens=event.tokens, state=context_state(event, self.gauge.state))
         elif isinstance(event, ev.Usage):
             self.gauge.record_usage(event.prompt_tokens, event.cached_tokens)
         elif isinstance(event, ev.MemoryNotice):
@@ -443,6 +466,8 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             status.phase("Thinking")
         elif isinstance(event, ev.ToolCallStarted):
             status.phase(f"Running {event.name}")
+        elif isinstance(event, ev.ContextCompacting):
+            status.phase("Compacting the context")
         elif isinstance(event, ev.RequestRetrying):
             status.phase(f"Waiting for {self.model_label()}",
                          warning=f"{_short_reason(event.reason)}, retry {event.attempt} of "

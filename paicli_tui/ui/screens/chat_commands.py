@@ -222,6 +222,7 @@ class SlashCommandsMixin:
         self.session.clear_history()
         await self.chat.reset()
         await self.chat.add_notice("History cleared. The session ledger keeps everything.")
+        self.gauge.show(state="")
         self.refresh_gauge()
 
     async def slash_compact(self: ChatScreen, rest: str) -> None:
