@@ -5,6 +5,7 @@ the core names; there it is summarised without asking. Esc and ``n`` mean not ye
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -13,19 +14,19 @@ from textual.widgets import Button, Label, Static
 
 from ...core.contracts.asks import SummaryConsent, SummaryConsentRequest
 from ..format import fmt_tokens
+from .approval import SMALL_HEIGHT
 
 
 def consent_text(request: SummaryConsentRequest) -> str:
     """What each answer does, with the numbers of this request."""
     turns = request.keep_user_turns
     last = "message" if turns == 1 else f"{turns} messages"
-    return (f"The conversation is at {fmt_tokens(request.tokens)} tokens; summaries start "
-            f"at {fmt_tokens(request.compaction_trigger)} (window "
-            f"{fmt_tokens(request.window)}).\n\n"
-            f"Summarise now: everything before your last {last} becomes a summary. The "
-            f"session file keeps it all; /context can restore the view.\n\n"
-            f"Not yet: go on as it is up to {fmt_tokens(request.hard_limit)} tokens; there "
-            f"it is summarised without asking. /compact summarises whenever you like.")
+    return (f"At {fmt_tokens(request.tokens)} tokens; summaries start at "
+            f"{fmt_tokens(request.compaction_trigger)} (window {fmt_tokens(request.window)})."
+            f"\n\nSummarise now: all before your last {last} becomes a summary (the "
+            f"session file keeps everything).\n\n"
+            f"Not yet: carry on up to {fmt_tokens(request.hard_limit)} tokens; there it is "
+            f"summarised without asking. /compact works any time.")
 
 
 class SummaryConsentModal(ModalScreen[SummaryConsent]):
@@ -47,6 +48,17 @@ class SummaryConsentModal(ModalScreen[SummaryConsent]):
 
     def on_mount(self) -> None:
         self.query_one("#now", Button).focus()
+        self.fit(self.size.height)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit(event.size.height)
+
+    def fit(self, height: int) -> None:
+        """On a short terminal: one-row buttons and less padding, so both stay on screen."""
+        small = height < SMALL_HEIGHT
+        self.set_class(small, "-small")
+        for button in self.query(Button):
+            button.compact = small
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -428,13 +428,12 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             self.gauge.show(tokens=event.tokens_after,
                             state=context_state(event, self.gauge.state))
         elif isinstance(event, ev.SummaryAhead):
-            await chat.add_notice(f"Summary ahead. {event.detail} /compact [focus] "
+            await chat.add_notice(f"Summary ahead: {event.detail} /compact [focus] "
                                   "summarises now, with your instructions.", "warning")
             self.gauge.show(tokens=event.tokens, state=context_state(event, self.gauge.state))
         elif isinstance(event, ev.SummaryConsentDecided):
             if event.answer != "now":  # the person's own "now" needs no echo
-                await chat.add_notice(f"Summary {event.answer.replace('_', ' ')}: "
-                                      f"{event.detail}", "warning")
+                await chat.add_notice(event.detail, "warning")
             self.gauge.show(state=context_state(event, self.gauge.state))
         elif isinstance(event, ev.ContextCompacting):
             self.gauge.show(tokens=event.tokens, state=context_state(event, self.gauge.state))
@@ -476,7 +475,10 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
 
     @on(ContextGauge.NearClearing)
     def near_clearing(self, message: ContextGauge.NearClearing) -> None:
-        self.notify(f"The context is near the clearing threshold "
+        if self.gauge.zone == "compaction":
+            return  # past both triggers at once: the summary's own notices say what happens
+        where = "near" if message.tokens < message.clearing_trigger else "past"
+        self.notify(f"The context is {where} the clearing threshold "
                     f"({message.tokens:,} of {message.clearing_trigger:,} tokens): old tool "
                     f"results will be cleared before the next requests.",
                     title="context", severity="warning", timeout=8)

@@ -10,7 +10,7 @@ TIER_LABELS = {
     "offload": "Large tool output saved to a file",
     "clearing": "Old tool results cleared",
     "summary": "Older turns summarised",
-    "digest": "Older turns digested without a model (no valid summary)",
+    "digest": "Older turns digested, no summary",
 }
 FAILED_LABELS = {
     "summary": "Summary failed",
@@ -19,7 +19,8 @@ FAILED_LABELS = {
 
 
 class CompactionNotice(Collapsible):
-    """Folded by default; opening it shows the summary (or the detail line)."""
+    """Folded by default; opening it shows the summary (or the detail line). A failure is
+    open from the start: its reason, wrapped, matters more than a one-line title can hold."""
 
     def __init__(self, tier: str, tokens_before: int, tokens_after: int, detail: str = "",
                  summary: str | None = None, failed: bool = False) -> None:
@@ -28,7 +29,7 @@ class CompactionNotice(Collapsible):
         self.detail = detail
         if failed:
             label = FAILED_LABELS.get(tier, f"Compaction failed ({tier})")
-            title = f"⚠ {label} at {fmt_tokens(tokens_before)} tokens: {detail[:120]}"
+            title = f"⚠ {label} at {fmt_tokens(tokens_before)} tokens"
         else:
             label = TIER_LABELS.get(tier, f"Context compacted ({tier})")
             title = (f"⇣ {label}: {fmt_tokens(tokens_before)} → {fmt_tokens(tokens_after)} "
@@ -38,6 +39,6 @@ class CompactionNotice(Collapsible):
             children.append(Static(detail, markup=False, classes="compaction-detail"))
         if summary:
             children.append(Markdown(summary, classes="compaction-summary"))
-        super().__init__(*children, title=title, collapsed=True,
+        super().__init__(*children, title=title, collapsed=not failed,
                          classes=f"compaction-notice tier-{tier}"
                                  + (" compaction-failed" if failed else ""))
