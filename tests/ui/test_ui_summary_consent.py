@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from pilot_helpers import wait_for_screen, wait_until
+from pilot_helpers import wait_until
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import Settings
