@@ -17,7 +17,7 @@ from paicli_tui.config import Settings
 from paicli_tui.core.context.summary import SECTION_TITLES
 from paicli_tui.core.contracts.llm import StreamDone, UsageReport
 from paicli_tui.core.messages import Message
-from paicli_tui.ui.backend import CoreBackend
+from paicli_tui.ui.core_backend import CoreBackend
 from paicli_tui.ui.modals.summary_consent import SummaryConsentModal
 from paicli_tui.ui.widgets.compaction_notice import CompactionNotice
 from paicli_tui.ui.widgets.context_gauge import ContextGauge

@@ -271,7 +271,7 @@ class AgentSession:
         person's instructions for the summary (at most 2,000 characters are used)."""
         prepared = await self.manager.compact_now(self.history, self.tool_schemas(),
                                                   focus=focus)
-        events = self.apply_prepared(prepared)
+        events = [e for e in self.apply_prepared(prepared) if isinstance(e, ContextCompacted)]
         reports = prepared.reports
         return ManualCompaction(tuple(events), compacted=any(r.changed for r in reports),
                                 why_not="; ".join(r.detail for r in reports
