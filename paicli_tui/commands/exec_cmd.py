@@ -139,6 +139,15 @@ class _Printer:
                        f"{event.tokens_after:,} tokens {event.detail}".rstrip())
         elif isinstance(event, ev.AgentError):
             self._note(f"error: {event.message}")
+        elif isinstance(event, ev.SubAgentStarted):
+            self._note(f"[sub-agent {_short_id(event.subagent)}] started: {event.label}")
+        elif isinstance(event, ev.SubAgentStep) and isinstance(event.event, ev.ToolCallStarted):
+            self._note(f"  [sub-agent {_short_id(event.subagent)}] → {event.event.name} "
+                       f"{event.event.arguments[:160]}")
+        elif isinstance(event, ev.SubAgentFinished):
+            self._note(f"[sub-agent {_short_id(event.subagent)}] {event.status}: "
+                       f"{event.requests} requests, {event.tool_calls} tool calls, its history "
+                       f"{event.history_tokens:,} tokens, {event.elapsed_s:.1f} s")
         elif isinstance(event, ev.PlanTaskStarted):
             again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             self._note(f"[plan] {event.task_id} started{again}: {event.title}")
@@ -158,6 +167,11 @@ class _Printer:
         if not self.as_json:
             print(f"session: {self.session} (continue with: paicli-tui exec --resume "
                   f"{self.session} ...)", file=self.err, flush=True)
+
+
+def _short_id(subagent: str) -> str:
+    """``sub-2`` from ``<parent>.sub-2``."""
+    return subagent.rsplit(".", 1)[-1]
 
 
 def _plan_review(approved: bool, printer: _Printer) -> Any:

@@ -19,6 +19,9 @@ from paicli_tui.core.contracts.events import (
     PlanProposed,
     PlanTaskFinished,
     PlanTaskStarted,
+    SubAgentStarted,
+    SubAgentStep,
+    ToolCallStarted,
     TurnFinished,
 )
 from paicli_tui.core.contracts.llm import StreamDone
@@ -122,6 +125,15 @@ async def test_tasks_run_in_order_in_parallel_with_dependency_results(settings,
     assert isinstance(finished, PlanFinished) and (finished.status, finished.done) == ("done", 3)
     assert all(e.parent == session.session_id and ".sub-" in e.subagent
                for e in events if isinstance(e, PlanTaskStarted))
+    # each task's sub-agent posts its steps, named by the task and its stream
+    subagents = {e.task_id: e.subagent for e in events if isinstance(e, SubAgentStarted)}
+    assert subagents == {e.task_id: e.subagent for e in events
+                         if isinstance(e, PlanTaskStarted)}
+    a_tools = [e.event.name for e in events if isinstance(e, SubAgentStep)
+               and e.subagent == subagents["a"] and isinstance(e.event, ToolCallStarted)]
+    assert a_tools == ["list_dir"]
+    assert sorted((r.task_id, r.status) for r in session.subagent_records) == [
+        ("a", "done"), ("b", "done"), ("c", "done")]
     # the result joins the main history as one turn
     tail = session.history[-2:]
     assert tail[0].role is Role.USER and tail[0].content.endswith("/plan ship it")

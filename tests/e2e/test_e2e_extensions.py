@@ -98,5 +98,12 @@ def test_exec_plan_runs_tasks_as_subagents_and_emits_their_events(tmp_path: Path
                for e in started)
     finished = next(e for e in events if e["type"] == "plan_finished")
     assert (finished["status"], finished["done"], finished["total"]) == ("done", 3, 3)
+    subagents = {e["task_id"]: e["subagent"] for e in events if e["type"] == "subagent_started"}
+    assert subagents == {e["task_id"]: e["subagent"] for e in started}
+    ended = [e for e in events if e["type"] == "subagent_finished"]
+    assert sorted(e["subagent"] for e in ended) == sorted(subagents.values())
+    assert all(e["status"] == "done" and e["requests"] >= 1 for e in ended)
+    steps = [e for e in events if e["type"] == "subagent_step"]
+    assert steps and all(e["event"]["type"] and e["parent"] == session for e in steps)
     assert events[-1]["type"] == "turn_finished" and "3 of 3 tasks done" in events[-1][
         "final_text"]

@@ -34,6 +34,7 @@ from ..llm.complete import completer_for
 from ..messages import Message
 from .plan import Plan, PlanError, PlanTask, levels, parse_plan
 from .prompt import turn_context_block, user_turn
+from .relay import relay_until
 from .subagent import drive_subagent
 
 if TYPE_CHECKING:
@@ -122,13 +123,16 @@ async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
         while True:
             attempt += 1
             async with slots:
-                child = await session.spawn_subagent(task.id, read_only=False)
+                child = await session.spawn_subagent(task.id, read_only=False,
+                                                     task_id=task.id)
                 await queue.put(PlanTaskStarted(task_id=task.id, title=task.title,
                                                 subagent=child.session_id,
                                                 parent=session.session_id, attempt=attempt))
                 try:
-                    final, reason, _calls, _requests, error = await drive_subagent(
-                        child, task_input(task, plan, results, memories))
+                    outcome = await drive_subagent(
+                        child, task_input(task, plan, results, memories),
+                        emit=queue.put_nowait)
+                    final, reason, error = outcome.final, outcome.reason, outcome.error
                 finally:
                     if child.state.external_content_used:
                         session.state.external_content_used = True
@@ -161,13 +165,8 @@ async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
         for group in levels(plan):
             workers = [asyncio.ensure_future(run_task(t)) for t in group]
             waiter = asyncio.ensure_future(asyncio.gather(*workers))
-            while not waiter.done() or not queue.empty():
-                getter = asyncio.ensure_future(queue.get())
-                await asyncio.wait({getter, waiter}, return_when=asyncio.FIRST_COMPLETED)
-                if getter.done():
-                    yield getter.result()
-                else:
-                    getter.cancel()
+            async for event in relay_until(queue, waiter):
+                yield event
             try:
                 waiter.result()
             except _StopPlan as exc:

@@ -49,7 +49,7 @@ from ..tokens import TokenCalibrator
 from ..web import WebFetchTool, WebSearchTool
 from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
-from .subagent import SubAgentTool
+from .subagent import SubAgentRecord, SubAgentTool
 from .tool_registry import ToolRegistry
 from .tools import builtin_tools
 
@@ -108,6 +108,10 @@ class AgentSession:
                     self.tools.add(tool)
         self.pending_notices: list[AgentEvent] = []
         self.is_subagent = False
+        self.parent_id: str | None = None
+        self.subagent_record: SubAgentRecord | None = None
+        """A sub-agent's own numbers, kept by its parent in ``subagent_records``."""
+        self.subagent_records: list[SubAgentRecord] = []
         self._subagents = 0
         self._background: set[asyncio.Task[Any]] = set()
         self.turns = 0
@@ -332,9 +336,11 @@ class AgentSession:
         return notices
 
     # -- sub-agents ----------------------------------------------------------------------------
-    async def spawn_subagent(self, label: str, *, read_only: bool = True) -> AgentSession:
+    async def spawn_subagent(self, label: str, *, read_only: bool = True,
+                             task_id: str = "") -> AgentSession:
         """A sub-agent session: its own history, ledger stream and context manager; this
-        session's client, code service, skills, approvals and external-content mark."""
+        session's client, code service, skills, approvals and external-content mark.
+        ``task_id``: the plan task it runs."""
         from ..context.ledger import SUBAGENT_MARK
         from .subagent import NEVER_IN_SUBAGENTS, READ_ONLY_TOOLS, named_approvals
         from .subagent import subagent_system_prompt as child_prompt
@@ -351,6 +357,9 @@ class AgentSession:
             approve=named_approvals(self.tool_context.approve, label), resolve_conflict=None,
             mode="headless", skills=self.skills)
         child.is_subagent = True
+        child.parent_id = self.session_id
+        child.subagent_record = SubAgentRecord(child_id, label, task_id)
+        self.subagent_records.append(child.subagent_record)
         child.state.external_content_used = self.state.external_content_used
         child.state.always_approved = self.state.always_approved  # "Always" holds for both
         allowed = [t for t in self.tools.names() if t not in NEVER_IN_SUBAGENTS

@@ -14,11 +14,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...resources import load_prompt
 from ..contracts.asks import ApprovalRequest
-from ..contracts.events import AgentError, RequestStarted, ToolCallFinished, TurnFinished
+from ..contracts.events import (
+    AgentError,
+    AgentEvent,
+    ContextCompacted,
+    RequestRetrying,
+    RequestStarted,
+    SubAgentFinished,
+    SubAgentStarted,
+    SubAgentStep,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnFinished,
+    Usage,
+)
 from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
 
 if TYPE_CHECKING:
@@ -30,6 +46,44 @@ READ_ONLY_TOOLS = frozenset({"read_file", "list_dir", "grep_code", "glob_files",
 NEVER_IN_SUBAGENTS = frozenset({"run_subagent", "save_memory"})
 MAX_PARALLEL = 3
 MAX_LABEL = 40
+RELAYED = (ToolCallStarted, ToolCallFinished, RequestStarted, RequestRetrying, Usage,
+           ContextCompacted, AgentError)
+"""The sub-agent's events its parent passes on (as SubAgentStep): what a person follows —
+its tool calls, requests, tokens and compactions — not its streamed words."""
+
+
+@dataclass
+class SubAgentRecord:
+    """One sub-agent of the session with its own numbers, kept after it ended (the context
+    inspector lists them; the gauge shows only the main history)."""
+
+    subagent: str
+    label: str
+    task_id: str = ""
+    status: str = "running"
+    """``running``, ``done``, ``failed`` or ``cancelled``."""
+    messages: int = 0
+    history_tokens: int = 0
+    requests: int = 0
+    tool_calls: int = 0
+    compactions: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    elapsed_s: float = 0.0
+    started_at: float = field(default_factory=time.monotonic, repr=False)
+
+    def observe(self, event: AgentEvent) -> None:
+        if isinstance(event, RequestStarted):
+            self.requests += 1
+            self.history_tokens = event.estimated_tokens
+        elif isinstance(event, ToolCallFinished):
+            self.tool_calls += 1
+        elif isinstance(event, Usage):
+            self.prompt_tokens += event.prompt_tokens
+            self.completion_tokens += event.completion_tokens
+        elif isinstance(event, ContextCompacted) and event.outcome == "compacted":
+            self.compactions += 1
+            self.history_tokens = event.tokens_after
 
 
 class SubAgentTool:
@@ -71,15 +125,18 @@ class SubAgentTool:
         async with self._slots:
             child = await self.parent.spawn_subagent(label, read_only=tool_set == "read_only")
             try:
-                outcome = await drive_subagent(child, task.strip())
+                outcome = await drive_subagent(child, task.strip(), emit=context.emit,
+                                               call_id=context.call_id)
             finally:
                 if child.state.external_content_used:  # the mark is session-wide
                     self.parent.state.external_content_used = True
                 await child.close_subagent()
-        final, reason, calls, requests, error = outcome
+        final, reason, error, record = (outcome.final, outcome.reason, outcome.error,
+                                        outcome.record)
         external = child.state.external_content_used
-        head = (f"Sub-agent {label!r} ({child.session_id}; {requests} model requests, "
-                f"{calls} tool calls, its history {child.estimate():,} tokens)")
+        head = (f"Sub-agent {label!r} ({child.session_id}; {record.requests} model requests, "
+                f"{record.tool_calls} tool calls, its history {record.history_tokens:,} "
+                "tokens)")
         if reason != "done" or not final.strip():
             why = error or {"max_iterations": "it ran out of requests",
                             "cancelled": "it was cancelled"}.get(reason, "it gave no answer")
@@ -89,20 +146,49 @@ class SubAgentTool:
         return ToolOutput(f"{head} answered:\n\n{final.strip()}", external=external)
 
 
-async def drive_subagent(child: AgentSession, task: str) -> tuple[str, str, int, int, str]:
-    """Run the sub-agent's one turn: (final text, reason, tool calls, requests, last error)."""
-    final, reason, calls, requests, error = "", "error", 0, 0, ""
-    async with contextlib.aclosing(child.run_turn(task)) as events:
-        async for event in events:
-            if isinstance(event, RequestStarted):
-                requests += 1
-            elif isinstance(event, ToolCallFinished):
-                calls += 1
-            elif isinstance(event, AgentError):
-                error = event.message
-            elif isinstance(event, TurnFinished):
-                final, reason = event.final_text, event.reason
-    return final, reason, calls, requests, error
+@dataclass(frozen=True)
+class SubAgentOutcome:
+    final: str
+    reason: str
+    """The sub-agent's TurnFinished reason (``cancelled`` when it was stopped)."""
+    error: str
+    record: SubAgentRecord
+
+
+async def drive_subagent(child: AgentSession, task: str, *,
+                         emit: Callable[[AgentEvent], None] | None = None,
+                         call_id: str = "") -> SubAgentOutcome:
+    """Run the sub-agent's one turn; its steps go to ``emit`` as they happen, framed by
+    SubAgentStarted and SubAgentFinished (sent even when it is cancelled)."""
+    record = child.subagent_record
+    assert record is not None and child.parent_id is not None, "not a sub-agent"
+    send = emit or (lambda event: None)
+    ids = {"subagent": child.session_id, "parent": child.parent_id}
+    send(SubAgentStarted(**ids, label=record.label, call_id=call_id, task_id=record.task_id))
+    final, reason, error = "", "cancelled", ""
+    try:
+        async with contextlib.aclosing(child.run_turn(task)) as events:
+            async for event in events:
+                record.observe(event)
+                record.messages = len(child.history)
+                if isinstance(event, AgentError):
+                    error = event.message
+                elif isinstance(event, TurnFinished):
+                    final, reason = event.final_text, event.reason
+                if isinstance(event, RELAYED):
+                    send(SubAgentStep(**ids, event=event))
+    finally:
+        record.elapsed_s = time.monotonic() - record.started_at
+        record.messages = len(child.history)
+        record.history_tokens = child.estimate()
+        record.status = ("done" if reason == "done" and final.strip()
+                         else "cancelled" if reason == "cancelled" else "failed")
+        send(SubAgentFinished(
+            **ids, status=record.status, requests=record.requests,
+            tool_calls=record.tool_calls, history_tokens=record.history_tokens,
+            prompt_tokens=record.prompt_tokens, completion_tokens=record.completion_tokens,
+            compactions=record.compactions, elapsed_s=round(record.elapsed_s, 3)))
+    return SubAgentOutcome(final, reason, error, record)
 
 
 def named_approvals(parent_approve: Any, label: str) -> Any:

@@ -4,6 +4,7 @@ result through the tool-result pipeline of :mod:`..context.tool_results`."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -11,9 +12,11 @@ from typing import TYPE_CHECKING
 
 from ..context.tool_results import AdmittedResult, admit_tool_result
 from ..contracts.events import AgentEvent, ToolCallFinished, ToolCallStarted, compaction_event
+from ..contracts.tools import ToolContext
 from ..llm.redact import redact_known
 from ..messages import ToolCall
 from .prompt import runaway_notice
+from .relay import relay_until
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -23,6 +26,8 @@ log = logging.getLogger(__name__)
 RUNAWAY_REPEATS = 3
 PARALLEL_SAFE = frozenset({"read_file", "list_dir", "grep_code", "glob_files", "run_subagent"})
 """Tools that only read and share no state: several calls in one reply run concurrently."""
+POSTS_EVENTS = frozenset({"run_subagent"})
+"""Tools that post events while they run (a sub-agent's steps): passed on as they come."""
 PREVIEW_LINES = 6
 PREVIEW_CHARS = 600
 
@@ -72,10 +77,11 @@ class RunawayGuard:
         return False
 
 
-async def _run_tool(session: AgentSession, call: ToolCall) -> AdmittedResult:
+async def _run_tool(session: AgentSession, call: ToolCall,
+                    context: ToolContext | None = None) -> AdmittedResult:
     """Run one call and admit its result (redaction, offload, boundary)."""
     arguments, output = await session.tools.run(call.name, call.arguments,
-                                                session.tool_context)
+                                                context or session.tool_context)
     if output.external:
         session.state.external_content_used = True
     if session.memory is not None:
@@ -98,7 +104,11 @@ async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: Run
     for batch in _batches(calls):
         for call in batch:
             yield ToolCallStarted(call_id=call.id, name=call.name, arguments=call.arguments)
-        if len(batch) == 1:
+        if any(call.name in POSTS_EVENTS for call in batch):
+            results = []
+            async for event in _run_posting(session, batch, results):
+                yield event
+        elif len(batch) == 1:
             results = [await _run_tool(session, batch[0])]
         else:
             results = await asyncio.gather(*(_run_tool(session, c) for c in batch))
@@ -118,3 +128,23 @@ async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: Run
             session.append(injected)
     if runaway is not None:
         session.append(runaway_notice(runaway.name, RUNAWAY_REPEATS))
+
+
+async def _run_posting(session: AgentSession, batch: Sequence[ToolCall],
+                       results: list[AdmittedResult]) -> AsyncIterator[AgentEvent]:
+    """Run a batch whose tools post events while they run: each event is passed on as it
+    comes, the results are put in ``results`` (call order). Cancelled, the tools are
+    cancelled and awaited, so a sub-agent closes its stream before the turn repairs."""
+    queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
+    work = asyncio.ensure_future(asyncio.gather(*(
+        _run_tool(session, call, dataclasses.replace(session.tool_context, call_id=call.id,
+                                                     emit=queue.put_nowait))
+        for call in batch)))
+    try:
+        async for event in relay_until(queue, work):
+            yield event
+        results.extend(work.result())
+    finally:
+        if not work.done():
+            work.cancel()
+            await asyncio.wait({work})

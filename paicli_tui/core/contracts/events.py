@@ -249,3 +249,49 @@ class PlanFinished(AgentEvent):
     done: int
     total: int
     detail: str = ""
+
+
+# -- sub-agents (a run_subagent call or a plan task): its steps, named by its stream -----------
+@dataclass(frozen=True)
+class SubAgentStarted(AgentEvent):
+    type: ClassVar[str] = "subagent_started"
+    subagent: str
+    """The sub-agent's ledger stream (``<parent>.sub-N``): its id."""
+    parent: str
+    label: str
+    call_id: str = ""
+    """The parent's ``run_subagent`` call it answers ("" for a plan task)."""
+    task_id: str = ""
+    """The plan task it runs ("" for a ``run_subagent`` call)."""
+
+
+@dataclass(frozen=True)
+class SubAgentStep(AgentEvent):
+    """One event of the sub-agent's own turn, as it happens: a tool call starting or
+    finishing, a model request, its usage, a compaction of its history, an error."""
+
+    type: ClassVar[str] = "subagent_step"
+    subagent: str
+    parent: str
+    event: AgentEvent
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "subagent": self.subagent, "parent": self.parent,
+                "event": self.event.to_json()}
+
+
+@dataclass(frozen=True)
+class SubAgentFinished(AgentEvent):
+    type: ClassVar[str] = "subagent_finished"
+    subagent: str
+    parent: str
+    status: str
+    """``done``, ``failed`` or ``cancelled``."""
+    requests: int = 0
+    tool_calls: int = 0
+    history_tokens: int = 0
+    """The estimate of its history at the end (its own context, never the parent's)."""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    compactions: int = 0
+    elapsed_s: float = 0.0

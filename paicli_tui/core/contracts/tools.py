@@ -7,6 +7,7 @@ tool registry. The contract sits below all of them so no engine imports the agen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ...config import Settings
 from .asks import ApprovalCallback, ConflictCallback, deny_all
+from .events import AgentEvent
 from .llm import TextCompleter
 from .session_state import SessionState
 
@@ -39,6 +41,11 @@ class ToolContext:
     """When set (TUI), save_memory asks the person at once; else it returns the conflict."""
     light_complete: TextCompleter | None = None
     """The session's light model (search_code's query rewrite); None without a model."""
+    call_id: str = ""
+    """The call being run, when the tool needs to name it (a sub-agent names the parent's
+    ``run_subagent`` call it answers)."""
+    emit: Callable[[AgentEvent], None] | None = None
+    """Where a tool posts events while it runs (a sub-agent's steps); None: nowhere."""
 
 
 @dataclass(frozen=True)
