@@ -35,7 +35,7 @@ HELP = ("Run one agent task without the TUI and print the answer (or, with --jso
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("prompt", metavar="PROMPT",
+    parser.add_argument("prompt", metavar="PROMPT", nargs="?",
                         help="the task; '-' reads it from standard input")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON event per line (each with 'type' and 'session')")
@@ -49,6 +49,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "shown")
     parser.add_argument("--resume", metavar="SESSION",
                         help="continue a session (its id is printed by every run)")
+    parser.add_argument("--plan-continue", dest="plan_continue", action="store_true",
+                        help="with --resume and no PROMPT: continue the session's interrupted "
+                             "plan (its finished tasks are not run again, their results are "
+                             "the inputs of the rest)")
     add_project_flag(parser)
     add_provider_flags(parser)
 
@@ -56,10 +60,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
 
-    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
-    if not prompt.strip():
-        print("paicli-tui exec: the prompt is empty", file=sys.stderr)
-        return EXIT_USAGE
+    if args.plan_continue:
+        problem = ("--plan-continue needs --resume SESSION" if not args.resume
+                   else "--plan-continue takes no PROMPT (the plan says what to do)"
+                   if args.prompt else "--plan-continue cannot be used with --plan"
+                   if args.plan else "")
+        if problem:
+            print(f"paicli-tui exec: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+        prompt = ""
+    else:
+        prompt = sys.stdin.read() if args.prompt == "-" else (args.prompt or "")
+        if not prompt.strip():
+            print("paicli-tui exec: the prompt is empty", file=sys.stderr)
+            return EXIT_USAGE
     if args.max_turns is not None:
         if args.max_turns < 1:
             print("paicli-tui exec: --max-turns must be at least 1", file=sys.stderr)
@@ -83,6 +97,8 @@ class _Printer:
         self.session = ""
         self.open_line = False
         self.conflict = False
+        self.final_text = False
+        """Print the turn's final text (a plan's result is not streamed)."""
 
     def _text(self, text: str) -> None:
         self.out.write(text)
@@ -148,6 +164,14 @@ class _Printer:
             self._note(f"[sub-agent {_short_id(event.subagent)}] {event.status}: "
                        f"{event.requests} requests, {event.tool_calls} tool calls, its history "
                        f"{event.history_tokens:,} tokens, {event.elapsed_s:.1f} s")
+        elif isinstance(event, ev.PlanInterrupted):
+            self._note(f"[plan] this session's plan was interrupted: {len(event.done)} of "
+                       f"{len(event.done) + len(event.remaining)} tasks finished; continue "
+                       f"the rest with: paicli-tui exec --resume {self.session} "
+                       "--plan-continue")
+        elif isinstance(event, ev.PlanContinued):
+            self._note(f"[plan] continuing: {', '.join(event.done) or 'no task'} finished, "
+                       f"running {', '.join(event.remaining) or 'nothing'}")
         elif isinstance(event, ev.PlanTaskStarted):
             again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
             self._note(f"[plan] {event.task_id} started{again}: {event.title}")
@@ -160,6 +184,8 @@ class _Printer:
             self._note(f"[memory] {event.detail}")
         elif isinstance(event, ev.AssistantMessage) and self.open_line:
             self._text("\n")
+        elif isinstance(event, ev.TurnFinished) and self.final_text and event.final_text:
+            self._text(event.final_text.rstrip("\n") + "\n")
 
     def finish(self) -> None:
         if self.open_line:
@@ -216,7 +242,7 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
     from ..core.agent.session import AgentSession
     from ..core.context.ledger import LedgerError
     from ..core.contracts.asks import deny_all
-    from ..core.contracts.events import TurnFinished
+    from ..core.contracts.events import PlanInterrupted, TurnFinished
     from ..core.llm.registry import (
         ProviderConfigError,
         build_client,
@@ -247,10 +273,24 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
         return EXIT_USAGE
     printer = _Printer(args.json, out, err)
     printer.session = session.session_id
+    printer.final_text = bool(args.plan or args.plan_continue)
     finished: TurnFinished | None = None
     try:
-        events = (session.run_plan(prompt, review=_plan_review(args.yes, printer))
-                  if args.plan else session.run_turn(prompt))
+        interrupted = session.interrupted_plan() if args.resume else None
+        if args.plan_continue:
+            if interrupted is None:
+                print(f"paicli-tui exec: session {session.session_id} has no interrupted "
+                      "plan to continue", file=err)
+                return EXIT_USAGE
+            events = session.run_plan("", review=_plan_review(True, printer),
+                                      resume=interrupted)
+        else:
+            if interrupted is not None:
+                printer.emit(PlanInterrupted(goal=interrupted.plan.goal,
+                                             done=tuple(interrupted.finished),
+                                             remaining=tuple(interrupted.remaining)))
+            events = (session.run_plan(prompt, review=_plan_review(args.yes, printer))
+                      if args.plan else session.run_turn(prompt))
         async for event in events:
             if isinstance(event, TurnFinished):
                 finished = event  # printed last, after background work

@@ -22,6 +22,7 @@ from ...resources import load_prompt
 from ..contracts.events import (
     AgentError,
     AgentEvent,
+    PlanContinued,
     PlanFinished,
     PlanProposed,
     PlanTaskFinished,
@@ -33,8 +34,9 @@ from ..contracts.llm import LLMError
 from ..llm.complete import completer_for
 from ..messages import Message
 from .plan import Plan, PlanError, PlanTask, levels, parse_plan
+from .plan_resume import RESULT_CHARS, InterruptedPlan
 from .prompt import turn_context_block, user_turn
-from .relay import relay_until
+from .relay import relay_until, settle_quietly
 from .subagent import drive_subagent
 
 if TYPE_CHECKING:
@@ -85,9 +87,43 @@ def task_input(task: PlanTask, plan: Plan, results: dict[str, str], memories: st
 
 async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
                    on_failure: FailureDecision = stop_on_failure,
-                   plan: Plan | None = None) -> AsyncIterator[AgentEvent]:
-    """The events of a whole plan run, ending with PlanFinished and TurnFinished."""
+                   plan: Plan | None = None,
+                   resume: InterruptedPlan | None = None) -> AsyncIterator[AgentEvent]:
+    """The events of a whole plan run, ending with PlanFinished and TurnFinished.
+    ``resume``: continue an interrupted plan (already reviewed): only its unfinished tasks
+    run, the finished ones' results are their inputs."""
+    if resume is not None:
+        goal = resume.plan.goal
     yield TurnStarted(session=session.session_id, user_input=f"/plan {goal}")
+    results: dict[str, str] = {}
+    status: dict[str, str] = {}
+    if resume is not None:
+        plan = resume.plan
+        for task_id, (state, result) in resume.finished.items():
+            status[task_id], results[task_id] = state, result
+        session.ledger.event("plan_started", plan=plan.to_json(), continued=True,
+                             carried={k: list(v) for k, v in resume.finished.items()})
+        yield PlanContinued(goal=goal, tasks=tuple(plan.to_json()["tasks"]),
+                            done=tuple(resume.finished), remaining=tuple(resume.remaining))
+    else:
+        chosen = None
+        async for event in _propose_and_review(session, goal, review, plan):
+            if isinstance(event, Plan):
+                chosen = event
+            else:
+                yield event
+        if chosen is None:
+            return
+        plan = chosen
+        session.ledger.event("plan_started", plan=plan.to_json())
+    async for event in _run_tasks(session, plan, results, status, on_failure):
+        yield event
+
+
+async def _propose_and_review(session: AgentSession, goal: str, review: PlanReview,
+                              plan: Plan | None) -> AsyncIterator[AgentEvent | Plan]:
+    """Propose (unless given) and review the plan: yields its events, then the plan to run
+    (nothing when it is rejected or invalid: then the run's last events are yielded)."""
     if plan is None:
         try:
             plan = await propose_plan(session, goal)
@@ -105,10 +141,14 @@ async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
         yield TurnFinished(session=session.session_id, reason="done",
                            final_text="The plan was rejected; nothing was run.")
         return
-    plan = chosen
-    session.ledger.event("plan_started", plan=plan.to_json())
-    results: dict[str, str] = {}
-    status: dict[str, str] = {}
+    yield chosen
+
+
+async def _run_tasks(session: AgentSession, plan: Plan, results: dict[str, str],
+                     status: dict[str, str], on_failure: FailureDecision
+                     ) -> AsyncIterator[AgentEvent]:
+    """Run the plan's tasks not in ``status`` yet, then join the result to the history."""
+    goal = plan.goal
     queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
     slots = asyncio.Semaphore(MAX_PARALLEL_TASKS)
     stopped = False
@@ -144,7 +184,8 @@ async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
                 preview=(final if ok else why)[:PREVIEW_CHARS], subagent=child.session_id,
                 parent=session.session_id, attempt=attempt))
             session.ledger.event("plan_task", task=task.id, status="done" if ok else "failed",
-                                 attempt=attempt, subagent=child.session_id)
+                                 attempt=attempt, subagent=child.session_id,
+                                 **({"result": final.strip()[:RESULT_CHARS]} if ok else {}))
             if ok:
                 results[task.id], status[task.id] = final.strip(), "done"
                 return
@@ -155,15 +196,21 @@ async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
                 continue
             status[task.id] = "skipped" if decision == "skip" else "failed"
             results[task.id] = f"(task {task.id} did not finish: {why})"
-            if decision != "skip":
+            if decision == "skip":
+                session.ledger.event("plan_task", task=task.id, status="skipped",
+                                     attempt=attempt, subagent=child.session_id,
+                                     result=results[task.id])
+            else:
                 raise _StopPlan(task.id, why)
             return
 
     stop_reason = ""
     workers: list[asyncio.Future[None]] = []
+    waiter: asyncio.Future[list[None]] | None = None
     try:
         for group in levels(plan):
-            workers = [asyncio.ensure_future(run_task(t)) for t in group]
+            workers = [asyncio.ensure_future(run_task(t)) for t in group
+                       if t.id not in status]  # a continued plan's finished tasks
             waiter = asyncio.ensure_future(asyncio.gather(*workers))
             async for event in relay_until(queue, waiter):
                 yield event
@@ -173,6 +220,9 @@ async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
                 stopped, stop_reason = True, f"task {exc.task_id} failed: {exc.why}"
                 break
     finally:  # cancelled (Esc) or stopped: no task keeps running behind the person's back
+        if waiter is not None:
+            waiter.cancel()
+            waiter.add_done_callback(settle_quietly)
         for worker in workers:
             worker.cancel()
     done = sum(1 for s in status.values() if s == "done")

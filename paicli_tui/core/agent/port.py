@@ -18,6 +18,8 @@ from ..contracts.services import CodeService, MemoryService
 from ..mcp import McpManager
 from ..messages import Message
 from ..skills import SkillCatalog
+from .plan_resume import InterruptedPlan
+from .subagent import SubAgentRecord
 
 
 @dataclass(frozen=True)
@@ -81,9 +83,21 @@ class SessionPort(Protocol):
         """One user turn as typed events, ending with TurnFinished."""
         ...
 
-    def run_plan(self, goal: str, *, review: Any, on_failure: Any = None
-                 ) -> AsyncIterator[AgentEvent]:
-        """Plan mode: propose, review, run the tasks as sub-agents."""
+    def run_plan(self, goal: str, *, review: Any, on_failure: Any = None,
+                 resume: InterruptedPlan | None = None) -> AsyncIterator[AgentEvent]:
+        """Plan mode: propose, review, run the tasks as sub-agents; ``resume`` continues an
+        interrupted plan (only its unfinished tasks run)."""
+        ...
+
+    def interrupted_plan(self) -> InterruptedPlan | None:
+        """The session's last plan when it never finished (reads the ledger: call it off
+        the UI thread)."""
+        ...
+
+    @property
+    def subagent_records(self) -> list[SubAgentRecord]:
+        """Every sub-agent of this session so far with its own numbers (the gauge shows
+        the main history only)."""
         ...
 
     def estimate(self) -> int:

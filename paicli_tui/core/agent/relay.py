@@ -29,3 +29,10 @@ async def relay_until(queue: asyncio.Queue[AgentEvent], work: asyncio.Future[Any
     finally:
         if getter is not None:
             getter.cancel()
+
+
+def settle_quietly(future: asyncio.Future[Any]) -> None:
+    """Mark a cancelled or failed future's outcome as seen (a cancelled gather holds a
+    CancelledError that asyncio would otherwise log as never retrieved)."""
+    if future.done() and not future.cancelled():
+        future.exception()

@@ -47,6 +47,7 @@ from ..messages import Message, Role
 from ..skills import LoadSkillTool, SkillCatalog
 from ..tokens import TokenCalibrator
 from ..web import WebFetchTool, WebSearchTool
+from .plan_resume import InterruptedPlan
 from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
 from .subagent import SubAgentRecord, SubAgentTool
@@ -370,12 +371,21 @@ class AgentSession:
         child._install_system_prompt(Message.system(child_prompt(system)))
         return child
 
-    def run_plan(self, goal: str, *, review: Any, on_failure: Any = None) -> AsyncIterator[AgentEvent]:
+    def run_plan(self, goal: str, *, review: Any, on_failure: Any = None,
+                 resume: InterruptedPlan | None = None) -> AsyncIterator[AgentEvent]:
         """Plan mode: propose a plan for ``goal``, have it reviewed, run its tasks as
-        sub-agents in dependency order (see :mod:`.plan_run`)."""
+        sub-agents in dependency order (see :mod:`.plan_run`); ``resume`` continues an
+        interrupted plan (``goal`` and ``review`` are then not used)."""
         from .plan_run import run_plan, stop_on_failure
 
-        return run_plan(self, goal, review=review, on_failure=on_failure or stop_on_failure)
+        return run_plan(self, goal, review=review, on_failure=on_failure or stop_on_failure,
+                        resume=resume)
+
+    def interrupted_plan(self) -> InterruptedPlan | None:
+        """This session's last plan when it never finished (read from the ledger)."""
+        from .plan_resume import interrupted_plan
+
+        return interrupted_plan(self.ledger.path)
 
     async def close_subagent(self) -> None:
         """Release what a sub-agent holds — never the client, which its parent shares."""

@@ -16,7 +16,7 @@ from ..contracts.tools import ToolContext
 from ..llm.redact import redact_known
 from ..messages import ToolCall
 from .prompt import runaway_notice
-from .relay import relay_until
+from .relay import relay_until, settle_quietly
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -148,3 +148,4 @@ async def _run_posting(session: AgentSession, batch: Sequence[ToolCall],
         if not work.done():
             work.cancel()
             await asyncio.wait({work})
+        settle_quietly(work)

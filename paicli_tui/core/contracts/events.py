@@ -295,3 +295,26 @@ class SubAgentFinished(AgentEvent):
     completion_tokens: int = 0
     compactions: int = 0
     elapsed_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class PlanInterrupted(AgentEvent):
+    """A resumed session's last plan never finished: it can be continued
+    (``exec --resume ID --plan-continue``; the TUI asks)."""
+
+    type: ClassVar[str] = "plan_interrupted"
+    goal: str
+    done: tuple[str, ...]
+    remaining: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlanContinued(AgentEvent):
+    """An interrupted plan goes on: ``done`` are not run again (their results are the
+    inputs of the tasks that depend on them), ``remaining`` run now."""
+
+    type: ClassVar[str] = "plan_continued"
+    goal: str
+    tasks: tuple[dict[str, Any], ...]
+    done: tuple[str, ...]
+    remaining: tuple[str, ...]
