@@ -1,37 +1,85 @@
-"""/plan in the TUI on the real core: the plan is shown in an editable dialog, the person
-runs it, each task's progress appears in the chat, and the plan's turn joins the history."""
+"""Plan mode and sub-agents in the TUI on the real core (AgentSession, ledger) with a scripted
+model at the provider protocol: the plan is reviewed in an editable dialog, the plan pane
+follows each task, every sub-agent gets a block with its tool calls inside as they happen,
+the context inspector lists each sub-agent's own history, and resuming a session whose plan
+was interrupted offers to continue only the unfinished tasks."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from pilot_helpers import wait_for_screen, wait_until
 from test_ui_core_session import ScriptedClient, make_app, send
 
-from paicli_tui.core.messages import Message, Role
+from paicli_tui.core.contracts.llm import StreamDone
+from paicli_tui.core.messages import Message, Role, ToolCall
+from paicli_tui.ui.modals.confirm import ConfirmModal
 from paicli_tui.ui.modals.rules_draft import RulesDraftModal
 from paicli_tui.ui.widgets.chat_log import ChatLog
 from paicli_tui.ui.widgets.notice import ChatNotice
+from paicli_tui.ui.widgets.plan_pane import PlanPane
+from paicli_tui.ui.widgets.subagent_block import SubAgentBlock
 
 PLAN = json.dumps({"tasks": [
     {"id": "look", "title": "Look around", "task": "List the files.", "depends_on": []},
     {"id": "sum", "title": "Summarise", "task": "Say what is there.", "depends_on": ["look"]}]})
+SUBAGENT_MARK = "working as a sub-agent"
 
 
 class PlanClient(ScriptedClient):
-    """Plans on tool-less plan requests; every sub-agent answers at once."""
+    """Plans on tool-less plan requests; every sub-agent answers from the script."""
 
     async def stream(self, messages, tools=(), *, model=None):
         if not tools and messages[0].content.startswith("You plan work"):
-            from paicli_tui.core.contracts.llm import StreamDone
-
             yield StreamDone(Message.assistant(PLAN), "stop")
             return
         async for event in super().stream(messages, tools, model=model):
             yield event
 
 
-async def test_plan_reviewed_edited_and_run(settings, project_dir) -> None:
+class RoutedClient(ScriptedClient):
+    """The parent's and the sub-agents' conversations, each from its own script; a sub-agent
+    reply may wait for an event (so the test can look at the block while it runs)."""
+
+    def __init__(self, parent, children, holds=None) -> None:
+        super().__init__(parent)
+        self.children = {key: ScriptedClient(script) for key, script in children.items()}
+        self.holds = holds or {}
+        self.task_requests: list[str] = []
+
+    async def stream(self, messages, tools=(), *, model=None):
+        if tools and SUBAGENT_MARK in messages[0].content:
+            task = next(m.content for m in messages if m.role is Role.USER)
+            key = next((k for k in self.children if f"Your task ({k}:" in task), None) or \
+                next(k for k in self.children if k in task)
+            self.task_requests.append(key)
+            child = self.children[key]
+            hold = self.holds.get((key, len(child.requests)))
+            if hold is not None:
+                await hold.wait()
+            async for event in child.stream(messages, tools, model=model):
+                yield event
+            return
+        if not tools and messages[0].content.startswith("You plan work"):
+            yield StreamDone(Message.assistant(PLAN), "stop")
+            return
+        async for event in super().stream(messages, tools, model=model):
+            yield event
+
+
+def notices(app) -> str:
+    """The chat's notices (the chat screen under any dialog)."""
+    from paicli_tui.ui.screens.chat import ChatScreen
+
+    chat = next(s for s in app.screen_stack if isinstance(s, ChatScreen))
+    return "\n".join(n.source for n in chat.query_one(ChatLog).query(ChatNotice))
+
+
+async def test_plan_reviewed_run_with_pane_and_task_blocks(settings, project_dir) -> None:
+    """What a person sees: the plan in the dialog; after Ctrl+S the pane 'Plan · 2 of 2 done
+    · finished' with ✓ look and ✓ sum ← look; one block per task ('✓ task look: Look
+    around · done'), folded, with its answer; the plan's result as the answer."""
     client = PlanClient([(["look: two files"], []), (["sum: a small project"], [])])
     app = make_app(settings, project_dir, client)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -40,16 +88,25 @@ async def test_plan_reviewed_edited_and_run(settings, project_dir) -> None:
         await send(pilot, "/plan describe this project")
         await wait_for_screen(pilot, RulesDraftModal)
         await pilot.press("ctrl+s")  # run the plan as proposed
+        pane = app.screen.query_one(PlanPane)
+        await wait_until(pilot, lambda: pane.outcome == "finished")
+        assert pane.display and pane.header().startswith("Plan · 2 of 2 done · finished")
+        assert [(r.id, r.status, r.depends_on) for r in pane.rows.values()] == [
+            ("look", "done", ()), ("sum", "done", ("look",))]
         log = app.screen.query_one(ChatLog)
-
-        def texts() -> str:
-            return "\n".join(n.source for n in log.query(ChatNotice))
-
-        await wait_until(pilot, lambda: "2 of 2 tasks done" in texts())
-        assert "▶ look Look around" in texts() and "✓ sum: sum: a small project" in texts()
+        blocks = list(log.query(SubAgentBlock))
+        assert [(b.task_id, b.status, b.collapsed) for b in blocks] == [
+            ("look", "done", True), ("sum", "done", True)]
+        assert blocks[0].title.startswith("✓ task look: Look around · done")
+        assert "look: two files" in str(blocks[0]._answer.render())
+        await wait_until(pilot, lambda: "2 of 2 tasks done" in log.query("AssistantBlock")
+                         .last().text)
         history = app.screen.session.history
         assert history[-1].role is Role.ASSISTANT and "2 of 2 tasks done" in history[-1].content
         assert history[-2].content.endswith("/plan describe this project")
+        # the gauge shows the main history, which now holds the plan's turn
+        await wait_until(pilot, lambda: not app.screen.turn_running)
+        await wait_until(pilot, lambda: app.screen.gauge.tokens == app.screen.session.estimate())
 
 
 async def test_plan_rejected_with_escape_runs_nothing(settings, project_dir) -> None:
@@ -61,6 +118,126 @@ async def test_plan_rejected_with_escape_runs_nothing(settings, project_dir) -> 
         await send(pilot, "/plan do everything")
         await wait_for_screen(pilot, RulesDraftModal)
         await pilot.press("escape")
+        await wait_until(pilot, lambda: "rejected" in notices(app))
+        assert not [r for r in client.requests if SUBAGENT_MARK in r[0].content]
+        assert not app.screen.query_one(PlanPane).display
+
+
+async def test_subagent_block_shows_its_tool_calls_as_they_happen(settings,
+                                                                  project_dir) -> None:
+    """While the sub-agent runs: '◆ sub-agent explore · running … · 1 req · 1 tool · …
+    tok', open, with '✓ read_file notes.txt' inside; the plain run_subagent tool block is
+    hidden. Once it answered: '✓ sub-agent explore · done', folded, its answer inside; the
+    gauge shows the main history only. The inspector lists the sub-agent's own numbers."""
+    from paicli_tui.ui.screens.context_inspector import ContextInspector
+
+    (project_dir / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
+    delegate = ToolCall("call_p1", "run_subagent",
+                        json.dumps({"task": "explore notes.txt", "label": "explore"}))
+    release = asyncio.Event()
+    client = RoutedClient(
+        [([""], [delegate]), (["It holds alpha and beta."], [])],
+        {"explore": [([""], [ToolCall("call_c1", "read_file", '{"path": "notes.txt"}')]),
+                     (["notes.txt lists alpha and beta."], [])]},
+        holds={("explore", 1): release})
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "what is in notes.txt? use a sub-agent")
         log = app.screen.query_one(ChatLog)
-        await wait_until(pilot, lambda: any("rejected" in n.source for n in log.query(ChatNotice)))
-        assert not [r for r in client.requests if "working as a sub-agent" in r[0].content]
+        await wait_until(pilot, lambda: any(
+            b.status == "done" for blk in log.query(SubAgentBlock) for b in blk.tools.values()))
+        block = log.query_one(SubAgentBlock)
+        assert block.status == "running" and not block.collapsed
+        assert block.title.startswith("◆ sub-agent explore · running")
+        # its second request is on its way (held): 2 requests, 1 tool call so far
+        assert "2 req" in block.title and "1 tool" in block.title
+        [inner] = block.tools.values()
+        assert inner.tool_name == "read_file" and "alpha" in str(inner._preview.render())
+        parent_tool = log.tool_blocks["call_p1"]
+        assert not parent_tool.display, "the sub-agent block stands for the call"
+        assert inner not in log.tool_blocks.values(), "its tools are not the parent's"
+        release.set()
+        await wait_until(pilot, lambda: block.status == "done")
+        await wait_until(pilot, lambda: not app.screen.turn_running)
+        assert block.collapsed and block.title.startswith("✓ sub-agent explore · done")
+        assert "2 req" in block.title
+        assert "notes.txt lists alpha and beta" in str(block._answer.render())
+        session = app.screen.session
+        await wait_until(pilot, lambda: app.screen.gauge.tokens == session.estimate())
+        [record] = session.subagent_records
+        assert (record.status, record.messages, record.requests, record.tool_calls) == (
+            "done", 5, 2, 1)
+        await pilot.press("f4")
+        await wait_for_screen(pilot, ContextInspector)
+        await pilot.pause()
+        table = app.screen.query_one("#subagents")
+        row = [str(cell) for cell in table.get_row_at(0)]
+        assert row[:5] == ["explore", "done", "5", f"{record.history_tokens:,}", "0"]
+
+
+async def test_resume_offers_to_continue_an_interrupted_plan(settings, project_dir) -> None:
+    """Resuming: a notice lists '✓ look: Look around (done)' and '· sum: Summarise (not
+    finished)', a dialog asks to continue; Continue runs only 'sum', with look's result."""
+    from paicli_tui.core.agent.session import AgentSession
+
+    hold = asyncio.Event()
+    first = RoutedClient([], {"look": [(["LOOK: two files"], [])],
+                              "sum": [(["never"], [])]}, holds={("sum", 0): hold})
+    session = await AgentSession.start(settings, project_dir, client=first)
+
+    async def approve(plan):
+        return plan
+
+    async def consume() -> None:
+        async for _ in session.run_plan("describe", review=approve):
+            pass
+
+    task = asyncio.ensure_future(consume())
+    await wait_for(lambda: first.task_requests == ["look", "sum"])
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    await session.aclose()
+
+    second = RoutedClient([], {"sum": [(["SUM: a small project"], [])]})
+    app = make_app(settings, project_dir, second)
+    app.resume = session.session_id
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_screen(pilot, ConfirmModal)
+        assert "1 of 2 tasks finished" in notices(app)
+        await pilot.press("y")
+        pane = app.screen.query_one(PlanPane)
+        await wait_until(pilot, lambda: pane.outcome == "finished")
+        assert second.task_requests == ["sum"], "only the unfinished task ran"
+        sum_input = next(m.content for m in second.children["sum"].requests[0]
+                         if m.role is Role.USER)
+        assert "LOOK: two files" in sum_input
+        assert [(r.id, r.status) for r in pane.rows.values()] == [("look", "done"),
+                                                                  ("sum", "done")]
+        assert [b.task_id for b in app.screen.query_one(ChatLog).query(SubAgentBlock)] == [
+            "sum"]
+
+
+async def wait_for(check, seconds: float = 20.0) -> None:
+    for _ in range(int(seconds / 0.02)):
+        if check():
+            return
+        await asyncio.sleep(0.02)
+    assert check()
+
+
+def test_block_titles_table() -> None:
+    from paicli_tui.ui.widgets.subagent_block import subagent_title
+
+    table = [
+        (("sub-agent explore", "running", 12.4, 3, 5, 2_345),
+         "◆ sub-agent explore · running 12 s · 3 req · 5 tools · 2.3k tok"),
+        (("task look: Look around", "done", 4.25, 2, 1, 950),
+         "✓ task look: Look around · done · 4.2 s · 2 req · 1 tool · 950 tok"),
+        (("sub-agent x", "failed", 0.0, 0, 0, 0), "✗ sub-agent x · failed · 0.0 s"),
+        (("sub-agent x", "cancelled", 1.0, 1, 0, 10), "⊘ sub-agent x · cancelled · 1.0 s · "
+                                                      "1 req · 10 tok"),
+    ]
+    for args, expected in table:
+        assert subagent_title(*args) == expected

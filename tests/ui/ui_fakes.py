@@ -106,12 +106,18 @@ class FakeSession:
         self.estimate_value = 1_200
         self.notices: list[ev.AgentEvent] = []
         """Background notices (memory saves) a script queued; ``take_notices`` drains them."""
+        self.subagent_records: list[Any] = []
+        self.interrupted: Any = None
+        """What interrupted_plan() answers (an InterruptedPlan, or None)."""
+
+    def interrupted_plan(self) -> Any:
+        return self.interrupted
 
     def estimate(self) -> int:
         return self.estimate_value
 
-    async def run_plan(self, goal: str, *, review: Any, on_failure: Any = None
-                       ) -> AsyncIterator[ev.AgentEvent]:
+    async def run_plan(self, goal: str, *, review: Any, on_failure: Any = None,
+                       resume: Any = None) -> AsyncIterator[ev.AgentEvent]:
         yield ev.TurnStarted(session=self.session_id, user_input=f"/plan {goal}")
         yield ev.PlanFinished(status="rejected", done=0, total=0)
         yield ev.TurnFinished(session=self.session_id, reason="done")

@@ -212,6 +212,7 @@ async def _run_tasks(session: AgentSession, plan: Plan, results: dict[str, str],
             workers = [asyncio.ensure_future(run_task(t)) for t in group
                        if t.id not in status]  # a continued plan's finished tasks
             waiter = asyncio.ensure_future(asyncio.gather(*workers))
+            waiter.add_done_callback(settle_quietly)
             async for event in relay_until(queue, waiter):
                 yield event
             try:
@@ -222,7 +223,6 @@ async def _run_tasks(session: AgentSession, plan: Plan, results: dict[str, str],
     finally:  # cancelled (Esc) or stopped: no task keeps running behind the person's back
         if waiter is not None:
             waiter.cancel()
-            waiter.add_done_callback(settle_quietly)
         for worker in workers:
             worker.cancel()
     done = sum(1 for s in status.values() if s == "done")

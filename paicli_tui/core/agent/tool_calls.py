@@ -140,6 +140,7 @@ async def _run_posting(session: AgentSession, batch: Sequence[ToolCall],
         _run_tool(session, call, dataclasses.replace(session.tool_context, call_id=call.id,
                                                      emit=queue.put_nowait))
         for call in batch)))
+    work.add_done_callback(settle_quietly)  # however this generator ends
     try:
         async for event in relay_until(queue, work):
             yield event
@@ -148,4 +149,3 @@ async def _run_posting(session: AgentSession, batch: Sequence[ToolCall],
         if not work.done():
             work.cancel()
             await asyncio.wait({work})
-        settle_quietly(work)

@@ -31,10 +31,12 @@ from ..slash import parse_slash
 from ..widgets.app_footer import AppFooter
 from ..widgets.chat_log import ChatLog
 from ..widgets.context_gauge import ContextGauge
+from ..widgets.plan_pane import PlanPane
 from ..widgets.prompt_input import PromptInput
 from ..widgets.slash_menu import SlashMenu
 from ..widgets.turn_status import TurnStatus
 from .chat_commands import SlashCommandsMixin
+from .chat_plan import PlanViewMixin
 from .panel_dock import PanelDockMixin
 
 if TYPE_CHECKING:
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 KEY_HINTS = "F1 help · / commands · Ctrl+P palette · Esc interrupts"
 
 
-class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
+class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]):
     BINDINGS = [
         Binding("escape", "escape", "Cancel turn / back to the input", show=False),
         Binding("f1", "slash('/help')", "Help"),
@@ -67,6 +69,7 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         yield ChatLog(id="chat-log")
+        yield PlanPane(id="plan-pane")
         yield SlashMenu(id="slash-menu")
         yield Static("", id="queued", markup=False)
         yield TurnStatus(id="turn-status")
@@ -95,7 +98,8 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         return self.turn_worker is not None and self.turn_worker.is_running
 
     def on_mount(self) -> None:
-        for widget in (self.query_one(SlashMenu), self.query_one("#queued"), self.status):
+        for widget in (self.query_one(SlashMenu), self.query_one("#queued"), self.status,
+                       self.plan_pane):
             widget.display = False
         self.input_history = InputHistory(self.backend.settings.home.input_history_file)
         self.prompt.inputs = self.input_history.load()
@@ -185,6 +189,8 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
             await self.chat.add_notice(message.error, "error")
         if self.session.client is None:
             await self.chat.add_notice(self.backend.how_to_configure(), "setup")
+        if message.resumed:
+            self.offer_plan_continue()
         if self.resume == "":  # `--resume` without an id: let the person pick
             self.resume = None
             self.pick_session()
@@ -360,6 +366,7 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         for block in self.chat.tool_blocks.values():
             if block.status == "running":
                 block.finish("failed", "cancelled before it finished")
+        self.plan_turn_ended()
         if message.reason == "cancelled":
             await self.chat.add_notice("Turn cancelled.", "warning")
         elif message.reason == "error":
@@ -400,6 +407,8 @@ class ChatScreen(SlashCommandsMixin, PanelDockMixin, Screen[None]):
         event = message.event
         chat = self.chat
         self.show_phase(event)
+        if await self.plan_event(event):
+            return
         if isinstance(event, ev.TextDelta):
             await (await chat.assistant()).append_text(event.text)
         elif isinstance(event, ev.ReasoningDelta):

@@ -301,58 +301,6 @@ class SlashCommandsMixin:
                                             self.backend.settings.home)
         await self.chat.add_notice(catalog.report())
 
-    async def slash_plan(self: ChatScreen, rest: str) -> None:
-        if not rest.strip():
-            await self.chat.add_notice("Usage: `/plan <goal>`", "warning")
-            return
-        if self.session is None or self.session.client is None:
-            await self.chat.add_notice("Plan mode needs a model: connect one first.", "warning")
-            return
-        self.run_plan(rest.strip())
-
-    @work(group="turn", exclusive=True, exit_on_error=False)
-    async def run_plan(self: ChatScreen, goal: str) -> None:
-        import json
-
-        from ...core.agent.plan import PlanError, parse_plan
-        from ...core.contracts import events as ev
-        from ..modals.confirm import ConfirmModal
-        from ..modals.rules_draft import RulesDraftModal
-
-        async def review(plan: Any) -> Any:
-            text = json.dumps({"tasks": plan.to_json()["tasks"]}, ensure_ascii=False, indent=2)
-            self.say(plan.describe())
-            edited = await self.app.push_screen_wait(RulesDraftModal(
-                "plan", text, title="Plan — edit the tasks, then Run (Ctrl+S); Esc rejects"))
-            if edited is None:
-                return None
-            try:
-                return parse_plan(plan.goal, edited)
-            except PlanError as exc:
-                self.say(f"The edited plan cannot run: {exc}", "warning")
-                return None
-
-        async def on_failure(task: Any, why: str) -> str:
-            again = await self.app.push_screen_wait(ConfirmModal(
-                f"Task {task.id} failed twice", f"{task.title}\n\n{why}\n\nRetry it? "
-                "(No stops the plan.)", yes="Retry"))
-            return "retry" if again else "stop"
-
-        self.say(f"Planning: {goal}")
-        async for event in self.session.run_plan(goal, review=review, on_failure=on_failure):
-            if isinstance(event, ev.PlanTaskStarted):
-                again = f" (attempt {event.attempt})" if event.attempt > 1 else ""
-                self.say(f"▶ {event.task_id} {event.title}{again}")
-            elif isinstance(event, ev.PlanTaskFinished):
-                mark = "✓" if event.status == "done" else "✗"
-                self.say(f"{mark} {event.task_id}: {event.preview}")
-            elif isinstance(event, ev.AgentError):
-                self.say(event.message, "error")
-            elif isinstance(event, ev.TurnFinished) and event.final_text:
-                self.say(event.final_text)
-        self.post_message(SlashCommandsMixin.SessionChanged())  # the plan's turn joined
-        self.collect_notices()  # what the plan's fact extraction saved
-
     async def slash_init(self: ChatScreen, rest: str) -> None:
         target = self.backend.project_root / "PAI.md"
         if target.exists():

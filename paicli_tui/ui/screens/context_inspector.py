@@ -63,6 +63,9 @@ class ContextInspector(Screen[InspectorResult]):
             with Vertical(classes="inspector-right"):
                 yield Label("Compaction history (ledger)", classes="section-title")
                 yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
+                yield Label("Sub-agents (each its own history)", id="subagents-title",
+                            classes="section-title")
+                yield DataTable(id="subagents", cursor_type="none", zebra_stripes=True)
         yield ContextGauge(id="inspector-gauge")
         yield AppFooter()
 
@@ -79,6 +82,21 @@ class ContextInspector(Screen[InspectorResult]):
         history.add_column("detail")
         self.refresh_view()
         self.load_history()
+        self.show_subagents()
+
+    def show_subagents(self) -> None:
+        from ..subagent_rows import COLUMNS, subagent_rows
+
+        table = self.query_one("#subagents", DataTable)
+        rows = subagent_rows(self.session.subagent_records)
+        for widget in (table, self.query_one("#subagents-title")):
+            widget.display = bool(rows)  # no sub-agent yet: no section
+        if not table.columns:
+            for name, width in COLUMNS:
+                table.add_column(name, width=width)
+        table.clear()
+        for row in rows:
+            table.add_row(*row)
 
     def refresh_view(self) -> None:
         session = self.session

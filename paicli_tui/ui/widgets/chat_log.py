@@ -12,8 +12,10 @@ from .setup_notice import SetupNotice, WelcomeLine
 from .user_message import UserMessage
 
 if TYPE_CHECKING:
+    from ...core.contracts.events import SubAgentStarted
     from .assistant_block import AssistantBlock
     from .compaction_notice import CompactionNotice
+    from .subagent_block import SubAgentBlock
     from .tool_block import ToolBlock
 
 # The reply widgets import Markdown and friends: loaded with the first reply, not at start-up.
@@ -23,6 +25,8 @@ class ChatLog(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="chat-log")
         self.tool_blocks: dict[str, ToolBlock] = {}
+        self.subagents: dict[str, SubAgentBlock] = {}
+        """Sub-agent blocks by the sub-agent's stream id."""
         self.current: AssistantBlock | None = None
 
     def on_mount(self) -> None:
@@ -59,6 +63,22 @@ class ChatLog(VerticalScroll):
         await self._add(block)
         return block
 
+    async def add_subagent(self, started: SubAgentStarted, caption: str = "",
+                           after: Widget | None = None) -> SubAgentBlock:
+        """A sub-agent's block: in place of its run_subagent call's tool block (``after``,
+        then hidden), else at the end."""
+        from .subagent_block import SubAgentBlock
+
+        await self.end_assistant()
+        block = SubAgentBlock(started, caption)
+        self.subagents[started.subagent] = block
+        if after is not None and after.parent is self:
+            await self.mount(block, after=after)
+            after.display = False
+        else:
+            await self._add(block)
+        return block
+
     async def add_compaction(self, tier: str, before: int, after: int, detail: str = "",
                              summary: str | None = None, failed: bool = False
                              ) -> CompactionNotice:
@@ -83,4 +103,5 @@ class ChatLog(VerticalScroll):
     async def reset(self) -> None:
         self.current = None
         self.tool_blocks.clear()
+        self.subagents.clear()
         await self.remove_children()
