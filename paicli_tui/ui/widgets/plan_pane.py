@@ -121,7 +121,8 @@ class PlanPane(Widget, can_focus=False):
     def render(self) -> Table:
         table = Table.grid(padding=(0, 1), expand=True)
         table.add_column(width=1, no_wrap=True)
-        table.add_column(no_wrap=True, max_width=14)
+        ids = max((len(r.id) for r in self.rows.values()), default=1)
+        table.add_column(no_wrap=True, width=min(ids, 24) + 1)  # its padding counts
         table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         table.add_column(no_wrap=True, overflow="ellipsis", max_width=16)
         table.add_column(no_wrap=True, justify="right")

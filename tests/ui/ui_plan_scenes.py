@@ -1,0 +1,204 @@
+"""Seeded scenes of sub-agents and Plan mode at 80×24 and 60×20: a sub-agent running with its
+tool calls inside, two finished sub-agents (one done, one failed), and a plan running in the
+pane. Events are scripted (the core's own event types); clocks are frozen so the pictures
+are stable. Shared by the snapshot tests."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.screen import Screen
+from ui_fakes import FakeClient, FakeSession
+from ui_scenarios import Scene, _app, _backend, settle, type_and_send
+
+from paicli_tui.config import Settings
+from paicli_tui.core.contracts import events as ev
+
+PARENT = "s1"
+
+
+def step(sub: str, event: ev.AgentEvent) -> ev.SubAgentStep:
+    return ev.SubAgentStep(subagent=sub, parent=PARENT, event=event)
+
+
+def request(n: int, tokens: int) -> ev.RequestStarted:
+    return ev.RequestStarted(n, tokens, 128_000, 57_000, 95_000)
+
+
+def explore_steps(sub: str) -> list[ev.AgentEvent]:
+    """A sub-agent finding and reading the indexer, then grepping (still running)."""
+    return [
+        step(sub, request(1, 2_100)),
+        step(sub, ev.ToolCallStarted("c1", "glob_files", '{"pattern": "**/indexer*.py"}')),
+        step(sub, ev.ToolCallFinished("c1", "glob_files", "done",
+                                      "paicli_tui/core/code/indexer.py", 32)),
+        step(sub, ev.ToolCallStarted("c2", "read_file",
+                                     '{"path": "paicli_tui/core/code/indexer.py"}')),
+        step(sub, ev.ToolCallFinished("c2", "read_file", "done", '"""Incremental index."""',
+                                      18_204)),
+        step(sub, request(2, 6_400)),
+        step(sub, ev.ToolCallStarted("c3", "grep_code", '{"pattern": "def build"}')),
+    ]
+
+
+def delegate(call_id: str, label: str) -> ev.ToolCallStarted:
+    return ev.ToolCallStarted(call_id, "run_subagent", json.dumps(
+        {"task": f"{label}: report how it works", "label": label}))
+
+
+def started(sub: str, label: str, call_id: str = "", task_id: str = "") -> ev.SubAgentStarted:
+    return ev.SubAgentStarted(subagent=sub, parent=PARENT, label=label, call_id=call_id,
+                              task_id=task_id)
+
+
+def finished(sub: str, status: str, requests: int, tools: int, tokens: int,
+             seconds: float) -> ev.SubAgentFinished:
+    return ev.SubAgentFinished(subagent=sub, parent=PARENT, status=status, requests=requests,
+                               tool_calls=tools, history_tokens=tokens, elapsed_s=seconds)
+
+
+class PlanFakeSession(FakeSession):
+    """run_plan plays ``plan_script`` (events, or an asyncio.Event to hold on)."""
+
+    def __init__(self, plan_script: Sequence[Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.plan_script = list(plan_script)
+
+    async def run_plan(self, goal: str, *, review: Any, on_failure: Any = None,
+                       resume: Any = None) -> AsyncIterator[ev.AgentEvent]:
+        for item in self.plan_script:
+            if isinstance(item, asyncio.Event):
+                await item.wait()
+                continue
+            yield item
+            await asyncio.sleep(0)
+
+
+def freeze_plan_clocks(screen: Screen, running: float = 7.0) -> None:
+    """Running sub-agents and plan tasks read ``running`` seconds since they started."""
+    from paicli_tui.ui.widgets.plan_pane import PlanPane
+    from paicli_tui.ui.widgets.subagent_block import SubAgentBlock
+
+    for block in screen.query(SubAgentBlock):
+        begun = block.started_at
+        block.clock = lambda begun=begun: begun + running  # type: ignore[misc]
+        block.title = block.title_text()
+    for pane in screen.query(PlanPane):
+        pane.clock = lambda: 1_000.0  # type: ignore[misc]
+        for row in pane.rows.values():
+            if row.started_at is not None:
+                row.started_at = 1_000.0 - running
+            if row.seconds is not None:
+                row.seconds = 3.0
+        pane.refresh()
+
+
+async def frozen(pilot: Pilot) -> None:
+    await settle(pilot, 2)
+    freeze_plan_clocks(pilot.app.screen)
+    await pilot.pause()
+
+
+TASKS = (
+    {"id": "scan", "title": "Scan the code", "task": "List the modules.", "depends_on": []},
+    {"id": "docs", "title": "Read the docs", "task": "Read README.", "depends_on": []},
+    {"id": "report", "title": "Write the report", "task": "Join both.",
+     "depends_on": ["scan", "docs"]},
+    {"id": "check", "title": "Check the links", "task": "Check links.",
+     "depends_on": ["report"]},
+)
+
+
+def plan_scenes(settings: Settings, project: Path) -> list[Scene]:
+    out: list[Scene] = []
+
+    hold = asyncio.Event()
+    running = _app(_backend(settings, project, client=FakeClient(), session=FakeSession(
+        script=[request(1, 9_000), delegate("p1", "explore indexer"),
+                started("s1.sub-1", "explore indexer", call_id="p1"),
+                *explore_steps("s1.sub-1"), hold])))
+
+    async def running_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "how does the indexer work? use a sub-agent")
+        await frozen(pilot)
+    out.append(Scene(
+        "subagent_running", running, running_before,
+        "A sub-agent running: its block open under the question, title '◆ sub-agent explore "
+        "indexer · running 7 s · 2 req · 2 tools · 6.4k tok' in the warning colour; inside, "
+        "'✓ glob_files **/indexer*.py', '✓ read_file paicli_tui/core/code/indexer.py · 18k "
+        "chars' and '… grep_code def build · running 4 s'; no plain run_subagent block; the "
+        "gauge shows the main history (9k), not the sub-agent's."))
+
+    answer = "The indexer walks the tree, chunks each file and embeds only changed chunks."
+    done = _app(_backend(settings, project, client=FakeClient(), session=FakeSession(
+        script=[request(1, 9_000), delegate("p1", "explore indexer"), delegate("p2", "tests"),
+                started("s1.sub-1", "explore indexer", call_id="p1"),
+                started("s1.sub-2", "tests", call_id="p2"),
+                *explore_steps("s1.sub-1"),
+                step("s1.sub-1", ev.ToolCallFinished("c3", "grep_code", "done", "2 hits", 80)),
+                step("s1.sub-2", request(1, 1_900)),
+                step("s1.sub-2", ev.ToolCallStarted("t1", "list_dir", '{"path": "tests"}')),
+                step("s1.sub-2", ev.ToolCallFinished("t1", "list_dir", "failed",
+                                                     "no such folder: tests", 21)),
+                step("s1.sub-2", ev.AgentError("scripted: the model stopped answering")),
+                finished("s1.sub-1", "done", 3, 3, 7_100, 9.4),
+                finished("s1.sub-2", "failed", 1, 1, 1_950, 2.2),
+                ev.ToolCallFinished("p1", "run_subagent", "done", answer, 420),
+                ev.ToolCallFinished("p2", "run_subagent", "failed",
+                                    "Sub-agent 'tests' did not finish: the model stopped.", 60),
+                request(2, 9_600), ev.TextDelta("It chunks files and embeds what changed."),
+                ev.AssistantMessage("It chunks files and embeds what changed."),
+                ev.TurnFinished(PARENT, "done", "It chunks files and embeds what changed.")])))
+
+    async def done_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "map the indexer and its tests")
+        await pilot.app.workers.wait_for_complete()
+        await frozen(pilot)
+    out.append(Scene(
+        "subagent_done", done, done_before,
+        "Two sub-agents after the turn: '✓ sub-agent explore indexer · done · 9.4 s · 3 req · "
+        "3 tools · 7.1k tok' folded (green); '✗ sub-agent tests · failed · 2.2 s · 1 req · 1 "
+        "tool · 1.9k tok' left open (red) with its failed list_dir and the error line, then "
+        "the answer that came back; the reply after them."))
+
+    plan_hold = asyncio.Event()
+    plan = _app(_backend(settings, project, client=FakeClient(), session=PlanFakeSession([
+        ev.TurnStarted(PARENT, "/plan write a project report"),
+        ev.PlanProposed("write a project report", TASKS),
+        ev.PlanTaskStarted("scan", "Scan the code", "s1.sub-1", PARENT),
+        ev.PlanTaskStarted("docs", "Read the docs", "s1.sub-2", PARENT),
+        started("s1.sub-1", "scan", task_id="scan"), started("s1.sub-2", "docs", task_id="docs"),
+        step("s1.sub-1", request(1, 1_800)),
+        step("s1.sub-1", ev.ToolCallStarted("a1", "list_dir", '{"path": "paicli_tui"}')),
+        step("s1.sub-1", ev.ToolCallFinished("a1", "list_dir", "done", "core/ ui/", 40)),
+        finished("s1.sub-1", "done", 2, 1, 2_300, 3.0),
+        ev.PlanTaskFinished("scan", "done", "12 modules under paicli_tui/core", "s1.sub-1",
+                            PARENT),
+        finished("s1.sub-2", "failed", 1, 0, 1_700, 1.0),
+        ev.PlanTaskFinished("docs", "failed", "HTTP 500", "s1.sub-2", PARENT),
+        ev.PlanTaskStarted("docs", "Read the docs", "s1.sub-3", PARENT, attempt=2),
+        started("s1.sub-3", "docs", task_id="docs"),
+        step("s1.sub-3", request(1, 1_700)),
+        step("s1.sub-3", ev.ToolCallStarted("b1", "read_file", '{"path": "README.md"}')),
+        plan_hold])))
+
+    async def plan_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "/plan write a project report")
+        await settle(pilot)
+        await frozen(pilot)
+    out.append(Scene(
+        "plan_running", plan, plan_before,
+        "A plan running: the pane above the input titled 'Plan · 1 of 4 done · write a project "
+        "report' lists ✓ scan (done 3 s), ↻ docs (retrying (try 2) 7 s), · report ← scan, docs "
+        "(pending), · check ← report (pending); in the chat, the folded '✓ task scan: Scan the "
+        "code' block, the failed first docs attempt, and the open '◆ task docs: Read the docs "
+        "· running' block with read_file running inside."))
+    return out
