@@ -241,3 +241,30 @@ def test_block_titles_table() -> None:
     ]
     for args, expected in table:
         assert subagent_title(*args) == expected
+
+
+async def test_escape_mid_plan_interrupts_it_and_leaves_it_resumable(settings,
+                                                                     project_dir) -> None:
+    """Esc while the second task runs: its block turns '⊘ … cancelled', the pane says
+    'interrupted' with look done and sum failed, and the ledger holds a plan to continue."""
+    hold = asyncio.Event()
+    client = RoutedClient([], {"look": [(["LOOK: two files"], [])],
+                               "sum": [(["never"], [])]}, holds={("sum", 0): hold})
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "/plan describe this project")
+        await wait_for_screen(pilot, RulesDraftModal)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: client.task_requests == ["look", "sum"])
+        await pilot.press("escape")
+        pane = app.screen.query_one(PlanPane)
+        await wait_until(pilot, lambda: pane.outcome == "interrupted")
+        assert [(r.id, r.status) for r in pane.rows.values()] == [("look", "done"),
+                                                                  ("sum", "failed")]
+        blocks = {b.task_id: b for b in app.screen.query_one(ChatLog).query(SubAgentBlock)}
+        assert blocks["sum"].status == "cancelled" and blocks["look"].status == "done"
+        found = app.screen.session.interrupted_plan()
+        assert found is not None and found.remaining == ["sum"]
+        assert found.finished["look"] == ("done", "LOOK: two files")
