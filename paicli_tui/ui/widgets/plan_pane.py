@@ -80,8 +80,8 @@ class PlanPane(Widget, can_focus=False):
         self.outcome = {"done": "finished", "stopped": "stopped",
                         "rejected": "rejected", "invalid": "no plan"}.get(event.status,
                                                                           event.status)
-        if event.status == "rejected":
-            self.display = False
+        if event.status in ("rejected", "invalid"):
+            self.display = False  # nothing ran: the chat says why
         self._stop_timer()
         self._changed()
 
