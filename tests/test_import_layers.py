@@ -159,9 +159,10 @@ TYPE_ONLY_CIRCLES: list[frozenset[str]] = [
     # them, they name AgentSession only in annotations.
     frozenset({"core.agent.session", "core.agent.loop", "core.agent.tool_calls",
                "core.agent.plan_run", "core.agent.subagent"}),
-    # ChatScreen is one Textual screen; its slash commands and its panel dock are mixins in
-    # files of their own, and they name ChatScreen only to type ``self``.
-    frozenset({"ui.screens.chat", "ui.screens.chat_commands", "ui.screens.panel_dock"}),
+    # ChatScreen is one Textual screen; its slash commands, its plan view and its panel dock
+    # are mixins in files of their own, and they name ChatScreen only to type ``self``.
+    frozenset({"ui.screens.chat", "ui.screens.chat_commands", "ui.screens.chat_plan",
+               "ui.screens.panel_dock"}),
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..core.agent.subagent import SubAgentRecord
+from ..core.agent.subagent_record import SubAgentRecord
 
 COLUMNS = (("sub-agent", 16), ("status", 9), ("msgs", 5), ("tokens", 8), ("compact", 7),
            ("req", 4), ("tools", 5))

@@ -19,7 +19,7 @@ from ..mcp import McpManager
 from ..messages import Message
 from ..skills import SkillCatalog
 from .plan_resume import InterruptedPlan
-from .subagent import SubAgentRecord
+from .subagent_record import SubAgentRecord
 
 
 @dataclass(frozen=True)

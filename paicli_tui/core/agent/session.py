@@ -50,7 +50,8 @@ from ..web import WebFetchTool, WebSearchTool
 from .plan_resume import InterruptedPlan
 from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
-from .subagent import SubAgentRecord, SubAgentTool
+from .subagent import SubAgentTool
+from .subagent_record import SubAgentRecord
 from .tool_registry import ToolRegistry
 from .tools import builtin_tools
 

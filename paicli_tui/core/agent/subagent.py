@@ -16,7 +16,7 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...resources import load_prompt
@@ -36,6 +36,7 @@ from ..contracts.events import (
     Usage,
 )
 from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
+from .subagent_record import SubAgentRecord
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -50,40 +51,6 @@ RELAYED = (ToolCallStarted, ToolCallFinished, RequestStarted, RequestRetrying, U
            ContextCompacted, AgentError)
 """The sub-agent's events its parent passes on (as SubAgentStep): what a person follows —
 its tool calls, requests, tokens and compactions — not its streamed words."""
-
-
-@dataclass
-class SubAgentRecord:
-    """One sub-agent of the session with its own numbers, kept after it ended (the context
-    inspector lists them; the gauge shows only the main history)."""
-
-    subagent: str
-    label: str
-    task_id: str = ""
-    status: str = "running"
-    """``running``, ``done``, ``failed`` or ``cancelled``."""
-    messages: int = 0
-    history_tokens: int = 0
-    requests: int = 0
-    tool_calls: int = 0
-    compactions: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    elapsed_s: float = 0.0
-    started_at: float = field(default_factory=time.monotonic, repr=False)
-
-    def observe(self, event: AgentEvent) -> None:
-        if isinstance(event, RequestStarted):
-            self.requests += 1
-            self.history_tokens = event.estimated_tokens
-        elif isinstance(event, ToolCallFinished):
-            self.tool_calls += 1
-        elif isinstance(event, Usage):
-            self.prompt_tokens += event.prompt_tokens
-            self.completion_tokens += event.completion_tokens
-        elif isinstance(event, ContextCompacted) and event.outcome == "compacted":
-            self.compactions += 1
-            self.history_tokens = event.tokens_after
 
 
 class SubAgentTool:
