@@ -1,20 +1,22 @@
 """The context inspector's rows for the session's sub-agents: each with the numbers of its
-own history (the gauge and the categories are the main history's)."""
+own history — messages, tokens, compactions (the gauge and the categories are the main
+history's). Narrow on purpose: the inspector's right column is about 34 cells at 80x24."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ..core.agent.subagent_record import SubAgentRecord
+from .format import fmt_tokens
 
-COLUMNS = (("sub-agent", 16), ("status", 9), ("msgs", 5), ("tokens", 8), ("compact", 7),
-           ("req", 4), ("tools", 5))
+COLUMNS = (("", 1), ("sub-agent", 11), ("msgs", 4), ("tok", 5), ("cmp", 3))
+ICONS = {"running": "◆", "done": "✓", "failed": "✗", "cancelled": "⊘"}
 
 
 def subagent_row(record: SubAgentRecord) -> tuple[str, ...]:
-    name = f"{record.task_id}" if record.task_id else record.label
-    return (name, record.status, str(record.messages), f"{record.history_tokens:,}",
-            str(record.compactions), str(record.requests), str(record.tool_calls))
+    name = record.task_id or record.label
+    return (ICONS.get(record.status, "?"), name, str(record.messages),
+            fmt_tokens(record.history_tokens), str(record.compactions))
 
 
 def subagent_rows(records: Sequence[SubAgentRecord]) -> list[tuple[str, ...]]:

@@ -129,6 +129,7 @@ async def test_subagent_block_shows_its_tool_calls_as_they_happen(settings,
     tok', open, with '✓ read_file notes.txt' inside; the plain run_subagent tool block is
     hidden. Once it answered: '✓ sub-agent explore · done', folded, its answer inside; the
     gauge shows the main history only. The inspector lists the sub-agent's own numbers."""
+    from paicli_tui.ui.format import fmt_tokens
     from paicli_tui.ui.screens.context_inspector import ContextInspector
 
     (project_dir / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
@@ -174,7 +175,7 @@ async def test_subagent_block_shows_its_tool_calls_as_they_happen(settings,
         await pilot.pause()
         table = app.screen.query_one("#subagents")
         row = [str(cell) for cell in table.get_row_at(0)]
-        assert row[:5] == ["explore", "done", "5", f"{record.history_tokens:,}", "0"]
+        assert row == ["✓", "explore", "5", fmt_tokens(record.history_tokens), "0"]
 
 
 async def test_resume_offers_to_continue_an_interrupted_plan(settings, project_dir) -> None:

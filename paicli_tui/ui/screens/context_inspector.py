@@ -63,7 +63,7 @@ class ContextInspector(Screen[InspectorResult]):
             with Vertical(classes="inspector-right"):
                 yield Label("Compaction history (ledger)", classes="section-title")
                 yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
-                yield Label("Sub-agents (each its own history)", id="subagents-title",
+                yield Label("Sub-agents · their own histories", id="subagents-title",
                             classes="section-title")
                 yield DataTable(id="subagents", cursor_type="none", zebra_stripes=True)
         yield ContextGauge(id="inspector-gauge")
