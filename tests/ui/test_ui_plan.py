@@ -206,7 +206,8 @@ async def test_resume_offers_to_continue_an_interrupted_plan(settings, project_d
     app.resume = session.session_id
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for_screen(pilot, ConfirmModal)
-        assert "1 of 2 tasks finished" in notices(app)
+        await wait_until(pilot, lambda: "1 of 2 tasks finished" in notices(app))
+        assert "· sum: Summarise (not finished)" in notices(app)
         await pilot.press("y")
         pane = app.screen.query_one(PlanPane)
         await wait_until(pilot, lambda: pane.outcome == "finished")
