@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
-from ctx_fakes import FakeSummariser
+from ctx_fakes import VALID_SUMMARY
+from doubles.completers import ScriptedCompleter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,10 +76,10 @@ class Person:
 
 
 def _manager(tmp_path: Path, *, ask: bool, person: Person | None = None,
-             summariser: FakeSummariser | None = None) -> ContextManager:
+             summariser: ScriptedCompleter | None = None) -> ContextManager:
     settings = replace(Settings(), ask_before_summary=ask, summary_timeout_s=5)
     save = output_saver(ProjectPaths.for_dir(tmp_path), SessionState("s1"))
-    return ContextManager(settings, PROFILE, summariser or FakeSummariser(),
+    return ContextManager(settings, PROFILE, summariser or ScriptedCompleter(VALID_SUMMARY),
                           save_output=save, ask_consent=person)
 
 
