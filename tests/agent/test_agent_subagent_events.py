@@ -106,3 +106,39 @@ async def test_cancelled_subagent_is_recorded_as_cancelled(settings, project_dir
     assert any(isinstance(e, SubAgentStep) and isinstance(e.event, ToolCallStarted)
                and e.event.name == "list_dir" for e in events)
     await session.aclose()
+
+
+async def test_resumed_session_lists_its_subagents_and_numbers_on(settings,
+                                                                  project_dir) -> None:
+    from paicli_tui.core.agent.session import AgentSession
+    from paicli_tui.core.context.ledger import SessionLedger
+
+    (project_dir / "a.py").write_text("A = 1\n")
+    first = {"parent": ScriptedClient([delegate("ONE: read a.py"), Step(text="ok")]),
+             "ONE": ScriptedClient([Step(calls=[("read_file", {"path": "a.py"})]),
+                                    Step(text="ONE: A is 1")])}
+    session, _ = await start(settings, project_dir, first)
+    [_ async for _ in session.run_turn("go")]
+    session_id, old = session.session_id, session.subagent_records[0]
+    await session.aclose()
+
+    second = {"parent": ScriptedClient([delegate("TWO: say hi"), Step(text="ok")]),
+              "TWO": ScriptedClient([Step(text="TWO: hi")])}
+    from test_agent_subagents import RoutedClient
+
+    session = await AgentSession.start(settings, project_dir, client=RoutedClient(second),
+                                       resume=session_id)
+    [restored] = session.subagent_records
+    assert (restored.subagent, restored.status, restored.messages, restored.requests,
+            restored.tool_calls, restored.compactions) == (
+        old.subagent, "done", 5, 2, 1, 0)
+    assert restored.history_tokens > 0
+    events = [e async for e in session.run_turn("again")]
+    [started] = [e for e in events if isinstance(e, SubAgentStarted)]
+    assert started.subagent == f"{session_id}.sub-2", "a new stream, not the old one"
+    first_stream = SessionLedger.open(settings.home, f"{session_id}.sub-1").path
+    heads = [line for line in first_stream.read_text().splitlines() if '"type":"session"' in line]
+    assert len(heads) == 1
+    assert [r.subagent for r in session.subagent_records] == [
+        f"{session_id}.sub-1", f"{session_id}.sub-2"]
+    await session.aclose()

@@ -9,20 +9,18 @@ results, and continuing runs only the others, with those results as their inputs
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..context.ledger_read import open_regular
+from .ledger_events import ledger_events
 from .plan import Plan, PlanError, plan_from_json
 
 log = logging.getLogger(__name__)
 RESULT_CHARS = 20_000
 """A finished task's result is recorded up to this length (its dependants see 6,000)."""
 FINISHED = ("done", "skipped")
-_PLAN_EVENT = b'"kind":"plan_'
 
 
 @dataclass(frozen=True)
@@ -45,26 +43,10 @@ class InterruptedPlan:
         return "\n".join(lines)
 
 
-def _plan_events(path: Path) -> list[dict[str, Any]]:
-    """The plan events of a ledger, oldest first; only lines naming one are parsed."""
-    events = []
-    with open_regular(path) as handle:
-        for line in handle:
-            if _PLAN_EVENT not in line:
-                continue
-            try:
-                record = json.loads(line.decode("utf-8", "replace"))
-            except (ValueError, RecursionError):
-                continue  # a torn last line: the reader of the view says so
-            if isinstance(record, dict) and record.get("type") == "event":
-                events.append(record)
-    return events
-
-
 def interrupted_plan(path: Path) -> InterruptedPlan | None:
     """The session's last plan when it never finished, else None."""
     try:
-        events = _plan_events(path)
+        events = ledger_events(path, "plan_")
     except OSError as exc:
         log.warning("cannot read %s for plan events: %s", path, exc)
         return None

@@ -51,7 +51,7 @@ from .plan_resume import InterruptedPlan
 from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
 from .subagent import SubAgentTool
-from .subagent_record import SubAgentRecord
+from .subagent_record import SubAgentRecord, restored_subagents
 from .tool_registry import ToolRegistry
 from .tools import builtin_tools
 
@@ -167,6 +167,8 @@ class AgentSession:
         if resume:
             session.state.external_content_used = restored.external_content_used
             session.repair("resume")  # a crash mid-turn can leave calls without results
+            session._subagents, session.subagent_records = await asyncio.to_thread(
+                restored_subagents, settings.home, ledger)
         if client is not None:
             ledger.event("model", provider=client.provider, model=client.model,
                          window=client.window)
@@ -352,7 +354,8 @@ class AgentSession:
         ledger = await asyncio.to_thread(
             SessionLedger.create, self.settings.home, self.project.root,
             f"sub-agent: {label}", parent=self.session_id, session_id=child_id)
-        self.ledger.event("subagent", child=child_id, label=label, read_only=read_only)
+        self.ledger.event("subagent", child=child_id, label=label, read_only=read_only,
+                          **({"task_id": task_id} if task_id else {}))
         child = AgentSession(
             settings=self.settings, project=self.project, ledger=ledger, history=[],
             client=self.client, memory=None, code=self.code,

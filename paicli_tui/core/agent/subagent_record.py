@@ -1,11 +1,20 @@
-"""A sub-agent's own numbers, kept by its parent session after the sub-agent ended."""
+"""A sub-agent's own numbers, kept by its parent session after the sub-agent ended, and
+read back from its stream when the session is resumed."""
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 
+from ...paths import HomePaths
+from ..context.ledger import SUBAGENT_MARK, LedgerError, SessionLedger
 from ..contracts.events import AgentEvent, ContextCompacted, RequestStarted, ToolCallFinished, Usage
+from ..messages import Role
+from ..tokens import estimate_request
+from .ledger_events import ledger_events
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -40,3 +49,52 @@ class SubAgentRecord:
         elif isinstance(event, ContextCompacted) and event.outcome == "compacted":
             self.compactions += 1
             self.history_tokens = event.tokens_after
+
+
+RESTORED_AT_MOST = 20
+"""A resumed session lists its last sub-agents, each read from its own stream."""
+
+
+def restored_subagents(home: HomePaths, parent: SessionLedger) -> tuple[int, list[SubAgentRecord]]:
+    """For a resumed session: the highest sub-agent number its streams use (new ones number
+    on from there, never writing into an old stream) and the records of its last sub-agents,
+    read back from their streams (messages, tokens, compactions; requests counted as the
+    replies recorded). A stream that cannot be read is left out."""
+    try:
+        started = ledger_events(parent.path, "subagent")
+    except OSError as exc:
+        log.warning("cannot read %s for sub-agents: %s", parent.path, exc)
+        started = []
+    prefix = parent.session_id + SUBAGENT_MARK
+    numbers = [int(path.stem[len(prefix):]) for path in
+               parent.path.parent.glob(f"{parent.session_id}{SUBAGENT_MARK}*.jsonl")
+               if path.stem[len(prefix):].isdigit()]
+    records = []
+    for event in started[-RESTORED_AT_MOST:]:
+        child = str(event.get("child", ""))
+        try:
+            records.append(_record_from_stream(home, child, str(event.get("label", child)),
+                                               str(event.get("task_id", ""))))
+        except (LedgerError, OSError) as exc:
+            log.warning("sub-agent stream %s left out: %s", child, exc)
+    return max(numbers, default=0), records
+
+
+def _record_from_stream(home: HomePaths, child: str, label: str, task_id: str
+                        ) -> SubAgentRecord:
+    ledger = SessionLedger.open(home, child)
+    try:
+        messages = ledger.restore().messages
+        compactions = sum(1 for e in ledger.compaction_history() if e.get("changed") is not False)
+        cancelled = bool(ledger_events(ledger.path, "turn_cancelled"))
+    finally:
+        ledger.close()
+    last = messages[-1] if messages else None
+    answered = (last is not None and last.role is Role.ASSISTANT and not last.tool_calls
+                and bool(last.content.strip()))
+    return SubAgentRecord(
+        child, label, task_id,
+        status="done" if answered else "cancelled" if cancelled else "failed",
+        messages=len(messages), history_tokens=estimate_request(messages),
+        requests=sum(m.role is Role.ASSISTANT for m in messages),
+        tool_calls=sum(m.role is Role.TOOL for m in messages), compactions=compactions)
