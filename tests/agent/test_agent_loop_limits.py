@@ -48,6 +48,36 @@ async def test_request_cap_asks_for_one_answer_without_tools(settings, project_d
     assert len(notice) == 1 and not pairing_problems(session.history)
 
 
+class RefusingWrapUp(WrapUpClient):
+    """Refuses the first wrap-up request as too long (a provider's 400), then answers."""
+
+    refusals: int = 0
+
+    async def stream(self, messages, tools=(), *, model=None):  # noqa: ANN001, ANN201
+        from paicli_tui.core.contracts.llm import ContextLengthExceeded
+
+        last = messages[-1].content if messages else ""
+        if not tools and "3 model requests" in last and self.refusals == 0:
+            self.refusals += 1
+            raise ContextLengthExceeded("maximum context length is 128000 tokens")
+        async for event in super().stream(messages, tools, model=model):
+            yield event
+
+
+async def test_a_refused_wrap_up_is_compacted_and_sent_once_more(settings,
+                                                                  project_dir) -> None:
+    steps = [Step(calls=[call("list_dir", path=".", depth=i % 3 + 1)]) for i in range(5)]
+    client = RefusingWrapUp(list(steps))
+    client.tool_less, client.refusals = [], 0
+    session = await AgentSession.start(settings.with_overrides(max_iterations=3), project_dir,
+                                       client=client)
+    events = await drain(session.run_turn("go"))
+    assert client.refusals == 1 and len(client.tool_less) == 1
+    assert events[-1].reason == "max_iterations"
+    assert events[-1].final_text == "Best effort: listed three folders."
+    assert not pairing_problems(session.history)
+
+
 async def test_cap_zero_means_no_cap(settings, project_dir) -> None:
     steps = [Step(calls=[call("list_dir", path=".", depth=i % 3 + 1)]) for i in range(45)]
     steps.append(Step(text="finally done"))

@@ -119,3 +119,29 @@ async def test_headless_session_never_waits(settings: Settings, project_dir: Pat
     assert any(isinstance(e, ev.ContextCompacted) and e.tier == "summary" for e in flat)
     assert _ledger_events(session, "summary_consent")[0]["answer"] == "not_asked"
     await session.aclose()
+
+
+async def test_a_tiny_window_is_not_asked_about_nothing(settings: Settings,
+                                                        project_dir: Path) -> None:
+    """A 4,000-token window: the system prompt and tools alone pass its trigger (2,000).
+    Until there are older turns to summarise, nobody is asked and no request says it is
+    compacting; every turn still answers within the window."""
+    asked: list[SummaryConsentRequest] = []
+
+    async def person(request: SummaryConsentRequest) -> SummaryConsent:
+        asked.append(request)
+        return SummaryConsent.NOT_YET
+
+    client = ScriptedClient([Step(text="one"), Step(text="two")], window=4_000)
+    session = await AgentSession.start(settings.with_overrides(ask_before_summary=True),
+                                       project_dir, client=client, ask_summary=person)
+    assert session.estimate() > session.profile.compaction_trigger == 2_000
+    first = await drain(session.run_turn("hi"))
+    assert asked == [] and not any(isinstance(e, ev.ContextCompacting | ev.SummaryConsentDecided)
+                                   for e in first)
+    assert first[-1].reason == "done" and first[-1].final_text == "one"
+    second = await drain(session.run_turn("and again"))
+    assert second[-1].final_text == "two"
+    assert all(e.estimated_tokens < 4_000 for e in [*first, *second]
+               if isinstance(e, ev.RequestStarted))
+    await session.aclose()

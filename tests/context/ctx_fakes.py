@@ -22,6 +22,7 @@ BEHAVIOURS = {
     "extra": VALID_SUMMARY + "## 5. Notes\nThe CI is slow.\n",
     "reordered": "\n".join(VALID_SUMMARY.splitlines()[4:] + VALID_SUMMARY.splitlines()[:4]),
     "truncated": VALID_SUMMARY[: VALID_SUMMARY.index("## 3.")],
+    "huge": VALID_SUMMARY.replace("## 4.", "Ran it again. " * 4_500 + "\n## 4."),
     "empty": "",
     "error": "",
     "timeout": "",

@@ -66,6 +66,7 @@ def _manager(tmp_path: Path, summarise=None, **changes) -> ContextManager:  # no
     ("reordered", "summary", 4),   # the sections are put back in order without a call
     ("prose", "digest", 5),        # no headings: one repair, then the model-free digest
     ("truncated", "digest", 5),    # two sections only
+    ("huge", "digest", 4),         # well formed but ~16k tokens (the reserve is 8,000)
     ("empty", "digest", 1),        # an empty reply is an error: the first call ends it
     ("error", "digest", 1),
     ("timeout", "digest", 1),

@@ -194,6 +194,10 @@ async def _wrap_up(turn: _Turn) -> AsyncIterator[AgentEvent]:
     reply = _Reply()
     async for event in _request(turn, reply, ()):
         yield event
+    if reply.retry:  # refused as too long: compacted harder, asked once more
+        reply = _Reply()
+        async for event in _request(turn, reply, ()):
+            yield event
     if reply.message is not None:
         turn.final_text = reply.message.content
         if reply.message.tool_calls:  # a model that calls tools anyway: answered, not run

@@ -103,6 +103,7 @@ class ContextManager:
             partial_chars=self.settings.summary_partial_chars,
             focus=focus,
             timeout_s=self.settings.summary_timeout_s,
+            max_tokens=self.profile.summary_reserve,
         )
 
     def chunk_chars(self) -> int:
@@ -204,7 +205,7 @@ class ContextManager:
         tokens = self.estimate(history, tool_schemas)
         if not always and tokens < self.profile.compaction_trigger:
             return history
-        if not manual:
+        if not manual and find_cut(history, 1) is not None:  # never ask about nothing
             allowed, note = await self.gate.decide(tokens, self.profile, force=force)
             if note is not None and notes is not None:
                 notes.append(note)
@@ -326,10 +327,13 @@ class ContextManager:
 
     def compacts_next(self, messages: Sequence[Message], tool_schemas: Sequence[dict] = (),
                       *, force: bool = False) -> bool:
-        """Whether :meth:`prepare` is expected to summarise (or digest) now: the estimate
-        is at the compaction trigger (the hard limit after "not yet"), or forced."""
-        return force or self.estimate(messages, tool_schemas) >= self.gate.threshold(
-            self.profile)
+        """Whether :meth:`prepare` is expected to summarise (or digest) now: forced, or the
+        estimate is at the compaction trigger (the hard limit after "not yet") and there
+        are older turns to summarise (a tiny window's system prompt alone can pass it)."""
+        if force:
+            return True
+        return self.estimate(messages, tool_schemas) >= self.gate.threshold(self.profile) \
+            and find_cut(messages, 1) is not None
 
     def _last_resort(self, history: list[Message], tool_schemas: Sequence[dict],
                      reports: list[CompactionReport], schema_tokens: int, force: bool

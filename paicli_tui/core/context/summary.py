@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from ...resources import load_prompt
 from ..contracts.llm import TextCompleter
 from ..messages import InternalKind, Message, Role
-from ..tokens import estimate_request
+from ..tokens import estimate_request, estimate_text
 from .report import CompactionReport
 from .summary_format import SECTION_TITLES, normalise_summary, validate_summary
 
@@ -50,6 +50,9 @@ class SummaryOptions:
     """The person's instructions for this summary (``/compact <focus>``)."""
     timeout_s: float | None = None
     """Seconds the whole summary may take (None: no limit)."""
+    max_tokens: int | None = None
+    """Longest summary accepted (the window's summary reserve); a longer one, however well
+    formed, is abandoned (None: no limit)."""
 
 
 def find_cut(messages: Sequence[Message], keep_user_turns: int) -> int | None:
@@ -276,6 +279,12 @@ async def write_summary(entries: list[str], complete: TextCompleter, options: Su
         return SummaryAttempt(None, "summary abandoned: the model did not write the four "
                               "sections, even after one repair request ("
                               + "; ".join(problems[:2]) + ")",
+                              counting.calls)
+    size = estimate_text(draft)
+    if options.max_tokens is not None and size > options.max_tokens:
+        # a model echoing the transcript back: the window would fill up with it
+        return SummaryAttempt(None, f"summary abandoned: too long (~{size:,} tokens; a "
+                              f"summary may take at most {options.max_tokens:,})",
                               counting.calls)
     return SummaryAttempt(draft.strip(), "ok", counting.calls)
 
