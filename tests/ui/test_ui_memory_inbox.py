@@ -23,8 +23,13 @@ from paicli_tui.ui.widgets.app_footer import ActivityLabel
 SIZE = (100, 30)
 
 
-def footer(app) -> str:
-    label = app.screen.query_one(ActivityLabel)
+def footer(app) -> str | None:
+    """The footer's activity words; None while the footer is being recomposed (Textual's
+    Footer rebuilds its children when the bindings change, e.g. on a focus change)."""
+    labels = app.screen.query(ActivityLabel)
+    if not labels:
+        return None
+    label = labels.first()
     return str(label.render()) if label.display else ""
 
 
@@ -60,7 +65,7 @@ async def test_inbox_counts_marks_accepts_and_rejects(settings, project_dir):
         panel = app.screen.panel
         await wait_until(pilot, lambda: marks(panel) == {"m3": "new"})
         assert panel.query_one("#memory-scope", Select).value == "inbox"
-        assert footer(app) == ""  # looking empties the count
+        await wait_until(pilot, lambda: footer(app) == "")  # looking empties the count
         await pilot.press("y")
         await wait_until(pilot, lambda: not next(r for r in panel.rows if r.id == "m3").pending)
         assert any(n.message.startswith("Accepted “项目统一使用") for n in app._notifications)
