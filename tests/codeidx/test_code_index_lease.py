@@ -253,3 +253,30 @@ def test_two_indexer_processes_on_one_s3_index_lose_nothing(tmp_path: Path, paic
     assert len(ids) == len(set(ids)) == 60
     assert {r["path"] for r in rows} == {f"m{i}.py" for i in range(60)}
     assert S3Client(bucket, s3_server).get("indexes/proj.lock") is None  # given back
+
+
+@pytest.mark.slow
+def test_the_index_command_on_an_s3_index(tmp_path: Path, paicli_home: Path, bucket: str,
+                                          s3_server) -> None:
+    """`paicli-tui index` on an s3:// index: indexes under the lease, reports it in --json,
+    gives it back, and a search finds the function."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "refunds.py").write_text("def issue_refund(order):\n    '''Refund an order.'''\n"
+                                        "    return order.total\n")
+    (paicli_home / "config.toml").write_text(f'index_uri = "s3://{bucket}/idx/refunds"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "AWS_"))}
+    env.update(s3_server, PAICLI_HOME=str(paicli_home))
+    cli = [sys.executable, "-m", "paicli_tui"]
+    done = subprocess.run([*cli, "index", "--json", "--embedder", "use"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    import json
+
+    summary = json.loads(done.stdout)
+    assert (summary["lock"], summary["lock_note"], summary["files_indexed"]) == ("lease", "", 1)
+    assert S3Client(bucket, s3_server).get("idx/refunds.lock") is None
+    found = subprocess.run([*cli, "search", "--mode", "text", "refund"], cwd=project, env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert found.returncode == 0, found.stderr[-2000:]
+    assert "issue_refund" in found.stdout
