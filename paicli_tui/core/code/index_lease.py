@@ -101,6 +101,9 @@ class IndexLease:
         except S3RequestError as exc:
             self.client.close()
             raise IndexLeaseError(f"could not take the index lease {self.where}: {exc}") from exc
+        except BaseException:  # waited too long, no keys, interrupted: nothing is held
+            self.client.close()
+            raise
         self._keeper = threading.Thread(target=self._keep, name="index-lease", daemon=True)
         self._keeper.start()
 
