@@ -130,6 +130,10 @@ def test_writer_killed_at_random_moments_never_leaves_a_broken_file(tmp_path: Pa
     path = tmp_path / "long_term_memory.json"
     rng = random.Random(4)
     seen = 0
+    # Warm the parent first (the store imports its file lock on first use): every forked
+    # writer then starts like a running app's and writes within the kill window, even on a
+    # loaded machine.
+    MemoryStore(tmp_path / "warm-up.json").add(_entry("warm up"))
     for _ in range(100):
         pid = os.fork()
         if pid == 0:  # child: write until killed
