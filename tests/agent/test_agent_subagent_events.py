@@ -142,3 +142,31 @@ async def test_resumed_session_lists_its_subagents_and_numbers_on(settings,
     assert [r.subagent for r in session.subagent_records] == [
         f"{session_id}.sub-1", f"{session_id}.sub-2"]
     await session.aclose()
+
+
+def test_plain_exec_prints_one_line_per_subagent_start_tool_and_end() -> None:
+    import io
+
+    from paicli_tui.commands.exec_cmd import _Printer
+    from paicli_tui.core.contracts import events as ev
+
+    out, err = io.StringIO(), io.StringIO()
+    printer = _Printer(as_json=False, out=out, err=err)
+    sub = "20261201-120000-abcdef.sub-2"
+    for event in [
+        ev.SubAgentStarted(subagent=sub, parent="p", label="explore", call_id="c1"),
+        ev.SubAgentStep(subagent=sub, parent="p", event=ev.RequestStarted(1, 900, 1, 1, 1)),
+        ev.SubAgentStep(subagent=sub, parent="p",
+                        event=ev.ToolCallStarted("t1", "read_file", '{"path": "a.py"}')),
+        ev.SubAgentStep(subagent=sub, parent="p",
+                        event=ev.ToolCallFinished("t1", "read_file", "done", "A = 1")),
+        ev.SubAgentFinished(subagent=sub, parent="p", status="done", requests=2, tool_calls=1,
+                            history_tokens=1_234, elapsed_s=3.25),
+    ]:
+        printer.emit(event)
+    assert err.getvalue().splitlines() == [
+        "[sub-agent sub-2] started: explore",
+        '  [sub-agent sub-2] → read_file {"path": "a.py"}',
+        "[sub-agent sub-2] done: 2 requests, 1 tool call, its history 1,234 tokens, 3.2 s",
+    ]
+    assert out.getvalue() == ""
