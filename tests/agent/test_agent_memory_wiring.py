@@ -3,6 +3,7 @@ every tool result noted, extraction after a finished turn (in the background).""
 
 from __future__ import annotations
 
+import pytest
 from agent_script import ScriptedClient, Step, call, drain
 
 from paicli_tui.core.agent.session import AgentSession
@@ -72,3 +73,21 @@ async def test_no_extraction_after_failed_turn(settings, project_dir) -> None:
     await drain(session.run_turn("task"))
     await session.wait_background()
     assert memory.after == []
+
+
+@pytest.mark.parametrize(("auto_extract", "after", "notices"), [
+    (True, [("ship it", True)], [("m1",)]),
+    (False, [], []),
+])
+async def test_fact_extraction_after_a_turn_or_plan_follows_the_setting(
+        settings, project_dir, auto_extract: bool, after: list, notices: list) -> None:
+    """The one entry for turns and plans alike: extraction runs in the background only when
+    ``auto_extract`` is on, and what it saved is a notice taken once."""
+    memory = FakeMemory()
+    session = await AgentSession.start(settings.with_overrides(auto_extract=auto_extract),
+                                       project_dir, client=ScriptedClient([]), memory=memory)
+    session.extract_facts_later("ship it")
+    await session.wait_background()
+    assert memory.after == after
+    assert [n.ids for n in session.take_notices()] == notices
+    await session.aclose()

@@ -104,19 +104,6 @@ async def _turn_message(session: AgentSession, user_input: str) -> Message:
     return user_turn(user_input, turn_context_block(datetime.now().astimezone(), memories))
 
 
-async def _extract_after_turn(session: AgentSession, user_input: str) -> None:
-    memory = session.memory
-    if memory is None:
-        return
-    try:
-        ids = await memory.after_turn(user_input, session.state, session.light_completer())
-    except Exception:
-        log.exception("fact extraction failed")
-        return
-    if ids:
-        session.note_memory("extracted", f"remembered {len(ids)} fact(s) from this turn", ids)
-
-
 @contextlib.asynccontextmanager
 async def _closing(stream: AsyncIterator[object]) -> AsyncIterator[AsyncIterator[object]]:
     """Close a client's stream when the request ends early (cancel, error), if it can be."""
@@ -153,9 +140,9 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
             session.repair("cancelled")
             session.ledger.event("turn_cancelled")
     # No checkpoint here: every append, repair and compaction already wrote one.
-    if turn.reason == "done" and session.settings.auto_extract and session.memory is not None:
+    if turn.reason == "done":
         # Started before the last event: a consumer may stop iterating right after it.
-        session.start_background(_extract_after_turn(session, user_input))
+        session.extract_facts_later(user_input)
     yield TurnFinished(session=session.session_id, reason=turn.reason,
                        final_text=turn.final_text)
 

@@ -233,9 +233,7 @@ async def _run_tasks(session: AgentSession, plan: Plan, results: dict[str, str],
     session.ledger.event("plan_finished", status="stopped" if stopped else "done", done=done,
                          total=len(plan.tasks))
     if not stopped:
-        from .loop import _extract_after_turn
-
-        session.start_background(_extract_after_turn(session, goal))
+        session.extract_facts_later(goal)
     yield PlanFinished(status="stopped" if stopped else "done", done=done,
                        total=len(plan.tasks), detail=stop_reason)
     yield TurnFinished(session=session.session_id, reason="error" if stopped else "done",

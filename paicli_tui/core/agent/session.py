@@ -429,6 +429,25 @@ class AgentSession:
     def note_memory(self, action: str, detail: str, ids: Sequence[str] = ()) -> None:
         self.pending_notices.append(MemoryNotice(action=action, detail=detail, ids=tuple(ids)))
 
+    def extract_facts_later(self, user_input: str) -> None:
+        """After a finished turn or plan: automatic fact extraction in the background (when
+        ``auto_extract`` is on and there is a memory service); what it saves comes back as a
+        notice (:meth:`take_notices`)."""
+        if self.settings.auto_extract and self.memory is not None:
+            self.start_background(self._extract_facts(user_input))
+
+    async def _extract_facts(self, user_input: str) -> None:
+        memory = self.memory
+        if memory is None:
+            return
+        try:
+            ids = await memory.after_turn(user_input, self.state, self.light_completer())
+        except Exception:
+            log.exception("fact extraction failed")
+            return
+        if ids:
+            self.note_memory("extracted", f"remembered {len(ids)} fact(s) from this turn", ids)
+
 
 def _project_rules(memory: MemoryService | None) -> ProjectRules | None:
     if memory is None:
