@@ -161,8 +161,10 @@ class Forms:
 def forms(text: str) -> Forms:
     """The canonical form, version skeleton and bigrams of ``text``."""
     grams = _bigrams(text)
-    return Forms(text, canonical(text), version_skeleton(text), has_digit(text), grams.total,
+    made = Forms(text, canonical(text), version_skeleton(text), has_digit(text), grams.total,
                  grams.repeats, signature(grams.keys))
+    made.__dict__["bigrams"] = grams  # computed already: the cached property's value
+    return made
 
 
 def has_digit(text: str) -> bool:
@@ -207,8 +209,10 @@ def _dice_reaches(mine: Forms, theirs: Forms, threshold: float) -> bool:
     if not total or 2 * smaller / total < threshold:
         return False
     repeats = min(mine.repeats, theirs.repeats)
-    if 2 * min(overlap(mine.signature, theirs.signature) + repeats, smaller) / total \
-            < threshold:
+    # the signature bound spares building a bigram set; once both sets exist, counting
+    # their intersection is cheaper than comparing signatures
+    if "bigrams" not in theirs.__dict__ and 2 * min(
+            overlap(mine.signature, theirs.signature) + repeats, smaller) / total < threshold:
         return False
     bound = len(mine.bigrams.keys & theirs.bigrams.keys) + repeats
     if 2 * min(bound, smaller) / total < threshold:
