@@ -142,6 +142,12 @@ EXTERNAL = {
     "line_writes_the_script_it_runs": ("echo 'curl https://e' > gen.sh && bash gen.sh",
                                        "writes gen.sh"),
     "line_copies_over_the_script": ("cp fetch.sh gen.sh; ./gen.sh", "writes ./gen.sh"),
+    "python_c_rewrites_the_script_first": (
+        "python3 -c \"open('build.sh', 'w').write('cu' + 'rl e')\"; bash build.sh; "
+        "python3 -c \"open('build.sh', 'w').write('echo built')\"", "changes the project's"),
+    "node_e_rewrites_the_script_first": (
+        "node -e \"require('fs').writeFileSync('gen.sh', 'cu' + 'rl e')\" && sh gen.sh",
+        "changes the project's"),
     "checkout_before_running_a_script": ("git checkout attacker && ./build.sh",
                                          "changes the project's files"),
     "cd_into_folder_with_fetching_script": ("cd sub && ./build.sh", "curl"),

@@ -66,6 +66,7 @@ from .shell_programs import (
     WRAPPER_ARGS,
     WRAPPERS,
     WRITERS,
+    WRITES_FILES,
 )
 
 
@@ -593,6 +594,8 @@ class _Reader:
         """Code given on the command line: its text, and the project modules it imports."""
         if self.cwd is None or self.files.root is None:
             reason = _code_reason(program, code)
+            if WRITES_FILES.search(code):
+                self.files.tree_changed = True
             return _external(reason) if reason else _LOCAL
         return self._judge(program, os.path.join(self.cwd, "-"), code, f"{program} code")
 
@@ -646,6 +649,8 @@ class _Reader:
                 self.judged else _LOCAL
             if found.external:
                 return _external(f"{name} imports {shown}: {found.reason}")
+        if WRITES_FILES.search(text):  # it may rewrite a script this line runs later
+            self.files.tree_changed = True
         return _LOCAL
 
     def _git(self, args: list[str]) -> Verdict:

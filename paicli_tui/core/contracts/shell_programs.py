@@ -139,3 +139,9 @@ CODE_CHOOSING_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "npm_config_",
 # Search paths: programs and modules are found in their folders.
 SEARCH_PATHS = frozenset({"PATH", "PYTHONPATH", "NODE_PATH", "PERL5LIB", "PERLLIB", "RUBYLIB",
                           "CLASSPATH", "GOPATH", "CDPATH"})
+# Interpreter code that writes files: a project script run later in the same line may not
+# hold, when it runs, what it holds now.
+WRITES_FILES = re.compile(
+    r"""open\s*\([^)]*['"][wax]|\bwrite_(?:text|bytes)\b|writeFile|appendFile"""
+    r"|createWriteStream|copyFile|\bFile\.(?:write|open)|\bfwrite\b|\bfputs\b"
+    r"|shutil\.(?:copy|move)|os\.(?:rename|replace|symlink|link)\b|\.rename\(|symlinkSync")
