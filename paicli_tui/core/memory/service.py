@@ -45,9 +45,10 @@ from .vectors import VectorCache
 
 log = logging.getLogger(__name__)
 
-OFFLINE_DEFAULT = ("use", "offline", "use-m3")
-"""Embedder settings that mean the shipped multilingual USE: memory then adds the shipped
-English MiniLM as a second reading (see docs/memory.md for the dev figures)."""
+OFFLINE_DEFAULT = ("use", "offline")
+"""Embedder settings that mean the offline default: the shipped multilingual USE, to which
+memory adds the shipped English MiniLM as a second reading. ``use-m3`` names USE alone (as
+for the code index)."""
 ENGLISH_VARIANT = "english-1"
 """Names the English text the MiniLM rows are of; bumped when english_text changes."""
 

@@ -71,7 +71,12 @@ class VectorCache:
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name) or "embedder"
         self.path = Path(directory) / f"{slug}.npz"
         self._queries: OrderedDict[str, Any] = OrderedDict()
+        self._base: Any = None
+        """The rows read from the file (or folded in by the last save), as one matrix."""
+        self._index: dict[str, int] = {}
+        """Content hash → row of ``_base``."""
         self._rows: dict[str, Any] = {}
+        """Rows embedded since the last save, by content hash."""
         self._loaded = False
         self._keys_by_text: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -122,18 +127,34 @@ class VectorCache:
         except Exception as exc:  # a damaged cache is rebuilt, never fatal
             log.warning("ignoring unreadable vector cache %s (%s)", self.path, type(exc).__name__)
             return
-        if rows.ndim == 2 and rows.shape[1] == self.embedder.dim:
-            self._rows.update(zip((str(k) for k in keys), rows, strict=True))
+        if rows.ndim == 2 and rows.shape[1] == self.embedder.dim and len(keys) == len(rows):
+            self._base = np.asarray(rows, dtype=np.float32)
+            self._index = {str(k): i for i, k in enumerate(keys.tolist())}
+
+    def _has(self, key: str) -> bool:
+        return key in self._index or key in self._rows
+
+    def _row(self, key: str) -> Any:
+        row = self._rows.get(key)
+        return row if row is not None else self._base[self._index[key]]
 
     def _save(self) -> None:
+        """Write every row (called with ``_lock`` held); the new rows join the matrix."""
         import numpy as np
 
+        new = [k for k in self._rows if k not in self._index]
+        if new:
+            fresh = np.stack([self._rows[k] for k in new]).astype(np.float32)
+            self._base = fresh if self._base is None else np.concatenate([self._base, fresh])
+            start = len(self._index)
+            self._index.update((k, start + i) for i, k in enumerate(new))
+        self._rows.clear()
+        if self._base is None:
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
-        keys = list(self._rows)
         try:
-            np.savez(tmp, keys=np.array(keys, dtype=str),
-                     vectors=np.stack([self._rows[k] for k in keys]).astype(np.float32))
+            np.savez(tmp, keys=np.array(list(self._index), dtype=str), vectors=self._base)
             os.replace(tmp, self.path)
         except OSError as exc:
             log.warning("could not write vector cache %s: %s", self.path, exc.strerror or exc)
@@ -170,8 +191,23 @@ class VectorCache:
 
         if not keys:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        zero = np.zeros(self.embedder.dim, dtype=np.float32)
-        matrix = np.stack([self._rows.get(k, zero) for k in keys])
+        # one gather from the matrix for the rows read from the file; only rows embedded
+        # since the last save are copied one by one
+        positions = np.fromiter((self._index.get(k, -1) for k in keys), dtype=np.int64,
+                                count=len(keys))
+        present = positions >= 0
+        if self._base is not None and present.all():
+            matrix = self._base[positions]
+        else:
+            matrix = np.zeros((len(keys), self.embedder.dim), dtype=np.float32)
+            if self._base is not None and present.any():
+                matrix[present] = self._base[positions[present]]
+            for i in np.flatnonzero(~present).tolist():
+                row = self._rows.get(keys[i])
+                if row is not None:
+                    matrix[i] = row
+                    present[i] = True
+        self._present = (matrix, present)
         if complete:
             self._last = (list(texts), matrix)
         return matrix
@@ -185,7 +221,7 @@ class VectorCache:
             return self._last[1], [], {}
         keys = [self._key(t) for t in texts]
         missing = {k: t for k, t in zip(reversed(keys), reversed(texts), strict=True)
-                   if k not in self._rows}
+                   if not self._has(k)}
         return None, keys, missing
 
     def matrix(self, texts: list[str], max_new: int | None = None) -> np.ndarray:
@@ -220,7 +256,7 @@ class VectorCache:
         with self._lock:
             if not self._loaded:
                 self._load()
-            missing = {self._key(t): t for t in texts if self._key(t) not in self._rows}
+            missing = {self._key(t): t for t in texts if not self._has(self._key(t))}
             if missing and not wait:
                 self._schedule(missing)
                 return None
@@ -230,13 +266,13 @@ class VectorCache:
                 self._rows.update(zip(missing, fresh, strict=True))
                 self._save()
         with self._lock:
-            matrix = np.stack([self._rows[self._key(t)] for t in texts])
+            matrix = np.stack([self._row(self._key(t)) for t in texts])
         self._fixed[texts] = matrix
         return matrix
 
     def present_rows(self, matrix: np.ndarray) -> np.ndarray:
-        """Which rows of ``matrix`` hold a vector (rows not embedded yet are all zero),
-        computed once per matrix: an unchanged store reuses its matrix every turn."""
+        """Which rows of ``matrix`` hold a vector (rows not embedded yet are all zero), known
+        from the assembly of the latest matrix: an unchanged store reuses it every turn."""
         cached = self._present
         if cached is not None and cached[0] is matrix:
             return cached[1]
