@@ -112,3 +112,16 @@ def test_a_failing_english_embedder_leaves_the_other_evidence(settings: Settings
     ranked = service.search("icons lucide-react", explain=True)
     assert ranked[0].entry.content == STORE[2] and ranked[0].shown
     assert ranked[0].english_cosine == 0 and ranked[0].margin > 0
+
+
+@pytest.mark.parametrize(("embedder", "english"), [
+    ("use", "minilm-l6-int8"),      # the offline default: USE and the English MiniLM
+    ("offline", "minilm-l6-int8"),
+    ("use-m3", None),               # USE named alone, as for the code index
+    ("minilm", None),               # a single configured embedder is used alone
+])
+def test_which_embedders_memory_uses(settings: Settings, project_dir: Path, embedder: str,
+                                     english: str | None) -> None:
+    service = LocalMemoryService(settings.with_overrides(embedder=embedder), project_dir)
+    cache = service._english_cache()  # built lazily; no model is loaded here
+    assert (cache.embedder.name if cache is not None else None) == english
