@@ -6,6 +6,7 @@ test_minilm_offline.py).
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -17,11 +18,11 @@ from hypothesis import strategies as st
 
 from paicli_tui.config import load_settings
 from paicli_tui.core.code import search as search_module
-from paicli_tui.core.code.indexer import CodeIndexer
+from paicli_tui.core.code.indexer import CodeIndexer, chunk_texts, list_index_files, text_hash
 from paicli_tui.core.code.query.plan import QueryPlan
 from paicli_tui.core.code.search import english_query, modality_weights, search_project
 from paicli_tui.core.embedders import get_embedder
-from paicli_tui.core.embedders.paired import EmbedderPart, PairedEmbedder
+from paicli_tui.core.embedders.paired import EmbedderPart, PairedEmbedder, ranking_texts
 
 FIXTURE = Path(__file__).parent / "fixtures" / "retrieval"
 
@@ -154,3 +155,66 @@ def test_the_models_hypothesis_is_one_more_code_ranking(indexed) -> None:
     chinese = QueryPlan("失败后重试", "zh", "", "retry", ["失败后重试"], hypothesis="def retry(fn)")
     assert search_project(cfg, root, "失败后重试", mode="semantic", embedder=emb,
                           plan=chinese).plan["rankers"] == ["semantic", "minilm:code"]
+
+
+class WordsEmbedder(CountingEmbedder):
+    """A fake English embedder that asks for the chunks' words text."""
+
+    ranking_text = "words"
+
+
+def test_each_part_embeds_the_text_it_asks_for(tmp_path: Path) -> None:
+    """A part with ``ranking_text = "words"`` is handed words_embedding_text, the other part
+    embedding_text, for the same chunks in the same order; the stored vector holds each
+    part's own vector; an unchanged re-index embeds nothing."""
+    from paicli_tui.core.code.chunking import chunk_file
+    from paicli_tui.core.code.ranking_text import (
+        attach_parent_docs,
+        embedding_text,
+        words_embedding_text,
+    )
+
+    root = tmp_path / "proj"
+    shutil.copytree(FIXTURE, root)
+    cfg = load_settings({}, {"PAICLI_HOME": str(tmp_path / "home")})
+    plain, words = CountingEmbedder("fake-a", 8), WordsEmbedder("fake-w", 6)
+    emb = PairedEmbedder([EmbedderPart("semantic", plain),
+                          EmbedderPart("minilm", words, english_only=True)])
+    assert ranking_texts(emb) == ("plain", "words")
+    summary = CodeIndexer(cfg, root, emb).update()
+    assert summary.chunks_embedded == len(plain.texts) == len(words.texts) > 10
+    chunks = [c for rel in list_index_files(root)
+              for c in chunk_file(rel, (root / rel).read_text(encoding="utf-8")).chunks]
+    attach_parent_docs(chunks)
+    assert sorted(plain.texts) == sorted(embedding_text(c) for c in chunks)
+    assert sorted(words.texts) == sorted(words_embedding_text(c) for c in chunks)
+    pairs = dict(zip(words.texts, plain.texts, strict=True))
+    assert all(pairs[words_embedding_text(c)] == embedding_text(c) for c in chunks)
+    again = CodeIndexer(cfg, root, emb).update()
+    assert again.chunks_embedded == 0 and len(plain.texts) == summary.chunks_embedded
+
+
+def test_embed_parts_puts_each_text_in_its_parts_slot() -> None:
+    emb = paired()
+    joined = emb.embed_parts([("alpha", "ALPHA"), ("beta", "BETA")])
+    a = CountingEmbedder("fake-a", 8).embed(["alpha", "beta"])
+    b = CountingEmbedder("fake-b", 6).embed(["ALPHA", "BETA"])
+    assert np.allclose(joined, np.concatenate([a, b], axis=1) / np.sqrt(2))
+    with pytest.raises(ValueError, match="1 texts for 2 parts"):
+        emb.embed_parts([("only one",)])
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("abc", hashlib.sha1(b"abc").hexdigest()),           # one text: the hash it always had
+    (("abc", "def"), hashlib.sha1(b"abc\x1edef").hexdigest()),
+])
+def test_text_hash(text: str | tuple[str, ...], expected: str) -> None:
+    assert text_hash(text) == expected
+
+
+def test_the_offline_pair_gives_minilm_the_words_text(tmp_path: Path) -> None:
+    cfg = load_settings({}, {"PAICLI_HOME": str(tmp_path), "PAICLI_EMBEDDER": "use+minilm"})
+    assert ranking_texts(get_embedder(cfg)) == ("plain", "words")
+    assert ranking_texts(CountingEmbedder()) == ("plain",)
+    with pytest.raises(ValueError, match="unknown ranking text 'odd'"):
+        chunk_texts(type("Odd", (CountingEmbedder,), {"ranking_text": "odd"})())

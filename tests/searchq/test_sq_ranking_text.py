@@ -8,11 +8,15 @@ from paicli_tui.core.code.chunk import Chunk
 from paicli_tui.core.code.query import plan_query
 from paicli_tui.core.code.ranking_text import (
     EMBED_MAX_CHARS,
+    PARENT_DOC_KEY,
+    RANKING_TEXTS,
     attach_parent_docs,
     compact_data,
     doc_summary,
     embedding_text,
     fulltext_text,
+    words_embedding_text,
+    words_of_code,
 )
 from paicli_tui.paths import HomePaths
 
@@ -170,3 +174,36 @@ def test_members_carry_their_class_doc_summary() -> None:
     assert "A piece of text with a style." in fulltext_text(method)
     assert "piece" not in embedding_text(other) and not other.extra
     assert "Args" not in embedding_text(method)
+
+
+def test_words_text_reads_the_chunk_as_words_for_an_english_embedder() -> None:
+    """The English/code embedder's text: path in words, name and its words, doc, signature
+    and its words, then the body's identifiers as words (no compound names left in it)."""
+    chunk = _chunk(kind="method", name="Console.cell_len(text: str)", parent="Console",
+                   signature="def cell_len(text: str) -> int:")
+    chunk.extra[PARENT_DOC_KEY] = "A terminal to print on."
+    assert words_embedding_text(chunk).splitlines() == [
+        "pkg cells",
+        "Console.cell_len",
+        "console cell len",
+        "(Console: A terminal to print on.)",
+        "Get the number of cells required to display text.",
+        "def cell_len(text: str) -> int:",
+        "def cell len text str int",
+        "def cell len text str int return cell len text get character cell size",
+    ]
+
+
+@pytest.mark.parametrize(("code", "words"), [
+    ("getHTTPResponse(x_max)", "get http response x max"),
+    ("return _cell_len(text)  # 2 cells", "return cell len text cells"),
+    ("数 = 1", ""),
+])
+def test_words_of_code(code: str, words: str) -> None:
+    assert words_of_code(code) == words
+
+
+def test_words_text_is_capped_and_named_for_embedders() -> None:
+    body = "def f():\n" + "\n".join(f"    valueItem{i} = computeThing{i}(x)" for i in range(500))
+    assert len(words_embedding_text(_chunk(source=body, doc=""))) == EMBED_MAX_CHARS
+    assert RANKING_TEXTS == {"plain": embedding_text, "words": words_embedding_text}

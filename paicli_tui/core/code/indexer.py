@@ -279,7 +279,9 @@ class CodeIndexer:
     def _parse_batches(self, changed: list[_Candidate], summary: IndexSummary
                        ) -> Iterator[_Batch]:
         """Parse changed files and build their ranking texts, ``batch_chunks`` at a time."""
-        from .ranking_text import embedding_text, fulltext_text
+        from .ranking_text import fulltext_text
+
+        text_of = chunk_texts(self.embedder)
 
         pending: list[tuple[_Candidate, ChunkedFile]] = []
         size = 0
@@ -294,7 +296,7 @@ class CodeIndexer:
             pending.append((candidate, result))
             size += len(result.chunks)
             if size >= self.batch_chunks or number == len(changed):
-                yield _Batch.build(pending, embedding_text, fulltext_text, number)
+                yield _Batch.build(pending, text_of, fulltext_text, number)
                 pending, size = [], 0
 
     def _embed_and_write(self, tables: IndexTables, changed: list[_Candidate],
@@ -341,7 +343,7 @@ class CodeIndexer:
             tables.edges.delete(where)
         self._record_files(tables, batch.candidates, batch.counts)
 
-    def _vectors(self, tables: IndexTables, paths: list[str], texts: list[str],
+    def _vectors(self, tables: IndexTables, paths: list[str], texts: list[ChunkText],
                  hashes: list[str], summary: IndexSummary,
                  embedded: Callable[[int, int], None] | None = None) -> list[np.ndarray]:
         """Vectors for the texts: reused when the same text was embedded before for these
@@ -356,7 +358,7 @@ class CodeIndexer:
                                              zero_copy_only=False), strict=True):
                 if text_hash in wanted:
                     reuse[text_hash] = np.asarray(vector, dtype=np.float32)
-        todo: dict[str, str] = {}
+        todo: dict[str, ChunkText] = {}
         for text, text_hash in zip(texts, hashes, strict=True):
             if text_hash not in reuse and text_hash not in todo:
                 todo[text_hash] = text
@@ -367,7 +369,7 @@ class CodeIndexer:
             for start in range(0, len(pending), EMBED_SLICE):
                 if embedded is not None:
                     embedded(start, len(pending))
-                vectors.extend(self.embedder.embed(pending[start : start + EMBED_SLICE]))
+                vectors.extend(embed_texts(self.embedder, pending[start : start + EMBED_SLICE]))
             if embedded is not None:
                 embedded(len(pending), len(pending))
             summary.embed_seconds += time.perf_counter() - started
@@ -428,7 +430,7 @@ class _Batch:
     candidates: list[_Candidate]
     counts: dict[str, tuple[int, str]]
     chunks: list[Chunk]
-    texts: list[str]
+    texts: list[ChunkText]
     hashes: list[str]
     fulltexts: list[str]
     edge_rows: list[dict[str, Any]]
@@ -440,7 +442,7 @@ class _Batch:
 
     @classmethod
     def build(cls, parsed: list[tuple[_Candidate, ChunkedFile]],
-              embedding_text: Callable[[Chunk], str], fulltext_text: Callable[[Chunk], str],
+              text_of: Callable[[Chunk], ChunkText], fulltext_text: Callable[[Chunk], str],
               files_done: int) -> _Batch:
         chunks: list[Chunk] = []
         seen: set[str] = set()
@@ -452,14 +454,50 @@ class _Batch:
         from .ranking_text import attach_parent_docs  # members rank with their class's doc
 
         attach_parent_docs(chunks)
-        texts = [embedding_text(c) for c in chunks]
+        texts = [text_of(c) for c in chunks]
         return cls(
             candidates=[c for c, _ in parsed],
             counts={c.path: (len(r.chunks), r.parser) for c, r in parsed},
-            chunks=chunks, texts=texts,
-            hashes=[hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts],
+            chunks=chunks, texts=texts, hashes=[text_hash(t) for t in texts],
             fulltexts=[fulltext_text(c) for c in chunks],
             edge_rows=_edge_rows(parsed), files_done=files_done)
+
+
+ChunkText = str | tuple[str, ...]
+"""What is embedded for a chunk: one text, or one per part of a paired embedder whose parts
+read different texts (paired.ranking_texts)."""
+
+
+def chunk_texts(embedder: Embedder) -> Callable[[Chunk], ChunkText]:
+    """The function giving a chunk's embedded text(s) for ``embedder``: one text when every
+    part reads the same kind (as before, so such an index keeps its text hashes), else a
+    tuple with each part's text."""
+    from ..embedders.paired import ranking_texts
+    from .ranking_text import RANKING_TEXTS
+
+    kinds = ranking_texts(embedder)
+    unknown = [k for k in kinds if k not in RANKING_TEXTS]
+    if unknown:
+        raise ValueError(f"unknown ranking text {unknown[0]!r}: use one of "
+                         f"{', '.join(RANKING_TEXTS)}")
+    if len(set(kinds)) == 1:
+        return RANKING_TEXTS[kinds[0]]
+    builders = [RANKING_TEXTS[k] for k in kinds]
+    return lambda chunk: tuple(build(chunk) for build in builders)
+
+
+def text_hash(text: ChunkText) -> str:
+    """What vectors are reused by: the sha1 of the text, or of the parts' texts joined by the
+    ASCII record separator."""
+    joined = text if isinstance(text, str) else "\x1e".join(text)
+    return hashlib.sha1(joined.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def embed_texts(embedder: Embedder, texts: list[ChunkText]) -> np.ndarray:
+    """Vectors for chunk texts made by :func:`chunk_texts` for this ``embedder``."""
+    if texts and not isinstance(texts[0], str):
+        return embedder.embed_parts(texts)  # type: ignore[attr-defined]
+    return embedder.embed(texts)  # type: ignore[arg-type]
 
 
 _DONE = object()

@@ -200,14 +200,13 @@ def _ranked_source(chunk: Chunk) -> str:
     return compact_data(source)
 
 
-def embedding_text(chunk: Chunk) -> str:
-    """The text embedded for ``chunk``: a header (``Class.method`` and its words), the
-    doc comment, the signature, then the start of the body without the doc; at most
-    ``EMBED_MAX_CHARS`` characters, data tables cut short."""
+def _embedded(chunk: Chunk, *, words: bool) -> str:
+    """The header (where, name and its words, the class's purpose, doc, signature), then the
+    start of the body, at most EMBED_MAX_CHARS; ``words``: the path and every identifier of
+    the signature and body also as words (see :func:`words_embedding_text`)."""
     name = _short_name(chunk)
-    # No path here: a sentence embedder reads ``src/main/java/...`` as noise and it eats the
-    # character budget; the full-text side keeps the path and its words.
-    parts = [name, _words_of(name)]
+    parts = [_path_words(chunk.path)] if words else []
+    parts += [name, _words_of(name)]
     if _parent_doc(chunk):
         parts.append(f"({chunk.parent}: {_parent_doc(chunk)})")
     doc = _class_doc(chunk)
@@ -215,11 +214,49 @@ def embedding_text(chunk: Chunk) -> str:
         parts.append(doc[:DOC_MAX_CHARS])
     if chunk.signature.strip():
         parts.append(chunk.signature.strip())
+        if words:
+            parts.append(words_of_code(chunk.signature))
     body = _ranked_source(chunk)
+    if words:
+        body = words_of_code(body)
     head = "\n".join(p for p in parts if p)
     room = EMBED_MAX_CHARS - len(head) - 1
     text = head + ("\n" + body[:room] if room > 0 and body.strip() else "")
     return text[:EMBED_MAX_CHARS]
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """The text embedded for ``chunk``: a header (``Class.method`` and its words), the
+    doc comment, the signature, then the start of the body without the doc; at most
+    ``EMBED_MAX_CHARS`` characters, data tables cut short."""
+    # No path here: the multilingual sentence embedder reads ``src/main/java/...`` as noise
+    # and it eats the character budget; the full-text side keeps the path and its words.
+    return _embedded(chunk, words=False)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def words_of_code(text: str) -> str:
+    """Every identifier of ``text`` as its words, in order (``cellLen(x_max)`` →
+    ``cell len x max``): an English sentence embedder reads words, not compound names."""
+    return " ".join(p for token in _IDENTIFIER.findall(text) for p in split_identifier(token))
+
+
+def words_embedding_text(chunk: Chunk) -> str:
+    """The text embedded by an English/code embedder (MiniLM, ``ranking_text = "words"``):
+    where the code lives in words (``rich/progress_bar.py`` → ``rich progress bar``),
+    ``Class.method`` and its words, the class's purpose, the doc comment, the signature and
+    its words, then the body with every identifier split into words; at most
+    ``EMBED_MAX_CHARS``. Measured on the dev set only: MiniLM alone 0.625 -> 0.775 recall@5
+    against :func:`embedding_text`; the multilingual USE reads that text worse (hybrid 0.925
+    -> 0.85), so it keeps :func:`embedding_text`."""
+    return _embedded(chunk, words=True)
+
+
+RANKING_TEXTS = {"plain": embedding_text, "words": words_embedding_text}
+"""Embedded texts by the name an embedder asks for with its ``ranking_text`` attribute
+(``plain`` when it has none)."""
 
 
 def fulltext_text(chunk: Chunk) -> str:

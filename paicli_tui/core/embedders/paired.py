@@ -6,6 +6,10 @@ text hash like any other). A query vector that holds one part's unit vector and 
 elsewhere has, against every stored vector, a cosine equal to that part's own cosine divided
 by sqrt(n): a vector search with it ranks exactly as that part alone would. So each part is
 its own ranker (``--explain`` shows each rank) and hybrid search fuses them by rank.
+
+Each part may read its own text of a chunk (:func:`ranking_texts`): an embedder names the
+text that suits it with a ``ranking_text`` attribute (``plain`` without one), and the indexer
+hands :meth:`PairedEmbedder.embed_parts` one text per part.
 """
 
 from __future__ import annotations
@@ -55,6 +59,15 @@ class PairedEmbedder:
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._joined([p.embedder.embed_queries(texts) for p in self.parts], len(texts))
 
+    def embed_parts(self, texts: Sequence[Sequence[str]]) -> np.ndarray:
+        """Stored vectors where each part embeds its own text: ``texts[i][j]`` is chunk i's
+        text for part j (in :func:`ranking_texts` order)."""
+        for row in texts:
+            if len(row) != len(self.parts):
+                raise ValueError(f"embed_parts: {len(row)} texts for {len(self.parts)} parts")
+        return self._joined([p.embedder.embed([row[j] for row in texts])
+                             for j, p in enumerate(self.parts)], len(texts))
+
     def part_queries(self, label: str, texts: Sequence[str]) -> np.ndarray:
         """Query vectors that rank as part ``label`` alone: its vectors in its slot, zeros
         elsewhere (full dimension, unit length)."""
@@ -72,3 +85,11 @@ class PairedEmbedder:
         if count == 0:
             return np.zeros((0, self._dim), dtype=np.float32)
         return (np.concatenate(blocks, axis=1) * self._scale).astype(np.float32)
+
+
+def ranking_texts(embedder: Embedder) -> tuple[str, ...]:
+    """The chunk text each part of ``embedder`` reads (one name for a single embedder): its
+    ``ranking_text`` attribute, ``plain`` when it has none."""
+    parts = getattr(embedder, "parts", None)
+    members = [p.embedder for p in parts] if parts else [embedder]
+    return tuple(getattr(m, "ranking_text", "plain") for m in members)
