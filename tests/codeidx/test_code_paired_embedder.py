@@ -157,7 +157,7 @@ def test_the_models_hypothesis_is_one_more_code_ranking(indexed) -> None:
                           plan=chinese).plan["rankers"] == ["semantic", "minilm:code"]
 
 
-class WordsEmbedder(CountingEmbedder):
+class WordsTextEmbedder(HashEmbedder):
     """A fake English embedder that asks for the chunks' words text."""
 
     ranking_text = "words"
@@ -177,7 +177,7 @@ def test_each_part_embeds_the_text_it_asks_for(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     shutil.copytree(FIXTURE, root)
     cfg = load_settings({}, {"PAICLI_HOME": str(tmp_path / "home")})
-    plain, words = CountingEmbedder("fake-a", 8), WordsEmbedder("fake-w", 6)
+    plain, words = HashEmbedder("fake-a", 8), WordsTextEmbedder("fake-w", 6)
     emb = PairedEmbedder([EmbedderPart("semantic", plain),
                           EmbedderPart("minilm", words, english_only=True)])
     assert ranking_texts(emb) == ("plain", "words")
@@ -197,8 +197,8 @@ def test_each_part_embeds_the_text_it_asks_for(tmp_path: Path) -> None:
 def test_embed_parts_puts_each_text_in_its_parts_slot() -> None:
     emb = paired()
     joined = emb.embed_parts([("alpha", "ALPHA"), ("beta", "BETA")])
-    a = CountingEmbedder("fake-a", 8).embed(["alpha", "beta"])
-    b = CountingEmbedder("fake-b", 6).embed(["ALPHA", "BETA"])
+    a = HashEmbedder("fake-a", 8).embed(["alpha", "beta"])
+    b = HashEmbedder("fake-b", 6).embed(["ALPHA", "BETA"])
     assert np.allclose(joined, np.concatenate([a, b], axis=1) / np.sqrt(2))
     with pytest.raises(ValueError, match="1 texts for 2 parts"):
         emb.embed_parts([("only one",)])
@@ -215,6 +215,6 @@ def test_text_hash(text: str | tuple[str, ...], expected: str) -> None:
 def test_the_offline_pair_gives_minilm_the_words_text(tmp_path: Path) -> None:
     cfg = load_settings({}, {"PAICLI_HOME": str(tmp_path), "PAICLI_EMBEDDER": "use+minilm"})
     assert ranking_texts(get_embedder(cfg)) == ("plain", "words")
-    assert ranking_texts(CountingEmbedder()) == ("plain",)
+    assert ranking_texts(HashEmbedder()) == ("plain",)
     with pytest.raises(ValueError, match="unknown ranking text 'odd'"):
-        chunk_texts(type("Odd", (CountingEmbedder,), {"ranking_text": "odd"})())
+        chunk_texts(type("Odd", (HashEmbedder,), {"ranking_text": "odd"})())
