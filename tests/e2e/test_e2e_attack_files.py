@@ -206,3 +206,24 @@ def test_exec_error_body_echoing_keys_is_printed_redacted(tmp_path: Path,
     assert result.returncode != 0 and "bad key" in result.stderr
     assert KEY not in result.stderr + result.stdout and OTHER not in result.stderr
     assert "****" in result.stderr
+
+
+def test_exec_over_a_store_with_a_bad_entry_says_it_was_set_aside(tmp_path: Path,
+                                                                  paicli_home: Path) -> None:
+    """The turn reads memories (the bad entry is found then); the person is told once, as a
+    memory notice event, and the good memory still reaches the model."""
+    store = paicli_home / "memory" / "long_term_memory.json"
+    store.parent.mkdir(parents=True)
+    store.write_text(json.dumps([{**GOOD, "metadata": {"scope": "global"}}, {"content": "x"}]))
+    from e2e_fake_openai import FakeOpenAI
+
+    with FakeOpenAI({}) as server:
+        result = _cli(["exec", "TURN 1: which build tool do we use with Gradle", "--json",
+                       "--provider", "custom", "--base-url", server.base_url, "--model", "m"],
+                      paicli_home, tmp_path)
+        assert result.returncode == 0, result.stderr
+        sent = json.dumps(server.requests[0]["messages"], ensure_ascii=False)
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    notices = [e for e in events if e["type"] == "memory" and e["action"] == "file"]
+    assert len(notices) == 1 and "1 memory in" in notices[0]["detail"]
+    assert "set aside" in notices[0]["detail"] and "Builds use Gradle 8" in sent

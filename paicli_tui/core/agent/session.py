@@ -335,7 +335,15 @@ class AgentSession:
             await asyncio.gather(*list(self._background), return_exceptions=True)
 
     def take_notices(self) -> list[AgentEvent]:
-        """Events produced in the background since the last call (memory saves)."""
+        """Events produced in the background since the last call (memory saves, and what went
+        wrong with the memory file: a file moved aside or entries set aside is never
+        silent)."""
+        if self.memory is not None:
+            try:
+                for problem in self.memory.store_problems():
+                    self.note_memory("file", problem)
+            except Exception:  # a memory service without the file (a test double)
+                log.debug("memory store problems unavailable", exc_info=True)
         notices, self.pending_notices = self.pending_notices, []
         return notices
 

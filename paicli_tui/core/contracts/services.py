@@ -50,6 +50,11 @@ class MemoryService(Protocol):
         """Automatic fact extraction after a finished top-level turn; returns saved ids."""
         ...
 
+    def store_problems(self) -> list[str]:
+        """What went wrong with the memory file since the last call (moved aside, entries
+        set aside), each said once, for a notice to the person."""
+        ...
+
 
 class CodeService(Protocol):
     """Code retrieval as the agent loop sees it (implemented in core.code)."""

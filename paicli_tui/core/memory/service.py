@@ -122,6 +122,9 @@ class LocalMemoryService(MemoryBook):
         self.session = session  # saves from now on know whether outside content is in
         note_tool_result(session, tool_name, arguments or {}, output, self.project_root)
 
+    def store_problems(self) -> list[str]:
+        return self.store.take_problems()
+
     async def after_turn(self, user_input: str, session: SessionState,
                          complete: TextCompleter | None) -> list[str]:
         """Extract and save durable facts from the person's input of a finished turn; the ids

@@ -286,10 +286,11 @@ class MemoryStore:
             self._move_aside(exc)
             return list(self._cache)
         if parsed.rejected:
+            count = len(parsed.rejected)
             self._unreported.append(
-                f"{len(parsed.rejected)} memories in {self.path} could not be read; they are "
-                f"set aside in {self.rejected_path.name} on the next save, the others stay "
-                "live.")
+                f"{count} {'memory' if count == 1 else 'memories'} in {self.path} could not "
+                f"be read; set aside in {self.rejected_path.name} on the next save, the "
+                "others stay live.")
             log.warning("memory file %s: %d entries could not be read; they are set aside in "
                         "%s on the next save", self.path, len(parsed.rejected),
                         self.rejected_path)
