@@ -117,6 +117,15 @@ class Settings:
     """Seconds an ``execute_command`` may run."""
     auto_approve: bool = False
     """Approve writes and commands without asking (``--yes``)."""
+    read_only_commands: tuple[str, ...] = (
+        "ls", "cat", "head", "tail", "wc", "pwd", "echo", "grep", "egrep", "fgrep", "rg", "find",
+        "stat", "file", "du", "which", "basename", "dirname", "realpath", "sort", "uniq", "cut",
+        "tr", "nl", "git status", "git diff", "git log", "git show", "git blame", "git ls-files")
+    """Commands that run without asking when every part of the command line is one of them
+    (``ls -la | head``); an entry of two words is a program and its sub-command. Options that
+    run or write are refused whatever the list says (``find -exec``, ``rg --pre``, ``sort -o``),
+    as are substitutions, variables and redirections to files (behaviour §16). ``[]`` asks for
+    every command."""
 
     # --- context engine (behaviour §3–5) ----------------------------------------------------
     offload_threshold_chars: int = 32_000

@@ -237,3 +237,28 @@ async def test_model_switch_follows_the_window(settings, project_dir):
         gauge = app.screen.query_one(ContextGauge)
         assert gauge.window == 200_000
         assert "glm:glm-4.6" in app.screen.sub_title
+
+
+async def test_calls_that_went_ahead_unasked_are_marked(settings, project_dir):
+    """A person sees on each tool block why it ran without a dialog: ``read-only, no
+    approval`` on `ls -la | head`, ``auto-approved (Always)`` on the second write after
+    "Always", nothing on a call they approved themselves."""
+    def call(call_id: str, name: str, arguments: str, permission: str) -> list[ev.AgentEvent]:
+        return [ev.ToolCallStarted(call_id=call_id, name=name, arguments=arguments),
+                ev.ToolCallFinished(call_id=call_id, name=name, status="done", preview="ok",
+                                    permission=permission)]
+
+    script = [ev.TurnStarted(session="s1", user_input="go"),
+              *call("c1", "execute_command", '{"command": "ls -la | head"}', "read-only"),
+              *call("c2", "write_file", '{"path": "a.txt"}', ""),
+              *call("c3", "write_file", '{"path": "b.txt"}', "always"),
+              ev.AssistantMessage(content="done"),
+              ev.TurnFinished(session="s1", reason="done")]
+    app, _ = make_app(settings, project_dir, FakeSession(script=script), FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go")
+        await wait_turn(pilot)
+        titles = [str(b.title) for b in app.screen.query(ToolBlock)]
+        assert titles[0].endswith("· done · read-only, no approval"), titles[0]
+        assert titles[1].endswith("· done"), titles[1]
+        assert titles[2].endswith("· done · auto-approved (Always)"), titles[2]

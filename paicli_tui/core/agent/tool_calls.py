@@ -78,10 +78,12 @@ class RunawayGuard:
 
 
 async def _run_tool(session: AgentSession, call: ToolCall,
-                    context: ToolContext | None = None) -> AdmittedResult:
-    """Run one call and admit its result (redaction, offload, boundary)."""
-    arguments, output = await session.tools.run(call.name, call.arguments,
-                                                context or session.tool_context)
+                    context: ToolContext | None = None) -> tuple[AdmittedResult, str]:
+    """Run one call and admit its result (redaction, offload, boundary); also say how it went
+    ahead when it needed approval and nobody was asked (``Permission``, or "")."""
+    context = (context or session.tool_context).for_one_call()
+    arguments, output = await session.tools.run(call.name, call.arguments, context)
+    permission = context.granted[-1].value if context.granted else ""
     if output.external:
         session.state.external_content_used = True
     if session.memory is not None:
@@ -93,7 +95,7 @@ async def _run_tool(session: AgentSession, call: ToolCall,
     return admit_tool_result(call, output, arguments,
                              redact=lambda text: redact_known(text, secrets),
                              project=session.project, session=session.state,
-                             settings=session.settings)
+                             settings=session.settings), permission
 
 
 async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: RunawayGuard
@@ -113,14 +115,14 @@ async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: Run
         else:
             results = await asyncio.gather(*(_run_tool(session, c) for c in batch))
         # Results enter the history in call order, whatever order they finished in.
-        for call, result in zip(batch, results, strict=True):
+        for call, (result, permission) in zip(batch, results, strict=True):
             session.append(result.message)
             if result.offload is not None:  # not a change of the view: no ledger record
                 yield compaction_event(result.offload)
             yield ToolCallFinished(
                 call_id=call.id, name=call.name, status=result.message.meta["status"],
                 preview=_preview(result.shown), chars=len(result.message.content),
-                offload_path=result.message.meta.get("offload_path"))
+                offload_path=result.message.meta.get("offload_path"), permission=permission)
             if guard.observe(call):
                 runaway = call
         # A loaded skill's text follows the whole group of results (pairing holds).
@@ -131,7 +133,8 @@ async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: Run
 
 
 async def _run_posting(session: AgentSession, batch: Sequence[ToolCall],
-                       results: list[AdmittedResult]) -> AsyncIterator[AgentEvent]:
+                       results: list[tuple[AdmittedResult, str]]
+                       ) -> AsyncIterator[AgentEvent]:
     """Run a batch whose tools post events while they run: each event is passed on as it
     comes, the results are put in ``results`` (call order). Cancelled, the tools are
     cancelled and awaited, so a sub-agent closes its stream before the turn repairs."""

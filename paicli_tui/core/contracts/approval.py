@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
-from .asks import ApprovalDecision, ApprovalRequest
+from .asks import ApprovalDecision, ApprovalRequest, Permission
 from .tools import ToolContext
 
 
-async def ask_approval(context: ToolContext, request: ApprovalRequest) -> bool:
+async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
+                       read_only: bool = False) -> bool:
     """True when the call may go ahead.
 
-    ``--yes`` (settings.auto_approve) and an earlier "always" for this tool approve without
-    asking; otherwise the session's approval callback decides (headless default: deny).
+    ``--yes`` (settings.auto_approve), an earlier "always" for this tool and a command the
+    caller found read-only approve without asking; otherwise the session's approval callback
+    decides (headless default: deny). How a call went ahead unasked is recorded in
+    ``context.granted`` so its block can say so.
     """
-    if context.settings.auto_approve or request.tool in context.session.always_approved:
+    unasked = (Permission.AUTO if context.settings.auto_approve
+               else Permission.ALWAYS if request.tool in context.session.always_approved
+               else Permission.READ_ONLY if read_only else None)
+    if unasked is not None:
+        context.granted.append(unasked)
         return True
     decision = await context.approve(request)
     if decision is ApprovalDecision.ALWAYS:

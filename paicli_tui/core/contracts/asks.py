@@ -17,6 +17,18 @@ class ApprovalDecision(StrEnum):
     DENY = "deny"
 
 
+class Permission(StrEnum):
+    """How a call that needs approval went ahead without the person being asked this time
+    (shown on the call's block, carried by ``ToolCallFinished.permission``)."""
+
+    ALWAYS = "always"
+    """The person chose "Always" for this tool earlier in the session."""
+    AUTO = "auto"
+    """``--yes``: every write and command is approved."""
+    READ_ONLY = "read-only"
+    """A shell command made only of read-only parts (settings.read_only_commands)."""
+
+
 @dataclass(frozen=True)
 class ApprovalRequest:
     tool: str

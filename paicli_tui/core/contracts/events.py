@@ -91,6 +91,9 @@ class ToolCallFinished(AgentEvent):
     """The first lines of what entered the history (after the boundary wrapper)."""
     chars: int = 0
     offload_path: str | None = None
+    permission: str = ""
+    """How a call needing approval went ahead without asking: ``always`` (an earlier
+    "Always"), ``auto`` (--yes), ``read-only`` (a read-only command); empty otherwise."""
 
 
 @dataclass(frozen=True)

@@ -801,3 +801,9 @@ def is_network_command(command: str,
                        project_root: str | os.PathLike[str] | None = None) -> bool:
     """True when ``command`` may reach the network, or cannot be shown not to."""
     return classify_command(command, project_root).external
+
+
+def command_words(command: str) -> list[str] | None:
+    """The words of a command line as the shell splits them, quotes removed and operators
+    (``;`` ``|`` ``&&`` ``>`` …) as words of their own; None when it cannot be parsed."""
+    return _words(command)

@@ -8,13 +8,13 @@ tool registry. The contract sits below all of them so no engine imports the agen
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ...config import Settings
-from .asks import ApprovalCallback, ConflictCallback, deny_all
+from .asks import ApprovalCallback, ConflictCallback, Permission, deny_all
 from .events import AgentEvent
 from .llm import TextCompleter
 from .session_state import SessionState
@@ -46,6 +46,13 @@ class ToolContext:
     ``run_subagent`` call it answers)."""
     emit: Callable[[AgentEvent], None] | None = None
     """Where a tool posts events while it runs (a sub-agent's steps); None: nowhere."""
+    granted: list[Permission] = field(default_factory=list)
+    """Approvals given without asking during one call (the loop hands every call its own
+    copy of the context, so this list belongs to that call)."""
+
+    def for_one_call(self) -> ToolContext:
+        """A copy for one tool call: same session and callbacks, its own ``granted``."""
+        return replace(self, granted=[])
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from ..widgets.context_gauge import ContextGauge
 from ..widgets.plan_pane import PlanPane
 from ..widgets.prompt_input import PromptInput
 from ..widgets.slash_menu import SlashMenu
+from ..widgets.tool_block import PERMISSION_NOTES
 from ..widgets.turn_status import TurnStatus
 from .chat_commands import SlashCommandsMixin
 from .chat_plan import PlanViewMixin
@@ -430,6 +431,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             if block is None:
                 block = await chat.add_tool(event.call_id, event.name, "{}")
             block.finish(event.status, event.preview, event.chars, event.offload_path)
+            if event.permission:
+                block.mark(PERMISSION_NOTES.get(event.permission, event.permission))
         elif isinstance(event, ev.ContextCompacted):
             failed = isinstance(event, ev.CompactionFailed)
             await chat.add_compaction(event.tier, event.tokens_before, event.tokens_after,

@@ -17,6 +17,14 @@ STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "conflict": "�
 SHOW_SECONDS_FROM = 1.0
 """Shorter calls show no time (most reads take milliseconds)."""
 
+PERMISSION_NOTES = {
+    "always": "auto-approved (Always)",
+    "auto": "auto-approved (--yes)",
+    "read-only": "read-only, no approval",
+}
+"""The mark on a call that needed approval and went ahead without asking
+(``ToolCallFinished.permission``)."""
+
 
 class ToolBlock(Collapsible):
     """Title: ``icon name args · status [· seconds] [· note]``; body: full arguments,

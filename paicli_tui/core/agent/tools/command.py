@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...contracts.asks import ApprovalRequest
+from ...contracts.read_only import is_read_only
 from ...contracts.shell import classify_command
 from ...contracts.tools import ToolContext, ToolOutput
 from .approval import ask_approval, denied
@@ -126,7 +127,8 @@ class ExecuteCommandTool:
     description = (
         "Run a shell command in the project root (stdout and stderr together) and get its exit "
         "code and output. The person must approve each command unless they allowed commands for "
-        "the session. Long output is saved to a file under .paicli/tool-outputs/ and previewed "
+        "the session; read-only commands (ls, cat, head, wc, rg, grep, find, git status/diff/log/"
+        "show, and pipelines of them) run without asking. Long output is saved to a file under .paicli/tool-outputs/ and previewed "
         "(first and last part); read the rest with read_file offset/limit. Not interactive: "
         "stdin is empty. Default timeout 120 s."
     )
@@ -158,8 +160,10 @@ class ExecuteCommandTool:
         detail = f"$ {command}\n(in {context.project_root}, timeout {timeout} s)"
         if external:
             detail += f"\nThis command may reach the network: {verdict.reason}."
+        read_only = not external and is_read_only(
+            command, context.settings.read_only_commands, context.project_root)
         if not await ask_approval(context, ApprovalRequest(tool=self.name, summary=summary,
-                                                           detail=detail)):
+                                                           detail=detail), read_only=read_only):
             return ToolOutput(denied(summary), status="denied")
         cap = context.settings.command_output_cap_chars
         try:

@@ -1,0 +1,225 @@
+"""Which shell commands only read: they run without asking (behaviour §16's reader, by meaning).
+
+A command is read-only when every simple command in it (split at ``;``, ``&&``, ``||`` and
+pipes, the way :mod:`.shell` reads it) is on the read-only list (``settings.read_only_commands``:
+``ls``, ``cat``, ``git status`` …) and nothing in it can run, write or hide anything else:
+
+- no substitution (``$(…)``, backticks, ``<(…)``), no variable expansion (``$x``, ``${x}``),
+  no assignment (``GIT_PAGER=… git log``), no subshell or background job (``( )``, ``&``);
+- redirections only read a file (``< file``) or go to ``/dev/null`` or another descriptor
+  (``2>&1``); ``> file``, ``>> file``, here-documents are writes or text we do not read;
+- the program is named, not a path (``./ls`` is the project's own script);
+- options that run or write something are refused even for listed programs
+  (``find -exec/-delete/-fprint``, ``rg --pre``, ``sort -o``, ``git -c`` / ``--output``), and
+  for those programs a wildcard must be quoted (a file named ``-delete`` or ``--pre=sh`` must
+  not become an option when the shell expands ``*``);
+- every path it names stays inside the project, like the file tools' paths (no ``/etc/…``,
+  ``~``, ``..`` out of it, or a link pointing out): reading is approved, not looking around the
+  machine;
+- the command does not reach the network (:func:`.shell.classify_command`).
+
+Anything the reader is unsure of is not read-only: the person is asked, as for any command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .shell import classify_command, command_words
+
+_SEPARATORS = frozenset({";", "&&", "||", "|", "|&"})
+_TO_NOWHERE = frozenset({">", ">>", ">|", "&>", "&>>"})
+"""Output redirections allowed only to /dev/null."""
+_DESCRIPTOR_COPY = frozenset({">&", "<&"})
+_PUNCTUATION = frozenset(";&|()<>")
+_EXPANSION = re.compile(r"\$[A-Za-z0-9_{(\[@*#?$!\-'\"]|`")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
+_WILDCARD = re.compile(r"[*?\[]")
+
+# Options that make a listed program run a command or write a file.
+_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
+                           "-fprint0", "-fprintf", "-fls"})
+_GIT_GLOBAL_OK = frozenset({"--no-pager", "-P", "--no-optional-locks"})
+# Programs with such options: a wildcard there must be quoted (see the module docstring).
+_OPTION_RUNNERS = frozenset({"find", "rg", "sort", "git"})
+
+
+@dataclass(frozen=True)
+class ReadOnlyVerdict:
+    """Whether a command only reads, and if not, why (for tests and the log)."""
+
+    read_only: bool
+    reason: str = ""
+
+    @classmethod
+    def refused(cls, reason: str) -> ReadOnlyVerdict:
+        return cls(False, reason)
+
+
+_YES = ReadOnlyVerdict(True)
+_no = ReadOnlyVerdict.refused
+
+
+def _quoted_often_enough(word: str, words: list[str], text: str) -> bool:
+    """Every occurrence of ``word`` among the words is quoted in the text (so the shell does
+    not expand it); counted, so one quoted copy cannot vouch for an unquoted one."""
+    quoted = text.count(f"'{word}'") + text.count(f'"{word}"')
+    return quoted >= words.count(word)
+
+
+def _outside(word: str, root: Path) -> bool:
+    """True when ``word`` (or the value of ``--option=value``) names a path outside ``root``."""
+    for candidate in (word, word.partition("=")[2]):
+        if not candidate or candidate == "/dev/null":
+            continue
+        if candidate.startswith("~"):
+            return True
+        if not (candidate.startswith("/") or "/" in candidate or candidate == ".."
+                or os.path.lexists(root / candidate)):
+            continue  # a pattern or a name the command may create output about, not a path
+        resolved = Path(os.path.realpath(root / candidate))
+        if not resolved.is_relative_to(root):
+            return True
+    return False
+
+
+def _short_flags(word: str) -> str:
+    """The letters of a short-option cluster (``-uo`` → ``uo``); "" for anything else."""
+    return word[1:] if word.startswith("-") and not word.startswith("--") else ""
+
+
+def _program_check(program: str, args: list[str]) -> str:
+    """Why this listed program's arguments make it more than a read; "" when they do not."""
+    if program == "find":
+        for arg in args:
+            if arg in _FIND_ACTIONS:
+                return f"find {arg} runs or writes"
+    elif program == "rg":
+        for arg in args:
+            if arg.startswith("--pre"):
+                return "rg --pre runs a program on each file"
+    elif program == "sort":
+        for arg in args:
+            if arg.startswith(("--output", "--compress-program")) or "o" in _short_flags(arg):
+                return "sort -o writes a file"
+    elif program == "uniq":
+        if len([a for a in args if not a.startswith("-")]) > 1:
+            return "uniq with two files writes the second"
+    elif program == "git":
+        for arg in args:
+            if arg.startswith(("--output", "--ext-diff", "--exec")):
+                return f"git {arg.split('=')[0]} writes or runs"
+    return ""
+
+
+def _git_subcommand(args: list[str]) -> tuple[list[str], str]:
+    """The words after git's global options, or why the options are not read-only."""
+    rest = list(args)
+    while rest and rest[0].startswith("-"):
+        option = rest.pop(0)
+        if option == "-C" and rest:
+            rest.pop(0)
+        elif option not in _GIT_GLOBAL_OK:
+            return [], f"git {option} changes what git runs"
+    return rest, ""
+
+
+class _Allowlist:
+    def __init__(self, entries: Iterable[str], root: Path) -> None:
+        self.entries = [tuple(entry.split()) for entry in entries if entry.split()]
+        self.root = root
+
+    def check(self, words: list[str], all_words: list[str], text: str) -> ReadOnlyVerdict:
+        """One simple command (no operators left in ``words``)."""
+        if not words:
+            return _YES
+        if _ASSIGNMENT.match(words[0]):
+            return _no(f"sets a variable for the command ({words[0].split('=')[0]})")
+        program, args = words[0], words[1:]
+        if "/" in program:
+            return _no(f"runs a program by path ({program[:40]})")
+        named = args
+        if program == "git":
+            named, why = _git_subcommand(args)
+            if why:
+                return _no(why)
+        if not any(entry[0] == program and list(entry[1:]) == named[:len(entry) - 1]
+                   for entry in self.entries):
+            shown = " ".join([program, *named[:1]]) if program == "git" else program
+            return _no(f"{shown} is not on the read-only list")
+        why = _program_check(program, args)
+        if why:
+            return _no(why)
+        for arg in args:
+            if _outside(arg, self.root):
+                return _no(f"reads outside the project ({arg[:40]})")
+        if program in _OPTION_RUNNERS:
+            for arg in args:
+                if _WILDCARD.search(arg) and not _quoted_often_enough(arg, all_words, text):
+                    return _no(f"an unquoted wildcard ({arg[:40]}) could expand into an "
+                               f"option of {program}")
+        return _YES
+
+
+def _redirection(operator: str, target: str | None, root: Path) -> str:
+    """Why this redirection is more than a read; "" when it is not."""
+    if target is None or target in _SEPARATORS or target[:1] in _PUNCTUATION:
+        return f"a redirection ({operator}) without a target"
+    if operator == "<":
+        return f"reads outside the project ({target[:40]})" if _outside(target, root) else ""
+    if operator in _TO_NOWHERE:
+        return "" if target == "/dev/null" else f"writes to a file ({operator} {target[:40]})"
+    if operator in _DESCRIPTOR_COPY:
+        return "" if target.isdigit() or target == "-" else (
+            f"writes to a file ({operator} {target[:40]})")
+    return f"uses {operator} (a here-document or read-write redirection)"
+
+
+def read_only_verdict(command: str, allowed: Iterable[str], project_root: Path
+                      ) -> ReadOnlyVerdict:
+    """Whether ``command``, run in ``project_root``, only reads, given the read-only list
+    ``allowed``."""
+    root = Path(os.path.realpath(project_root))
+    if not isinstance(command, str) or not command.strip():
+        return _no("empty command")
+    words = command_words(command)
+    if words is None:
+        return _no("cannot be parsed (unbalanced quotes)")
+    for word in words:
+        if _EXPANSION.search(word):
+            return _no(f"expands or substitutes something ({word[:40]})")
+    allowlist = _Allowlist(allowed, root)
+    simple: list[str] = []
+    index = 0
+    tokens = [*words, ";"]
+    while index < len(tokens):
+        word = tokens[index]
+        if word in _SEPARATORS:
+            found = allowlist.check(simple, words, command)
+            if not found.read_only:
+                return found
+            simple = []
+        elif word and set(word) <= _PUNCTUATION:  # a redirection or ( ) &
+            if word in ("&", "(", ")") or "(" in word or ")" in word:
+                return _no(f"runs a subshell or a background job ({word})")
+            target = tokens[index + 1] if index + 1 < len(words) else None
+            why = _redirection(word, target, root)
+            if why:
+                return _no(why)
+            index += 1  # the target is not an argument
+        else:
+            simple.append(word)
+        index += 1
+    network = classify_command(command, root)
+    if network.external:
+        return _no(network.reason)
+    return _YES
+
+
+def is_read_only(command: str, allowed: Iterable[str], project_root: Path) -> bool:
+    """True when ``command``, run in ``project_root``, only reads and may run without asking."""
+    return read_only_verdict(command, allowed, project_root).read_only
