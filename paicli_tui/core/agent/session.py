@@ -156,7 +156,9 @@ class AgentSession:
             for warning in restored.warnings:
                 log.warning("session %s: %s", resume, warning)
         else:
-            ledger = await asyncio.to_thread(SessionLedger.create, settings.home, project.root)
+            # deferred: a launch that never gets a message leaves no session file behind
+            ledger = await asyncio.to_thread(functools.partial(
+                SessionLedger.create, settings.home, project.root, deferred=True))
             history = []
         session = cls(settings=settings, project=project, ledger=ledger, history=history,
                       client=client, memory=memory, code=code, approve=approve,

@@ -17,6 +17,7 @@ One process writes a session at a time (:mod:`.ledger_claim`).
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -26,10 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ...paths import HomePaths, normalise_project_root
-from ..messages import Message
+from ..messages import Message, Role
 from . import ledger_claim
 from .ledger_read import (
     SCHEMA_VERSION,
@@ -153,17 +154,27 @@ class SessionLedger:
         self._full_bytes = 0
         self._claimed = False
         self._restored: RestoredSession | None = None
+        self._pending: bytearray | None = None
+        """A deferred session's records, kept here until its first message (no file yet)."""
 
     # -- opening -----------------------------------------------------------------------------
     @classmethod
     def create(cls, home: HomePaths, project_root: Path, title: str | None = None, *,
-               parent: str | None = None, session_id: str | None = None) -> SessionLedger:
+               parent: str | None = None, session_id: str | None = None,
+               deferred: bool = False) -> SessionLedger:
         """A new session ledger, claimed by this process, whose first line records project,
-        creation time and title (and the parent session of a sub-agent's stream)."""
+        creation time and title (and the parent session of a sub-agent's stream).
+
+        ``deferred``: nothing reaches the disk until the first message that is not the system
+        prompt (a launch closed without a word leaves no session behind); until then the
+        records are kept in memory and read from there."""
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         ledger = cls(home, session_id or f"{stamp}-{uuid.uuid4().hex[:6]}")
-        ledger.path.parent.mkdir(parents=True, exist_ok=True)
-        ledger.claim()
+        if deferred:
+            ledger._pending = bytearray()
+        else:
+            ledger.path.parent.mkdir(parents=True, exist_ok=True)
+            ledger.claim()
         ledger.title = _title_from(title) if title else None
         ledger._write({"type": "session", "session_id": ledger.session_id,
                        "project": str(normalise_project_root(project_root)),
@@ -188,6 +199,23 @@ class SessionLedger:
             raise
         return ledger
 
+    @property
+    def written(self) -> bool:
+        """The ledger has a file (a deferred one gets it with its first message)."""
+        return self._pending is None
+
+    def _write_pending(self) -> None:
+        """Give a deferred session its file: claim it, then write what was kept so far."""
+        assert self._pending is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.claim()
+        kept, self._pending = bytes(self._pending), None
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(fd, kept)
+        finally:
+            os.close(fd)
+
     def claim(self) -> None:
         """Become the one writer of this session (LedgerBusy if another process is)."""
         if self._claimed:
@@ -207,9 +235,15 @@ class SessionLedger:
             self._claimed = False
             ledger_claim.release(self.lock_path)
 
+    def _open_for_reading(self) -> BinaryIO:
+        """The file, or a deferred session's records kept in memory."""
+        if self._pending is not None:
+            return io.BytesIO(bytes(self._pending))
+        return open_regular(self.path)
+
     def _load(self) -> None:
         try:
-            with open_regular(self.path) as handle:
+            with self._open_for_reading() as handle:
                 handle.seek(0, os.SEEK_END)
                 size = handle.tell()
                 torn = False
@@ -258,6 +292,10 @@ class SessionLedger:
 
     # -- writing -----------------------------------------------------------------------------
     def _append_bytes(self, data: bytes) -> None:
+        if self._pending is not None:
+            self._pending += data
+            self._since_full += len(data)
+            return
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, data)
@@ -271,8 +309,11 @@ class SessionLedger:
 
     def append(self, message: Message) -> None:
         """Record one message sent or received; it joins the view (and the session title is
-        taken from the first real user message)."""
+        taken from the first real user message). A deferred session's file is written with
+        its first message after the system prompt."""
         self._write({"type": "message", "message": message.to_record()})
+        if self._pending is not None and message.role is not Role.SYSTEM:
+            self._write_pending()
         self._view.append(message)
         self._count += 1
         if message.meta.get("external"):
@@ -345,7 +386,7 @@ class SessionLedger:
 
     def _read_top(self, stop: Any = None) -> LedgerScan:
         try:
-            with open_regular(self.path) as handle:
+            with self._open_for_reading() as handle:
                 return read_ledger(handle, tail=False, stop=stop)
         except OSError as exc:
             raise LedgerError(f"cannot read {self.path}: {exc.strerror or exc}") from None
@@ -421,11 +462,34 @@ def _session_info(path: Path) -> SessionInfo | None:
     )
 
 
+def _without_a_word(path: Path, info: SessionInfo) -> bool:
+    """No message, or a single one that is the system prompt (read only then: such a file
+    is small)."""
+    if info.message_count == 0:
+        return True
+    if info.title is not None or info.message_count > 1:
+        return False
+    try:
+        with open_regular(path) as handle:
+            lines = handle.read(1 << 22).splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        try:
+            record = json.loads(line)
+            if record.get("type") == "message" and record["message"]["role"] != "system":
+                return False
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            continue
+    return True
+
+
 def list_sessions(home: HomePaths, project_root: Path | None = None, *,
                   include_empty: bool = False) -> list[SessionInfo]:
     """Sessions in the ledger folder, newest activity first; only those of ``project_root``
-    when it is given. Sessions that never recorded a message (the app opened and closed) are
-    left out unless ``include_empty``: there is nothing in them to resume."""
+    when it is given. Sessions without a word from the person are left out unless
+    ``include_empty``: there is nothing in them to resume (a launch no longer writes a file
+    before its first message, but older versions left one holding only the system prompt)."""
     folder = home.history_raw_dir
     if not folder.is_dir():
         return []
@@ -437,7 +501,7 @@ def list_sessions(home: HomePaths, project_root: Path | None = None, *,
         info = _session_info(path)
         if info is None or (wanted is not None and info.project != wanted):
             continue
-        if info.message_count == 0 and not include_empty:
+        if not include_empty and _without_a_word(path, info):
             continue
         infos.append(info)
     infos.sort(key=lambda i: (i.updated, i.created or ""), reverse=True)
