@@ -60,9 +60,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not response.hits:
         print(f"No results for {query!r}. {response.note}".strip())
         return EXIT_OK
+    if response.mode == "grep":
+        print(f"{response.match_lines} matching line{'s' * (response.match_lines != 1)} in "
+              f"{response.match_files} file{'s' * (response.match_files != 1)}; the best "
+              f"{len(response.hits)} place{'s' * (len(response.hits) != 1)}:")
     for number, hit in enumerate(response.hits, 1):
-        print(f"{number}. {hit.path}:{hit.start_line}-{hit.end_line}  {hit.kind} {hit.name}  "
-              f"({hit.score:.4f})")
+        if hit.kind == "line":  # grep without an index: the line is the place
+            print(f"{number}. {hit.path}:{hit.start_line}  ({hit.score:.4f})")
+        else:
+            print(f"{number}. {hit.path}:{hit.start_line}-{hit.end_line}  {hit.kind} "
+                  f"{hit.name}  ({hit.score:.4f})")
+        if hit.match_line:
+            print(f"   {hit.match_line}: {hit.match_text[:200]}")
         if args.explain and hit.ranks:
             ranks = ", ".join(f"{k} #{v}" if v else f"{k} -" for k, v in hit.ranks.items())
             print(f"   ranks: {ranks}")

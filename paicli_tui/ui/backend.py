@@ -66,11 +66,22 @@ class CodeHit:
     end_line: int = 0
     preview_start: int = 0
     """Line number of the preview's first line (0: the hit's line)."""
+    match_text: str = ""
+    """grep mode: the line that matched (``line`` is its number)."""
 
     @property
     def reference(self) -> str:
         """``path:line`` as inserted into the chat input."""
         return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class CodeResults:
+    """One search's results and, in grep mode, what was found before ranking."""
+
+    hits: list[CodeHit]
+    summary: str = ""
+    """grep mode: ``13 matching lines in 3 files``."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +140,7 @@ class MemoryBackend(Protocol):
 
 class CodeBackend(Protocol):
     def status(self) -> IndexStatus: ...
-    def search(self, query: str, mode: str, top_k: int) -> list[CodeHit]: ...
+    def search(self, query: str, mode: str, top_k: int) -> CodeResults: ...
     def index(self, progress: Callable[[IndexStep], None]) -> str: ...
     def graph(self, name: str) -> str: ...
 

@@ -13,6 +13,7 @@ from ..config import Settings
 from ..core.contracts.asks import ConflictDecision, ConflictEntry
 from .backend import (
     CodeHit,
+    CodeResults,
     IndexStatus,
     IndexStep,
     MemoryRow,
@@ -20,6 +21,7 @@ from .backend import (
 )
 
 if TYPE_CHECKING:
+    from ..core.code.hits import SearchHit
     from ..core.code.indexer import IndexProgress
     from ..core.code.service import LocalCodeService
     from ..core.memory.book import MemoryBook, SaveResult
@@ -45,7 +47,7 @@ class CodeAdapter:
         return IndexStatus(True, int(files), int(tables.chunks.count_rows()),
                            f"({embedder})" if embedder else "")
 
-    def search(self, query: str, mode: str, top_k: int) -> list[CodeHit]:
+    def search(self, query: str, mode: str, top_k: int) -> CodeResults:
         """Every mode, grep included, goes through the core's search pipeline."""
         from ..core.code.search import plan_with_configured_model, search_project
 
@@ -54,8 +56,31 @@ class CodeAdapter:
                 else plan_with_configured_model(self.settings, query, self.project_root))
         response = search_project(self.settings, self.project_root, query, mode=mode,
                                   top_k=top_k, plan=plan)
-        return [CodeHit(h.path, h.start_line, h.name, float(h.score), h.source,
-                        h.language, h.end_line) for h in response.hits]
+        hits = [self._hit(h) for h in response.hits]
+        if response.mode != "grep":
+            return CodeResults(hits)
+        lines, files = response.match_lines, response.match_files
+        return CodeResults(hits, f"{lines:,} matching line{'s' * (lines != 1)} in {files:,} "
+                                 f"file{'s' * (files != 1)}")
+
+    def _hit(self, hit: SearchHit) -> CodeHit:
+        if not hit.match_line:
+            return CodeHit(hit.path, hit.start_line, hit.name, float(hit.score), hit.source,
+                           hit.language, hit.end_line)
+        preview, first = hit.source, hit.start_line
+        if hit.kind == "line":  # no index: the lines around the match, read now
+            preview, first = self._around(hit.path, hit.match_line)
+        return CodeHit(hit.path, hit.match_line, hit.name, float(hit.score), preview,
+                       hit.language, hit.end_line, preview_start=first,
+                       match_text=hit.match_text)
+
+    def _around(self, path: str, line: int, before: int = 3, after: int = 12
+                ) -> tuple[str, int]:
+        from ..core.code.grep import read_text_lines
+
+        lines = read_text_lines(self.project_root / path) or []
+        first = max(1, line - before)
+        return "\n".join(lines[first - 1:line + after]), first
 
     def index(self, progress: Callable[[IndexStep], None]) -> str:
         from ..core.code.indexer import CodeIndexer

@@ -4,6 +4,7 @@ ChatClient at the provider protocol (StreamDelta / StreamDone)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -199,23 +200,39 @@ async def test_inspector_shows_ledger_history_and_restores_the_view(settings, pr
         assert notices
 
 
+def one_command_app(settings, project_dir, command: str) -> PaicliApp:
+    """The model runs ``command`` once, then answers."""
+    call = ToolCall("cmd1", "execute_command", json.dumps({"command": command}))
+    return make_app(settings, project_dir,
+                    ScriptedClient([(["Running it."], [call]), (["Done."], [])]))
+
+
 async def test_command_needs_approval_and_deny_marks_the_block(settings, project_dir):
     from paicli_tui.ui.modals.approval import ApprovalModal
 
-    call = ToolCall("cmd1", "execute_command", '{"command": "echo hi"}')
-    app = make_app(settings, project_dir,
-                   ScriptedClient([(["Running it."], [call]), (["It was denied."], [])]))
+    # a command that writes (a read-only one such as `echo hi` runs without asking)
+    app = one_command_app(settings, project_dir, "touch made.txt")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await send(pilot, "run echo hi")
+        await send(pilot, "make a file")
         await wait_for_screen(pilot, ApprovalModal)
-        assert "echo hi" in app.screen.request.summary + app.screen.request.detail
+        assert "touch made.txt" in app.screen.request.summary + app.screen.request.detail
         await pilot.press("n")
         await app.workers.wait_for_complete()
         await pilot.pause()
         block = app.screen.query_one(ToolBlock)
-        assert block.status == "denied"
+        assert block.status == "denied" and not (project_dir / "made.txt").exists()
+
+
+async def test_a_read_only_command_runs_unasked_and_says_so(settings, project_dir):
+    """`ls | wc -l` needs no dialog; its block reads `… · done · read-only, no approval`."""
+    app = one_command_app(settings, project_dir, "ls | wc -l")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "how many files?")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        block = app.screen.query_one(ToolBlock)
+        assert block.status == "done"
+        assert "· done · read-only, no approval" in str(block.title), block.title
 
 
 async def test_resume_shows_the_persons_words(settings, project_dir):

@@ -107,3 +107,43 @@ async def test_refused_save_says_why_and_writes_nothing(settings, project_dir):
         await wait_until(pilot, lambda: any(n.title == "memory not saved"
                                             for n in app._notifications))
         assert MemoryBook(settings, project_dir).list_visible() == []
+
+
+async def test_grep_results_show_the_matched_line_and_the_count(settings, project_dir):
+    """In grep mode a person sees, for each place, the line that matched (the definition
+    `class Progress(JupyterMixin):` first), the column titled "matched line", scores falling
+    down the list, and under the results how many lines matched in how many files."""
+    (project_dir / "progress.py").write_text(
+        "from typing import TypeVar\n\nProgressType = TypeVar('ProgressType')\n\n\n"
+        "def track(items) -> list[ProgressType]:\n    with Progress() as progress:\n"
+        "        return list(items)\n" + "\n" * 40 + "class Progress(JupyterMixin):\n"
+        "    pass\n", encoding="utf-8")
+    (project_dir / "bar.py").write_text("from .progress import Progress\n", encoding="utf-8")
+    app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await wait_for_screen(pilot, CodeSearchScreen)
+        panel = app.screen.panel
+        await wait_until(pilot, lambda: panel.mode == "grep")
+        await pilot.press(*"Progress", "enter")
+        await wait_until(pilot, lambda: len(panel.hits) == 3)
+        table = panel.query_one("DataTable")
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        assert [row[:2] for row in rows] == [  # 23 cells for the line at 100 columns
+            ["progress.py:49", "class Progress(Jupyter…"],
+            ["progress.py:7", "with Progress() as pro…"],
+            ["bar.py:1", "from .progress import …"]]
+        scores = [float(row[2]) for row in rows]
+        assert scores == sorted(scores, reverse=True)
+        assert [str(c.label) for c in table.columns.values()] == [
+            "location", "matched line", "score"]
+        summary = str(panel.query_one("#code-summary").render())
+        assert summary == "5 matching lines in 2 files · "
+        # the preview shows the lines around the match, numbered from the file
+        assert panel.previewed is not None and panel.previewed.preview_start == 46
+        assert "class Progress(JupyterMixin):" in panel.previewed.preview
+        # back in hybrid mode (no index here) the summary goes away
+        await pilot.press("ctrl+g", "ctrl+g", "ctrl+g")
+        await wait_until(pilot, lambda: panel.mode == "hybrid")
+        await wait_until(pilot, lambda: not panel.query_one("#code-summary").display)

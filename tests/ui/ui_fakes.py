@@ -29,6 +29,7 @@ from paicli_tui.core.messages import Message, Role, ToolCall
 from paicli_tui.core.skills import SkillCatalog
 from paicli_tui.ui.backend import (
     CodeHit,
+    CodeResults,
     IndexStatus,
     IndexStep,
     MemoryRow,
@@ -253,13 +254,15 @@ class FakeCode:
     hits: list[CodeHit] = field(default_factory=list)
     indexed: bool = True
     searches: list[tuple[str, str, int]] = field(default_factory=list)
+    summary: str = ""
+    """What grep mode reports before ranking (``13 matching lines in 3 files``)."""
 
     def status(self) -> IndexStatus:
         return IndexStatus(self.indexed, 42, 310, "(use, 512-d)")
 
-    def search(self, query: str, mode: str, top_k: int) -> list[CodeHit]:
+    def search(self, query: str, mode: str, top_k: int) -> CodeResults:
         self.searches.append((query, mode, top_k))
-        return list(self.hits)
+        return CodeResults(list(self.hits), self.summary if mode == "grep" else "")
 
     def index(self, progress: Callable[[IndexStep], None]) -> str:
         for done in range(0, 11, 5):

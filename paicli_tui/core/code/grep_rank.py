@@ -3,8 +3,13 @@
 A question's words (or, for Chinese, their English reading) are grepped literally, case
 insensitive, in one pass over the live files. Each hit line is attributed to the smallest
 indexed chunk around it (a method rather than its class) when an index exists, else to a
-window of lines; places are ranked by how many distinct query words they contain, rarer
-words counting more (log inverse frequency over the places found). Works without an index.
+window of lines. A place scores, for each query word it contains, the word's rarity (log
+inverse frequency over the places found), half as much again when the word stands whole
+(``Progress``, not only ``ProgressType``), and as much again when a line there defines it
+(``class Progress``, ``def progress``, ``Progress = …`` at the top level, or an indexed chunk
+named so): the definition of a word ranks above its uses. Each result keeps its best line
+(``match_line``/``match_text``) and the response the raw count of matching lines and files.
+Works without an index.
 """
 
 from __future__ import annotations
@@ -49,9 +54,39 @@ class _Place:
     kind: str = "line"
     source: str = ""
     terms: set[str] = field(default_factory=set)
+    whole: set[str] = field(default_factory=set)
+    """Terms found as whole words (not inside a longer name)."""
+    defined: set[str] = field(default_factory=set)
+    """Terms a line of this place defines."""
     hits: int = 0
     best_line: int = 0
-    best_count: int = -1
+    best_text: str = ""
+    best_key: tuple[int, int, int, int] = (-1, -1, -1, -1)
+
+
+WHOLE_WORD_SHARE = 0.5
+DEFINITION_SHARE = 1.0
+HITS_TIEBREAK = 0.01
+_DEFINERS = (r"class|def|function|interface|struct|enum|trait|type|fn|func|object|record"
+             r"|module|namespace|const|let|var|val|macro")
+_MODIFIERS = (r"(?:(?:export|default|public|private|protected|internal|static|abstract|final"
+              r"|sealed|open|data|async|pub(?:\([^)]*\))?|unsafe|inline)\s+)*")
+
+
+def _definition_pattern(term: str) -> re.Pattern[str]:
+    """A line defining ``term``: a definer keyword before it, or a top-level assignment."""
+    word = re.escape(term)
+    return re.compile(rf"^\s*{_MODIFIERS}(?:{_DEFINERS})\s+(?:\([^)]*\)\s*)?\*?{word}\b"
+                      rf"|^{word}\s*(?::[^=]*)?=(?!=)", re.IGNORECASE)
+
+
+def _chunk_defines(place: _Place, term: str) -> bool:
+    """The indexed chunk of this place is named ``term`` (``parse_config(path)``,
+    ``Pay.shippingFee(int weight)``, ``Progress``)."""
+    if place.kind in ("line", "", "module", "file"):
+        return False
+    base = re.split(r"[(<\s]", place.name, maxsplit=1)[0].rsplit(".", 1)[-1]
+    return base.lower() == term
 
 
 def grep_search(settings: Settings, root: Path, query: str, top_k: int) -> SearchResponse:
@@ -64,6 +99,10 @@ def grep_search(settings: Settings, root: Path, query: str, top_k: int) -> Searc
     pattern = "|".join(re.escape(t) for t in terms)
     hits, _ = matching_lines(root, GrepOptions(pattern, regex=True, ignore_case=True))
     lowered = [t.lower() for t in terms]
+    whole_words = {t.lower(): re.compile(rf"(?<!\w){re.escape(t)}(?!\w)", re.IGNORECASE)
+                   for t in terms}
+    as_typed = {t.lower(): re.compile(rf"(?<!\w){re.escape(t)}(?!\w)") for t in terms}
+    definitions = {t: _definition_pattern(t) for t in lowered}
     chunks = _chunks_by_path(settings, root, sorted(hits))
     places: dict[tuple[str, int, int], _Place] = {}
     for path, numbers in hits.items():
@@ -73,29 +112,45 @@ def grep_search(settings: Settings, root: Path, query: str, top_k: int) -> Searc
         for number in numbers:
             if number > len(lines):
                 continue
-            found = {t for t in lowered if t in lines[number - 1].lower()}
+            text = lines[number - 1]
+            found = {t for t in lowered if t in text.lower()}
             if not found:
                 continue
+            response.match_lines += 1
+            whole = {t for t in found if whole_words[t].search(text)}
+            defined = {t for t in whole if definitions[t].search(text)}
             place = _place_for(places, chunks.get(path, []), path, number, lines)
             place.terms |= found
+            place.whole |= whole
+            place.defined |= defined
             place.hits += 1
-            if len(found) > place.best_count:
-                place.best_line, place.best_count = number, len(found)
+            # the line shown: a definition, then whole words, then the words as typed
+            key = (len(defined), len(whole), sum(1 for t in whole if as_typed[t].search(text)),
+                   len(found))
+            if key > place.best_key:
+                place.best_line, place.best_text, place.best_key = number, text, key
+    response.match_files = len({p.path for p in places.values()})
     if not places:
         return response
     frequency = {t: sum(t in p.terms for p in places.values()) for t in lowered}
     total = len(places)
 
     def score(place: _Place) -> float:
-        rarity = sum(math.log(1 + total / frequency[t]) for t in place.terms)
-        return rarity + 0.01 * math.log(1 + place.hits)
+        rarity = {t: math.log(1 + total / frequency[t]) for t in place.terms}
+        defined = place.defined | {t for t in place.terms if _chunk_defines(place, t)}
+        return (sum(rarity.values())
+                + WHOLE_WORD_SHARE * sum(rarity[t] for t in place.whole)
+                + DEFINITION_SHARE * sum(rarity[t] for t in defined)
+                + HITS_TIEBREAK * math.log(1 + place.hits))
 
-    ranked = sorted(places.values(), key=lambda p: (-score(p), p.path, p.start))[:top_k]
-    for number, place in enumerate(ranked, 1):
+    scored = sorted(((score(p), p) for p in places.values()),
+                    key=lambda item: (-item[0], item[1].path, item[1].start))[:top_k]
+    for number, (value, place) in enumerate(scored, 1):
         start, end = (place.start, place.end) if place.kind != "line" else \
             (place.best_line, place.best_line)
-        hit = SearchHit(place.path, start, end, place.name, place.kind, score(place),
-                        source=place.source)
+        hit = SearchHit(place.path, start, end, place.name, place.kind, value,
+                        source=place.source, match_line=place.best_line,
+                        match_text=place.best_text.strip())
         hit.ranks = {"grep": number}
         response.hits.append(hit)
     return response

@@ -21,6 +21,10 @@ class SearchHit:
     ranks: dict[str, int | None] = field(default_factory=dict)
     via: str = ""
     """The class whose hit led to this member (see :func:`members_for_classes`)."""
+    match_line: int = 0
+    """grep mode: the line that matched best (0 in other modes)."""
+    match_text: str = ""
+    """grep mode: that line's text, stripped."""
 
     def to_json(self, *, explain: bool = False, with_source: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {"path": self.path, "start_line": self.start_line,
@@ -30,6 +34,8 @@ class SearchHit:
             data["ranks"] = dict(self.ranks)
             if self.via:
                 data["via_class"] = self.via
+        if self.match_line:
+            data["match_line"], data["match_text"] = self.match_line, self.match_text
         if with_source:
             data["source"] = self.source
         return data
@@ -44,10 +50,16 @@ class SearchResponse:
     """What each ranker was asked (for --explain)."""
     seconds: float = 0.0
     note: str = ""
+    match_lines: int = 0
+    """grep mode: every line that matched a query word (before ranking and top_k)."""
+    match_files: int = 0
+    """grep mode: the files those lines are in."""
 
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {"query": self.query, "mode": self.mode,
                                 "results": [h.to_json(explain=explain) for h in self.hits]}
+        if self.mode == "grep":
+            data["matches"] = {"lines": self.match_lines, "files": self.match_files}
         if explain:
             data["plan"] = self.plan
         if self.note:

@@ -1,5 +1,6 @@
-"""Code search: query, mode, results (path:line, name, score), highlighted preview,
-insert the reference into the chat; index status and "index now" with progress."""
+"""Code search: query, mode, results (path:line, name or the matched line, score),
+highlighted preview, insert the reference into the chat; in grep mode how many lines matched;
+index status and "index now" with progress."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Input, Label, ProgressBar, Select, Static
 
-from ..backend import Backend, CodeHit, IndexStatus
+from ..backend import Backend, CodeHit, CodeResults, IndexStatus
 from ..format import left_truncate
 from ..index_job import IndexJob, IndexState
 from ..messages import InsertIntoInput
@@ -24,11 +25,12 @@ RESULTS_SHARE = 0.55
 """Share of the panel's width the results column takes (the preview gets the rest)."""
 
 
-def result_columns(panel_width: int) -> tuple[int, int]:
+def result_columns(panel_width: int, *, lines: bool = False) -> tuple[int, int]:
     """(location, name) widths of the results table in a panel ``panel_width`` wide: the
-    score keeps 6, each column pads a cell both sides, the location gets 60% of the rest."""
+    score keeps 6, each column pads a cell both sides, the location gets 60% of the rest
+    (45% when the second column holds grep's matched lines: the line says more)."""
     rest = int(panel_width * RESULTS_SHARE) - 6 - 3 * 2 - 2
-    location = max(12, rest * 6 // 10)
+    location = max(12, rest * (45 if lines else 60) // 100)
     return location, max(8, rest - location)
 
 LANGUAGES = {"py": "python", "java": "java", "js": "javascript", "ts": "typescript",
@@ -93,6 +95,7 @@ class CodeSearchPanel(Panel):
             with VerticalScroll(id="code-preview-box"):
                 yield Static("", id="code-preview")
         with Horizontal(classes="index-row"):
+            yield Label("", id="code-summary", markup=False)
             yield Label("", id="index-status", markup=False)
             yield ProgressBar(id="index-progress", show_eta=False)
 
@@ -132,9 +135,9 @@ class CodeSearchPanel(Panel):
 
         bubble = False
 
-        def __init__(self, hits: list[CodeHit], error: str | None) -> None:
+        def __init__(self, results: CodeResults, error: str | None) -> None:
             super().__init__()
-            self.hits = hits
+            self.results = results
             self.error = error
 
     @work(group="code-status", exit_on_error=False, thread=True)
@@ -209,11 +212,11 @@ class CodeSearchPanel(Panel):
     @work(exclusive=True, group="code-search", exit_on_error=False, thread=True)
     def search(self, query: str, mode: str) -> None:
         try:
-            hits = self.backend.code().search(query, mode, self.top_k)
+            results = self.backend.code().search(query, mode, self.top_k)
             error = None
         except Exception as exc:
-            hits, error = [], str(exc)
-        self.post_message(self.HitsFound(hits, error))
+            results, error = CodeResults([]), str(exc)
+        self.post_message(self.HitsFound(results, error))
 
     def on_resize(self, event: events.Resize) -> None:
         if event.size.width != self._width:
@@ -222,11 +225,13 @@ class CodeSearchPanel(Panel):
 
     def _columns(self, width: int) -> None:
         self._width = width
-        self._location, self._name = result_columns(width)
+        # grep results show the line that matched where other modes show the chunk's name
+        lines = any(h.match_text for h in self.hits)
+        self._location, self._name = result_columns(width, lines=lines)
         table = self.query_one(DataTable)
         table.clear(columns=True)
         table.add_column("location", key="loc", width=self._location)
-        table.add_column("name", key="name", width=self._name)
+        table.add_column("matched line" if lines else "name", key="name", width=self._name)
         table.add_column("score", key="score", width=6)
 
     def _rows(self) -> None:
@@ -235,16 +240,21 @@ class CodeSearchPanel(Panel):
         table.clear()
         for index, hit in enumerate(self.hits):
             table.add_row(left_truncate(hit.reference, self._location),
-                          left_truncate(hit.name, self._name, keep_start=True),
+                          left_truncate(hit.match_text or hit.name, self._name, keep_start=True),
                           f"{hit.score:.3f}", key=str(index))
         if self.hits:
             table.move_cursor(row=min(max(0, row), len(self.hits) - 1))
 
     @on(HitsFound)
     def hits_found(self, message: HitsFound) -> None:
-        hits, error = message.hits, message.error
+        results, error = message.results, message.error
+        hits = results.hits
         self.hits = hits
+        self._columns(self._width)  # the second column's title follows the mode
         self._rows()
+        summary = self.query_one("#code-summary", Label)
+        summary.update(f"{results.summary} · " if results.summary else "")
+        summary.display = bool(results.summary)
         if error:
             self.query_one("#code-preview", Static).update(f"Search failed: {error}")
         elif not hits:
@@ -268,8 +278,10 @@ class CodeSearchPanel(Panel):
         hit = self.hits[index]
         self.previewed = hit
         self.query_one("#code-preview", Static).update(Syntax(
-            hit.preview, lexer_for(hit), line_numbers=True, start_line=max(1, hit.preview_start or hit.line),
-            word_wrap=False, theme="ansi_dark" if self.app.current_theme.dark else "ansi_light"))
+            hit.preview, lexer_for(hit), line_numbers=True,
+            start_line=max(1, hit.preview_start or hit.line), word_wrap=False,
+            highlight_lines={hit.line} if hit.match_text else None,
+            theme="ansi_dark" if self.app.current_theme.dark else "ansi_light"))
 
     def action_insert(self) -> None:
         table = self.query_one(DataTable)
