@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.messages import InternalKind, Message, Role
+from .format import fmt_tokens
 
 CATEGORIES = ("system prompt", "tool schemas", "project rules", "memories", "conversation",
               "live tool results", "cleared tool results", "summary")
@@ -69,11 +70,25 @@ def reconciled(parts: dict[str, int], estimate: int) -> dict[str, int]:
     return out
 
 
-def event_row(event: dict[str, Any]) -> tuple[str, str, str, str]:
-    """(time, tier, before → after, detail) for one ledger compaction event."""
-    time = str(event.get("time") or event.get("ts") or event.get("at") or "")[5:16]
+def event_row(event: dict[str, Any], *, compact: bool = False) -> tuple[str, str, str, str]:
+    """(tier, before → after, time, detail) for one ledger compaction event; ``compact``
+    (a narrow screen): ``61k → 44k`` and the time of day only."""
+    stamp = str(event.get("time") or event.get("ts") or event.get("at") or "")
+    time = (stamp[11:16] if compact else stamp[5:16]).replace("T", " ")
     tier = str(event.get("tier", "?"))
     before, after = event.get("tokens_before"), event.get("tokens_after")
-    change = f"{before:,} → {after:,}" if isinstance(before, int) and isinstance(after, int) \
-        else "—"
-    return time.replace("T", " "), tier, change, str(event.get("detail", ""))
+    if isinstance(before, int) and isinstance(after, int):
+        change = f"{fmt_tokens(before)}→{fmt_tokens(after)}" if compact \
+            else f"{before:,} → {after:,}"
+    else:
+        change = "—"
+    return tier, change, time, str(event.get("detail", ""))
+
+
+def history_columns(width: int) -> list[tuple[str, int | None]]:
+    """The compaction history's columns for a screen ``width`` wide: below 120 columns the
+    numbers are short (``61k→44k``) and the date is left out, so tier, tokens and time fit
+    beside the categories even at 60 columns; the detail takes what is left."""
+    if width < 120:
+        return [("tier", 8), ("tokens", 7), ("time", 5), ("detail", None)]
+    return [("tier", 9), ("tokens", 17), ("time", 11), ("detail", None)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from pilot_helpers import wait_until
 from rich.console import Console
 from textual import events
@@ -397,3 +398,23 @@ async def test_help_scrolls_from_the_keyboard_and_esc_returns_to_the_input(setti
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
         assert app.focused is app.screen.query_one(PromptInput)
+
+
+@pytest.mark.parametrize("text,width,lines", [
+    ("/memory [list|search|delete|verify|replace|clear] …", 60,
+     ["/memory [list|search|delete|verify|replace|clear] …"]),
+    ("/memory [list|search|delete|verify|replace|clear] …", 30,
+     ["/memory [list|search|delete|", "  verify|replace|clear] …"]),
+    ("/memory [list|search|delete|verify|replace|clear] …", 20,
+     ["/memory [list|", "  search|delete|", "  verify|replace|", "  clear] …"]),
+    ("/save [--global] [--force] <fact>", 20, ["/save [--global]", "  [--force] <fact>"]),
+    ("/save [--global] [--force] <fact>", 16, ["/save [--global]", "  [--force]", "  <fact>"]),
+    ("/theme [dark|light]", 12, ["/theme", "  [dark|", "  light]"]),
+    ("/model [provider[:model]]", 12, ["/model", "  [provider[", "  :model]]"]),  # folded
+    ("", 10, [""]),
+])
+def test_help_usages_wrap_between_words_and_after_bars(text, width, lines) -> None:
+    from paicli_tui.ui.modals.help import wrap_usage
+
+    assert wrap_usage(text, width) == lines
+    assert all(len(line) <= width for line in lines)

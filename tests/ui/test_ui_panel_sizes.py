@@ -13,7 +13,9 @@ What a person should see, per scene and size (each picture was looked at before 
   numbers in the rest, the index line at the bottom.
 - code_search 60×20: results and preview side by side, both readable; the index line.
 - context_inspector 80×24 and 60×20: tokens by category ending in one total (the estimate),
-  the window and both triggers with what is left; the compaction history (narrower at 60).
+  the window and both triggers with what is left; the compaction history beside it with
+  short cells, every column readable: tier, `61k→44k`, the time of day (`10:02`), then the
+  detail as far as it fits. At 60 the categories lose their share column to make room.
 - session_picker 80×24 and 60×20: the filter box and three sessions, newest first.
 - conflict_dialog 80×24 and 60×20: the new fact and the existing one, Replace / Keep both /
   Cancel reachable.

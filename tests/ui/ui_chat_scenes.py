@@ -80,7 +80,9 @@ def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
     out.append(Scene(
         "help_small", help_app, help_before,
         "Help centred over the chat: title with scroll keys, the slash-command table first "
-        "(one line per command, no separator rows, descriptions wrapped), a scrollbar.",
+        "(no separator rows, descriptions wrapped), a scrollbar. A long usage wraps between "
+        "words or after a '|' with its next lines indented two cells (`/memory [list|` / "
+        "`  search|delete|…`), never inside a word.",
         screen="HelpScreen"))
 
     async def ask(session: FakeSession) -> ev.AgentEvent:

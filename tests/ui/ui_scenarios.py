@@ -210,6 +210,8 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
         await settle(pilot)
         await pilot.press("f4")
         await settle(pilot)
+        pilot.app.clear_notifications()  # the chat's near-clearing toast: the inspector itself
+        await settle(pilot)
     out.append(Scene("context_inspector", inspector, inspector_before,
                      "The context inspector: tokens by category (system prompt, conversation, "
                      "live and cleared tool results, summary), both thresholds with what is "

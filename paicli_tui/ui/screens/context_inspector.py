@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Header, Label, Static
 from ...core.contracts.events import CompactionFailed, ContextCompacted
 from ...core.contracts.services import ProjectRules
 from ..backend import Backend
-from ..breakdown import event_row, reconciled, token_breakdown
+from ..breakdown import event_row, history_columns, reconciled, token_breakdown
 from ..format import fmt_tokens
 from ..widgets.app_footer import AppFooter
 from ..widgets.context_gauge import ContextGauge
@@ -49,6 +49,9 @@ class ContextInspector(Screen[InspectorResult]):
         self.usage = usage
         """(last prompt tokens, cached tokens, prompt tokens per request) from the chat."""
         self.result = InspectorResult()
+        self.events: list[dict] = []
+        self._layout: tuple[bool, bool] | None = None
+        """(compact history, no share column): the widths the tables were built for."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -61,7 +64,7 @@ class ContextInspector(Screen[InspectorResult]):
                             classes="section-title")
                 yield Static("", id="memories", markup=False)
             with Vertical(classes="inspector-right"):
-                yield Label("Compaction history (ledger)", classes="section-title")
+                yield Label("Compactions (ledger)", classes="section-title")
                 yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
                 yield Label("Sub-agents · their own histories", id="subagents-title",
                             classes="section-title")
@@ -71,15 +74,7 @@ class ContextInspector(Screen[InspectorResult]):
 
     def on_mount(self) -> None:
         self.sub_title = "context"
-        categories = self.query_one("#categories", DataTable)
-        categories.add_column("category", width=22)
-        categories.add_column("tokens", width=9)
-        categories.add_column("share", width=6)
-        history = self.query_one("#history", DataTable)
-        history.add_column("time", width=11)
-        history.add_column("tier", width=9)
-        history.add_column("tokens", width=17)
-        history.add_column("detail")
+        self._columns(self.app.size.width)
         self.refresh_view()
         self.load_history()
         self.show_subagents()
@@ -98,6 +93,35 @@ class ContextInspector(Screen[InspectorResult]):
         for row in rows:
             table.add_row(*row)
 
+    def on_resize(self, event: events.Resize) -> None:
+        if self._columns(event.size.width):
+            self.refresh_view()
+            self._show_history(self.events)
+
+    def _columns(self, width: int) -> bool:
+        """Build both tables' columns for ``width``; True when they changed. Narrow screens
+        get short history cells, and below 70 columns the categories lose their share column
+        (the left side narrows), so the history's tier, tokens and time stay readable."""
+        layout = (width < 120, width < 70)
+        if layout == self._layout:
+            return False
+        self._layout = layout
+        self.set_class(layout[1], "-narrow")
+        categories = self.query_one("#categories", DataTable)
+        categories.clear(columns=True)
+        if layout[1]:
+            categories.add_column("category", width=20)
+            categories.add_column("tokens", width=7)
+        else:
+            categories.add_column("category", width=22)
+            categories.add_column("tokens", width=9)
+            categories.add_column("share", width=6)
+        history = self.query_one("#history", DataTable)
+        history.clear(columns=True)
+        for name, cells in history_columns(width):
+            history.add_column(name, width=cells)
+        return True
+
     def refresh_view(self) -> None:
         session = self.session
         schemas = session.tool_schemas()
@@ -109,9 +133,10 @@ class ContextInspector(Screen[InspectorResult]):
         total = estimate or 1
         table = self.query_one("#categories", DataTable)
         table.clear()
+        share = len(table.columns) == 3
         for name, tokens in parts.items():
-            table.add_row(name, f"{tokens:,}", f"{tokens / total:.0%}")
-        table.add_row("total (estimate)", f"{estimate:,}", "")
+            table.add_row(name, f"{tokens:,}", *([f"{tokens / total:.0%}"] if share else []))
+        table.add_row("total (estimate)", f"{estimate:,}", *([""] if share else []))
         profile = session.profile
         self.query_one("#thresholds", Static).update(
             f"window {profile.window:,} ({estimate / (profile.window or 1):.0%} used)\n"
@@ -151,13 +176,17 @@ class ContextInspector(Screen[InspectorResult]):
 
     @on(HistoryRead)
     def history_read(self, message: HistoryRead) -> None:
-        events = message.events
+        self._show_history(message.events)
+
+    def _show_history(self, events: list[dict]) -> None:
+        self.events = events
         table = self.query_one("#history", DataTable)
         table.clear()
+        compact = bool(self._layout and self._layout[0])
         for event in events:
-            table.add_row(*event_row(event))
+            table.add_row(*event_row(event, compact=compact))
         if not events:
-            table.add_row("", "—", "", "no compaction in this session yet")
+            table.add_row("—", "", "", "no compaction in this session yet")
 
     # -- actions -------------------------------------------------------------------------
     @work(exclusive=True, group="compact", exit_on_error=False)
