@@ -5,6 +5,16 @@ SSE, follows a per-turn script of tool calls, answers summary and fact-extractio
 (the ones without tools), and checks EVERY request against the protocol: roles, tool-call
 pairing, ids, JSON arguments, no empty messages. Violations are collected in ``problems``
 and answered with HTTP 400 so the client fails loudly too.
+
+Run as a program it serves until interrupted, for trying the TUI by hand::
+
+    python tests/e2e/e2e_fake_openai.py --port 8765 --delay 3 --chat \
+        --script '{"1": [[["execute_command", {"command": "ls -la | head"}]]]}'
+
+and prints its base URL (``PAICLI_PROVIDER=custom PAICLI_BASE_URL=<it> PAICLI_MODEL=fake
+PAICLI_API_KEY=x paicli-tui``). ``--chat`` answers a message without a ``TURN n`` marker
+with a short reply instead of refusing it; ``--delay`` waits that long before answering a
+request that carries tools (the first-token wait a person sees).
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -122,6 +133,10 @@ class FakeOpenAI:
         self.summary_calls = 0
         self.plan: str | None = None
         """The answer to plan-mode requests (JSON), when a test sets one."""
+        self.chat = False
+        """Answer a message without a TURN marker (a person typing) instead of refusing it."""
+        self.delay_s = 0.0
+        """Seconds to wait before answering an agent request (a slow first token)."""
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -155,6 +170,10 @@ class FakeOpenAI:
         turn_index = max((i for i, m in enumerate(messages)
                           if m["role"] == "user" and _TURN.search(str(m.get("content")))),
                          default=None)
+        last_user = next((m for m in reversed(messages) if m["role"] == "user"), {})
+        if self.chat and not _TURN.search(str(last_user.get("content"))):
+            said = str(last_user.get("content", "")).rsplit("\n", 1)[-1][:80]
+            return 200, _sse_text(f"You said: {said}", usage)
         if turn_index is None:
             return 400, b'{"error": {"message": "no TURN marker in the conversation"}}'
         turn = int(_TURN.findall(str(messages[turn_index]["content"]))[-1])
@@ -194,6 +213,8 @@ class FakeOpenAI:
                         fake.requests.append(body)
                         fake.raw_bodies.append(raw)
                         status, payload = fake.reply(body, raw)
+                if fake.delay_s and body is not None and body.get("tools"):
+                    time.sleep(fake.delay_s)  # outside the lock: other requests go on
                 self.send_response(status)
                 kind = "text/event-stream" if status == 200 else "application/json"
                 self.send_header("Content-Type", kind)
@@ -202,3 +223,34 @@ class FakeOpenAI:
                 self.wfile.write(payload)
 
         return Handler
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve until interrupted (see the module docstring)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A scripted OpenAI-compatible chat server.")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--script", default="{}",
+                        help='JSON: {"TURN number": [[[tool, arguments], ...], ...]}')
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--chat", action="store_true")
+    args = parser.parse_args(argv)
+    script = {int(turn): [[(name, arguments) for name, arguments in step] for step in steps]
+              for turn, steps in json.loads(args.script).items()}
+    fake = FakeOpenAI(script)
+    if args.port:
+        fake.server.server_close()
+        fake.server = ThreadingHTTPServer(("127.0.0.1", args.port), fake._handler())
+    fake.chat, fake.delay_s = args.chat, args.delay
+    print(fake.base_url, flush=True)
+    try:
+        fake.server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        fake.server.server_close()
+
+
+if __name__ == "__main__":
+    main()

@@ -418,3 +418,22 @@ def test_help_usages_wrap_between_words_and_after_bars(text, width, lines) -> No
 
     assert wrap_usage(text, width) == lines
     assert all(len(line) <= width for line in lines)
+
+
+@pytest.mark.parametrize("keys,text", [
+    ([("slash", "/"), ("m", "m"), ("tab", "\t")], "/memory"),
+    ([("slash", "/"), ("m", "m"), ("c", "c"), ("tab", "\t")], "/mcp "),
+    ([("slash", "/"), ("m", "m"), ("tab", "\t"), ("tab", "\t")], "/mcp"),
+])
+async def test_keys_typed_faster_than_the_screen_keeps_up(settings, project_dir, keys, text):
+    """Found in a real terminal: `/m` + Tab typed quickly gave `/save`, because the key after
+    `m` arrived before the input had worked out the menu for `/m`. All keys are queued at
+    once here, as a fast typist's keys reach the app."""
+    app = make_app(settings, project_dir, FakeSession())
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        prompt = app.screen.query_one(PromptInput)
+        for key, character in keys:
+            prompt.post_message(events.Key(key, character))
+        await wait_until(pilot, lambda: prompt.text == text)
+        assert app.focused is prompt

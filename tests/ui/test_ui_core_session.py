@@ -323,3 +323,55 @@ async def test_agent_save_memory_conflict_waits_for_the_person(settings, project
         contents = [e.content for e in MemoryBook(settings, project_dir).list_visible()]
         assert contents == ["The project uses Java 21"]
         assert app.screen.query_one(ToolBlock).status == "done"
+
+
+async def test_a_new_real_session_opens_with_the_welcome_line(settings, project_dir):
+    """A person launching on a project sees the welcome line first: folder, model, memories,
+    index state (the real session's history holds its system prompt already)."""
+    from paicli_tui.ui.widgets.setup_notice import WelcomeLine
+
+    app = make_app(settings, project_dir, ScriptedClient([]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query(WelcomeLine)))
+        welcome = str(app.screen.query_one(WelcomeLine).render())
+        assert welcome.splitlines()[0] == (
+            f"{project_dir.name} · scripted:scripted-1 · 0 memories · "
+            "no code index yet (/index builds it)")
+
+
+async def test_a_call_cut_short_shows_failed_after_resume(settings, project_dir):
+    """A turn cancelled while its command ran: on resume that call's block says it failed
+    (cancelled), not ✓ done."""
+    from paicli_tui.core.agent.session import AgentSession
+
+    session = await AgentSession.start(settings, project_dir, client=ScriptedClient([]))
+    session.append(Message.user("wait a while"))
+    session.append(Message.assistant("", [ToolCall("c1", "execute_command",
+                                                   '{"command": "sleep 20"}')]))
+    session.repair("cancelled")  # what a cancel does: the call gets its stand-in result
+    await session.aclose()
+    again = PaicliApp(settings, project_dir, resume=session.session_id,
+                      backend=ScriptedBackend(settings, project_dir, ScriptedClient([])))
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(again.screen.query(ToolBlock)) == 1
+                         and again.screen.query_one(ToolBlock).status != "running")
+        assert again.screen.query_one(ToolBlock).status == "failed"
+
+
+async def test_the_status_line_says_when_the_turn_waits_for_an_approval(settings,
+                                                                        project_dir):
+    """While the approval dialog is open the line reads "Waiting for your approval of
+    execute_command", not "Running execute_command"; after the answer it is back."""
+    from paicli_tui.ui.modals.approval import ApprovalModal
+    from paicli_tui.ui.widgets.turn_status import TurnStatus
+
+    app = one_command_app(settings, project_dir, "touch made.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "make a file")
+        await wait_for_screen(pilot, ApprovalModal)
+        status = app.screen_stack[0].query_one(TurnStatus)
+        assert "Waiting for your approval of execute_command · " in str(status.line())
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "approval" not in str(status.line()))
+        await app.workers.wait_for_complete()
+        assert (project_dir / "made.txt").exists()

@@ -4,6 +4,8 @@ turn worker; workers post events, handlers here render them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
@@ -184,7 +186,7 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             await self.chat.add_notice(
                 f"Resumed session {message.resumed} · {users} message"
                 f"{'' if users == 1 else 's'} from you.")
-        elif message.welcome and not self.session.history:
+        elif message.welcome and all(m.role is Role.SYSTEM for m in self.session.history):
             await self.chat.add_notice(message.welcome, "welcome")
         if message.error:
             await self.chat.add_notice(message.error, "error")
@@ -243,20 +245,35 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             elif message.role is Role.TOOL and message.tool_call_id:
                 block = self.chat.tool_blocks.get(message.tool_call_id)
                 if block is not None:
-                    block.finish("done", message.content,
+                    # the status it ended with (a call cut short by a cancel says so)
+                    status = str(message.meta.get("status") or
+                                 ("failed" if message.meta.get("synthetic") else "done"))
+                    block.finish(status, message.content,
                                  offload_path=message.meta.get("offload_path"))
 
     # -- asking the person (called by the core from inside the turn worker) --------------------
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         from ..modals.approval import ApprovalModal
 
-        return await self.app.push_screen_wait(ApprovalModal(request))
+        with self.waiting_for_the_person(f"Waiting for your approval of {request.tool}"):
+            return await self.app.push_screen_wait(ApprovalModal(request))
 
     async def resolve_conflict(self, request: ConflictRequest
                                ) -> tuple[ConflictDecision, str | None]:
         from ..modals.conflict import ConflictModal
 
-        return await self.app.push_screen_wait(ConflictModal(request))
+        with self.waiting_for_the_person("Waiting for your choice on the memory conflict"):
+            return await self.app.push_screen_wait(ConflictModal(request))
+
+    @contextlib.contextmanager
+    def waiting_for_the_person(self, label: str) -> Iterator[None]:
+        """The status line says the turn waits for the person, not for a tool, while a
+        dialog is open; then it shows what the turn does again."""
+        self.status.wait_for_person(label)
+        try:
+            yield
+        finally:
+            self.status.wait_for_person("")
 
     async def ask_summary(self, request: SummaryConsentRequest) -> SummaryConsent:
         """``ask_before_summary``: summarise the older turns now, or not yet."""

@@ -56,12 +56,16 @@ class PromptInput(TextArea):
         self.menu_index = 0
         self._filled: str | None = None  # text the menu put in (not typed)
         self._dismissed: str | None = None  # Esc closed the menu for this text
+        self._menu_text = ""  # the text the menu was worked out for
         self.pastes: dict[str, str] = {}
         self._paste_count = 0
         self.queued: list[str] = []
 
     # -- keys ------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
+        # keys typed quickly arrive before the Changed message of the key before them: the
+        # menu must follow the text as it is now, or Tab takes a stale match
+        self.follow_text()
         key = event.key
         handled = True
         if key == "enter":
@@ -124,8 +128,14 @@ class PromptInput(TextArea):
         self.focus()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        """Typing (not the menu's own filling) recomputes the slash menu."""
+        self.follow_text()
+
+    def follow_text(self) -> None:
+        """Typing (not the menu's own filling) recomputes the slash menu, once per text."""
         text = self.text
+        if text == self._menu_text:
+            return
+        self._menu_text = text
         if text == self._filled:
             return
         self._filled = None

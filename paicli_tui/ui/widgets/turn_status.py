@@ -27,6 +27,9 @@ class TurnStatus(Static):
         self.started_at = 0.0
         self.phase_started_at = 0.0
         self.until: float | None = None
+        self.waiting_for_person = ""
+        """While set (a dialog is open), shown instead of the phase, which goes on updating
+        underneath (a tool's start may arrive after its approval dialog opened)."""
         self._timer: Timer | None = None
 
     @property
@@ -50,12 +53,17 @@ class TurnStatus(Static):
         self.set_class(bool(warning), "-warning")
         self.tick()
 
+    def wait_for_person(self, label: str) -> None:
+        """Say the turn waits for the person (``""``: it does not any more)."""
+        self.waiting_for_person = label
+        self.tick()
+
     def stop(self) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
         self.display = False
-        self.label = self.warning = ""
+        self.label = self.warning = self.waiting_for_person = ""
 
     def line(self) -> Text:
         now = self.clock()
@@ -67,7 +75,7 @@ class TurnStatus(Static):
                 countdown = f" in {max(0.0, self.until - now):.0f} s"
             out.append(f"{self.warning}{countdown}", style="bold")
             out.append(" · ")
-        out.append(self.label)
+        out.append(self.waiting_for_person or self.label)
         out.append(f" · {now - self.started_at:.0f} s", style="bold")
         out.append(" · Esc to interrupt", style="dim")
         return out
