@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_code_fakes import CountingEmbedder
+from doubles.embedders import HashEmbedder
 
 from paicli_tui.core.code.indexer import CodeIndexer
 from paicli_tui.core.code.search import search_project
@@ -73,7 +73,7 @@ def test_without_an_index_the_defining_window_comes_first(settings, project) -> 
     ("track", ("track(sequence: Iterable[ProgressType])", 6, "def track(")),
 ])
 def test_with_an_index_definitions_rank_above_uses(settings, project, query, first) -> None:
-    CodeIndexer(settings, project, CountingEmbedder()).update()
+    CodeIndexer(settings, project, HashEmbedder()).update()
     hits = search_project(settings, project, query, mode="grep", top_k=30).hits
     assert (hits[0].name, hits[0].match_line, hits[0].match_text) == first
     scores = [h.score for h in hits]
@@ -85,7 +85,7 @@ def test_whole_words_rank_above_longer_names(settings, project) -> None:
     """`track()` (the function using `Progress`) holds the word whole and shows the line where
     it is written as typed; the `ProgressType` line holds it only inside a longer name: the
     use ranks above the near miss."""
-    CodeIndexer(settings, project, CountingEmbedder()).update()
+    CodeIndexer(settings, project, HashEmbedder()).update()
     hits = search_project(settings, project, "Progress", mode="grep", top_k=30).hits
     shown = [(h.path, h.start_line, h.match_text) for h in hits]
     track = shown.index(("progress.py", 6, "with Progress() as progress:"))
