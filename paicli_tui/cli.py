@@ -66,8 +66,11 @@ def _tui_parser() -> argparse.ArgumentParser:
                     f"Sub-commands: {commands} (paicli-tui COMMAND --help).",
     )
     parser.add_argument("--version", action="version", version=f"paicli-tui {__version__}")
-    parser.add_argument("project_dir", nargs="?", default=".", metavar="PROJECT_DIR",
+    parser.add_argument("project_dir", nargs="?", default=None, metavar="PROJECT_DIR",
                         help="the project to open (default: the current directory)")
+    # the sub-commands' spelling works here too (people type what `index` and `search` take)
+    parser.add_argument("--project", dest="project_flag", metavar="DIR", default=None,
+                        help="the same as PROJECT_DIR")
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
                         help="reopen a session (no id: pick from a list)")
     parser.add_argument("--theme", choices=("dark", "light"))
@@ -113,14 +116,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(module.run(args, settings) or 0)
         except KeyboardInterrupt:
             return 130
-    args = _tui_parser().parse_args(argv)
+    parser = _tui_parser()
+    args = parser.parse_args(argv)
+    if args.project_dir and args.project_flag and args.project_dir != args.project_flag:
+        parser.error(f"two projects given: {args.project_dir!r} and --project "
+                     f"{args.project_flag!r}")
+    project_dir = args.project_flag or args.project_dir or "."
     settings = _settings_or_exit(args)
     if settings is None:
         return EXIT_USAGE
     start_logging(settings)
     from .app import run_app  # Textual is imported only when the TUI really starts
 
-    return run_app(settings, project_dir=args.project_dir, resume=args.resume)
+    return run_app(settings, project_dir=project_dir, resume=args.resume)
 
 
 if __name__ == "__main__":  # pragma: no cover

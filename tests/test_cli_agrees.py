@@ -101,3 +101,28 @@ def test_memory_clear_force_clears_without_asking(settings, project_dir, capsys)
 def test_context_takes_project(project_dir, capsys) -> None:
     assert cli.main(["context", "--window", "200000", "--project", str(project_dir)]) == 0
     assert "compaction trigger" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,project", [
+    ([], "."),
+    (["proj"], "proj"),
+    (["--project", "proj"], "proj"),
+    (["proj", "--project", "proj"], "proj"),
+])
+def test_the_app_takes_the_project_both_ways(argv, project, monkeypatch) -> None:
+    """`paicli-tui --project DIR` (the sub-commands' spelling, typed in the tmux trial) opens
+    the app on DIR like `paicli-tui DIR`."""
+    import paicli_tui.app as app
+
+    opened: list[str] = []
+    monkeypatch.setattr(app, "run_app", lambda settings, project_dir, resume:
+                        opened.append(project_dir) or 0)
+    assert cli.main(argv) == 0
+    assert opened == [project]
+
+
+def test_two_different_projects_are_a_usage_error(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["a", "--project", "b"])
+    assert stop.value.code == 2
+    assert "two projects given: 'a' and --project 'b'" in capsys.readouterr().err
