@@ -424,11 +424,18 @@ def test_help_usages_wrap_between_words_and_after_bars(text, width, lines) -> No
     ([("slash", "/"), ("m", "m"), ("tab", "\t")], "/memory"),
     ([("slash", "/"), ("m", "m"), ("c", "c"), ("tab", "\t")], "/mcp "),
     ([("slash", "/"), ("m", "m"), ("tab", "\t"), ("tab", "\t")], "/mcp"),
+    # Backspace on an empty input, then a letter: the letter stays
+    ([("slash", "/"), ("backspace", "\x7f"), ("backspace", "\x7f"), ("T", "T"), ("U", "U")],
+     "TU"),
+    ([("a", "a"), ("b", "b"), ("left", None), ("c", "c")], "acb"),
+    ([("a", "a"), ("b", "b"), ("home", None), ("c", "c"), ("end", None), ("d", "d")], "cabd"),
+    ([("a", "a"), ("b", "b"), ("ctrl+w", None), ("x", "x")], "x"),
 ])
 async def test_keys_typed_faster_than_the_screen_keeps_up(settings, project_dir, keys, text):
     """Found in a real terminal: `/m` + Tab typed quickly gave `/save`, because the key after
-    `m` arrived before the input had worked out the menu for `/m`. All keys are queued at
-    once here, as a fast typist's keys reach the app."""
+    `m` arrived before the input had worked out the menu for `/m`; and Backspace then T lost
+    the T (Backspace acted only after the key had gone up to the app, the T was inserted at
+    once). All keys are queued at once here, as a fast typist's keys reach the app."""
     app = make_app(settings, project_dir, FakeSession())
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)

@@ -176,7 +176,7 @@ async def test_inspector_shows_ledger_history_and_restores_the_view(settings, pr
         await pause(pilot)
         inspector = app.screen
         history = inspector.query_one("#history")
-        tiers = {str(history.get_row_at(i)[1]) for i in range(history.row_count)}
+        tiers = {str(history.get_row_at(i)[0]) for i in range(history.row_count)}
         assert tiers & {"clearing", "summary", "offload"}
         categories = inspector.query_one("#categories")
         names = [str(categories.get_row_at(i)[0]) for i in range(categories.row_count)]
