@@ -56,3 +56,21 @@ def test_an_old_launch_with_only_the_system_prompt_is_not_listed(paicli_home,
     old.close()
     assert list_sessions(home) == []
     assert [i.session_id for i in list_sessions(home, include_empty=True)] == [old.session_id]
+
+
+def test_an_event_past_the_launch_writes_the_file(paicli_home, project_dir) -> None:
+    """A plan started from an empty chat records events before any message: those give the
+    session its file (so it can be resumed); the launch's own model event does not."""
+    from paicli_tui.paths import HomePaths
+
+    home = HomePaths(paicli_home)
+    ledger = SessionLedger.create(home, project_dir, deferred=True)
+    ledger.append(Message.system("s"))
+    ledger.event("model", provider="p", model="m", window=1000)
+    assert not ledger.written
+    ledger.event("plan_proposed", plan={"tasks": []})
+    assert ledger.written and ledger.path.exists()
+    ledger.close()
+    kinds = [r.get("kind") for r in map(__import__("json").loads,
+                                        ledger.path.read_text().splitlines())]
+    assert kinds[-2:] == ["model", "plan_proposed"]

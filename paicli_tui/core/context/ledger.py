@@ -129,6 +129,10 @@ class SessionInfo:
                 "message_count": self.message_count}
 
 
+LAUNCH_EVENTS = frozenset({"model"})
+"""Events every launch writes: they alone do not give a deferred session its file."""
+
+
 class SessionLedger:
     """Append-only writer and reader of one session's ledger file."""
 
@@ -369,10 +373,14 @@ class SessionLedger:
         self.event("external_cleared")
 
     def event(self, kind: str, **data: object) -> None:
-        """Record a session event (compaction, usage, model change...)."""
+        """Record a session event (compaction, usage, model change...). A deferred session's
+        file is written with its first event that is not part of a launch (a plan started
+        from an empty chat has events before any message)."""
         reserved = ("type", "kind", "ts", "schema_version")
         clean = {f"data_{k}" if k in reserved else k: v for k, v in data.items()}
         self._write({"type": "event", "kind": kind, **clean})
+        if self._pending is not None and kind not in LAUNCH_EVENTS:
+            self._write_pending()
 
     # -- reading -----------------------------------------------------------------------------
     def restore(self) -> RestoredSession:

@@ -127,8 +127,7 @@ class ExecuteCommandTool:
     description = (
         "Run a shell command in the project root (stdout and stderr together) and get its exit "
         "code and output. The person must approve each command unless they allowed commands for "
-        "the session; read-only commands (ls, cat, head, wc, rg, grep, find, git status/diff/log/"
-        "show, and pipelines of them) run without asking. Long output is saved to a file under .paicli/tool-outputs/ and previewed "
+        "the session. Long output is saved to a file under .paicli/tool-outputs/ and previewed "
         "(first and last part); read the rest with read_file offset/limit. Not interactive: "
         "stdin is empty. Default timeout 120 s."
     )
