@@ -79,6 +79,17 @@ SECRET_ENV_VARIABLES = ("PAICLI_API_KEY", "PAICLI_EMBEDDING_API_KEY", *PROVIDER_
 """Variables that hold a provider or embeddings key: never passed on to a command the agent
 runs."""
 
+INDEX_STORE_KEY_VARIABLES = (
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AZURE_STORAGE_ACCOUNT_KEY",
+    "AZURE_STORAGE_SAS_TOKEN",
+    "AZURE_STORAGE_CONNECTION_STRING",
+)
+"""Object-store credentials the code index reads when ``index_uri`` is remote (``s3://``,
+``az://``). Only then are they ours to guard: with a local index they are the person's own
+environment for their own work, and a command such as ``aws s3 ls`` keeps them."""
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -211,6 +222,9 @@ class Settings:
     overridden_secrets: tuple[Secret, ...] = field(default=(), repr=False)
     """Keys given in a lower layer and overridden (config.toml's api_key under
     PAICLI_API_KEY): not used, but still secrets to keep out of commands and text."""
+    index_store_keys: Mapping[str, Secret] = field(default_factory=dict, repr=False)
+    """The remote index's object-store credentials found in the environment, by variable
+    name (empty for a local index): kept out of commands and text like provider keys."""
 
     def key_for(self, key_variable: str | None) -> Secret | None:
         """The key to use: an explicit api_key wins over the provider's own variable."""
@@ -224,7 +238,7 @@ class Settings:
         """Every configured secret (the explicit key and each provider key found), so that
         redaction and the command environment cover all of them, not only the active one."""
         found = [self.api_key, self.embedding_api_key, *self.provider_keys.values(),
-                 *self.overridden_secrets]
+                 *self.overridden_secrets, *self.index_store_keys.values()]
         return tuple(dict.fromkeys(s for s in found if s))
 
     def with_overrides(self, **changes: Any) -> Settings:
@@ -249,7 +263,7 @@ _ENV_FIELDS = {
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
-_NOT_USER_FIELDS = ("home", "provider_keys", "overridden_secrets")
+_NOT_USER_FIELDS = ("home", "provider_keys", "overridden_secrets", "index_store_keys")
 _USER_FIELDS = {f.name: f for f in fields(Settings) if f.name not in _NOT_USER_FIELDS}
 
 
@@ -403,8 +417,17 @@ def load_settings(
         put(name, _coerce(name, value, f"--{name.replace('_', '-')}"))
     keys = {v: Secret(env[v]) for v in PROVIDER_KEY_VARIABLES if env.get(v)}
     overridden = tuple(k for k in keys_seen if k != values.get("api_key"))
+    store_keys = ({v: Secret(env[v]) for v in INDEX_STORE_KEY_VARIABLES if env.get(v)}
+                  if is_remote_index(values.get("index_uri")) else {})
     return _validate(Settings(home=home, provider_keys=keys, overridden_secrets=overridden,
-                              **values))
+                              index_store_keys=store_keys, **values))
+
+
+def is_remote_index(uri: str | None) -> bool:
+    """An index in an object store (``s3://bucket/x``), not a folder on this machine."""
+    if not uri or "://" not in uri:
+        return False
+    return not uri.lower().startswith("file://")
 
 
 def keep_setting(path: Path, name: str, value: str) -> None:

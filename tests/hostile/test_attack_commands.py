@@ -82,6 +82,32 @@ def test_every_provider_key_variable_is_removed_even_unconfigured(keyed) -> None
     assert env == {"PATH": "/bin"}
 
 
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY"
+AWS_TOKEN = "FwoGZXIvYXdzEXAMPLEsessionTOKENvalue123456"
+
+
+@pytest.mark.parametrize(("index_uri", "guarded"), [
+    ("s3://team-bucket/paicli/index", True),
+    ("az://container/index", True),
+    (None, False),                      # <project>/.paicli/index: the keys are not ours
+    ("/srv/indexes/project", False),
+    ("file:///srv/indexes/project", False),
+])
+def test_remote_index_credentials_never_reach_a_command(
+        paicli_home: Path, project_dir: Path, index_uri: str | None, guarded: bool) -> None:
+    """With the code index in an object store, its credentials are the agent's secrets: a
+    command does not get them and output that prints them is scrubbed. With a local index
+    they are the person's own environment (``aws s3 ls`` in their project keeps working)."""
+    env = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLEID", "AWS_SECRET_ACCESS_KEY": AWS_SECRET,
+           "AWS_SESSION_TOKEN": AWS_TOKEN, "PATH": "/bin", "PAICLI_HOME": str(paicli_home)}
+    settings = load_settings({"index_uri": index_uri} if index_uri else {}, env)
+    child = command_environment(settings, env)
+    assert ("AWS_SECRET_ACCESS_KEY" not in child and "AWS_SESSION_TOKEN" not in child) is guarded
+    assert child["AWS_ACCESS_KEY_ID"] == "AKIAEXAMPLEID"  # an id, not a secret
+    scrubbed = redact_known(f"secret={AWS_SECRET} token={AWS_TOKEN}", settings.secrets())
+    assert (AWS_SECRET not in scrubbed and AWS_TOKEN not in scrubbed) is guarded
+
+
 @pytest.mark.parametrize("transform", [
     "rev", "base64", "spaced", "upper", "folded", "hex", "rot13", "base64-offset",
 ])

@@ -95,6 +95,9 @@ def test_block_header_dates_marks_and_budget(service: LocalMemoryService, clock:
     service.save("We deploy with helm charts in deploy/")
     service.save("We deploy on Fridays never", source=SOURCE_AUTO)
     clock.now = T0 + timedelta(days=45)
+    # a turn ranks with whatever vectors are ready; this test is about the block's lines,
+    # so both memories' vectors are in first (on a loaded machine one could still be embedding)
+    assert service.wait_for_vectors(60)
     block = service.injection_block("how do we deploy", 500)
     lines = block.splitlines()
     assert lines[0] == BLOCK_OPEN and lines[-1] == BLOCK_CLOSE
@@ -264,3 +267,33 @@ def test_warm_up_prepares_keywords_in_the_background(settings: Settings, project
 def test_memory_tokens_follow_the_spec_rule(text: str, tokens: int) -> None:
     # "一" is U+4E00 itself: not strictly inside the CJK range, so it counts as 1/4 → 1
     assert estimate_tokens(text) == tokens
+
+
+def test_a_turn_racing_the_warm_up_still_ranks_with_vectors(settings: Settings,
+                                                            project_dir: Path) -> None:
+    """warm_up's thread and the first turn can both build the vector caches; the one that comes
+    second waits for them instead of finding "ready" and no cache (it ranked without meaning)."""
+    import threading
+
+    entered = threading.Event()
+    release = threading.Event()
+
+    class SlowToLoad(LocalMemoryService):
+        def _default_embedder(self, spec):  # a model that takes a while to load
+            entered.set()
+            release.wait(10)
+            return WordsEmbedder()
+
+    service = SlowToLoad(settings, project_dir)
+    seen: list[object] = []
+    first = threading.Thread(target=lambda: seen.append(service._vector_cache()))
+    first.start()
+    assert entered.wait(10)
+    second = threading.Thread(target=lambda: seen.append(service._vector_cache()))
+    second.start()
+    second.join(0.2)
+    assert second.is_alive()  # waits for the cache being built, does not answer None
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert len(seen) == 2 and seen[0] is seen[1] is not None

@@ -84,6 +84,9 @@ class LocalMemoryService(MemoryBook):
         self._background_vectors = background_vectors
         self._vectors: VectorCache | None = None
         self._vectors_ready = False
+        # warm_up's thread and a turn can build the caches at the same moment; without the
+        # lock the second caller saw "ready" before the cache existed and ranked without it
+        self._vectors_lock = threading.Lock()
         self._keywords = KeywordIndex(settings.home)
         self._tool = SaveMemoryTool(self)
         self.last_retrieval: tuple[str, tuple[ScoredEntry, ...]] | None = None
@@ -203,23 +206,28 @@ class LocalMemoryService(MemoryBook):
 
     def _vector_cache(self) -> VectorCache | None:
         if not self._vectors_ready:
-            self._vectors_ready = True
-            if not self._use_vectors:
-                return None
-            directory = self.settings.home.memory_dir / "vectors"
-            embedder = self._embedder if self._embedder is not None else \
-                self._default_embedder(self.settings.embedder)
-            if embedder is not None:
-                self._vectors = VectorCache(directory, embedder)
-            english = self._english_embedder
-            if english is None and self._embedder is None and embedder is not None \
-                    and (self.settings.embedder or "use").strip() in OFFLINE_DEFAULT:
-                english = self._default_embedder("minilm")
-            if english is not None:
-                home = self.settings.home
-                self._english = VectorCache(directory, english, variant=ENGLISH_VARIANT,
-                                            prepare=lambda text: english_text(text, home))
+            with self._vectors_lock:
+                if not self._vectors_ready:
+                    self._build_vector_caches()
+                    self._vectors_ready = True
         return self._vectors
+
+    def _build_vector_caches(self) -> None:
+        if not self._use_vectors:
+            return
+        directory = self.settings.home.memory_dir / "vectors"
+        embedder = self._embedder if self._embedder is not None else \
+            self._default_embedder(self.settings.embedder)
+        if embedder is not None:
+            self._vectors = VectorCache(directory, embedder)
+        english = self._english_embedder
+        if english is None and self._embedder is None and embedder is not None \
+                and (self.settings.embedder or "use").strip() in OFFLINE_DEFAULT:
+            english = self._default_embedder("minilm")
+        if english is not None:
+            home = self.settings.home
+            self._english = VectorCache(directory, english, variant=ENGLISH_VARIANT,
+                                        prepare=lambda text: english_text(text, home))
 
     def _english_cache(self) -> VectorCache | None:
         self._vector_cache()
