@@ -7,6 +7,7 @@ only Enter on a result or Ctrl+O inserts a reference. The memory filter hands �
 
 from __future__ import annotations
 
+import pytest
 from pilot_helpers import inbox_seen, open_panel, wait_until
 from textual.widgets import DataTable, Input
 from ui_fakes import (
@@ -97,3 +98,24 @@ async def test_down_in_the_memory_filter_reaches_the_list(settings, project_dir)
         table = screen.query_one(DataTable)
         assert screen.focused is table and table.row_count == 1
         assert panel.selected().id == "m1"
+
+
+@pytest.mark.parametrize("key,kind,box", [("f3", CodeSearchScreen, "#code-query"),
+                                          ("f2", MemoryScreen, "#memory-filter")])
+async def test_quick_keys_keep_their_order_in_the_panels_boxes(settings, project_dir, key,
+                                                               kind, box):
+    """`ab ⌫ c ← d` queued at once (a fast typist on a loaded machine) reads `adc` in the
+    code search query and the memory filter, not `abc…` (Backspace acting late)."""
+    from textual import events
+
+    app, _ = _app(settings, project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _opened(pilot, key, kind)
+        field = app.screen.query_one(box, Input)
+        field.focus()
+        field.value = ""
+        await pilot.pause()
+        for name, character in (("a", "a"), ("b", "b"), ("backspace", "\x7f"), ("c", "c"),
+                                ("left", None), ("d", "d")):
+            field.post_message(events.Key(name, character))
+        await wait_until(pilot, lambda: field.value == "adc")

@@ -10,6 +10,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from ..backend import SessionRow
+from ..widgets.typed_input import TypedInput
 
 
 class SessionPicker(ModalScreen[str | None]):
@@ -25,7 +26,7 @@ class SessionPicker(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker-dialog"):
             yield Label("Resume a session", classes="dialog-title")
-            yield Input(placeholder="filter sessions…", id="picker-filter")
+            yield TypedInput(placeholder="filter sessions…", id="picker-filter")
             yield OptionList(id="picker-options")
             yield Label("", id="picker-empty", classes="dim")
 

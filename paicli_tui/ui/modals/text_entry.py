@@ -8,6 +8,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
+from ..widgets.typed_input import TypedInput
+
 TextAnswer = tuple[str, str] | None
 """(text, scope) or None when cancelled."""
 
@@ -24,7 +26,7 @@ class TextEntryModal(ModalScreen[TextAnswer]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog entry-dialog"):
             yield Label(self.title_text, classes="dialog-title", markup=False)
-            yield Input(self.initial, placeholder="text", id="entry-text")
+            yield TypedInput(self.initial, placeholder="text", id="entry-text")
             if self.choose_scope:
                 with RadioSet(id="entry-scope"):
                     yield RadioButton("project (only this project)",

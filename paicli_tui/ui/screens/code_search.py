@@ -17,6 +17,7 @@ from ..format import left_truncate
 from ..index_job import IndexJob, IndexState
 from ..messages import InsertIntoInput
 from ..widgets.panel import Panel
+from ..widgets.typed_input import TypedInput
 from .panel_screen import PanelScreen
 
 MODES = [("hybrid", "hybrid"), ("grep", "grep"), ("semantic", "semantic"), ("text", "text")]
@@ -88,7 +89,7 @@ class CodeSearchPanel(Panel):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="toolbar"):
-            yield Input(self.initial_query, placeholder="search code (Enter)…", id="code-query")
+            yield TypedInput(self.initial_query, placeholder="search code (Enter)…", id="code-query")
             yield Select(MODES, value="hybrid", allow_blank=False, id="code-mode")
         with Horizontal(classes="code-body"):
             yield DataTable(id="code-results", cursor_type="row", zebra_stripes=True)

@@ -17,6 +17,7 @@ from ..backend import Backend, MemoryRow
 from ..memory_decision import save_asking
 from ..memory_inbox import MemoryInbox, new_since
 from ..widgets.panel import Panel
+from ..widgets.typed_input import TypedInput
 from .panel_screen import PanelScreen
 
 SCOPES = [("all scopes", "all"), ("inbox", "inbox"), ("project", "project"),
@@ -86,7 +87,7 @@ class MemoryPanel(Panel):
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="toolbar"):
-            yield Input(self.filter_text, placeholder="filter memories…", id="memory-filter")
+            yield TypedInput(self.filter_text, placeholder="filter memories…", id="memory-filter")
             yield Select(SCOPES, value="all", allow_blank=False, id="memory-scope")
         yield DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
         yield Label("", id="memory-status", classes="status-line", markup=False)

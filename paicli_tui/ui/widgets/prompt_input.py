@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from ..slash import SlashCommand, completions
+from .typed_input import edit_now
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
 
@@ -19,14 +20,6 @@ PASTE_FOLD_CHARS = 800
 """... and so is a paste longer than this, whatever its line count."""
 
 PLACEHOLDER = "Ask about this project · / for commands · Ctrl+J new line"
-
-
-EDITING_KEYS = frozenset({
-    "backspace", "delete", "ctrl+w", "ctrl+u", "ctrl+k", "alt+backspace", "ctrl+backspace",
-    "alt+delete", "left", "right", "up", "down", "home", "end", "ctrl+left", "ctrl+right",
-    "shift+left", "shift+right", "shift+up", "shift+down", "shift+home", "shift+end",
-    "ctrl+z", "ctrl+y"})
-"""Keys that edit or move the cursor: they act as they arrive (see ``edit_now``)."""
 
 
 class PromptInput(TextArea):
@@ -87,8 +80,8 @@ class PromptInput(TextArea):
             self.choose(-1)
         elif key == "escape" and self.menu:
             self.close_menu()
-        elif key in EDITING_KEYS:
-            handled = await self.edit_now(key)
+        elif await edit_now(self, event):
+            return  # an editing key, run at once (typed_input.py says why)
         else:
             handled = False
         if handled:
@@ -96,17 +89,6 @@ class PromptInput(TextArea):
             event.prevent_default()
             return
         await super()._on_key(event)
-
-    async def edit_now(self, key: str) -> bool:
-        """Run an editing key's action at once, in order with the characters around it.
-
-        Left to the bindings it would run only after the key had travelled up to the app,
-        while a letter is inserted as soon as it arrives: Backspace then T typed quickly
-        deleted the T, and ← then a letter put the letter before the move."""
-        for binding in self._bindings.key_to_bindings.get(key, []):
-            await self.run_action(binding.action)
-            return True
-        return False
 
     def action_cursor_up(self, select: bool = False) -> None:
         if not select and self.menu:

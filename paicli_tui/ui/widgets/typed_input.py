@@ -1,0 +1,47 @@
+"""Editing keys that act in order with the letters typed around them.
+
+Textual inserts a typed letter as soon as its key arrives, but runs an editing key's binding
+(Backspace, ←, Ctrl+W…) only after the key has travelled up to the app. When keys come faster
+than the screen handles them (a quick typist, a loaded machine, a terminal delivering several
+keys in one read) the two reorder: Backspace then T deleted the T, ← then a letter put the
+letter before the move. Found typing into the chat in tmux.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widget import Widget
+from textual.widgets import Input
+
+EDITING_KEYS = frozenset({
+    "backspace", "delete", "ctrl+w", "ctrl+u", "ctrl+k", "alt+backspace", "ctrl+backspace",
+    "alt+delete", "left", "right", "up", "down", "home", "end", "ctrl+left", "ctrl+right",
+    "shift+left", "shift+right", "shift+up", "shift+down", "shift+home", "shift+end",
+    "ctrl+z", "ctrl+y"})
+
+
+LINE_KEYS = EDITING_KEYS - {"up", "down", "shift+up", "shift+down"}
+"""In a one-line input ↑ and ↓ are not editing: they go on to the panel (↓ reaches the
+results)."""
+
+
+async def edit_now(widget: Widget, event: events.Key,
+                   keys: frozenset[str] = EDITING_KEYS) -> bool:
+    """Run the widget's own binding for an editing key at once; True when there was one
+    (the key is then used up)."""
+    if event.key not in keys:
+        return False
+    for binding in widget._bindings.key_to_bindings.get(event.key, []):
+        event.stop()
+        event.prevent_default()
+        await widget.run_action(binding.action)
+        return True
+    return False
+
+
+class TypedInput(Input):
+    """A one-line input whose editing keys keep their place among the letters."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not await edit_now(self, event, LINE_KEYS):
+            await super()._on_key(event)
