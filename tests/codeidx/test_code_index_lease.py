@@ -78,7 +78,7 @@ def test_the_lease_lives_beside_the_index(uri: str, bucket: str, key: str) -> No
     assert LeaseTarget.for_index(uri) == LeaseTarget(bucket, key)
 
 
-def test_other_locations_have_no_lease() -> None:
+def test_other_locations_have_no_lease(tmp_path: Path) -> None:
     assert LeaseTarget.for_index("gs://team/idx") is None
     assert LeaseTarget.for_index("/srv/index") is None
     assert _IndexLock("gs://team/idx").kind == "none"
@@ -90,7 +90,8 @@ def test_other_locations_have_no_lease() -> None:
             patch.setenv(name, value)
         assert _IndexLock("s3://team/idx").kind == "lease"
         patch.delenv("AWS_SECRET_ACCESS_KEY")
-        unlocked = _IndexLock("s3://team/idx")  # keys from a profile or role: no lease
+        patch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "absent"))
+        unlocked = _IndexLock("s3://team/idx")  # keys from an instance role: no lease
         assert (unlocked.kind, unlocked.lease) == ("none", None)
         assert "needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" in unlocked.note
     with pytest.raises(IndexLeaseError, match="a bucket and a path"):
@@ -204,10 +205,67 @@ def test_waiters_on_a_stale_lease_take_turns(bucket: str, s3_server) -> None:
     assert overlaps == []
 
 
-def test_no_credentials_is_a_clear_error(bucket: str, s3_server) -> None:
+def test_no_credentials_is_a_clear_error(bucket: str, s3_server, tmp_path: Path) -> None:
     env = {k: v for k, v in s3_server.items() if not k.startswith("AWS_SECRET")}
+    env["AWS_SHARED_CREDENTIALS_FILE"] = str(tmp_path / "absent")
     with pytest.raises(IndexLeaseError, match="needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"):
         _lease(bucket, env).acquire()
+
+
+def _aws_files(tmp_path: Path, credentials: str, config: str = "") -> dict[str, str]:
+    (tmp_path / "credentials").write_text(credentials)
+    (tmp_path / "config").write_text(config)
+    return {"AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "credentials"),
+            "AWS_CONFIG_FILE": str(tmp_path / "config"), "HOME": str(tmp_path)}
+
+
+@pytest.mark.parametrize(("profile", "expected_key", "expected_region"), [
+    (None, "default-id", "eu-west-1"),        # no AWS_PROFILE: the default profile
+    ("team", "team-id", "ap-southeast-1"),    # config names it "profile team"
+    ("nobody", "", "us-east-1"),              # an unknown profile: no keys, default region
+])
+def test_keys_and_region_come_from_the_profile_files(tmp_path: Path, profile: str | None,
+                                                     expected_key: str,
+                                                     expected_region: str) -> None:
+    env = _aws_files(tmp_path,
+                     "[default]\naws_access_key_id = default-id\n"
+                     "aws_secret_access_key = default-secret\n"
+                     "[team]\naws_access_key_id = team-id\naws_secret_access_key = team-secret\n"
+                     "aws_session_token = team-token\n",
+                     "[default]\nregion = eu-west-1\n[profile team]\nregion = ap-southeast-1\n")
+    if profile:
+        env["AWS_PROFILE"] = profile
+    client = S3Client("b", env)
+    assert (client.access_key, client.region) == (expected_key, expected_region)
+    assert client.has_credentials is bool(expected_key)
+
+
+def test_environment_keys_win_over_the_profile_and_a_broken_file_is_no_keys(
+        tmp_path: Path) -> None:
+    env = _aws_files(tmp_path, "[default]\naws_access_key_id = file-id\n"
+                               "aws_secret_access_key = file-secret\n")
+    assert S3Client("b", {**env, "AWS_ACCESS_KEY_ID": "env-id",
+                          "AWS_SECRET_ACCESS_KEY": "env-secret"}).access_key == "env-id"
+    (tmp_path / "credentials").write_bytes(b"[default\n\xff\xfe not ini")
+    assert not S3Client("b", env).has_credentials
+
+
+def test_a_lease_with_profile_keys_only(bucket: str, s3_server, tmp_path: Path) -> None:
+    """A team whose keys live in ~/.aws/credentials (no AWS_* keys exported) still gets the
+    lease: two holders take turns against the local S3-compatible server."""
+    env = {k: v for k, v in s3_server.items()
+           if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
+    env.update(_aws_files(tmp_path, "[ci]\naws_access_key_id = testing\n"
+                                    "aws_secret_access_key = testing-secret\n"))
+    env["AWS_PROFILE"] = "ci"
+    first = _lease(bucket, env)
+    first.acquire()
+    second = _lease(bucket, env, timeout_s=0.6, poll_s=0.2)
+    with pytest.raises(IndexLeaseError, match="another indexer"):
+        second.acquire()
+    first.release()
+    second.acquire()
+    second.release()
 
 
 def test_an_unreachable_store_is_a_clear_error_without_the_key(s3_server) -> None:

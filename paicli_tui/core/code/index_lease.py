@@ -111,7 +111,8 @@ class IndexLease:
         if not self.client.has_credentials:
             raise IndexLeaseError(
                 f"the index lease {self.where} needs AWS_ACCESS_KEY_ID and "
-                "AWS_SECRET_ACCESS_KEY in the environment (the same keys the index uses)")
+                "AWS_SECRET_ACCESS_KEY in the environment or in the AWS profile's shared "
+                "credentials file (the same keys the index uses)")
         deadline = time.monotonic() + self.timeout_s
         told = ""
         while True:

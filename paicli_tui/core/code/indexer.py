@@ -581,11 +581,11 @@ class _IndexLock:
             else:
                 self.lease = IndexLease(target, on_wait=on_wait)
                 if not self.lease.client.has_credentials:
-                    # keys from a profile or an instance role reach the index but not the
-                    # lease: index as before, and say so
+                    # keys from an instance role reach the index but not the lease: index
+                    # as before, and say so
                     self.note = ("no lock across machines: the lease needs AWS_ACCESS_KEY_ID "
-                                 "and AWS_SECRET_ACCESS_KEY in the environment; run one "
-                                 "indexer at a time")
+                                 "and AWS_SECRET_ACCESS_KEY in the environment or an AWS "
+                                 "profile's credentials file; run one indexer at a time")
                     self.lease = None
         self.kind = "file" if self.path is not None else "lease" if self.lease else "none"
 

@@ -5,17 +5,23 @@ Configured from the same environment variables LanceDB's object store reads, so 
 reaches the bucket the index is in: ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
 ``AWS_SESSION_TOKEN``, ``AWS_REGION`` (or ``AWS_DEFAULT_REGION``), and for S3-compatible
 servers ``AWS_ENDPOINT`` (or ``AWS_ENDPOINT_URL[_S3]``), addressed path-style unless
-``AWS_VIRTUAL_HOSTED_STYLE_REQUEST`` is true.
+``AWS_VIRTUAL_HOSTED_STYLE_REQUEST`` is true. Without keys in the environment, the keys
+of the profile (``AWS_PROFILE``, else ``default``) in the shared credentials file
+(``AWS_SHARED_CREDENTIALS_FILE``, else ``~/.aws/credentials``) and its region in the config
+file (``AWS_CONFIG_FILE``, else ``~/.aws/config``), as the index's own store reads them.
+Instance roles are not read (that needs the metadata service).
 """
 
 from __future__ import annotations
 
+import configparser
 import datetime as dt
 import hashlib
 import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -69,11 +75,49 @@ def signature_v4(*, method: str, path: str, query: str, headers: Mapping[str, st
     return signed, hmac.new(key, to_sign.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+def _ini_section(path: Path, names: tuple[str, ...]) -> dict[str, str]:
+    """The first of ``names`` found in an INI file; {} when the file or section is absent or
+    unreadable (a broken file must not stop indexing: the lease then says it has no keys)."""
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(path, encoding="utf-8")
+    except (OSError, UnicodeDecodeError, configparser.Error):
+        return {}
+    for name in names:
+        if parser.has_section(name):
+            return dict(parser.items(name))
+    return {}
+
+
+def profile_settings(env: Mapping[str, str]) -> dict[str, str]:
+    """Keys and region of the active AWS profile from the shared files, for when the
+    environment has no keys: ``aws_access_key_id``, ``aws_secret_access_key``,
+    ``aws_session_token``, ``region`` (those present)."""
+    home = Path(env.get("HOME") or Path.home())
+    profile = env.get("AWS_PROFILE") or env.get("AWS_DEFAULT_PROFILE") or "default"
+    credentials = Path(env.get("AWS_SHARED_CREDENTIALS_FILE") or home / ".aws" / "credentials")
+    config = Path(env.get("AWS_CONFIG_FILE") or home / ".aws" / "config")
+    found = {k: v for k, v in _ini_section(credentials, (profile,)).items()
+             if k in ("aws_access_key_id", "aws_secret_access_key", "aws_session_token")}
+    # the config file names a profile "profile NAME", except the default one
+    region = _ini_section(config, (f"profile {profile}", profile)).get("region")
+    if region:
+        found["region"] = region
+    return found
+
+
 class S3Client:
     """Signed requests to one bucket."""
 
     def __init__(self, bucket: str, env: Mapping[str, str]) -> None:
         self.bucket = bucket
+        if not (env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY")):
+            shared = profile_settings(env)
+            env = {**env,
+                   "AWS_ACCESS_KEY_ID": shared.get("aws_access_key_id", ""),
+                   "AWS_SECRET_ACCESS_KEY": shared.get("aws_secret_access_key", ""),
+                   "AWS_SESSION_TOKEN": shared.get("aws_session_token", ""),
+                   "AWS_REGION": env.get("AWS_REGION") or shared.get("region", "")}
         self.access_key = env.get("AWS_ACCESS_KEY_ID", "")
         self._secret_key = env.get("AWS_SECRET_ACCESS_KEY", "")
         self._token = env.get("AWS_SESSION_TOKEN", "")
