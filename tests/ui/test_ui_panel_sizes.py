@@ -15,7 +15,9 @@ What a person should see, per scene and size (each picture was looked at before 
 - context_inspector 80×24 and 60×20: tokens by category ending in one total (the estimate),
   the window and both triggers with what is left; the compaction history beside it with
   short cells, every column readable: tier, `61k→44k`, the time of day (`10:02`), then the
-  detail as far as it fits. At 60 the categories lose their share column to make room.
+  detail as far as it fits. At 60 the categories lose their share column to make room, and
+  the left column (categories, thresholds, memories) shows a one-cell scroll bar: what does
+  not fit is reached by scrolling it.
 - session_picker 80×24 and 60×20: the filter box and three sessions, newest first.
 - conflict_dialog 80×24 and 60×20: the new fact and the existing one, Replace / Keep both /
   Cancel reachable.
@@ -69,3 +71,19 @@ def test_memory_docked_beside_a_running_turn(snap_compare, settings: Settings,
         assert pilot.app.screen.docked_panel() is not None
 
     assert snap_compare(scene.app, terminal_size=(140, 40), run_before=before)
+
+
+async def test_inspector_left_column_scrolls_to_its_last_line_at_60x20(
+        settings: Settings, stable_project) -> None:
+    """At 60x20 the thresholds and memories do not fit under the categories: the column can
+    be scrolled from the keyboard (Tab reaches it, End goes to its last line)."""
+    scene = next(s for s in scenes(settings, stable_project) if s.name == "context_inspector")
+    async with scene.app.run_test(size=(60, 20)) as pilot:
+        await reach(pilot, scene)
+        left = pilot.app.screen.query_one(".inspector-left")
+        await settle(pilot)
+        assert left.max_scroll_y > 0  # something is below the fold
+        left.focus()
+        await pilot.press("end")
+        await settle(pilot)
+        assert left.scroll_y == left.max_scroll_y

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Label, Static
@@ -56,7 +56,9 @@ class ContextInspector(Screen[InspectorResult]):
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         with Horizontal(classes="inspector-body"):
-            with Vertical(classes="inspector-left"):
+            # scrolls (wheel, or Tab to it and arrows/PgDn) when the terminal is too short
+            # for the categories, thresholds and memories together (60x20)
+            with VerticalScroll(classes="inspector-left"):
                 yield Label("Tokens by category", classes="section-title")
                 yield DataTable(id="categories", cursor_type="none", zebra_stripes=True)
                 yield Static("", id="thresholds", markup=False)
