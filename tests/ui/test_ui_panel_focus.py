@@ -119,3 +119,21 @@ async def test_quick_keys_keep_their_order_in_the_panels_boxes(settings, project
                                 ("left", None), ("d", "d")):
             field.post_message(events.Key(name, character))
         await wait_until(pilot, lambda: field.value == "adc")
+
+
+async def test_quick_keys_keep_their_order_in_the_model_name_box(settings, tmp_path) -> None:
+    """The /model dialog's model-name box reads `adc` for `ab ⌫ c ← d` queued at once too."""
+    from textual import events
+    from ui_scenarios import reach, scenes
+
+    scene = next(s for s in scenes(settings, tmp_path) if s.name == "model_picker")
+    async with scene.app.run_test(size=SIZE) as pilot:
+        await reach(pilot, scene)
+        field = pilot.app.screen.query_one("#model-name", Input)
+        field.focus()
+        field.value = ""
+        await pilot.pause()
+        for name, character in (("a", "a"), ("b", "b"), ("backspace", "\x7f"), ("c", "c"),
+                                ("left", None), ("d", "d")):
+            field.post_message(events.Key(name, character))
+        await wait_until(pilot, lambda: field.value == "adc")

@@ -11,6 +11,7 @@ from textual.widgets.option_list import Option
 
 from ..backend import ModelChoice
 from ..format import fmt_tokens
+from ..widgets.typed_input import TypedInput
 
 ModelAnswer = tuple[str, str] | None
 """(provider, model) or None."""
@@ -34,7 +35,7 @@ class ModelPicker(ModalScreen[ModelAnswer]):
                 Option(f"{c.provider:<10} {c.model:<28} {fmt_tokens(c.window):>6}  "
                        f"{'ready' if c.configured else 'no key'}", id=c.provider)
                 for c in self.choices], id="model-options")
-            yield Input(placeholder="model name (Enter to use the provider's default)",
+            yield TypedInput(placeholder="model name (Enter to use the provider's default)",
                         id="model-name")
 
     def on_mount(self) -> None:
