@@ -106,7 +106,6 @@ async def test_quick_keys_keep_their_order_in_the_panels_boxes(settings, project
                                                                kind, box):
     """`ab ⌫ c ← d` queued at once (a fast typist on a loaded machine) reads `adc` in the
     code search query and the memory filter, not `abc…` (Backspace acting late)."""
-    from textual import events
 
     app, _ = _app(settings, project_dir)
     async with app.run_test(size=SIZE) as pilot:
@@ -115,15 +114,12 @@ async def test_quick_keys_keep_their_order_in_the_panels_boxes(settings, project
         field.focus()
         field.value = ""
         await pilot.pause()
-        for name, character in (("a", "a"), ("b", "b"), ("backspace", "\x7f"), ("c", "c"),
-                                ("left", None), ("d", "d")):
-            field.post_message(events.Key(name, character))
+        _queue_ab_backspace_c_left_d(field)
         await wait_until(pilot, lambda: field.value == "adc")
 
 
 async def test_quick_keys_keep_their_order_in_the_model_name_box(settings, tmp_path) -> None:
     """The /model dialog's model-name box reads `adc` for `ab ⌫ c ← d` queued at once too."""
-    from textual import events
     from ui_scenarios import reach, scenes
 
     scene = next(s for s in scenes(settings, tmp_path) if s.name == "model_picker")
@@ -133,7 +129,14 @@ async def test_quick_keys_keep_their_order_in_the_model_name_box(settings, tmp_p
         field.focus()
         field.value = ""
         await pilot.pause()
-        for name, character in (("a", "a"), ("b", "b"), ("backspace", "\x7f"), ("c", "c"),
-                                ("left", None), ("d", "d")):
-            field.post_message(events.Key(name, character))
+        _queue_ab_backspace_c_left_d(field)
         await wait_until(pilot, lambda: field.value == "adc")
+
+
+def _queue_ab_backspace_c_left_d(field: Input) -> None:
+    """Post the keys at once, the way a fast typist's keys queue on a loaded machine."""
+    from textual import events
+
+    for name, character in (("a", "a"), ("b", "b"), ("backspace", "\x7f"), ("c", "c"),
+                            ("left", None), ("d", "d")):
+        field.post_message(events.Key(name, character))
