@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import pytest
 from ui_chat_scenes import SMALL_SIZES, chat_scenes
-from ui_scenarios import reach
+from ui_scenarios import assert_scene_snapshot
 
 from paicli_tui.config import Settings
 
 NAMES = ["chat_waiting", "chat_slash_menu", "chat_done", "help_small", "approval_small"]
-
-
-@pytest.fixture
-def stable_project(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("snap") / "project"
-    root.mkdir()
-    return root
 
 
 @pytest.mark.parametrize("size", sorted(SMALL_SIZES))
@@ -24,15 +17,7 @@ def stable_project(tmp_path_factory: pytest.TempPathFactory):
 def test_chat_snapshot(name: str, size: str, snap_compare, settings: Settings,
                        stable_project) -> None:
     scene = next(s for s in chat_scenes(settings, stable_project) if s.name == name)
-    reached: list[str] = []
-
-    async def before(pilot) -> None:
-        await reach(pilot, scene)
-        reached.append(type(pilot.app.screen).__name__)
-
-    assert snap_compare(scene.app, terminal_size=SMALL_SIZES[size], run_before=before), \
-        scene.about
-    assert reached == [scene.screen], f"{name}: expected {scene.screen} on top"
+    assert_scene_snapshot(scene, SMALL_SIZES[size], snap_compare)
 
 
 def test_every_chat_scene_has_a_snapshot(settings: Settings, stable_project) -> None:

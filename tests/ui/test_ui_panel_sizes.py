@@ -29,7 +29,7 @@ What a person should see, per scene and size (each picture was looked at before 
 from __future__ import annotations
 
 import pytest
-from ui_scenarios import reach, scenes, settle
+from ui_scenarios import assert_scene_snapshot, reach, scenes, settle
 
 from paicli_tui.config import Settings
 
@@ -38,26 +38,12 @@ PANELS = ["memory_browser", "code_search", "context_inspector", "session_picker"
 SIZES = [(80, 24), (60, 20)]
 
 
-@pytest.fixture
-def stable_project(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("snap") / "project"
-    root.mkdir()
-    return root
-
-
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("name", PANELS)
 def test_panel_at_small_sizes(name: str, size: tuple[int, int], snap_compare,
                               settings: Settings, stable_project) -> None:
     scene = next(s for s in scenes(settings, stable_project) if s.name == name)
-    reached: list[str] = []
-
-    async def before(pilot) -> None:
-        await reach(pilot, scene)
-        reached.append(type(pilot.app.screen).__name__)
-
-    assert snap_compare(scene.app, terminal_size=size, run_before=before), scene.about
-    assert reached == [scene.screen], f"{name}: expected {scene.screen} on top"
+    assert_scene_snapshot(scene, size, snap_compare)
 
 
 def test_memory_docked_beside_a_running_turn(snap_compare, settings: Settings,

@@ -303,3 +303,16 @@ class GaugeZones(App):
             gauge.show(tokens=tokens, window=128_000, clearing_trigger=57_000,
                        compaction_trigger=95_000, model_label="deepseek:deepseek-chat")
             gauge.record_usage(tokens - 500, tokens // 2)
+
+
+def assert_scene_snapshot(scene: Scene, size: tuple[int, int], snap_compare) -> None:
+    """The scene at ``size`` matches its snapshot, and the screen it is about was on top when
+    the picture was taken (else the picture shows the wrong thing)."""
+    reached: list[str] = []
+
+    async def before(pilot: Pilot) -> None:
+        await reach(pilot, scene)
+        reached.append(type(pilot.app.screen).__name__)
+
+    assert snap_compare(scene.app, terminal_size=size, run_before=before), scene.about
+    assert reached == [scene.screen], f"{scene.name}: expected {scene.screen} on top"
