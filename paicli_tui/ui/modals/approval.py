@@ -14,9 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from ...core.contracts.asks import ApprovalDecision, ApprovalRequest
+from .short_terminal import fit_buttons_to_height
 
-SMALL_HEIGHT = 26
-"""Below this many rows the dialog tightens (compact buttons, less padding)."""
 DETAIL_ROWS = 14
 
 
@@ -58,10 +57,7 @@ class ApprovalModal(ModalScreen[ApprovalDecision]):
 
     def fit(self, height: int) -> None:
         """Give the detail what is left once the title, summary and buttons have their rows."""
-        small = height < SMALL_HEIGHT
-        self.set_class(small, "-small")
-        for button in self.query(Button):
-            button.compact = small
+        small = fit_buttons_to_height(self, height)
         fixed = 11 if small else 16  # border, padding, title, summary, buttons, margins
         for detail in self.query(".approval-detail"):
             detail.styles.max_height = max(3, min(DETAIL_ROWS, height - fixed))

@@ -14,7 +14,7 @@ from textual.widgets import Button, Label, Static
 
 from ...core.contracts.asks import SummaryConsent, SummaryConsentRequest
 from ..format import fmt_tokens
-from .approval import SMALL_HEIGHT
+from .short_terminal import fit_buttons_to_height
 
 
 def consent_text(request: SummaryConsentRequest) -> str:
@@ -55,10 +55,7 @@ class SummaryConsentModal(ModalScreen[SummaryConsent]):
 
     def fit(self, height: int) -> None:
         """On a short terminal: one-row buttons and less padding, so both stay on screen."""
-        small = height < SMALL_HEIGHT
-        self.set_class(small, "-small")
-        for button in self.query(Button):
-            button.compact = small
+        fit_buttons_to_height(self, height)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
