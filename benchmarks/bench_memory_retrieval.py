@@ -2,8 +2,10 @@
 
     python benchmarks/bench_memory_retrieval.py [--sets dev,blind] [--cold] [--jobs 2]
     python benchmarks/bench_memory_retrieval.py --check     # shared words message ↔ target
+    python benchmarks/bench_memory_retrieval.py --sets blind2 --jobs 1   # once, at the end
 
-For each set in benchmarks/memret/ (README there: the blind set is frozen), a temporary
+For each set in benchmarks/memret/ (README there: which sets are blind; the default leaves
+out ``blind2``, run only by name, once a session, with the final configuration), a temporary
 PAICLI_HOME gets the set's store (this project's, global and another project's memories, each
 verified ``age_days`` ago), and every message runs as one `paicli-tui exec` task against a
 local scripted OpenAI-compatible server on 127.0.0.1. The memories counted as shown are the
@@ -236,7 +238,7 @@ def score(data: dict[str, Any], shown: dict[str, list[str]]) -> dict[str, Any]:
 def check_shared_words(data: dict[str, Any]) -> list[str]:
     """Message/target pairs that share a keyword (jieba words of 2+ characters, English stems):
     the set promises there are none."""
-    from paicli_tui.core.jieba_setup import cut_words
+    from paicli_tui.core.text.jieba_setup import cut_words
 
     def words(text: str) -> set[str]:
         out = set()

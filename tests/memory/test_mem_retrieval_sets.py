@@ -1,0 +1,110 @@
+"""The memory retrieval sets (benchmarks/memret): every set file keeps the shape its README
+promises, and the benchmark's scoring counts what it says it counts.
+
+The checks read only the shape (scopes, counts, languages, keys, ages, shared words), never
+print a set's memories or messages: the blind sets stay unread by whoever tunes retrieval.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+SETS_DIR = CHECKOUT / "benchmarks" / "memret"
+sys.path.insert(0, str(CHECKOUT / "benchmarks"))  # the scoring code is benchmark-only
+from bench_memory_retrieval import check_shared_words, language, score  # noqa: E402
+
+SETS = ["blind", "blind2", "dev"]
+FUNCTION_WORDS = {"the", "in", "to", "a", "an", "of", "on", "for", "and", "is", "it"}
+"""Words a message may share with a target: they carry no topic (the README says so)."""
+
+
+def _load(name: str) -> dict:
+    return json.loads((SETS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def test_every_set_file_is_checked_here_and_listed_in_the_readme() -> None:
+    assert sorted(p.stem for p in SETS_DIR.glob("*.json")) == SETS
+    readme = (SETS_DIR / "README.md").read_text(encoding="utf-8")
+    for name in SETS:
+        assert f"`{name}.json`" in readme
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_set_has_the_promised_shape(name: str) -> None:
+    data = _load(name)
+    assert data["name"] == name
+    memories, messages = data["memories"], data["messages"]
+    keys = [m["key"] for m in memories]
+    assert len(keys) == len(set(keys)) == 81
+    scopes = [m["scope"] for m in memories]
+    assert (scopes.count("project"), scopes.count("global"), scopes.count("other")) == (61, 10, 10)
+    assert all(isinstance(m["age_days"], int) and 0 <= m["age_days"] <= 400 for m in memories)
+    assert len({m["content"] for m in memories}) == 81
+    scope_of = dict(zip(keys, scopes, strict=True))
+
+    assert len({m["key"] for m in messages}) == len({m["text"] for m in messages}) == 35
+    with_targets = [m for m in messages if m["targets"]]
+    langs = [language(m["text"]) for m in with_targets]
+    assert (len(with_targets), langs.count("en"), langs.count("zh")) == (30, 15, 15)
+    for message in with_targets:
+        targets = message["targets"]
+        assert 1 <= len(targets) <= 3 and len(set(targets)) == len(targets), message["key"]
+        assert all(scope_of[t] in ("project", "global") for t in targets), message["key"]
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_targets_share_only_function_words_with_their_message(name: str) -> None:
+    """Each target is cross-language or a paraphrase: `--check` lists shared words, and the
+    only ones allowed are words that carry no topic."""
+    problems = check_shared_words(_load(name))
+    content = [p for p in problems
+               if not set(ast.literal_eval(p.split(": ", 1)[1])) <= FUNCTION_WORDS]
+    assert content == []
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_set_has_both_kinds_of_target(name: str) -> None:
+    data = _load(name)
+    text_of = {m["key"]: m["content"] for m in data["memories"]}
+    kinds = [language(text_of[t]) != language(m["text"])
+             for m in data["messages"] for t in m["targets"]]
+    cross, para = sum(kinds), len(kinds) - sum(kinds)
+    assert cross >= 10 and para >= 10, (cross, para)
+
+
+TINY = {
+    "memories": [
+        {"key": "p1", "scope": "project", "age_days": 1, "content": "测试库在本机"},
+        {"key": "p2", "scope": "project", "age_days": 1, "content": "Deploys need a tag"},
+        {"key": "p3", "scope": "project", "age_days": 1, "content": "前端用 pnpm"},
+        {"key": "o1", "scope": "other", "age_days": 1, "content": "别的项目"},
+    ],
+    "messages": [
+        {"key": "e1", "text": "Point the tests at a local database", "targets": ["p1"]},
+        {"key": "z1", "text": "发布上线", "targets": ["p2", "p3"]},
+        {"key": "n1", "text": "What is a monad?", "targets": []},
+    ],
+}
+
+
+@pytest.mark.parametrize(("shown", "expected"), [
+    # e1 finds its cross-language target; z1 finds one of two (cross), shows a wrong one and a
+    # leak; the message with nothing relevant gets two
+    ({"e1": ["p1"], "z1": ["p2", "p1", "o1"], "n1": ["p3", "p2"]},
+     {"recall": 0.667, "recall_en": 1.0, "recall_zh": 0.5, "recall_cross": 1.0,
+      "recall_para": 0.0, "precision": 0.5, "shown_relevant": 4, "irrelevant_avg": 2.0,
+      "leaks": 1, "found": 2, "targets": 3, "misses": ["z1→p3"]}),
+    ({"e1": [], "z1": [], "n1": []},
+     {"recall": 0.0, "recall_en": 0.0, "recall_zh": 0.0, "recall_cross": 0.0,
+      "recall_para": 0.0, "precision": None, "shown_relevant": 0, "irrelevant_avg": 0.0,
+      "leaks": 0, "found": 0, "targets": 3, "misses": ["e1→p1", "z1→p2", "z1→p3"]}),
+])
+def test_score_counts_exactly(shown: dict, expected: dict) -> None:
+    result = score(TINY, shown)
+    assert {k: result[k] for k in expected} == expected
