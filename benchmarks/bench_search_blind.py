@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Search quality of the installed app on the blind sets (TypeScript and Go, never tuned on).
+"""Search quality of the installed app on the blind sets (TypeScript, Go, Java, JavaScript).
 
-usage: python benchmarks/bench_search_blind.py [--set ts_query_core,go_cobra]
+usage: python benchmarks/bench_search_blind.py [--set java_gson,js_axios,ts_query_core,go_cobra]
            [--repo SET=GIT_DIR ...] [--project-root DIR] [--app CMD]
            [--modes grep,semantic,text,hybrid] [--jobs 2] [--eval-dir DIR] [--verbose]
 
@@ -13,6 +13,8 @@ See benchmarks/blind_sets/README.md. For each set:
 2. Builds the index from scratch with ``APP index`` and prints index time and chunks/s.
 3. Runs the shared ``score.py`` hit rule and table on the same index, with its path patterns
    widened to the set's extension (as bench_search_heldout.py does for .java).
+
+Which sets are still blind (never tuned on) and which are seen is in blind_sets/README.md.
 
 Offline; writes only under the project folders (temporary unless --project-root) and a
 temporary PAICLI_HOME. Figures, not assertions.

@@ -3,7 +3,8 @@
 
 usage: python benchmarks/blind_sets/prepare.py SET DEST [--repo GIT_DIR]
 
-SET is a folder name beside this file (``ts_query_core``, ``go_cobra``). Its ``source.json``
+SET is a folder name beside this file (``java_gson``, ``js_axios``, ``ts_query_core``,
+``go_cobra``). Its ``source.json``
 records the repository URL, the pinned commit, the file list and a digest; no third-party
 source is kept in this repository. The files are taken from that commit with ``git archive``
 out of GIT_DIR (a clone or a bare mirror; default ``$PAICLI_BLIND_<SET>_REPO``), written to

@@ -6,15 +6,18 @@ usage: python benchmarks/blind_sets/verify_targets.py SET PROJECT_DIR [--tool]
 Without the product, for every target it checks that
 
 - the file is one of the set's pinned files and exists under PROJECT_DIR;
-- ``start_line`` declares the target (TypeScript: ``function name``, a method ``name(`` or
-  ``constructor(``; Go: ``func name(`` or ``func (recv) name(``); TypeScript overload
+- ``start_line`` declares the target (TypeScript and JavaScript: ``function name``, a method
+  ``name(`` or ``constructor(``, JavaScript also ``const name = ...``; Go: ``func name(`` or
+  ``func (recv) name(``; Java: annotations, then modifiers, type parameters and return type
+  before ``name(``, a constructor being named after its class); TypeScript overload
   signatures right above the implementation belong to it;
 - the declaration's braces close exactly on ``end_line`` (comments, strings, template and
   raw-string literals ignored): the nesting depth is above zero on the line before
   ``end_line``, zero after it, and never negative;
 - the question does not contain the target's simple name;
 
-and that the set has 15 EN + 15 ZH questions, unique ids, ids matching their language and
+and that the set has as many EN as ZH questions (``per_lang`` in source.json, 15 unless
+given), unique ids, ids matching their language and
 no target shared by two questions. With ``--tool`` it also checks that paicli-tui's chunker
 has a chunk of that name at that range. Exit 0 when everything holds, 1 otherwise, 2 when
 PROJECT_DIR lacks the corpus.
@@ -32,9 +35,43 @@ HERE = Path(__file__).resolve().parent
 QUOTES = "\"'`"
 
 
-def strip_code(line: str, state: str | None) -> tuple[str, str | None]:
-    """The code of a line without comments and literals, and the open multi-line construct
-    (``/*`` or a backtick) it ends in, if any."""
+REGEX_BEFORE = "(,=:[!&|?{};+-*%<>~^"
+REGEX_AFTER_WORDS = ("return", "typeof", "case", "in", "of", "yield", "await", "void")
+
+
+def starts_regex(before: str) -> bool:
+    """Whether a ``/`` after `before` opens a regular-expression literal (JavaScript and
+    TypeScript; after a value such as ``a`` or ``)`` it is a division)."""
+    text = before.rstrip()
+    if not text or text[-1] in REGEX_BEFORE:
+        return True
+    word = re.search(r"[A-Za-z_$][\w$]*$", text)
+    return word is not None and word.group(0) in REGEX_AFTER_WORDS
+
+
+def end_of_regex(line: str, i: int) -> int:
+    """The index after the regular-expression literal starting at ``line[i] == "/"`` (escapes
+    and ``[...]`` classes, where a ``/`` does not end it, respected; flags are left as code)."""
+    j, in_class = i + 1, False
+    while j < len(line):
+        ch = line[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        elif ch == "/" and not in_class:
+            return j + 1
+        j += 1
+    return j
+
+
+def strip_code(line: str, state: str | None, lang: str = "ts") -> tuple[str, str | None]:
+    """The code of a line without comments and literals (regular-expression literals too in
+    TypeScript and JavaScript), and the open multi-line construct (``/*`` or a backtick) it
+    ends in, if any."""
     out: list[str] = []
     i = 0
     while i < len(line):
@@ -59,6 +96,9 @@ def strip_code(line: str, state: str | None) -> tuple[str, str | None]:
         if ch == "`":
             state, i = "`", i + 1
             continue
+        if ch == "/" and lang in ("ts", "js") and starts_regex(line[:i]):
+            i = end_of_regex(line, i)
+            continue
         if ch in QUOTES:
             j = i + 1
             while j < len(line) and line[j] != ch:
@@ -70,11 +110,34 @@ def strip_code(line: str, state: str | None) -> tuple[str, str | None]:
     return "".join(out), state
 
 
+LANGS = {".go": "go", ".ts": "ts", ".js": "js", ".java": "java"}
+NOT_A_TYPE = ("return", "new", "throw", "else", "case")
+
+
+def language(path: str) -> str:
+    """The verifier's language of a pinned file, by its extension."""
+    return LANGS[Path(path).suffix]
+
+
+def declares_java(line: str, simple: str) -> bool:
+    """Whether `line` is a Java method or constructor declaration of `simple` (modifiers, type
+    parameters and return type before the name; a call or a ``new`` is not one)."""
+    m = re.match(r"\s*((?:[\w$.<>\[\]?,]+(?:<[^()]*>)?\s+)*)" + re.escape(simple) + r"\s*\(", line)
+    if m is None:
+        return False
+    words = m.group(1).split()
+    return not any(w in NOT_A_TYPE for w in words) and not line.rstrip().endswith(";")
+
+
 def declares(line: str, simple: str, lang: str) -> bool:
     """Whether `line` starts the declaration of `simple`."""
     name = re.escape(simple)
     if lang == "go":
         return re.match(r"\s*func\s+(?:\([^)]*\)\s*)?" + name + r"\s*[(\[]", line) is not None
+    if lang == "java":
+        return declares_java(line, simple)
+    if lang == "js" and re.match(r"\s*(?:export\s+)?(?:const|let|var)\s+" + name + r"\s*=", line):
+        return True
     if simple == "constructor":
         return re.match(r"\s*constructor\s*\(", line) is not None
     return re.match(
@@ -83,15 +146,28 @@ def declares(line: str, simple: str, lang: str) -> bool:
         + "#?" + name + r"\s*[(<]", line) is not None
 
 
+def past_overloads(lines: list[str], simple: str, start: int, end: int, lang: str) -> int:
+    """The implementation's line when `start` is a TypeScript overload signature of `simple`
+    (a declaration without a body, followed by another declaration of it); else `start`."""
+    while (lang in ("ts", "js") and start < end and "{" not in lines[start - 1]
+           and declares(lines[start - 1], simple, lang) and declares(lines[start], simple, lang)):
+        start += 1
+    return start
+
+
 def check_range(lines: list[str], simple: str, start: int, end: int, lang: str) -> str | None:
     """None when [start, end] is exactly one declaration of `simple`, else the problem."""
     if not (1 <= start <= end <= len(lines)):
         return f"range {start}-{end} outside the file ({len(lines)} lines)"
+    if lang == "java":
+        if start > 1 and lines[start - 2].strip().startswith("@"):
+            return f"the annotation on line {start - 1} belongs to the declaration"
+        start = skip_annotations(lines, start, end)
     if not declares(lines[start - 1], simple, lang):
         return f"line {start} does not declare {simple}: {lines[start - 1].strip()[:80]!r}"
     depth, state = 0, None
     for n in range(start - 1, end):
-        code, state = strip_code(lines[n], state)
+        code, state = strip_code(lines[n], state, lang)
         for ch in code:
             depth += {"{": 1, "}": -1}.get(ch, 0)
             if depth < 0:
@@ -101,6 +177,19 @@ def check_range(lines: list[str], simple: str, start: int, end: int, lang: str) 
     if depth != 0:
         return f"braces still open ({depth}) at end_line {end}"
     return None
+
+
+def skip_annotations(lines: list[str], start: int, end: int) -> int:
+    """The first line at or after `start` that is not part of a Java annotation (annotations,
+    also ones whose parentheses span lines, belong to the declaration that follows)."""
+    depth = 0
+    while start < end:
+        code, _ = strip_code(lines[start - 1], None, "java")
+        if depth == 0 and not code.lstrip().startswith("@"):
+            break
+        depth += code.count("(") - code.count(")")
+        start += 1
+    return start
 
 
 def check_with_tool(root: Path, path: str, name: str, start: int, end: int) -> str | None:
@@ -122,10 +211,11 @@ def verify_questions(doc: dict, source: dict, lang: str) -> list[str]:
     ids = [q["id"] for q in qs]
     if len(set(ids)) != len(ids):
         problems.append("set: duplicate ids")
+    want = source.get("per_lang", 15)
     for ql in ("en", "zh"):
         n = sum(q["lang"] == ql for q in qs)
-        if n != 15:
-            problems.append(f"set: {n} {ql} questions, want 15")
+        if n != want:
+            problems.append(f"set: {n} {ql} questions, want {want}")
     pinned = {source["dest_prefix"] + f for f in source["files"]}
     seen: dict[tuple[str, int], str] = {}
     for q in qs:
@@ -154,7 +244,7 @@ def verify(name: str, root: Path, use_tool: bool) -> list[str]:
     """Every problem found, as 'id: message' lines (empty when the set is sound)."""
     doc = json.loads((HERE / name / "questions.json").read_text(encoding="utf-8"))
     source = json.loads((HERE / name / "source.json").read_text(encoding="utf-8"))
-    lang = "go" if source["files"][0].endswith(".go") else "ts"
+    lang = language(source["files"][0])
     problems = verify_questions(doc, source, lang)
     for q in doc["questions"]:
         for t in q["targets"]:
@@ -164,10 +254,7 @@ def verify(name: str, root: Path, use_tool: bool) -> list[str]:
                 continue
             lines = file.read_text(encoding="utf-8").splitlines()
             simple = t["name"].rsplit(".", 1)[-1].lstrip("#")
-            start = t["start_line"]
-            while (lang == "ts" and start < t["end_line"] and "{" not in lines[start - 1]
-                   and declares(lines[start], simple, lang)):
-                start += 1  # an overload signature: the implementation follows
+            start = past_overloads(lines, simple, t["start_line"], t["end_line"], lang)
             err = check_range(lines, simple, start, t["end_line"], lang)
             if err:
                 problems.append(f"{q['id']}: {t['path']} {t['name']}: {err}")

@@ -1,9 +1,9 @@
 """The blind search sets (benchmarks/blind_sets): question files sound, verifier able to fail.
 
 The corpora are third-party sources that the repository does not hold, so these tests check
-the question files on their own, run the target verifier on small TypeScript and Go sources
-written here (right and wrong ranges), and check the real targets only when a clone of the
-set's repository is named by ``PAICLI_BLIND_<SET>_REPO``.
+the question files on their own, run the target verifier on small TypeScript, Go, Java and
+JavaScript sources written here (right and wrong ranges), and check the real targets only
+when a clone of the set's repository is named by ``PAICLI_BLIND_<SET>_REPO``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ sys.path.insert(0, str(SETS_DIR))
 import prepare  # noqa: E402
 import verify_targets  # noqa: E402
 
-SETS = ["go_cobra", "ts_query_core"]
+SETS = ["go_cobra", "java_gson", "js_axios", "ts_query_core"]
+QUESTIONS = {"go_cobra": 30, "java_gson": 40, "js_axios": 30, "ts_query_core": 30}
 
 TS_SOURCE = """\
 /**
@@ -61,6 +62,55 @@ func (c *Thing) Name() string {
 }
 """
 
+JAVA_SOURCE = """\
+package demo;
+
+/** Counts things. */
+public final class Counter<T> {
+  private int n;
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public String toString() {
+    return "{" + n + '}';
+  }
+
+  Counter(int start) {
+    this.n = start; // a { in a comment
+  }
+
+  static <E> java.util.List<E> listOf(
+      E first, E second) {
+    if (first == null) {
+      throw new IllegalArgumentException("}");
+    }
+    return java.util.Arrays.asList(first, second);
+  }
+}
+"""
+
+JS_SOURCE = """\
+const isName = (str) => /^[-_a-z{}"'`]+$/.test(str.trim());
+
+export const pieces = function* (chunk, size) {
+  if (!size) {
+    yield chunk;
+    return;
+  }
+  yield chunk.slice(0, size);
+}
+
+const lower = str => {
+  return str.replace(/[{"]/g, '').toLowerCase();
+};
+
+class Part {
+  static escape(name) {
+    return String(name).replace(/[\\r"]/g, (m) => ({'"': '%22'}[m]));
+  }
+}
+"""
+
 
 def test_the_shipped_sets_are_listed() -> None:
     assert prepare.sets() == SETS
@@ -70,9 +120,10 @@ def test_the_shipped_sets_are_listed() -> None:
 def test_question_file_is_sound(name: str) -> None:
     doc = json.loads((SETS_DIR / name / "questions.json").read_text(encoding="utf-8"))
     source = prepare.load_source(name)
-    lang = "go" if source["files"][0].endswith(".go") else "ts"
+    lang = verify_targets.language(source["files"][0])
     assert verify_targets.verify_questions(doc, source, lang) == []
-    assert len(doc["questions"]) == 30
+    assert len(doc["questions"]) == QUESTIONS[name] == 2 * source.get("per_lang", 15)
+    assert len({q["targets"][0]["path"] for q in doc["questions"]}) >= 8  # spread over files
     assert source["commit"] == doc["version"] and len(source["commit"]) == 40
     assert source["repo"].startswith("https://") and source["sha256"]
 
@@ -91,14 +142,29 @@ def test_question_file_is_sound(name: str) -> None:
         ("go", GO_SOURCE, "pad", 4, 9, False),
         ("go", GO_SOURCE, "Name", 13, 15, True),    # a method with a receiver
         ("go", GO_SOURCE, "Name", 12, 15, False),
+        ("java", JAVA_SOURCE, "toString", 7, 11, True),   # annotations belong to it
+        ("java", JAVA_SOURCE, "toString", 9, 11, False),  # leaves its annotations out
+        ("java", JAVA_SOURCE, "toString", 8, 11, False),
+        ("java", JAVA_SOURCE, "toString", 7, 10, False),
+        ("java", JAVA_SOURCE, "Counter", 13, 15, True),    # a constructor
+        ("java", JAVA_SOURCE, "Counter", 12, 15, False),
+        ("java", JAVA_SOURCE, "listOf", 17, 23, True),     # generic, parameters wrapped
+        ("java", JAVA_SOURCE, "listOf", 17, 22, False),
+        ("java", JAVA_SOURCE, "listOf", 17, 24, False),
+        ("java", JAVA_SOURCE, "asList", 22, 22, False),    # a call is no declaration
+        ("js", JS_SOURCE, "pieces", 3, 9, True),           # a generator bound to a const
+        ("js", JS_SOURCE, "pieces", 3, 8, False),
+        ("js", JS_SOURCE, "pieces", 2, 9, False),
+        ("js", JS_SOURCE, "lower", 11, 13, True),          # braces inside a regex ignored
+        ("js", JS_SOURCE, "lower", 11, 14, False),
+        ("js", JS_SOURCE, "escape", 16, 18, True),         # a static method
+        ("js", JS_SOURCE, "escape", 16, 17, False),
     ],
 )
 def test_check_range_accepts_exact_declarations_only(
         lang: str, source: str, name: str, start: int, end: int, ok: bool) -> None:
     lines = source.splitlines()
-    if lang == "ts":  # verify() steps over overload signatures the same way
-        while "{" not in lines[start - 1] and verify_targets.declares(lines[start], name, lang):
-            start += 1
+    start = verify_targets.past_overloads(lines, name, start, end, lang)  # as verify() does
     problem = verify_targets.check_range(lines, name, start, end, lang)
     assert (problem is None) is ok, problem
 
@@ -132,3 +198,18 @@ def test_targets_hold_on_the_pinned_sources(name: str, tmp_path: Path) -> None:
     code, message = prepare.prepare(name, tmp_path, repo)
     assert code == 0, message
     assert verify_targets.verify(name, tmp_path, use_tool=True) == []
+
+
+@pytest.mark.parametrize(
+    ("before", "is_regex"),
+    [("", True), ("x = ", True), ("f(", True), ("return ", True), ("a && ", True),
+     ("total ", False), ("f(a) ", False), ("items[0] ", False), ("10 ", False),
+     ("returned ", False)],
+)
+def test_a_slash_opens_a_regex_only_where_a_value_may_start(before: str, is_regex: bool) -> None:
+    assert verify_targets.starts_regex(before) is is_regex
+
+
+def test_a_division_keeps_the_braces_after_it_counted() -> None:
+    code, state = verify_targets.strip_code("  return a / b + {x: '}'}.x / 2 }", None, "js")
+    assert (code.count("{"), code.count("}"), state) == (1, 2, None)
