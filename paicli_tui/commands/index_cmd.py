@@ -31,6 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from rich.console import Console
 
+    from ..core.code.commit_retry import IndexCommitConflictError
     from ..core.code.index_lease import IndexLeaseError
     from ..core.code.indexer import CodeIndexer
     from ..core.contracts.embedder import EmbedderError
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             summary = indexer.update(rebuild=args.rebuild)
         else:
             summary = _with_progress(indexer, err, args.rebuild)
-    except (EmbedderError, IndexLeaseError) as exc:
+    except (EmbedderError, IndexLeaseError, IndexCommitConflictError) as exc:
         err.print(f"paicli-tui index: {exc}")
         return EXIT_ERROR
     except OSError as exc:
@@ -71,6 +72,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if summary.lease_taken_over:
         print(f"Took over the index lease of {summary.lease_taken_over}: it had stopped "
               "renewing it (that indexer died or lost the network).")
+    if summary.commit_conflicts_retried:
+        print(f"{summary.commit_conflicts_retried} commit conflict(s) with another writer of "
+              "this index retried (each write applied again on the latest version).")
     if summary.lock_note:
         print(f"Note: {summary.lock_note}.")
     print(f"Index: {summary.location}")

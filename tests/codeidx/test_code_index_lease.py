@@ -16,6 +16,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from test_code_commit_conflicts import assert_each_file_once, run_unlocked_indexers
 from test_code_index_concurrent import INDEXER  # the same fake-embedder indexer process
 
 from paicli_tui.core.code.index_lease import IndexLease, IndexLeaseError, LeaseTarget
@@ -311,6 +312,33 @@ def test_two_indexer_processes_on_one_s3_index_lose_nothing(tmp_path: Path, paic
     assert len(ids) == len(set(ids)) == 60
     assert {r["path"] for r in rows} == {f"m{i}.py" for i in range(60)}
     assert S3Client(bucket, s3_server).get("indexes/proj.lock") is None  # given back
+
+
+@pytest.mark.slow
+def test_two_unlocked_indexers_on_one_s3_index_retry_their_conflicts(
+        tmp_path: Path, paicli_home: Path, bucket: str, s3_server, monkeypatch) -> None:
+    """The lease OFF (as for S3 credentials the lease cannot read, or gs:// and az://):
+    before the commit-conflict retry one of the two died on a lance commit conflict; now
+    both exit 0 and every file's chunks are in the index exactly once, found by a search."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for i in range(30):
+        (project / f"m{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
+    uri = f"s3://{bucket}/indexes/unlocked"
+    (paicli_home / "config.toml").write_text(f'index_uri = "{uri}"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "AWS_"))}
+    env.update(s3_server)
+    summaries = run_unlocked_indexers(project, paicli_home, tmp_path / "go", env)
+    assert [s["lock"] for s in summaries] == ["none", "none"]
+    assert all(s["chunks_total"] == 30 for s in summaries)
+    for key, value in s3_server.items():
+        monkeypatch.setenv(key, value)  # this process reads the index too
+    from paicli_tui.config import load_settings
+
+    assert_each_file_once(uri, load_settings({}, {"PAICLI_HOME": str(paicli_home)}),
+                          project, 30)
+    assert S3Client(bucket, s3_server).get("indexes/unlocked.lock") is None  # no lease taken
+    print("commit conflicts retried:", [s["commit_conflicts_retried"] for s in summaries])
 
 
 @pytest.mark.slow

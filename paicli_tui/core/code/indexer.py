@@ -27,14 +27,19 @@ from ..contracts.embedder import Embedder
 from ..text.fsnames import display_name
 from .chunk import Chunk
 from .chunking import ChunkedFile, chunk_file, language_of
+from .commit_retry import CommitRetry
 from .ignore import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, is_binary_bytes, walk_project_files
 from .lance_store import (
     SCHEMA_VERSION,
     IndexTables,
+    arrow_rows,
     index_location,
+    is_keyed,
     is_local,
+    migrate_to_keyed,
     open_index,
     path_filter,
+    refresh,
     reset_tables,
     write_meta,
 )
@@ -104,6 +109,9 @@ class IndexSummary:
     """Why there was no lock (shown by ``paicli-tui index``)."""
     lease_taken_over: str = ""
     """The indexer whose stale lease (not renewed in time: it died) this run took over."""
+    commit_conflicts_retried: int = 0
+    """Writes refused because another writer of the index committed first, re-applied on
+    the latest version (:mod:`.commit_retry`)."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -148,6 +156,9 @@ class CodeIndexer:
         self.batch_chunks = batch_chunks
         self._guard: Callable[[], None] = lambda: None
         """Raises when this run may no longer write (its remote lease was lost)."""
+        self.commits = CommitRetry()
+        """Re-applies a write step refused by a commit conflict (another writer of the
+        index, e.g. on an object store without a lease), bounded; counts the retries."""
 
     @property
     def embedder(self) -> Embedder:
@@ -171,6 +182,17 @@ class CodeIndexer:
         lock = _IndexLock(self.location, on_wait=lambda holder: report(
             IndexProgress("wait", 0, 0, f"waiting for another indexer ({holder})")))
         summary.lock, summary.lock_note = lock.kind, lock.note
+        retried_before = self.commits.retried
+        try:
+            self._update_locked(lock, report, summary, embedder, rebuild)
+        finally:
+            summary.commit_conflicts_retried = self.commits.retried - retried_before
+        summary.seconds = time.perf_counter() - started
+        report(IndexProgress("done", summary.files_seen, summary.files_seen))
+        return summary
+
+    def _update_locked(self, lock: _IndexLock, report: ProgressCallback,
+                       summary: IndexSummary, embedder: Embedder, rebuild: bool) -> None:
         with lock:
             self._guard = lock.check
             summary.lease_taken_over = lock.lease.took_over if lock.lease else ""
@@ -187,11 +209,18 @@ class CodeIndexer:
             self._record_files(tables, touched, {})
             if changed or deleted or summary.rebuilt:
                 self._refresh_fulltext(tables, report)
+            refresh(tables)  # counts include what other writers committed meanwhile
             summary.chunks_total = tables.chunks.count_rows() if tables.chunks else 0
             summary.edges_total = tables.edges.count_rows() if tables.edges else 0
-        summary.seconds = time.perf_counter() - started
-        report(IndexProgress("done", summary.files_seen, summary.files_seen))
-        return summary
+
+    def _commit(self, tables: IndexTables, what: str, step: Callable[[], Any]) -> Any:
+        """Run one idempotent write step; after a commit conflict re-open the tables at
+        their latest version and run it again (bounded: :class:`CommitRetry`)."""
+        def guarded() -> Any:
+            self._guard()
+            return step()
+
+        return self.commits.run(what, guarded, lambda: refresh(tables))
 
     # --- steps ----------------------------------------------------------------------------
     def _prepare(self, tables: IndexTables, embedder: Embedder, rebuild: bool) -> str | None:
@@ -199,18 +228,32 @@ class CodeIndexer:
         wanted = {"embedder": embedder.name, "dim": str(embedder.dim),
                   "schema": SCHEMA_VERSION}
         reason = None
+        keep_existing = False
         if rebuild:
             reason = "rebuild requested"
         elif not meta or tables.chunks is None or tables.files is None or tables.edges is None:
-            reason = "new index"
+            reason, keep_existing = "new index", True
+        elif meta.get("schema") == "1" and meta.get("embedder") == embedder.name and meta.get(
+                "dim") == str(embedder.dim):
+            dropped = self._commit(tables, "copying the index into keyed tables",
+                                   lambda: migrate_to_keyed(tables, embedder.dim)
+                                   if not is_keyed(tables) else {})
+            self._commit(tables, "writing the index's meta table",
+                         lambda: write_meta(tables, wanted))
+            duplicates = sum(dropped.values())
+            return ("index format 1 -> 2: the tables were copied with their keys marked, "
+                    "nothing embedded again" + (f", {duplicates} duplicate row(s) dropped"
+                                                if duplicates else ""))
         elif meta.get("schema") != SCHEMA_VERSION:
             reason = f"index format changed ({meta.get('schema')} -> {SCHEMA_VERSION})"
         elif meta.get("embedder") != embedder.name or meta.get("dim") != str(embedder.dim):
             reason = (f"embedder changed from {meta.get('embedder')} ({meta.get('dim')}-d) to "
                       f"{embedder.name} ({embedder.dim}-d): every chunk is embedded again")
         if reason:
-            reset_tables(tables, embedder.dim)
-            write_meta(tables, wanted)
+            self._commit(tables, "creating the index tables",
+                         lambda: reset_tables(tables, embedder.dim, keep_existing=keep_existing))
+            self._commit(tables, "writing the index's meta table",
+                         lambda: write_meta(tables, wanted))
         return reason
 
     def _known_files(self, tables: IndexTables) -> dict[str, dict[str, Any]]:
@@ -272,9 +315,10 @@ class CodeIndexer:
         self._guard()
         for start in range(0, len(paths), 500):
             where = path_filter(paths[start : start + 500])
-            for table in (tables.chunks, tables.edges, tables.files):
-                if table is not None:
-                    table.delete(where)
+            for name in ("chunks", "edges", "files"):
+                if getattr(tables, name) is not None:
+                    self._commit(tables, f"removing deleted files from the {name} table",
+                                 lambda name=name, where=where: getattr(tables, name).delete(where))
 
     def _parse_batches(self, changed: list[_Candidate], summary: IndexSummary
                        ) -> Iterator[_Batch]:
@@ -329,18 +373,10 @@ class CodeIndexer:
         rows = [_chunk_row(c, f, h, v) for c, f, h, v in
                 zip(batch.chunks, batch.fulltexts, batch.hashes, vectors, strict=True)]
         where = path_filter(batch.paths)
-        if rows:
-            (tables.chunks.merge_insert("id").when_matched_update_all()
-             .when_not_matched_insert_all().when_not_matched_by_source_delete(where)
-             .execute(rows))
-        else:
-            tables.chunks.delete(where)
-        if batch.edge_rows:
-            (tables.edges.merge_insert("id").when_matched_update_all()
-             .when_not_matched_insert_all().when_not_matched_by_source_delete(where)
-             .execute(batch.edge_rows))
-        else:
-            tables.edges.delete(where)
+        self._commit(tables, "writing chunks", lambda: self.commits.merged(
+            "writing chunks", _replace_rows(tables.chunks, "id", rows, where)))
+        self._commit(tables, "writing graph edges", lambda: self.commits.merged(
+            "writing graph edges", _replace_rows(tables.edges, "id", batch.edge_rows, where)))
         self._record_files(tables, batch.candidates, batch.counts)
 
     def _vectors(self, tables: IndexTables, paths: list[str], texts: list[ChunkText],
@@ -384,6 +420,11 @@ class CodeIndexer:
         self._guard()
         if not candidates:
             return
+        self._commit(tables, "recording indexed files",
+                     lambda: self._record_files_once(tables, candidates, counts))
+
+    def _record_files_once(self, tables: IndexTables, candidates: list[_Candidate],
+                           counts: dict[str, tuple[int, str]]) -> None:
         known = {}
         if not counts:
             rows = (tables.files.search().where(path_filter([c.path for c in candidates]))
@@ -395,8 +436,9 @@ class CodeIndexer:
                                                     known.get(c.path, {}).get("parser", ""))
             rows.append({"path": c.path, "hash": c.digest, "size": c.size,
                          "mtime_ns": c.mtime_ns, "chunks": chunks, "parser": parser})
-        (tables.files.merge_insert("path").when_matched_update_all()
-         .when_not_matched_insert_all().execute(rows))
+        self.commits.merged("recording indexed files", (
+            tables.files.merge_insert("path").when_matched_update_all()
+            .when_not_matched_insert_all().execute(arrow_rows(rows, tables.files))))
 
     def _refresh_fulltext(self, tables: IndexTables, report: ProgressCallback) -> None:
         """Keep the full-text index current (ICU segmentation splits Chinese words offline).
@@ -418,8 +460,10 @@ class CodeIndexer:
         report(IndexProgress("fulltext", 0, 1))
         from lancedb.index import FTS
 
-        tables.chunks.create_index("fulltext", config=FTS(base_tokenizer="icu"), replace=True,
-                                   name=FTS_INDEX_NAME)
+        self._commit(tables, "building the full-text index",
+                     lambda: tables.chunks.create_index("fulltext",
+                                                        config=FTS(base_tokenizer="icu"),
+                                                        replace=True, name=FTS_INDEX_NAME))
         report(IndexProgress("fulltext", 1, 1))
 
 
@@ -538,6 +582,16 @@ def _in_background(items: Iterator[_Batch], depth: int = 2) -> Iterator[_Batch]:
                 worker.join(0.05)
 
 
+def _replace_rows(table: Any, key: str, rows: list[dict[str, Any]], where: str) -> Any:
+    """Make the rows matching ``where`` exactly ``rows`` in one commit (merge on the key:
+    rows kept are updated, new ones inserted, the others deleted). Idempotent: applied
+    again on a later version it ends with the same rows, one copy of each key."""
+    if not rows:
+        return table.delete(where)
+    return (table.merge_insert(key).when_matched_update_all().when_not_matched_insert_all()
+            .when_not_matched_by_source_delete(where).execute(arrow_rows(rows, table)))
+
+
 def _chunk_row(chunk: Chunk, fulltext: str, text_hash: str, vector: np.ndarray) -> dict[str, Any]:
     return {
         "id": chunk.id, "path": chunk.path, "kind": chunk.kind, "name": chunk.name,
@@ -577,7 +631,8 @@ class _IndexLock:
             target = LeaseTarget.for_index(location)
             if target is None:
                 self.note = (f"{location.split('://', 1)[0]}:// indexes have no lock across "
-                             "machines: run one indexer at a time")
+                             "machines: indexers running at once retry their commit "
+                             "conflicts, but each does the whole work")
             else:
                 self.lease = IndexLease(target, on_wait=on_wait)
                 if not self.lease.client.has_credentials:
@@ -585,7 +640,8 @@ class _IndexLock:
                     # as before, and say so
                     self.note = ("no lock across machines: the lease needs AWS_ACCESS_KEY_ID "
                                  "and AWS_SECRET_ACCESS_KEY in the environment or an AWS "
-                                 "profile's credentials file; run one indexer at a time")
+                                 "profile's credentials file; indexers running at once retry their "
+                                 "commit conflicts, but each does the whole work")
                     self.lease = None
         self.kind = "file" if self.path is not None else "lease" if self.lease else "none"
 

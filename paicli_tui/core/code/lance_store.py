@@ -19,8 +19,13 @@ from typing import Any
 from ...config import Settings
 from ...paths import ProjectPaths
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""2: each table's key column is Lance's (unenforced) primary key, so two writers inserting
+the same key at once conflict instead of both committing a copy. A version-1 index is copied
+into the keyed tables once, vectors and all (:func:`migrate_to_keyed`)."""
 CHUNKS, FILES, EDGES, META = "chunks", "files", "edges", "meta"
+KEYS = {CHUNKS: "id", FILES: "path", EDGES: "id", META: "key"}
+PRIMARY_KEY = {"lance-schema:unenforced-primary-key": "true"}
 
 
 def index_location(settings: Settings, project_root: Path) -> str:
@@ -175,11 +180,19 @@ def path_filter(paths: list[str]) -> str:
     return "path IN (" + ", ".join(sql_string(p) for p in paths) + ")"
 
 
+def _key(name: str) -> Any:
+    """The key column: not nullable, marked as the table's primary key (Lance then detects
+    concurrent inserts of one key as a commit conflict)."""
+    import pyarrow as pa
+
+    return pa.field(name, pa.string(), nullable=False, metadata=PRIMARY_KEY)
+
+
 def chunk_schema(dim: int) -> Any:
     import pyarrow as pa
 
     return pa.schema([
-        pa.field("id", pa.string()),
+        _key("id"),
         pa.field("path", pa.string()),
         pa.field("kind", pa.string()),
         pa.field("name", pa.string()),
@@ -201,7 +214,7 @@ def files_schema() -> Any:
     import pyarrow as pa
 
     return pa.schema([
-        pa.field("path", pa.string()),
+        _key("path"),
         pa.field("hash", pa.string()),
         pa.field("size", pa.int64()),
         pa.field("mtime_ns", pa.int64()),
@@ -214,7 +227,7 @@ def edges_schema() -> Any:
     import pyarrow as pa
 
     return pa.schema([
-        pa.field("id", pa.string()),
+        _key("id"),
         pa.field("src", pa.string()),
         pa.field("dst", pa.string()),
         pa.field("kind", pa.string()),
@@ -226,7 +239,15 @@ def edges_schema() -> Any:
 def meta_schema() -> Any:
     import pyarrow as pa
 
-    return pa.schema([pa.field("key", pa.string()), pa.field("value", pa.string())])
+    return pa.schema([_key("key"), pa.field("value", pa.string())])
+
+
+def arrow_rows(rows: list[dict[str, Any]], table: Any) -> Any:
+    """Rows as an Arrow table of ``table``'s schema (a keyed table refuses rows whose
+    inferred schema has a nullable key)."""
+    import pyarrow as pa
+
+    return pa.Table.from_pylist(rows, schema=table.schema)
 
 
 @dataclass
@@ -255,28 +276,112 @@ def open_index(uri: str, *, create: bool = False) -> IndexTables | None:
     names = table_names(db)
     if not create and META not in names:
         return None
-    meta: dict[str, str] = {}
-    if META in names:
-        for row in db.open_table(META).to_arrow().to_pylist():
-            meta[row["key"]] = row["value"]
-    return IndexTables(
-        db=db,
-        chunks=db.open_table(CHUNKS) if CHUNKS in names else None,
-        files=db.open_table(FILES) if FILES in names else None,
-        edges=db.open_table(EDGES) if EDGES in names else None,
-        meta=meta,
-    )
+    meta_table = _open_table(db, META, names)
+    if not create and meta_table is None:
+        return None
+    meta = {row["key"]: row["value"] for row in meta_table.to_arrow().to_pylist()} \
+        if meta_table is not None else {}
+    return IndexTables(db=db, chunks=_open_table(db, CHUNKS, names),
+                       files=_open_table(db, FILES, names),
+                       edges=_open_table(db, EDGES, names), meta=meta)
+
+
+def _open_table(db: Any, name: str, names: set[str]) -> Any | None:
+    """The table, or None when it does not exist — or is listed but has no version yet
+    (another indexer is creating it this instant)."""
+    if name not in names:
+        return None
+    try:
+        return db.open_table(name)
+    except ValueError as exc:
+        if "not found" in str(exc):
+            return None
+        raise
+
+
+def refresh(tables: IndexTables) -> None:
+    """Re-open every table at its latest version (after another writer committed)."""
+    for name in (CHUNKS, FILES, EDGES):
+        table = getattr(tables, name)
+        if table is not None:
+            table.checkout_latest()
 
 
 def write_meta(tables: IndexTables, values: dict[str, str]) -> None:
+    """Make the meta table hold exactly ``values``: one merge on its key, never a replaced
+    table (two writers replacing one table at the same moment can crash Lance)."""
+    table = _create_or_open(tables.db, META, meta_schema(), keep_existing=True)
     rows = [{"key": k, "value": v} for k, v in sorted(values.items())]
-    tables.db.create_table(META, data=rows, schema=meta_schema(), mode="overwrite")
+    (table.merge_insert("key").when_matched_update_all().when_not_matched_insert_all()
+     .when_not_matched_by_source_delete().execute(arrow_rows(rows, table)))
     tables.meta = dict(values)
 
 
-def reset_tables(tables: IndexTables, dim: int) -> None:
-    """Empty chunks/files/edges tables (a first build, or a rebuild for a new embedder)."""
-    db = tables.db
-    tables.chunks = db.create_table(CHUNKS, schema=chunk_schema(dim), mode="overwrite")
-    tables.files = db.create_table(FILES, schema=files_schema(), mode="overwrite")
-    tables.edges = db.create_table(EDGES, schema=edges_schema(), mode="overwrite")
+def _schemas(dim: int) -> dict[str, Any]:
+    return {CHUNKS: chunk_schema(dim), FILES: files_schema(), EDGES: edges_schema()}
+
+
+def _create_or_open(db: Any, name: str, schema: Any, *, keep_existing: bool) -> Any:
+    """A new empty table; with ``keep_existing`` the existing one when its schema is the
+    same. A creation that fails because another writer created or replaced the table at
+    the same moment is reported as a commit conflict (retried by the caller)."""
+    try:
+        if keep_existing:
+            try:
+                return db.create_table(name, schema=schema, exist_ok=True)
+            except ValueError as exc:
+                if "does not match" not in str(exc):
+                    raise
+        return db.create_table(name, schema=schema, mode="overwrite")
+    except Exception as exc:
+        if type(exc).__name__ != "RustPanic" and not (
+                keep_existing and "already exists" in str(exc).lower()):
+            raise
+        raise RuntimeError(f"commit conflict: creating the {name} table raced another "
+                           f"writer of the index ({type(exc).__name__}: {exc})") from exc
+
+
+def reset_tables(tables: IndexTables, dim: int, *, keep_existing: bool = False) -> None:
+    """Empty chunks/files/edges tables (a rebuild for a new embedder, or ``--rebuild``).
+
+    ``keep_existing`` (a new index): a table that exists already with the same schema is
+    opened, not replaced — another indexer that started at the same moment created it and
+    may be writing into it; replacing it would throw its commits away."""
+    for name, schema in _schemas(dim).items():
+        setattr(tables, name, _create_or_open(tables.db, name, schema,
+                                              keep_existing=keep_existing))
+
+
+def is_keyed(tables: IndexTables) -> bool:
+    """True when every table's key column is marked as its primary key (schema 2)."""
+    for name in (CHUNKS, FILES, EDGES):
+        table = getattr(tables, name)
+        if table is None:
+            return False
+        metadata = table.schema.field(KEYS[name]).metadata or {}
+        if metadata.get(b"lance-schema:unenforced-primary-key") != b"true":
+            return False
+    return True
+
+
+def migrate_to_keyed(tables: IndexTables, dim: int) -> dict[str, int]:
+    """Copy a version-1 index into keyed tables (schema 2), vectors included (nothing is
+    embedded again). A key found twice (two unlocked writers of version 1 could both insert
+    it) keeps its first row. Returns the duplicate rows dropped per table."""
+    import pyarrow.compute as pc
+
+    dropped: dict[str, int] = {}
+    for name, schema in _schemas(dim).items():
+        table = getattr(tables, name)
+        data = table.to_arrow()
+        keys = data.column(KEYS[name]).to_pylist()
+        first: dict[str, int] = {}
+        for position, key in enumerate(keys):
+            first.setdefault(key, position)
+        if len(first) < len(keys):
+            data = data.take(sorted(first.values()))
+        dropped[name] = len(keys) - len(first)
+        data = data.filter(pc.is_valid(data.column(KEYS[name]))).select(schema.names)
+        setattr(tables, name, tables.db.create_table(name, data=data.cast(schema),
+                                                     mode="overwrite"))
+    return dropped
