@@ -17,6 +17,7 @@ from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.core.contracts import events as ev
+from paicli_tui.core.messages import Message
 from paicli_tui.ui.widgets.chat_log import ChatLog
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 from paicli_tui.ui.widgets.slash_menu import SlashMenu
@@ -444,3 +445,28 @@ async def test_keys_typed_faster_than_the_screen_keeps_up(settings, project_dir,
             prompt.post_message(events.Key(key, character))
         await wait_until(pilot, lambda: prompt.text == text)
         assert app.focused is prompt
+
+
+async def test_page_keys_scroll_the_conversation_and_typing_stays_in_the_input(settings,
+                                                                              project_dir):
+    """Found in tmux: with the input focused (always, on the chat screen) PgUp / PgDn did
+    nothing, so a person without a mouse could not read back a long answer. Now PgUp scrolls
+    the conversation up a page and PgDn down again (at the bottom it follows new text
+    again); the focus and the typed text stay in the input."""
+    history = [Message.system("system")]
+    for n in range(30):
+        history += [Message.user(f"question {n}"), Message.assistant(f"answer {n}")]
+    app = make_app(settings, project_dir, FakeSession(history=history))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        log = app.screen.query_one(ChatLog)
+        prompt = app.screen.query_one(PromptInput)
+        await wait_until(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y)
+        bottom = log.max_scroll_y
+        await pilot.press("a", "pageup", "b")
+        await wait_until(pilot, lambda: log.scroll_y < bottom)
+        assert bottom - log.scroll_y == log.scrollable_content_region.height
+        assert prompt.text == "ab" and app.focused is prompt
+        await pilot.press("pageup", "pageup", "pagedown", "pagedown", "pagedown")
+        await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y)
+        assert app.focused is prompt and prompt.text == "ab"

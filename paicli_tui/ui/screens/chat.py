@@ -288,6 +288,13 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
     def show_menu(self, event: PromptInput.MenuChanged) -> None:
         self.query_one(SlashMenu).show_matches(event.matches, event.highlighted)
 
+    @on(PromptInput.ScrollChat)
+    def scroll_chat(self, event: PromptInput.ScrollChat) -> None:
+        if event.pages < 0:
+            self.chat.scroll_page_up(animate=False)
+        else:
+            self.chat.scroll_page_down(animate=False)
+
     @on(PromptInput.QueueChanged)
     def show_queue(self, event: PromptInput.QueueChanged) -> None:
         view = self.query_one("#queued", Static)

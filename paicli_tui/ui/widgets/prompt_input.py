@@ -1,7 +1,7 @@
 """The multi-line chat input: Enter sends, Ctrl+J/Alt+Enter adds a line, ↑/↓ walk the input
-history at the first/last line, Tab chooses a slash command from the menu, a long paste is
-folded into one ``[Pasted text #1 +N lines]`` token (the full text is what gets sent), and
-messages typed while a turn runs wait here in a queue."""
+history at the first/last line, PgUp/PgDn scroll the conversation, Tab chooses a slash command
+from the menu, a long paste is folded into one ``[Pasted text #1 +N lines]`` token (the full
+text is what gets sent), and messages typed while a turn runs wait here in a queue."""
 
 from __future__ import annotations
 
@@ -38,6 +38,14 @@ class PromptInput(TextArea):
             super().__init__()
             self.matches = matches
             self.highlighted = highlighted
+
+    class ScrollChat(Message):
+        """PgUp / PgDn in the input: scroll the conversation a page (``pages`` is -1 or +1);
+        the focus stays here."""
+
+        def __init__(self, pages: int) -> None:
+            super().__init__()
+            self.pages = pages
 
     class QueueChanged(Message):
         """Messages waiting for the running turn to end were added, recalled or taken."""
@@ -80,6 +88,8 @@ class PromptInput(TextArea):
             self.choose(-1)
         elif key == "escape" and self.menu:
             self.close_menu()
+        elif key in ("pageup", "pagedown"):
+            self.post_message(self.ScrollChat(-1 if key == "pageup" else +1))
         elif await edit_now(self, event):
             return  # an editing key, run at once (typed_input.py says why)
         else:
