@@ -16,7 +16,12 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from . import __version__
-from .commands.conventions import EXIT_USAGE, add_provider_flags, missing_project
+from .commands.conventions import (
+    EXIT_USAGE,
+    add_provider_flags,
+    missing_project,
+    unknown_session,
+)
 from .config import LOG_LEVELS, ConfigError, Settings, load_settings
 from .logs import start_logging
 
@@ -124,6 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     project_dir = args.project_flag or args.project_dir or "."
     settings = _settings_or_exit(args)
     if settings is None:
+        return EXIT_USAGE
+    unknown = args.resume and unknown_session(settings.home.history_raw_dir, args.resume)
+    if unknown:  # told before the screen opens, as exec does, instead of a new session
+        print(f"paicli-tui: {unknown}", file=sys.stderr)
         return EXIT_USAGE
     start_logging(settings)
     from .app import run_app  # Textual is imported only when the TUI really starts

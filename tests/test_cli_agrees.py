@@ -126,3 +126,39 @@ def test_two_different_projects_are_a_usage_error(capsys) -> None:
         cli.main(["a", "--project", "b"])
     assert stop.value.code == 2
     assert "two projects given: 'a' and --project 'b'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,said", [
+    (["--resume", "nosuch"],
+     "paicli-tui: no session 'nosuch'; `paicli-tui sessions` lists this project's sessions"),
+    (["--resume", "20261201-1616"],
+     "paicli-tui: no session '20261201-1616'; did you mean 20261201-161657-6c6c4c or "
+     "20261201-161602-aaaaaa?"),
+    (["exec", "--resume", "20261201-161657", "go on"],
+     "paicli-tui exec: no session '20261201-161657'; did you mean 20261201-161657-6c6c4c?"),
+    # no model is configured here: the mistyped id is said first, as a usage error
+    (["exec", "--resume", "nosuch", "go on"],
+     "paicli-tui exec: no session 'nosuch'; `paicli-tui sessions` lists this project's "
+     "sessions"),
+])
+def test_an_unknown_session_is_a_usage_error_before_anything_opens(argv, said, paicli_home,
+                                                                  monkeypatch, capsys) -> None:
+    """Found in the tmux trial: `paicli-tui --resume nosuch` opened the app, said "Resumed
+    session nosuch · 0 messages from you." and then that it could not reopen it. A mistyped
+    or shortened id is now exit 2 before the screen opens (exec the same, before the model
+    is built), naming the ids it is the start of; a sub-agent's stream is not suggested."""
+    import paicli_tui.app as app
+
+    raw = paicli_home / "history" / "raw"
+    raw.mkdir(parents=True)
+    for name in ("20261201-161657-6c6c4c", "20261201-161602-aaaaaa",
+                 "20261201-161657-6c6c4c.sub-1"):
+        (raw / f"{name}.jsonl").write_text("{}\n", encoding="utf-8")
+    opened: list[str] = []
+    monkeypatch.setattr(app, "run_app", lambda settings, project_dir, resume:
+                        opened.append(resume) or 0)
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err.strip() == said
+    assert opened == []
+    assert cli.main(["--resume", "20261201-161657-6c6c4c"]) == 0
+    assert opened == ["20261201-161657-6c6c4c"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -30,9 +31,20 @@ def missing_project(args: argparse.Namespace) -> str | None:
 
     Checked once for every sub-command before it runs, so a mistyped ``--project`` is always
     the same usage error (exit 2) naming the folder."""
-    from pathlib import Path
-
     folder = getattr(args, "dir", None) or getattr(args, "project", None)
     if folder is None or Path(folder).expanduser().is_dir():
         return None
     return str(folder)
+
+
+def unknown_session(history_dir: Path, wanted: str) -> str | None:
+    """None when session ``wanted`` has a ledger in ``history_dir``; else what to tell the
+    person: the ids it is the start of (a shortened id), or where the ids are listed."""
+    if (history_dir / f"{wanted}.jsonl").is_file():
+        return None
+    names = sorted((p.stem for p in history_dir.glob("*.jsonl") if ".sub-" not in p.stem),
+                   reverse=True) if history_dir.is_dir() else []
+    close = [name for name in names if wanted and name.startswith(wanted)][:3]
+    if close:
+        return f"no session {wanted!r}; did you mean {' or '.join(close)}?"
+    return f"no session {wanted!r}; `paicli-tui sessions` lists this project's sessions"

@@ -22,6 +22,7 @@ from .conventions import (
     EXIT_USAGE,
     add_project_flag,
     add_provider_flags,
+    unknown_session,
 )
 
 if TYPE_CHECKING:  # the core loads inside run(): --help stays light
@@ -83,6 +84,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not project.is_dir():
         print(f"paicli-tui exec: project folder {str(project)!r} does not exist",
               file=sys.stderr)
+        return EXIT_USAGE
+    unknown = args.resume and unknown_session(settings.home.history_raw_dir, args.resume)
+    if unknown:  # before the model is built: a mistyped id is the person's to fix first
+        print(f"paicli-tui exec: {unknown}", file=sys.stderr)
         return EXIT_USAGE
     return asyncio.run(_run(prompt, args, settings, project))
 

@@ -282,16 +282,23 @@ async def test_scrolling_up_while_streaming_stays_put(settings, project_dir):
 
 
 async def test_unknown_resume_id_falls_back_to_a_new_session(settings, project_dir):
+    """A session that cannot be reopened (the command line checks the id first; this is the
+    path for one that went or cannot be read): the chat says so and opens a new session with
+    its welcome line. Found in tmux: it also said "Resumed session no-such-session · 0
+    messages from you." above the error."""
+    from paicli_tui.ui.widgets.setup_notice import WelcomeLine
+
     app = PaicliApp(settings, project_dir, resume="no-such-session",
                     backend=ScriptedBackend(settings, project_dir, ScriptedClient([])))
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(10):
-            await pilot.pause(0.05)
+        await wait_until(pilot, lambda: app.screen.session is not None
+                         and bool(app.screen.query("ChatNotice")))
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.screen.session is not None
-        errors = [n.source for n in app.screen.query("ChatNotice") if n.kind == "error"]
-        assert errors and "no-such-session" in errors[0]
+        notices = [(n.kind, n.source) for n in app.screen.query("ChatNotice")]
+        assert len(notices) == 1 and notices[0][0] == "error", notices
+        assert "Cannot reopen session no-such-session" in notices[0][1]
+        assert len(app.screen.query(WelcomeLine)) == 1
 
 
 async def test_resume_without_id_opens_the_picker(settings, project_dir):

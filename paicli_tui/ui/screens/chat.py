@@ -131,6 +131,7 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                 return
             # an unknown or unreadable session must not leave the person without a chat
             problems.append(f"Cannot reopen session {resume}: {exc}. Started a new one.")
+            resume = None  # the new one is not the session asked for: welcome, no "Resumed"
             try:
                 session = await self.backend.start_session(
                     client, self.approve, self.resolve_conflict, None, self.ask_summary)
