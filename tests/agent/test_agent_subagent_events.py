@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from agent_script import ScriptedClient, Step
 from test_agent_subagents import delegate, start
 
@@ -133,6 +134,15 @@ async def test_resumed_session_lists_its_subagents_and_numbers_on(settings,
             restored.tool_calls, restored.compactions) == (
         old.subagent, "done", 5, 2, 1, 0)
     assert restored.history_tokens > 0
+    # the run_subagent call it answered, so a resumed chat can draw that call as it
+    delegation = next(m for m in session.history if m.tool_calls)
+    assert restored.call_id == old.call_id == delegation.tool_calls[0].id != ""
+    # and its own messages, read from its stream (only this session's sub-agents)
+    own = session.subagent_history(restored.subagent)
+    assert [m.role.value for m in own] == ["system", "user", "assistant", "tool", "assistant"]
+    assert own[-1].content == "ONE: A is 1" and own[2].tool_calls[0].name == "read_file"
+    with pytest.raises(KeyError):
+        session.subagent_history(f"{session_id}.sub-9")
     events = [e async for e in session.run_turn("again")]
     [started] = [e for e in events if isinstance(e, SubAgentStarted)]
     assert started.subagent == f"{session_id}.sub-2", "a new stream, not the old one"

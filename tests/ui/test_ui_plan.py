@@ -178,6 +178,45 @@ async def test_subagent_block_shows_its_tool_calls_as_they_happen(settings,
         assert row == ["✓", "explore", "5", fmt_tokens(record.history_tokens), "0"]
 
 
+async def test_a_resumed_session_draws_a_past_subagent_call_as_its_block(settings,
+                                                                        project_dir) -> None:
+    """Resuming a session where the model delegated: in place of a plain 'run_subagent
+    task=…' tool block the chat shows '✓ sub-agent explore · done · 2 req · 1 tool · … tok'
+    (no seconds: they were not recorded), folded, with '✓ read_file path=notes.txt' and its
+    result inside (read from the sub-agent's own stream) and the answer the parent got."""
+    from paicli_tui.core.agent.session import AgentSession
+    from paicli_tui.ui.format import fmt_tokens
+
+    (project_dir / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
+    delegate = ToolCall("call_p1", "run_subagent",
+                        json.dumps({"task": "explore notes.txt", "label": "explore"}))
+    client = RoutedClient(
+        [([""], [delegate]), (["It holds alpha and beta."], [])],
+        {"explore": [([""], [ToolCall("call_c1", "read_file", '{"path": "notes.txt"}')]),
+                     (["notes.txt lists alpha and beta."], [])]})
+    session = await AgentSession.start(settings, project_dir, client=client)
+    [_ async for _ in session.run_turn("what is in notes.txt? use a sub-agent")]
+    await session.aclose()
+
+    app = make_app(settings, project_dir, ScriptedClient([]))
+    app.resume = session.session_id
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query(SubAgentBlock))
+                         and app.screen.query_one(SubAgentBlock).status != "running")
+        log = app.screen.query_one(ChatLog)
+        block = log.query_one(SubAgentBlock)
+        [record] = app.screen.session.subagent_records  # as read back from its stream
+        assert block.call_id == "call_p1" and block.collapsed
+        assert block.title == (
+            f"✓ sub-agent explore · done · 2 req · 1 tool · "
+            f"{fmt_tokens(record.history_tokens)} tok")
+        assert not log.tool_blocks["call_p1"].display, "the sub-agent block stands for it"
+        [inner] = block.tools.values()
+        assert (inner.tool_name, inner.status) == ("read_file", "done")
+        assert "alpha" in str(inner._preview.render())
+        assert "notes.txt lists alpha and beta" in str(block._answer.render())
+
+
 async def test_resume_offers_to_continue_an_interrupted_plan(settings, project_dir) -> None:
     """Resuming: a notice lists '✓ look: Look around (done)' and '· sum: Summarise (not
     finished)', a dialog asks to continue; Continue runs only 'sum', with look's result."""
@@ -240,6 +279,9 @@ def test_block_titles_table() -> None:
         (("sub-agent x", "failed", 0.0, 0, 0, 0), "✗ sub-agent x · failed · 0.0 s"),
         (("sub-agent x", "cancelled", 1.0, 1, 0, 10), "⊘ sub-agent x · cancelled · 1.0 s · "
                                                       "1 req · 10 tok"),
+        # a resumed session's sub-agent: its seconds were not recorded
+        (("sub-agent explore", "done", None, 2, 1, 950),
+         "✓ sub-agent explore · done · 2 req · 1 tool · 950 tok"),
     ]
     for args, expected in table:
         assert subagent_title(*args) == expected

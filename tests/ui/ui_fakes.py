@@ -108,11 +108,16 @@ class FakeSession:
         self.notices: list[ev.AgentEvent] = []
         """Background notices (memory saves) a script queued; ``take_notices`` drains them."""
         self.subagent_records: list[Any] = []
+        self.subagent_histories: dict[str, list[Message]] = {}
         self.interrupted: Any = None
         """What interrupted_plan() answers (an InterruptedPlan, or None)."""
 
     def interrupted_plan(self) -> Any:
         return self.interrupted
+
+    def subagent_history(self, subagent: str) -> list[Message]:
+        """What ``subagent_histories`` holds for that sub-agent (KeyError as the port)."""
+        return list(self.subagent_histories[subagent])
 
     def estimate(self) -> int:
         return self.estimate_value

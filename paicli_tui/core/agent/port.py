@@ -100,6 +100,11 @@ class SessionPort(Protocol):
         the main history only)."""
         ...
 
+    def subagent_history(self, subagent: str) -> list[Message]:
+        """The own history of one of this session's sub-agents (reads its stream: call it
+        off the UI thread); KeyError for an id that is not one of them."""
+        ...
+
     def estimate(self) -> int:
         """Estimated tokens of the next request as the history stands."""
         ...

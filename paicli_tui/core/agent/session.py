@@ -351,10 +351,11 @@ class AgentSession:
 
     # -- sub-agents ----------------------------------------------------------------------------
     async def spawn_subagent(self, label: str, *, read_only: bool = True,
-                             task_id: str = "") -> AgentSession:
+                             task_id: str = "", call_id: str = "") -> AgentSession:
         """A sub-agent session: its own history, ledger stream and context manager; this
         session's client, code service, skills, approvals and external-content mark.
-        ``task_id``: the plan task it runs."""
+        ``task_id``: the plan task it runs; ``call_id``: the run_subagent call it answers
+        (recorded, so a resumed chat draws that call as this sub-agent)."""
         from ..context.ledger import SUBAGENT_MARK
         from .subagent import NEVER_IN_SUBAGENTS, READ_ONLY_TOOLS, named_approvals
         from .subagent import subagent_system_prompt as child_prompt
@@ -365,7 +366,8 @@ class AgentSession:
             SessionLedger.create, self.settings.home, self.project.root,
             f"sub-agent: {label}", parent=self.session_id, session_id=child_id)
         self.ledger.event("subagent", child=child_id, label=label, read_only=read_only,
-                          **({"task_id": task_id} if task_id else {}))
+                          **({"task_id": task_id} if task_id else {}),
+                          **({"call_id": call_id} if call_id else {}))
         child = AgentSession(
             settings=self.settings, project=self.project, ledger=ledger, history=[],
             client=self.client, memory=None, code=self.code,
@@ -373,7 +375,7 @@ class AgentSession:
             mode="headless", skills=self.skills)
         child.is_subagent = True
         child.parent_id = self.session_id
-        child.subagent_record = SubAgentRecord(child_id, label, task_id)
+        child.subagent_record = SubAgentRecord(child_id, label, task_id, call_id)
         self.subagent_records.append(child.subagent_record)
         child.state.external_content_used = self.state.external_content_used
         child.state.always_approved = self.state.always_approved  # "Always" holds for both
@@ -394,6 +396,14 @@ class AgentSession:
 
         return run_plan(self, goal, review=review, on_failure=on_failure or stop_on_failure,
                         resume=resume)
+
+    def subagent_history(self, subagent: str) -> list[Message]:
+        """The own history of one of this session's sub-agents, read from its stream."""
+        from .subagent_record import subagent_messages
+
+        if all(r.subagent != subagent for r in self.subagent_records):
+            raise KeyError(f"{subagent!r} is not a sub-agent of this session")
+        return subagent_messages(self.settings.home, subagent)
 
     def interrupted_plan(self) -> InterruptedPlan | None:
         """This session's last plan when it never finished (read from the ledger)."""

@@ -90,7 +90,8 @@ class SubAgentTool:
             return ToolOutput("'tools' is read_only or all.", status=ToolStatus.FAILED)
         label = " ".join(str(arguments.get("label") or task).split())[:MAX_LABEL]
         async with self._slots:
-            child = await self.parent.spawn_subagent(label, read_only=tool_set == "read_only")
+            child = await self.parent.spawn_subagent(label, read_only=tool_set == "read_only",
+                                                     call_id=context.call_id)
             try:
                 outcome = await drive_subagent(child, task.strip(), emit=context.emit,
                                                call_id=context.call_id)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from ...paths import HomePaths
 from ..context.ledger import SUBAGENT_MARK, LedgerError, SessionLedger
 from ..contracts.events import AgentEvent, ContextCompacted, RequestStarted, ToolCallFinished, Usage
-from ..messages import Role
+from ..messages import Message, Role
 from ..tokens import estimate_request
 from .ledger_events import ledger_events
 
@@ -25,6 +25,8 @@ class SubAgentRecord:
     subagent: str
     label: str
     task_id: str = ""
+    call_id: str = ""
+    """The run_subagent call it answers (empty for a plan task, and in older ledgers)."""
     status: str = "running"
     """``running``, ``done``, ``failed`` or ``cancelled``."""
     messages: int = 0
@@ -74,14 +76,24 @@ def restored_subagents(home: HomePaths, parent: SessionLedger) -> tuple[int, lis
         child = str(event.get("child", ""))
         try:
             records.append(_record_from_stream(home, child, str(event.get("label", child)),
-                                               str(event.get("task_id", ""))))
+                                               str(event.get("task_id", "")),
+                                               str(event.get("call_id", ""))))
         except (LedgerError, OSError) as exc:
             log.warning("sub-agent stream %s left out: %s", child, exc)
     return max(numbers, default=0), records
 
 
-def _record_from_stream(home: HomePaths, child: str, label: str, task_id: str
-                        ) -> SubAgentRecord:
+def subagent_messages(home: HomePaths, child: str) -> list[Message]:
+    """A sub-agent's own history as its stream keeps it (the current view)."""
+    ledger = SessionLedger.open(home, child)
+    try:
+        return ledger.restore().messages
+    finally:
+        ledger.close()
+
+
+def _record_from_stream(home: HomePaths, child: str, label: str, task_id: str,
+                        call_id: str = "") -> SubAgentRecord:
     ledger = SessionLedger.open(home, child)
     try:
         messages = ledger.restore().messages
@@ -93,7 +105,7 @@ def _record_from_stream(home: HomePaths, child: str, label: str, task_id: str
     answered = (last is not None and last.role is Role.ASSISTANT and not last.tool_calls
                 and bool(last.content.strip()))
     return SubAgentRecord(
-        child, label, task_id,
+        child, label, task_id, call_id,
         status="done" if answered else "cancelled" if cancelled else "failed",
         messages=len(messages), history_tokens=estimate_request(messages),
         requests=sum(m.role is Role.ASSISTANT for m in messages),

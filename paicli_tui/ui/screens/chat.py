@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ from ..widgets.context_gauge import ContextGauge
 from ..widgets.plan_pane import PlanPane
 from ..widgets.prompt_input import PromptInput
 from ..widgets.slash_menu import SlashMenu
-from ..widgets.tool_block import PERMISSION_NOTES
+from ..widgets.tool_block import PERMISSION_NOTES, ToolBlock, recorded_status
 from ..widgets.turn_status import TurnStatus
 from .chat_commands import SlashCommandsMixin
 from .chat_plan import PlanViewMixin
@@ -44,7 +45,10 @@ from .panel_dock import PanelDockMixin
 
 if TYPE_CHECKING:
     from ...core.agent.port import SessionPort
+    from ...core.agent.subagent_record import SubAgentRecord
     from ...core.contracts.llm import ChatClient
+
+log = logging.getLogger(__name__)
 
 KEY_HINTS = "F1 help · / commands · Ctrl+P palette · Esc interrupts"
 
@@ -223,7 +227,11 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             compaction_trigger=profile.compaction_trigger, model_label=self.model_label())
 
     async def render_history(self, history: list[Message]) -> None:
-        """Show a restored conversation: user turns, replies, finished tool blocks."""
+        """Show a restored conversation: user turns, replies, finished tool blocks, and a
+        run_subagent call as its sub-agent's block (drawn from the sub-agent's stream)."""
+        session = self.session
+        subagents = {r.call_id: r for r in (session.subagent_records if session else ())
+                     if r.call_id}
         for message in history:
             if message.role is Role.USER:
                 if message.internal is not None and message.internal.value == "summary":
@@ -242,15 +250,32 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                     await block.set_text(message.content)
                     await self.chat.end_assistant()
                 for call in message.tool_calls:
-                    await self.chat.add_tool(call.id, call.name, call.arguments)
+                    tool = await self.chat.add_tool(call.id, call.name, call.arguments)
+                    record = subagents.get(call.id)
+                    if record is not None and session is not None:
+                        await self.restore_subagent(session, record, tool)
             elif message.role is Role.TOOL and message.tool_call_id:
                 block = self.chat.tool_blocks.get(message.tool_call_id)
                 if block is not None:
                     # the status it ended with (a call cut short by a cancel says so)
-                    status = str(message.meta.get("status") or
-                                 ("failed" if message.meta.get("synthetic") else "done"))
-                    block.finish(status, message.content,
+                    block.finish(recorded_status(message), message.content,
                                  offload_path=message.meta.get("offload_path"))
+                for sub in self.chat.subagents.values():
+                    if sub.call_id == message.tool_call_id:
+                        sub.show_answer(message.content)
+
+    async def restore_subagent(self, session: SessionPort, record: SubAgentRecord,
+                               tool: ToolBlock) -> None:
+        """A past run_subagent call drawn as its sub-agent, in place of the tool block."""
+        started = ev.SubAgentStarted(subagent=record.subagent, parent=session.session_id,
+                                     label=record.label, call_id=record.call_id)
+        block = await self.chat.add_subagent(started, after=tool)
+        try:
+            messages = await asyncio.to_thread(session.subagent_history, record.subagent)
+        except Exception as exc:  # a stream gone or unreadable: the numbers still show
+            log.warning("sub-agent %s not redrawn: %s", record.subagent, exc)
+            messages = []
+        await block.restore(record, messages)
 
     # -- asking the person (called by the core from inside the turn worker) --------------------
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:

@@ -6,7 +6,8 @@ when it failed). It only renders: the chat screen hands it the sub-agent's event
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from textual.containers import Vertical
 from textual.reactive import reactive
@@ -14,16 +15,22 @@ from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
 from ...core.contracts import events as ev
+from ...core.messages import Message, Role
 from ..format import fmt_tokens, preview_lines
-from .tool_block import ToolBlock
+from .tool_block import ToolBlock, recorded_status
+
+if TYPE_CHECKING:
+    from ...core.agent.subagent_record import SubAgentRecord
 
 ICONS = {"running": "◆", "done": "✓", "failed": "✗", "cancelled": "⊘"}
 
 
-def subagent_title(name: str, status: str, seconds: float, requests: int, tool_calls: int,
-                   tokens: int) -> str:
-    """``◆ sub-agent explore · running 12 s · 3 req · 5 tools · 2.3k tok``."""
+def subagent_title(name: str, status: str, seconds: float | None, requests: int,
+                   tool_calls: int, tokens: int) -> str:
+    """``◆ sub-agent explore · running 12 s · 3 req · 5 tools · 2.3k tok``; without the
+    seconds when they are not known (a sub-agent of a resumed session)."""
     parts = [f"{ICONS.get(status, '?')} {name}",
+             status if seconds is None else
              f"{status} {seconds:.0f} s" if status == "running" else f"{status} · {seconds:.1f} s"]
     if requests:
         parts.append(f"{requests} req")
@@ -47,6 +54,8 @@ class SubAgentBlock(Collapsible):
         self.call_id = started.call_id
         self.started_at = self.clock()
         self.seconds: float | None = None
+        self.restored = False
+        """Drawn from a resumed session's ledger: its seconds are not known."""
         self.requests = self.tool_calls = self.tokens = 0
         self.tools: dict[str, ToolBlock] = {}
         self._timer: Timer | None = None
@@ -62,7 +71,8 @@ class SubAgentBlock(Collapsible):
             self._timer = self.set_interval(1.0, self._refresh_title)
 
     def title_text(self, status: str | None = None) -> str:
-        seconds = self.seconds if self.seconds is not None else self.clock() - self.started_at
+        seconds = None if self.restored else (
+            self.seconds if self.seconds is not None else self.clock() - self.started_at)
         return subagent_title(self.heading, status or self.status, seconds, self.requests,
                               self.tool_calls, self.tokens)
 
@@ -109,6 +119,26 @@ class SubAgentBlock(Collapsible):
         self.tokens = event.history_tokens or self.tokens
         self.title = self.title_text()
         self.collapsed = event.status == "done"
+
+    async def restore(self, record: SubAgentRecord, messages: Sequence[Message]) -> None:
+        """A sub-agent of a resumed session, drawn from its own stream: its tool calls with
+        their results, its numbers and status as recorded; folded unless it failed."""
+        results = {m.tool_call_id: m for m in messages
+                   if m.role is Role.TOOL and m.tool_call_id}
+        for message in messages:
+            for call in message.tool_calls if message.role is Role.ASSISTANT else ():
+                block = ToolBlock(call.id, call.name, call.arguments)
+                self.tools[call.id] = block
+                await self._steps.mount(block)
+                result = results.get(call.id)
+                block.finish(recorded_status(result),
+                             result.content if result is not None else "no result recorded")
+        self.restored = True
+        self.requests, self.tool_calls = record.requests, record.tool_calls
+        self.tokens = record.history_tokens
+        self._stop(record.status)
+        self.title = self.title_text()
+        self.collapsed = record.status == "done"
 
     def show_answer(self, preview: str) -> None:
         """What the parent received (the run_subagent result, or the task's result)."""

@@ -10,6 +10,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
+from ...core.messages import Message
 from ..format import fmt_tokens, preview_lines, short_args
 
 STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "conflict": "⊘", "failed": "✗"}
@@ -24,6 +25,15 @@ PERMISSION_NOTES = {
 }
 """The mark on a call that needed approval and went ahead without asking
 (``ToolCallFinished.permission``)."""
+
+
+def recorded_status(result: Message | None) -> str:
+    """The status a restored call ended with, from its result message: as recorded, and a
+    call cut short (its stand-in result) or never answered failed."""
+    if result is None:
+        return "failed"
+    return str(result.meta.get("status") or ("failed" if result.meta.get("synthetic")
+                                             else "done"))
 
 
 class ToolBlock(Collapsible):
