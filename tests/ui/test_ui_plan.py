@@ -11,6 +11,7 @@ import json
 
 from pilot_helpers import wait_for_screen, wait_until
 from test_ui_core_session import ScriptedClient, make_app, send
+from textual.widgets import Static
 
 from paicli_tui.core.contracts.llm import StreamDone
 from paicli_tui.core.messages import Message, Role, ToolCall
@@ -176,6 +177,26 @@ async def test_subagent_block_shows_its_tool_calls_as_they_happen(settings,
         table = app.screen.query_one("#subagents")
         row = [str(cell) for cell in table.get_row_at(0)]
         assert row == ["✓", "explore", "5", fmt_tokens(record.history_tokens), "0"]
+        # the row opens the sub-agent's own messages (Tab reaches the table, Enter opens)
+        from paicli_tui.ui.modals.subagent_history import SubAgentHistoryModal
+
+        for _ in range(6):
+            if app.focused is table:
+                break
+            await pilot.press("tab")
+        assert app.focused is table
+        await pilot.press("enter")
+        await wait_for_screen(pilot, SubAgentHistoryModal)
+        shown = str(app.screen.query_one(".help-text", Static).render())
+        assert app.screen.query_one(".dialog-title", Static).render().plain.startswith(
+            "✓ sub-agent explore · done · 5 messages")
+        lines = [line.strip() for line in shown.splitlines() if line.strip()]
+        assert lines[0].startswith("system prompt · ")
+        assert lines[1:] == ["task", "explore notes.txt", "→ read_file path=notes.txt",
+                             "notes.txt (2 lines)", "1\talpha", "2\tbeta", "answer",
+                             "notes.txt lists alpha and beta."]
+        await pilot.press("escape")
+        await wait_for_screen(pilot, ContextInspector)
 
 
 async def test_a_resumed_session_draws_a_past_subagent_call_as_its_block(settings,
@@ -213,7 +234,9 @@ async def test_a_resumed_session_draws_a_past_subagent_call_as_its_block(setting
         assert not log.tool_blocks["call_p1"].display, "the sub-agent block stands for it"
         [inner] = block.tools.values()
         assert (inner.tool_name, inner.status) == ("read_file", "done")
-        assert "alpha" in str(inner._preview.render())
+        # the result as the read returned it, without the history's untrusted-data tag
+        assert str(inner._preview.render()).splitlines() == [
+            "notes.txt (2 lines)", "     1\talpha", "     2\tbeta"]
         assert "notes.txt lists alpha and beta" in str(block._answer.render())
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from ui_chat_scenes import SMALL_SIZES
 from ui_plan_scenes import plan_scenes
-from ui_scenarios import reach
+from ui_scenarios import assert_scene_snapshot
 
 from paicli_tui.config import Settings
 
-NAMES = ["subagent_running", "subagent_done", "plan_running"]
+NAMES = ["subagent_running", "subagent_done", "plan_running", "subagent_history"]
 
 
 @pytest.mark.parametrize("size", sorted(SMALL_SIZES))
@@ -22,11 +22,7 @@ def test_plan_snapshot(name: str, size: str, snap_compare, settings: Settings,
     project.mkdir()
     scene = next(s for s in plan_scenes(settings, project) if s.name == name)
 
-    async def before(pilot) -> None:
-        await reach(pilot, scene)
-
-    assert snap_compare(scene.app, terminal_size=SMALL_SIZES[size], run_before=before), \
-        scene.about
+    assert_scene_snapshot(scene, SMALL_SIZES[size], snap_compare)
 
 
 def test_every_plan_scene_has_a_snapshot(settings: Settings, tmp_path) -> None:

@@ -17,7 +17,9 @@ from ui_fakes import FakeClient, FakeSession
 from ui_scenarios import Scene, _app, _backend, settle, type_and_send
 
 from paicli_tui.config import Settings
+from paicli_tui.core.agent.subagent_record import SubAgentRecord
 from paicli_tui.core.contracts import events as ev
+from paicli_tui.core.messages import Message, Role, ToolCall
 
 PARENT = "s1"
 
@@ -99,8 +101,14 @@ def freeze_plan_clocks(screen: Screen, running: float = 7.0) -> None:
 
 
 async def frozen(pilot: Pilot) -> None:
+    from paicli_tui.ui.widgets.chat_log import ChatLog
+
     await settle(pilot, 2)
     freeze_plan_clocks(pilot.app.screen)
+    # on a loaded machine the anchored log had not yet scrolled to the blocks mounted last
+    # (a full run once drew the welcome line instead): follow the end before the picture
+    for log in pilot.app.screen.query(ChatLog):
+        log.scroll_end(animate=False)
     await pilot.pause()
 
 
@@ -201,4 +209,54 @@ def plan_scenes(settings: Settings, project: Path) -> list[Scene]:
         "(pending), · check ← report (pending); in the chat, the folded '✓ task scan: Scan the "
         "code' block, the failed first docs attempt, and the open '◆ task docs: Read the docs "
         "· running' block with read_file running inside."))
+
+    record = SubAgentRecord("s1.sub-1", "explore indexer", status="done", messages=7,
+                            history_tokens=7_100, requests=3, tool_calls=2, call_id="p1")
+    with_subagent = FakeSession()
+    with_subagent.subagent_records = [record]
+    with_subagent.subagent_histories = {"s1.sub-1": explore_history()}
+    history = _app(_backend(settings, project, client=FakeClient(), session=with_subagent))
+
+    async def history_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("f4")
+        await settle(pilot)
+        table = pilot.app.screen.query_one("#subagents")
+        for _ in range(6):  # Tab to the sub-agents' table, as a person does
+            if pilot.app.focused is table:
+                break
+            await pilot.press("tab")
+        await pilot.press("enter")
+        await settle(pilot)
+    out.append(Scene(
+        "subagent_history", history, history_before,
+        "A sub-agent's own history opened from the context inspector's sub-agent row: a "
+        "dialog titled '✓ sub-agent explore indexer · done · 7 messages · 7.1k tok', the "
+        "scroll keys under it, then 'system prompt · 214 tokens' (dim), 'task' (bold) and the "
+        "task, '→ glob_files pattern=**/indexer*.py' (cyan) with its result indented and dim "
+        "under it, '→ read_file path=…' with the first 6 lines of the file under it and '… "
+        "(3 more lines)', and further down (scroll) 'answer' with the sub-agent's answer; at "
+        "60x20 the text wraps inside the dialog and the scroll bar shows there is more.",
+        screen="SubAgentHistoryModal"))
     return out
+
+
+def explore_history() -> list[Message]:
+    """What a sub-agent's stream holds after exploring the indexer."""
+    glob = ToolCall("c1", "glob_files", '{"pattern": "**/indexer*.py"}')
+    read = ToolCall("c2", "read_file", '{"path": "paicli_tui/core/code/indexer.py"}')
+    return [
+        Message.system("You are a sub-agent. " * 40),
+        Message(Role.USER, "<turn_context>date</turn_context>\n\nexplore indexer: report how "
+                "the incremental index decides what to embed again",
+                meta={"user_input": "explore indexer: report how the incremental index "
+                      "decides what to embed again"}),
+        Message.assistant("", [glob]),
+        Message.tool("c1", "glob_files", "paicli_tui/core/code/indexer.py"),
+        Message.assistant("", [read]),
+        Message.tool("c2", "read_file", '"""Incremental index: a file is parsed and embedded again only when '
+                     'its hash changed."""\n\nfrom __future__ import annotations\n\nimport '
+                     'hashlib\nimport os\nimport time\nfrom pathlib import Path\n'),
+        Message.assistant("It hashes each file; only files whose hash changed are chunked and "
+                          "embedded again, and chunks of deleted files are dropped."),
+    ]

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 from textual.worker import Worker
 
+from ...core.context.boundary import unwrap_tool_result
 from ...core.contracts import events as ev
 from ...core.contracts.asks import (
     ApprovalDecision,
@@ -258,11 +259,12 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                 block = self.chat.tool_blocks.get(message.tool_call_id)
                 if block is not None:
                     # the status it ended with (a call cut short by a cancel says so)
-                    block.finish(recorded_status(message), message.content,
+                    block.finish(recorded_status(message),
+                                 unwrap_tool_result(message.content),
                                  offload_path=message.meta.get("offload_path"))
                 for sub in self.chat.subagents.values():
                     if sub.call_id == message.tool_call_id:
-                        sub.show_answer(message.content)
+                        sub.show_answer(unwrap_tool_result(message.content))
 
     async def restore_subagent(self, session: SessionPort, record: SubAgentRecord,
                                tool: ToolBlock) -> None:

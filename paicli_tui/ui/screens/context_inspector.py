@@ -25,6 +25,8 @@ from ..widgets.context_gauge import ContextGauge
 
 if TYPE_CHECKING:
     from ...core.agent.port import SessionPort
+    from ...core.agent.subagent_record import SubAgentRecord
+    from ...core.messages import Message as CoreMessage
 
 
 @dataclass
@@ -50,6 +52,8 @@ class ContextInspector(Screen[InspectorResult]):
         """(last prompt tokens, cached tokens, prompt tokens per request) from the chat."""
         self.result = InspectorResult()
         self.events: list[dict] = []
+        self.subagent_order: list[SubAgentRecord] = []
+        """The sub-agent rows' records, in the table's order (newest first)."""
         self._layout: tuple[bool, bool] | None = None
         """(compact history, no share column): the widths the tables were built for."""
 
@@ -68,9 +72,9 @@ class ContextInspector(Screen[InspectorResult]):
             with Vertical(classes="inspector-right"):
                 yield Label("Compactions (ledger)", classes="section-title")
                 yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
-                yield Label("Sub-agents · their own histories", id="subagents-title",
-                            classes="section-title")
-                yield DataTable(id="subagents", cursor_type="none", zebra_stripes=True)
+                yield Label("Sub-agents · their own histories (Enter opens one)",
+                            id="subagents-title", classes="section-title")
+                yield DataTable(id="subagents", cursor_type="row", zebra_stripes=True)
         yield ContextGauge(id="inspector-gauge")
         yield AppFooter()
 
@@ -85,6 +89,7 @@ class ContextInspector(Screen[InspectorResult]):
         from ..subagent_rows import COLUMNS, subagent_rows
 
         table = self.query_one("#subagents", DataTable)
+        self.subagent_order = list(reversed(self.session.subagent_records))
         rows = subagent_rows(self.session.subagent_records)
         for widget in (table, self.query_one("#subagents-title")):
             widget.display = bool(rows)  # no sub-agent yet: no section
@@ -189,6 +194,43 @@ class ContextInspector(Screen[InspectorResult]):
             table.add_row(*event_row(event, compact=compact))
         if not events:
             table.add_row("—", "", "", "no compaction in this session yet")
+
+    # -- a sub-agent's own history ------------------------------------------------------------
+    class SubAgentRead(Message):
+        """:meth:`read_subagent` read one sub-agent's messages (or why it could not)."""
+
+        bubble = False
+
+        def __init__(self, record: SubAgentRecord, messages: list[CoreMessage],
+                     error: str = "") -> None:
+            super().__init__()
+            self.record = record
+            self.messages = messages
+            self.error = error
+
+    @on(DataTable.RowSelected, "#subagents")
+    def subagent_chosen(self, event: DataTable.RowSelected) -> None:
+        if 0 <= event.cursor_row < len(self.subagent_order):
+            self.read_subagent(self.subagent_order[event.cursor_row])
+
+    @work(group="subagent", exclusive=True, exit_on_error=False, thread=True)
+    def read_subagent(self, record: SubAgentRecord) -> None:
+        try:
+            messages = self.session.subagent_history(record.subagent)
+        except Exception as exc:  # its stream gone or unreadable: say so
+            self.post_message(self.SubAgentRead(record, [], str(exc)))
+            return
+        self.post_message(self.SubAgentRead(record, messages))
+
+    @on(SubAgentRead)
+    def subagent_read(self, message: SubAgentRead) -> None:
+        from ..modals.subagent_history import SubAgentHistoryModal
+
+        if message.error:
+            self.notify(f"Cannot open {message.record.label}'s history: {message.error}",
+                        severity="error")
+            return
+        self.app.push_screen(SubAgentHistoryModal(message.record, message.messages))
 
     # -- actions -------------------------------------------------------------------------
     @work(exclusive=True, group="compact", exit_on_error=False)

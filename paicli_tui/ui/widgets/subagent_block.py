@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
+from ...core.context.boundary import unwrap_tool_result
 from ...core.contracts import events as ev
 from ...core.messages import Message, Role
 from ..format import fmt_tokens, preview_lines
@@ -132,7 +133,8 @@ class SubAgentBlock(Collapsible):
                 await self._steps.mount(block)
                 result = results.get(call.id)
                 block.finish(recorded_status(result),
-                             result.content if result is not None else "no result recorded")
+                             unwrap_tool_result(result.content) if result is not None
+                             else "no result recorded")
         self.restored = True
         self.requests, self.tool_calls = record.requests, record.tool_calls
         self.tokens = record.history_tokens
