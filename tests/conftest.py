@@ -62,6 +62,9 @@ def paicli_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     """A fresh PAICLI_HOME for every test; provider keys from the real environment removed."""
     home = tmp_path_factory.mktemp("paicli-home")
     monkeypatch.setenv("PAICLI_HOME", str(home))
+    # the S3 lease asks the EC2 metadata service for an instance role's keys when none are
+    # set: tests reach only 127.0.0.1 (the credentials tests start their own fake service)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     for variable in ("PAICLI_PROVIDER", "PAICLI_MODEL", "PAICLI_BASE_URL", "PAICLI_API_KEY",
                      "PAICLI_WINDOW", "PAICLI_LIGHT_MODEL", "PAICLI_EMBEDDER", "PAICLI_THEME",
                      "OLLAMA_HOST", "DEEPSEEK_API_KEY", "ZHIPUAI_API_KEY", "MOONSHOT_API_KEY",

@@ -92,7 +92,7 @@ def test_other_locations_have_no_lease(tmp_path: Path) -> None:
         assert _IndexLock("s3://team/idx").kind == "lease"
         patch.delenv("AWS_SECRET_ACCESS_KEY")
         patch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "absent"))
-        unlocked = _IndexLock("s3://team/idx")  # keys from an instance role: no lease
+        unlocked = _IndexLock("s3://team/idx")  # no keys anywhere (metadata service off)
         assert (unlocked.kind, unlocked.lease) == ("none", None)
         assert "needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" in unlocked.note
     with pytest.raises(IndexLeaseError, match="a bucket and a path"):
@@ -108,7 +108,7 @@ def s3_server() -> dict[str, str]:
     host, port = server.get_host_and_port()
     yield {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing-secret",
            "AWS_REGION": "us-east-1", "AWS_ENDPOINT": f"http://{host}:{port}",
-           "AWS_ALLOW_HTTP": "true"}
+           "AWS_ALLOW_HTTP": "true", "AWS_EC2_METADATA_DISABLED": "true"}
     server.stop()
 
 
@@ -217,7 +217,8 @@ def _aws_files(tmp_path: Path, credentials: str, config: str = "") -> dict[str, 
     (tmp_path / "credentials").write_text(credentials)
     (tmp_path / "config").write_text(config)
     return {"AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "credentials"),
-            "AWS_CONFIG_FILE": str(tmp_path / "config"), "HOME": str(tmp_path)}
+            "AWS_CONFIG_FILE": str(tmp_path / "config"), "HOME": str(tmp_path),
+            "AWS_EC2_METADATA_DISABLED": "true"}
 
 
 @pytest.mark.parametrize(("profile", "expected_key", "expected_region"), [
@@ -267,6 +268,42 @@ def test_a_lease_with_profile_keys_only(bucket: str, s3_server, tmp_path: Path) 
     first.release()
     second.acquire()
     second.release()
+
+
+def test_a_lease_with_instance_role_credentials(bucket: str, s3_server, tmp_path: Path,
+                                                monkeypatch) -> None:
+    """No keys in the environment or a profile, an EC2 instance role behind IMDSv2 (a fake
+    one on 127.0.0.1): the indexer takes the lease with the role's temporary keys (and its
+    session token), asks the metadata service once for the whole lease, and takes turns."""
+    from test_code_aws_credentials import SECRET, FakeMetadata
+
+    imds = FakeMetadata()
+    try:
+        env = {k: v for k, v in s3_server.items()
+               if k not in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                            "AWS_EC2_METADATA_DISABLED")}
+        env.update({k: v for k, v in _aws_files(tmp_path, "").items()
+                    if k != "AWS_EC2_METADATA_DISABLED"})
+        env["AWS_EC2_METADATA_SERVICE_ENDPOINT"] = imds.url
+        first = _lease(bucket, env, ttl_s=2.0)
+        first.acquire()
+        assert first.client.credentials.get().source == "instance role ci-indexer"
+        second = _lease(bucket, env, timeout_s=0.6, poll_s=0.2)
+        with pytest.raises(IndexLeaseError, match="another indexer") as caught:
+            second.acquire()
+        assert SECRET not in str(caught.value)
+        time.sleep(1.2)  # the keeper renews with the cached keys
+        assert first.renew()
+        first.release()
+        assert S3Client(bucket, {**s3_server}).get("indexes/proj.lock") is None
+        assert sum(r[0] == "PUT" for r in imds.requests) == 2  # one token per process-client
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_EC2_METADATA_DISABLED"):
+            monkeypatch.delenv(name, raising=False)
+        assert _IndexLock(f"s3://{bucket}/indexes/proj").kind == "lease"
+    finally:
+        imds.close()
 
 
 def test_an_unreachable_store_is_a_clear_error_without_the_key(s3_server) -> None:

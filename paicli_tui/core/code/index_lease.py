@@ -109,10 +109,12 @@ class IndexLease:
 
     def _take(self) -> None:
         if not self.client.has_credentials:
+            found = self.client.credentials.error
             raise IndexLeaseError(
                 f"the index lease {self.where} needs AWS_ACCESS_KEY_ID and "
-                "AWS_SECRET_ACCESS_KEY in the environment or in the AWS profile's shared "
-                "credentials file (the same keys the index uses)")
+                "AWS_SECRET_ACCESS_KEY in the environment, in the AWS profile's shared "
+                "credentials file, or a container's or EC2 instance role's credentials "
+                "(the same keys the index uses)" + (f": {found}" if found else ""))
         deadline = time.monotonic() + self.timeout_s
         told = ""
         while True:

@@ -636,11 +636,12 @@ class _IndexLock:
             else:
                 self.lease = IndexLease(target, on_wait=on_wait)
                 if not self.lease.client.has_credentials:
-                    # keys from an instance role reach the index but not the lease: index
-                    # as before, and say so
+                    # no credentials the lease can find (the index's store may still have
+                    # some of its own): index without the lease, and say so
                     self.note = ("no lock across machines: the lease needs AWS_ACCESS_KEY_ID "
-                                 "and AWS_SECRET_ACCESS_KEY in the environment or an AWS "
-                                 "profile's credentials file; indexers running at once retry their "
+                                 "and AWS_SECRET_ACCESS_KEY in the environment, an AWS "
+                                 "profile's credentials file, or a container's or instance "
+                                 "role's credentials; indexers running at once retry their "
                                  "commit conflicts, but each does the whole work")
                     self.lease = None
         self.kind = "file" if self.path is not None else "lease" if self.lease else "none"

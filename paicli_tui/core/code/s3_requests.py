@@ -8,20 +8,19 @@ servers ``AWS_ENDPOINT`` (or ``AWS_ENDPOINT_URL[_S3]``), addressed path-style un
 ``AWS_VIRTUAL_HOSTED_STYLE_REQUEST`` is true. Without keys in the environment, the keys
 of the profile (``AWS_PROFILE``, else ``default``) in the shared credentials file
 (``AWS_SHARED_CREDENTIALS_FILE``, else ``~/.aws/credentials``) and its region in the config
-file (``AWS_CONFIG_FILE``, else ``~/.aws/config``), as the index's own store reads them.
-Instance roles are not read (that needs the metadata service).
+file (``AWS_CONFIG_FILE``, else ``~/.aws/config``), as the index's own store reads them;
+then a container's or the EC2 instance role's temporary credentials
+(:mod:`.aws_credentials`).
 """
 
 from __future__ import annotations
 
-import configparser
 import datetime as dt
 import hashlib
 import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -75,53 +74,18 @@ def signature_v4(*, method: str, path: str, query: str, headers: Mapping[str, st
     return signed, hmac.new(key, to_sign.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def _ini_section(path: Path, names: tuple[str, ...]) -> dict[str, str]:
-    """The first of ``names`` found in an INI file; {} when the file or section is absent or
-    unreadable (a broken file must not stop indexing: the lease then says it has no keys)."""
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read(path, encoding="utf-8")
-    except (OSError, UnicodeDecodeError, configparser.Error):
-        return {}
-    for name in names:
-        if parser.has_section(name):
-            return dict(parser.items(name))
-    return {}
-
-
-def profile_settings(env: Mapping[str, str]) -> dict[str, str]:
-    """Keys and region of the active AWS profile from the shared files, for when the
-    environment has no keys: ``aws_access_key_id``, ``aws_secret_access_key``,
-    ``aws_session_token``, ``region`` (those present)."""
-    home = Path(env.get("HOME") or Path.home())
-    profile = env.get("AWS_PROFILE") or env.get("AWS_DEFAULT_PROFILE") or "default"
-    credentials = Path(env.get("AWS_SHARED_CREDENTIALS_FILE") or home / ".aws" / "credentials")
-    config = Path(env.get("AWS_CONFIG_FILE") or home / ".aws" / "config")
-    found = {k: v for k, v in _ini_section(credentials, (profile,)).items()
-             if k in ("aws_access_key_id", "aws_secret_access_key", "aws_session_token")}
-    # the config file names a profile "profile NAME", except the default one
-    region = _ini_section(config, (f"profile {profile}", profile)).get("region")
-    if region:
-        found["region"] = region
-    return found
-
-
 class S3Client:
     """Signed requests to one bucket."""
 
     def __init__(self, bucket: str, env: Mapping[str, str]) -> None:
+        from .aws_credentials import CredentialChain, profile_settings
+
         self.bucket = bucket
-        if not (env.get("AWS_ACCESS_KEY_ID") and env.get("AWS_SECRET_ACCESS_KEY")):
-            shared = profile_settings(env)
-            env = {**env,
-                   "AWS_ACCESS_KEY_ID": shared.get("aws_access_key_id", ""),
-                   "AWS_SECRET_ACCESS_KEY": shared.get("aws_secret_access_key", ""),
-                   "AWS_SESSION_TOKEN": shared.get("aws_session_token", ""),
-                   "AWS_REGION": env.get("AWS_REGION") or shared.get("region", "")}
-        self.access_key = env.get("AWS_ACCESS_KEY_ID", "")
-        self._secret_key = env.get("AWS_SECRET_ACCESS_KEY", "")
-        self._token = env.get("AWS_SESSION_TOKEN", "")
-        self.region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1"
+        self.credentials = CredentialChain(env)
+        shared_region = "" if env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") else (
+            profile_settings(env).get("region", ""))
+        self.region = (env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or shared_region
+                       or "us-east-1")
         endpoint = (env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL")
                     or env.get("AWS_ENDPOINT") or "").rstrip("/")
         virtual = env.get("AWS_VIRTUAL_HOSTED_STYLE_REQUEST", "").lower() in ("1", "true")
@@ -136,7 +100,13 @@ class S3Client:
 
     @property
     def has_credentials(self) -> bool:
-        return bool(self.access_key and self._secret_key)
+        """Whether any source has credentials (may ask a metadata service, ~1 s at most)."""
+        return self.credentials.get() is not None
+
+    @property
+    def access_key(self) -> str:
+        found = self.credentials.get()
+        return found.access_key if found else ""
 
     def _client(self) -> Any:
         if self._http is None:
@@ -152,6 +122,10 @@ class S3Client:
 
     def request(self, method: str, key: str, body: bytes = b"",
                 extra: Mapping[str, str] | None = None) -> Any:
+        found = self.credentials.get()
+        if found is None:
+            raise S3RequestError(f"{method} s3://{self.bucket}/{key}: no AWS credentials "
+                                 f"({self.credentials.error or 'none configured'})")
         path = self.prefix + "/" + quote(key, safe="/-_.~")
         url = self.base + path
         host = url.split("://", 1)[1].split("/", 1)[0]
@@ -159,13 +133,13 @@ class S3Client:
         payload = sha256_hex(body)
         headers = {"host": host, "x-amz-date": when.strftime("%Y%m%dT%H%M%SZ"),
                    "x-amz-content-sha256": payload, **(extra or {})}
-        if self._token:
-            headers["x-amz-security-token"] = self._token
+        if found.token:
+            headers["x-amz-security-token"] = found.token
         signed, signature = signature_v4(method=method, path=path, query="", headers=headers,
-                                         payload_hash=payload, secret_key=self._secret_key,
+                                         payload_hash=payload, secret_key=found.secret_key,
                                          region=self.region, when=when)
         scope = f"{when:%Y%m%d}/{self.region}/s3/aws4_request"
-        headers["authorization"] = (f"{ALGORITHM} Credential={self.access_key}/{scope}, "
+        headers["authorization"] = (f"{ALGORITHM} Credential={found.access_key}/{scope}, "
                                     f"SignedHeaders={signed}, Signature={signature}")
         del headers["host"]  # httpx sends it from the URL
         try:

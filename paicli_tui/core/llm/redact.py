@@ -68,12 +68,28 @@ def _transformed_spans(text: str, variants: Iterable[str]) -> list[tuple[int, in
     return [(starts[a], starts[b - 1] + 1) for a, b in found]
 
 
+_learned: dict[str, None] = {}
+"""Secrets this process fetched at run time (an instance role's temporary keys...): not in
+the settings, masked by every redaction all the same."""
+
+
+def learn_secret(value: str | None) -> None:
+    """Mask ``value`` wherever text is redacted from now on (a credential fetched at run
+    time). Values shorter than 4 characters are ignored, as for configured secrets."""
+    if value and len(value) >= 4:
+        _learned[value] = None
+
+
+def learned_secrets() -> tuple[str, ...]:
+    return tuple(_learned)
+
+
 def redact_known(text: str, secrets: Iterable[Secret | str | None]) -> str:
-    """``text`` with every occurrence of the given secrets replaced, verbatim or transformed
-    (nothing else touched: safe for file contents and command output, where key-like shapes
-    are data)."""
+    """``text`` with every occurrence of the given secrets (and of those learned at run time:
+    :func:`learn_secret`) replaced, verbatim or transformed (nothing else touched: safe for
+    file contents and command output, where key-like shapes are data)."""
     values = []
-    for secret in secrets:
+    for secret in (*secrets, *_learned):
         value = secret.reveal() if isinstance(secret, Secret) else secret
         if value and len(value) >= 4:
             values.append(value)
