@@ -115,16 +115,20 @@ def _turns(home: Path, project: Path) -> dict[str, float]:
         started = time.perf_counter()
         reading = english_reading(query, settings.home)
         english = english_text(query, settings.home, terms=terms, reading=reading)
+        topic = retrieval.concept_reading(terms)
         parts["gloss"].append(time.perf_counter() - started)
-        for name, cache, texts in (("use", use, [query, reading]), ("minilm", minilm, [english])):
+        readings = {"use": [query, reading, topic], "minilm": [english, topic]}
+        for name, cache in (("use", use), ("minilm", minilm)):
+            texts = readings[name]
             started = time.perf_counter()
             for text in texts:
                 if text and cache is not None:
                     cache.embed_query(text)
             parts[name].append(time.perf_counter() - started)
         started = time.perf_counter()  # every row cached now: what is left is arithmetic
-        for cache, texts in ((use, [query, reading]), (minilm, [english])):
-            retrieval._vector_part(cache, texts, contents, False)
+        for name, cache in (("use", use), ("minilm", minilm)):
+            retrieval._vector_part(cache, [(str(i), t) for i, t in enumerate(readings[name])],
+                                   contents, False)
         parts["arrays"].append(time.perf_counter() - started)
     medians = {"new": statistics.median(w for w, _ in new),
                "again": statistics.median(w for w, _ in again),

@@ -88,8 +88,9 @@ def explain_parts(item: Any) -> dict[str, Any]:
             "keyword": round(item.keyword, 4), "matched": list(item.matched),
             "coverage": round(item.coverage, 3), "vector": round(item.vector, 4),
             "cosine": round(item.cosine, 4), "margin": round(item.margin, 2),
-            "english_cosine": round(item.english_cosine, 4),
+            "reading": item.reading, "english_cosine": round(item.english_cosine, 4),
             "english_margin": round(item.english_margin, 2),
+            "english_reading": item.english_reading,
             "time_weight": round(item.time, 4), "why_not": item.why_not}
 
 

@@ -59,7 +59,7 @@ def test_the_english_embedder_reads_english_text_in_its_own_cache(
     assert set(STORE) <= set(main.embedded)  # the multilingual one reads the memories as written
     assert {english_text(t) for t in STORE} <= set(english.embedded)
     assert not set(STORE[:2]) & set(english.embedded)  # never the Chinese text itself
-    assert english.embedded[-1] == "which icon set"  # the query, read once
+    assert english.embedded[-2:] == ["which icon set", "icon"]  # the query and its concepts
     vectors = settings.home.memory_dir / "vectors"
     assert sorted(p.name for p in vectors.glob("*.npz")) == [
         f"fake_english-{ENGLISH_VARIANT}.npz", "fake_multilingual.npz"]
@@ -67,7 +67,7 @@ def test_the_english_embedder_reads_english_text_in_its_own_cache(
     fresh = LocalMemoryService(settings, project_dir, embedder=_words("fake/multilingual"),
                                english_embedder=english, background_vectors=False)
     fresh.search("which icon set")
-    assert english.embedded[before:] == ["which icon set"]  # memories' rows from the file
+    assert english.embedded[before:] == ["which icon set", "icon"]  # memories' rows: the file
 
 
 def test_an_english_reading_match_adds_to_the_relevance(settings: Settings,

@@ -140,12 +140,14 @@ def test_vectors_are_cached_across_turns_and_processes(settings: Settings, proje
         service.save(text)
     service.search("deploy")
     first = len(embedder.embedded)
-    assert first == 4 + len(background_texts())  # entries, calibration notes, the query
+    # entries, calibration notes, the query and its concept reading ("deploy" names release)
+    assert first == 3 + len(background_texts()) + 2
+    assert embedder.embedded[-2:] == ["deploy", "release"]
     service.search("pytest")
-    assert len(embedder.embedded) == first + 1  # only the new query
+    assert embedder.embedded[first:] == ["pytest"]  # only the new query (it names no concept)
     fresh = WordsEmbedder()
     LocalMemoryService(settings, project_dir, embedder=fresh).search("deploy")
-    assert fresh.embedded == ["deploy"]  # the sidecar file served the entries
+    assert fresh.embedded == ["deploy", "release"]  # the sidecar file served the entries
     assert list((settings.home.memory_dir / "vectors").glob("*.npz"))
 
 
@@ -167,20 +169,20 @@ def test_a_cold_cache_is_filled_a_batch_per_turn(settings: Settings, project_dir
     embedder = WordsEmbedder()
     service = LocalMemoryService(settings, project_dir, embedder=embedder)
     for word in ("alpha", "bravo", "charlie", "delta", "echo"):
-        service.save(f"deploy {word}")
-    service.search("deploy")
-    assert embedder.embedded[:2] == ["deploy echo", "deploy delta"]  # newest first
+        service.save(f"zebra {word}")
+    service.search("zebra")  # names no concept: one reading
+    assert embedder.embedded[:2] == ["zebra echo", "zebra delta"]  # newest first
     assert len(own_texts(embedder)) == 3  # two memories + the query
-    service.search("deploy")
-    service.search("deploy")
-    memories = [t for t in own_texts(embedder) if t != "deploy"]
-    assert sorted(memories) == sorted(f"deploy {w}" for w in
+    service.search("zebra")
+    service.search("zebra")
+    memories = [t for t in own_texts(embedder) if t != "zebra"]
+    assert sorted(memories) == sorted(f"zebra {w}" for w in
                                       ("alpha", "bravo", "charlie", "delta", "echo"))
     before = len(embedder.embedded)
-    service.search("deploy")
+    service.search("zebra")
     assert len(embedder.embedded) == before  # all cached now, the query's row too
-    service.search("deploy alpha")
-    assert embedder.embedded[before:] == ["deploy alpha"]  # a new question: only it
+    service.search("zebra alpha")
+    assert embedder.embedded[before:] == ["zebra alpha"]  # a new question: only it
 
 
 def own_texts(embedder: WordsEmbedder) -> list[str]:

@@ -35,7 +35,7 @@ from .canonical import canonical, dice, is_version_variant
 from .entry import SOURCE_AUTO, UNVERIFIED, MemoryEntry, parse_time
 from .freshness import age_days
 from .keywords import MAX_QUERY_CHARS, KeywordIndex
-from .terms import english_reading, english_text
+from .terms import Terms, concept_names, english_reading, english_text
 from .vectors import VectorCache
 
 log = logging.getLogger(__name__)
@@ -48,14 +48,14 @@ VECTOR_Z_FLOOR = 2.5
 evidence."""
 VECTOR_SCALE = 0.4
 """Relevance per standard deviation above the floor."""
-ENGLISH_Z_FLOOR = 3.0
+ENGLISH_Z_FLOOR = 3.5
 """The same floor for the English-only embedder, which reads every text in English (see
 :func:`~.terms.english_text`); it stands further above unrelated text for a match and for
 noise alike."""
 ENGLISH_SCALE = 0.4
 RELEVANCE_BAR = 0.8
 """Least relevance for a memory to be shown at all."""
-RELATIVE_BAR = 0.85
+RELATIVE_BAR = 0.7
 """A shown memory has at least this share of the best memory's relevance."""
 FULL_COVERAGE = 0.99
 """A memory that holds every word of the message (a short search such as "deploy") passes
@@ -68,6 +68,8 @@ FIRST_TURN_WAIT_S = 2.0
 (a one-off: a headless run usually gets vectors; call warm_up() early to avoid the wait)."""
 EMBED_PER_TURN = 256
 """Most memories embedded during one turn; a cold cache over a big store fills over turns."""
+MESSAGE_READING, GLOSS_READING, CONCEPT_READING = "message", "gloss", "concepts"
+"""The readings of a message each embedder is asked (see :func:`rank`)."""
 BLOCK_OPEN = "<long_term_memory>"
 BLOCK_CLOSE = "</long_term_memory>"
 
@@ -88,9 +90,13 @@ class ScoredEntry:
     cosine: float = 0.0
     margin: float = 0.0
     """The cosine's distance above the unrelated texts, in standard deviations."""
+    reading: str = ""
+    """Which reading of the message the margin comes from: ``message``, ``gloss`` (a Chinese
+    message's English gloss) or ``concepts`` (:func:`concept_reading`); '' without one."""
     english_cosine: float = 0.0
     english_margin: float = 0.0
-    """The same for the English-only embedder (0 without one)."""
+    english_reading: str = ""
+    """The same for the English-only embedder (0 and '' without one)."""
     matched: tuple[str, ...] = field(default=())
     """The keyword terms that matched, best first."""
     coverage: float = 0.0
@@ -106,11 +112,18 @@ def describe(item: ScoredEntry) -> str:
     matched = ", ".join(item.matched[:6]) or "none"
     verdict = "shown" if item.shown else f"not shown: {item.why_not}"
     english = (f"; in English: cosine {item.english_cosine:.3f}, "
-               f"{item.english_margin:+.1f} sd" if item.english_cosine else "")
+               f"{item.english_margin:+.1f} sd{_by(item.english_reading)}"
+               if item.english_cosine else "")
     return (f"{verdict}; relevance {item.relevance:.2f} = keywords {item.keyword:.2f} "
             f"(matched: {matched}; {item.coverage:.0%} of the message) + vector "
             f"{item.vector:.2f} (cosine {item.cosine:.3f}, {item.margin:+.1f} sd above "
-            f"unrelated text{english}); × time {item.time:.2f} = {item.score:.2f}")
+            f"unrelated text{_by(item.reading)}{english}); × time {item.time:.2f} = "
+            f"{item.score:.2f}")
+
+
+def _by(reading: str) -> str:
+    """Which reading a margin comes from, when it is not the message itself."""
+    return f" by its {reading}" if reading and reading != MESSAGE_READING else ""
 
 
 @lru_cache(maxsize=1)
@@ -121,6 +134,15 @@ def background_texts() -> tuple[str, ...]:
     text = (resources.files(__package__) / "background.txt").read_text(encoding="utf-8")
     return tuple(line.strip() for line in text.splitlines()
                  if line.strip() and not line.startswith("#"))
+
+
+def concept_reading(terms: Terms) -> str:
+    """The message said as only the concepts it names ("lock coupon"): a third, focused
+    reading for each embedder. A message's subject words ("refund", 库存) pull a whole reading
+    towards the memories about that subject; the concepts say what the task is about
+    (concurrency → lock, 卡住 → timeout), and a memory about the concept in the other language
+    then stands out. '' when the message names no concept."""
+    return " ".join(concept_names(terms))
 
 
 def time_weight(days: float) -> float:
@@ -148,14 +170,17 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     matches = keywords.match(query, contents)
     reading = (english_reading(query, keywords.home)
                if vectors is not None or english_vectors is not None else "")
+    topic = concept_reading(matches.terms)
     english = None
     if english_vectors is not None:  # its query row is computed while USE computes its own
         english_query = english_text(query, keywords.home, terms=matches.terms, reading=reading)
-        english = _side_pool().submit(_vector_part, english_vectors, [english_query], contents,
-                                      wait)
-    cosines, margins = _vector_part(vectors, [query, reading], contents, wait)
-    english_cosines, english_margins = (english.result() if english is not None else
-                                        _vector_part(None, [], contents, wait))
+        english = _side_pool().submit(
+            _vector_part, english_vectors,
+            [(MESSAGE_READING, english_query), (CONCEPT_READING, topic)], contents, wait)
+    use = _vector_part(vectors, [(MESSAGE_READING, query), (GLOSS_READING, reading),
+                                 (CONCEPT_READING, topic)], contents, wait)
+    side = english.result() if english is not None else _vector_part(None, [], contents, wait)
+    margins, english_margins = use.margins, side.margins
     # Everything as arrays over the store: a common word can make thousands of candidates,
     # and only the few that pass the bars become ScoredEntry objects.
     vector = (np.maximum(0.0, margins - VECTOR_Z_FLOOR) * VECTOR_SCALE
@@ -175,10 +200,12 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
         english = float(english_margins[i])
         return ScoredEntry(entry, float(relevance[i]) * weight, float(matches.score[i]),
                            float(vector[i]), relevance=float(relevance[i]), time=weight,
-                           cosine=float(cosines[i]),
+                           cosine=float(use.cosines[i]),
                            margin=margin if math.isfinite(margin) else 0.0,
-                           english_cosine=float(english_cosines[i]),
+                           reading=use.reading_of(i),
+                           english_cosine=float(side.cosines[i]),
                            english_margin=english if math.isfinite(english) else 0.0,
+                           english_reading=side.reading_of(i),
                            matched=matches.matched(i), coverage=float(matches.coverage[i]),
                            **extra)  # type: ignore[arg-type]
 
@@ -242,33 +269,59 @@ def _side_pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-english")
 
 
-def _vector_part(vectors: VectorCache | None, queries: list[str], contents: list[str],
-                 wait: bool) -> tuple[Any, Any]:
-    """(cosines, margins) of one embedder over the entries; zeros and -inf (no evidence)
-    without an embedder, before its vectors are ready, or when it fails."""
+@dataclass(frozen=True)
+class VectorEvidence:
+    """One embedder's evidence over the entries of a search, as arrays indexed like them."""
+
+    cosines: Any
+    """Cosine with the first reading of the message (the message itself)."""
+    margins: Any
+    """Standard deviations above the unrelated texts, the best over the readings (-inf: no
+    evidence: no embedder, vectors not ready, or the entry not embedded yet)."""
+    best: Any
+    """Index into ``readings`` of the reading each margin comes from."""
+    readings: tuple[str, ...] = ()
+
+    def reading_of(self, i: int) -> str:
+        return self.readings[int(self.best[i])] if self.readings and \
+            math.isfinite(float(self.margins[i])) else ""
+
+
+def _vector_part(vectors: VectorCache | None, readings: Sequence[tuple[str, str]],
+                 contents: list[str], wait: bool) -> VectorEvidence:
+    """One embedder's evidence for the message's ``readings`` ((name, text) pairs; empty
+    texts and repeats are skipped); no evidence without an embedder, before its vectors are
+    ready, or when it fails."""
     import numpy as np
 
-    empty = (np.zeros(len(contents), dtype=np.float32),
-             np.full(len(contents), -np.inf, dtype=np.float32))
-    if vectors is None:
+    asked: dict[str, str] = {}  # text → the name of its first reading
+    for name, text in readings:
+        if text and text not in asked:
+            asked[text] = name
+    empty = VectorEvidence(np.zeros(len(contents), dtype=np.float32),
+                           np.full(len(contents), -np.inf, dtype=np.float32),
+                           np.zeros(len(contents), dtype=np.int8))
+    if vectors is None or not asked:
         return empty
     try:
-        found = _calibrated_cosines(vectors, [q for q in queries if q], contents, wait)
+        found = _calibrated_cosines(vectors, list(asked), contents, wait)
     except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
         log.warning("memory vectors unavailable (%s); using keywords only",
                     type(exc).__name__)
         return empty
-    return found if found is not None else empty
+    if found is None:
+        return empty
+    return VectorEvidence(*found, readings=tuple(asked.values()))
 
 
 def _calibrated_cosines(vectors: VectorCache, queries: list[str], contents: list[str],
-                        wait: bool) -> tuple[Any, Any] | None:
-    """(cosines of the first query, margins) over the entries: how many standard deviations
-    each entry stands above the unrelated texts for each query, the best of the queries
-    (-inf for entries without a vector yet). A Chinese message is asked as itself and as its
-    English gloss, each calibrated on its own. The unrelated texts are the shipped background
-    notes and the store itself (most of a store is unrelated to any one message). None when
-    no vectors are ready."""
+                        wait: bool) -> tuple[Any, Any, Any] | None:
+    """(cosines of the first query, margins, index of the query each margin comes from) over
+    the entries: how many standard deviations each entry stands above the unrelated texts for
+    each query, the best of the queries (-inf for entries without a vector yet). Each query
+    (the message, its English gloss, its concepts) is calibrated on its own. The unrelated
+    texts are the shipped background notes and the store itself (most of a store is
+    unrelated to any one message). None when no vectors are ready."""
     import numpy as np
 
     if wait:
@@ -287,8 +340,9 @@ def _calibrated_cosines(vectors: VectorCache, queries: list[str], contents: list
     present = vectors.present_rows(matrix)
     all_present = bool(present.all())
     margins = np.full(len(contents), -np.inf, dtype=np.float32)
+    best = np.zeros(len(contents), dtype=np.int8)
     cosines = None
-    for query in queries:  # each reading calibrated on its own; the better margin counts
+    for k, query in enumerate(queries):  # each calibrated on its own; the better margin counts
         row = vectors.embed_query(query)
         # numpy's own loop, not BLAS: BLAS hands a 10,000-row product to its thread pool, which
         # the second embedder's part (in another thread) then waits on; this is ~0.5 ms
@@ -299,9 +353,12 @@ def _calibrated_cosines(vectors: VectorCache, queries: list[str], contents: list
                                     store if all_present else store[present]])
         spread = max(float(reference.std()), 0.03)
         these = (store - float(reference.mean())) / spread
-        margins = np.maximum(margins, these if all_present else
-                             np.where(present, these, -np.inf))
-    return cosines, margins
+        if not all_present:
+            these = np.where(present, these, -np.inf)
+        better = these > margins
+        best[better] = k
+        margins = np.where(better, these, margins)
+    return cosines, margins, best
 
 
 def _date(text: str) -> str:

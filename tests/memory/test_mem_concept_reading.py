@@ -1,0 +1,162 @@
+"""The third reading of a message: only the concepts it names ("job lock"), asked of each
+embedder beside the message itself (and a Chinese message's English gloss), each calibrated on
+its own, the best margin counting; and the bars a memory's relevance must pass. Fake embedders
+at the protocol."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from doubles.embedders import WordsEmbedder
+
+from paicli_tui.commands.memory_cmd import explain_parts
+from paicli_tui.config import Settings
+from paicli_tui.core.memory import retrieval
+from paicli_tui.core.memory.entry import MemoryEntry, format_time
+from paicli_tui.core.memory.retrieval import concept_reading, describe, rank
+from paicli_tui.core.memory.service import LocalMemoryService
+from paicli_tui.core.memory.terms import english_text, text_terms
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ("Two workers must never charge the same invoice concurrently", "job lock"),
+    ("Check the live database before the release", "production database release"),
+    ("支付回调偶尔卡住，要加超时", "payment webhook timeout"),
+    ("给提现接口加个防重复提交", "api lock"),
+    ("What is the difference between a process and a thread", ""),  # names no concept
+])
+def test_the_concept_reading_names_the_concepts_in_order(message: str, expected: str) -> None:
+    assert concept_reading(text_terms(message)) == expected
+
+
+def _service(settings: Settings, project: Path, texts: list[str]
+             ) -> tuple[LocalMemoryService, WordsEmbedder, WordsEmbedder]:
+    main = WordsEmbedder("fake/multilingual", 256)
+    english = WordsEmbedder("fake/english", 256)
+    service = LocalMemoryService(settings, project, embedder=main, english_embedder=english,
+                                 background_vectors=False)
+    for text in texts:
+        assert service.save(text, force=True).written
+    return service, main, english
+
+
+STORE = ["分布式锁用 Redisson，锁的 key 以 lock: 开头", "Every invoice is numbered per tenant",
+         "The staging database is reset every night", "日志用 structlog 输出 JSON"]
+
+
+@pytest.mark.parametrize(("message", "multilingual", "english"), [
+    # an English message: itself and its concepts, to each embedder
+    ("Two workers must never charge the same invoice concurrently",
+     ["Two workers must never charge the same invoice concurrently", "job lock"],
+     ["Two workers must never charge the same invoice concurrently job lock", "job lock"]),
+    # a Chinese one: itself, its English gloss and its concepts; the English embedder its
+    # English text and its concepts
+    ("给提现接口加个防重复提交",
+     ["给提现接口加个防重复提交", "withdraw funds interface duplicate submit", "api lock"],
+     ["withdraw funds interface duplicate submit api lock", "api lock"]),
+    # no concept: no third reading
+    ("What is the difference between a process and a thread",
+     ["What is the difference between a process and a thread"],
+     ["What is the difference between a process and a thread"]),
+])
+def test_each_embedder_is_asked_each_reading_once(settings: Settings, project_dir: Path,
+                                                  message: str, multilingual: list[str],
+                                                  english: list[str]) -> None:
+    service, main, side = _service(settings, project_dir, STORE)
+    service.search("warm up")  # memories and calibration notes embedded
+    main.embedded.clear()
+    side.embedded.clear()
+    service.search(message)
+    assert main.embedded == multilingual
+    assert side.embedded == english
+    assert english_text(message) == english[0]
+    service.search(message)  # a repeated message: every reading's row is cached
+    assert main.embedded == multilingual and side.embedded == english
+
+
+def test_a_margin_from_the_concepts_is_named_in_explain(settings: Settings,
+                                                        project_dir: Path) -> None:
+    service, _, _ = _service(settings, project_dir, STORE)
+    ranked = service.search("Two workers must never charge the same invoice concurrently",
+                            explain=True)
+    lock = next(r for r in ranked if r.entry.content == STORE[0])
+    # the fake multilingual embedder shares no word between the message and the Chinese
+    # memory; its concept reading "job lock" shares "lock" (lock: in the memory's text)
+    assert lock.reading == "concepts"
+    assert "above unrelated text by its concepts" in describe(lock)
+    parts = explain_parts(lock)
+    assert parts["reading"] == "concepts" and parts["margin"] == round(lock.margin, 2)
+    invoice = next(r for r in ranked if r.entry.content == STORE[1])
+    assert invoice.reading == "message" and " by its " not in describe(invoice).split(
+        "in English")[0]
+
+
+def test_without_vectors_there_is_no_reading(settings: Settings, project_dir: Path) -> None:
+    service = LocalMemoryService(settings, project_dir, use_vectors=False)
+    for text in STORE:
+        service.save(text, force=True)
+    ranked = service.search("invoice numbered per tenant", explain=True)
+    assert ranked[0].reading == "" and ranked[0].english_reading == ""
+    assert " by its " not in describe(ranked[0])
+
+
+# -- the bars: exact numbers ------------------------------------------------------------------
+
+@dataclass
+class _Scores:
+    """Keyword evidence with given scores (the KeywordScores protocol rank() reads)."""
+
+    score: Any
+    coverage: Any
+    terms: Any
+
+    def matched(self, i: int) -> tuple[str, ...]:
+        return ()
+
+
+class _FixedKeywords:
+    home = None
+
+    def __init__(self, scores: list[float], coverage: list[float] | None = None) -> None:
+        self.scores = np.array(scores, dtype=np.float32)
+        self.coverage = np.array(coverage or [0.5] * len(scores), dtype=np.float32)
+
+    def match(self, query: str, texts: list[str]) -> _Scores:
+        return _Scores(self.scores, self.coverage, text_terms(query))
+
+
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
+
+
+def _entries(n: int) -> list[MemoryEntry]:
+    moment = format_time(NOW)
+    return [MemoryEntry(id=f"m{i}", content=f"memory number {i}", created_at=moment,
+                        last_verified_at=moment, scope="global") for i in range(n)]
+
+
+@pytest.mark.parametrize(("scores", "coverage", "shown"), [
+    # within 70% of the best (1.0 × 0.7 = 0.70) and at least 0.8: 0.80 shown, 0.79 not
+    ([1.0, 0.80, 0.79], None, ["m0", "m1"]),
+    # best 1.2: the relative bar is 0.84 — 0.85 shown, 0.83 not (though above 0.8)
+    ([1.2, 0.85, 0.83], None, ["m0", "m1"]),
+    # best 2.0: the relative bar 1.4 decides, 1.39 is out
+    ([2.0, 1.41, 1.39], None, ["m0", "m1"]),
+    # nothing reaches the absolute bar: nothing shown
+    ([0.79, 0.5], None, []),
+    # ... unless a memory holds every word of the message
+    ([0.3, 0.2], [1.0, 0.5], ["m0"]),
+])
+def test_the_relevance_bars(scores: list[float], coverage: list[float] | None,
+                            shown: list[str]) -> None:
+    assert retrieval.RELEVANCE_BAR == 0.8 and retrieval.RELATIVE_BAR == 0.7
+    ranked = rank("anything", _entries(len(scores)), keywords=_FixedKeywords(scores, coverage),
+                  vectors=None, now=NOW)  # type: ignore[arg-type]
+    assert [r.entry.id for r in ranked] == shown
+    assert all(math.isclose(r.relevance, scores[int(r.entry.id[1:])], rel_tol=1e-6)
+               for r in ranked)
