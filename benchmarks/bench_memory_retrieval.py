@@ -29,12 +29,15 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+# the end-to-end tests' scripted OpenAI-compatible server (it also checks every request
+# against the protocol)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
+from e2e_fake_openai import FakeOpenAI  # noqa: E402
 
 SETS_DIR = Path(__file__).resolve().parent / "memret"
 _ID_LINE = re.compile(r"^- \[([^\]]+)\]", re.MULTILINE)
@@ -43,68 +46,6 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 def language(text: str) -> str:
     return "zh" if _CJK.search(text) else "en"
-
-
-class ScriptedModel:
-    """Answers every chat request with a short final text (``{"facts": []}`` for requests
-    without tools) and keeps the first request of each task, keyed by the task's message."""
-
-    def __init__(self, tasks: dict[str, str]) -> None:
-        self.tasks = tasks
-        """message text → task key: a task is known by its own words (a marker added to the
-        message would be a keyword and change what is retrieved)."""
-        self.first: dict[str, dict[str, Any]] = {}
-        self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self) -> ScriptedModel:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        model = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server naming
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-                text = "done."
-                if body.get("tools"):
-                    users = [m for m in body["messages"] if m.get("role") == "user"]
-                    content = str(users[-1].get("content", "")) if users else ""
-                    # the person's words follow the turn-context block: the longest known
-                    # message the content ends with is this task
-                    found = [k for t, k in model.tasks.items() if content.rstrip().endswith(t)]
-                    if found:
-                        with model.lock:
-                            model.first.setdefault(found[0], body)
-                else:
-                    text = '{"facts": []}'
-                chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant",
-                                                              "content": text},
-                                        "finish_reason": "stop"}]},
-                          {"choices": [], "usage": {"prompt_tokens": 10,
-                                                    "completion_tokens": 2}}]
-                payload = ("".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
-                           + "data: [DONE]\n\n").encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        return Handler
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -149,8 +90,9 @@ def _run_set(data: dict[str, Any], *, cold: bool, jobs: int) -> dict[str, Any]:
             subprocess.run([sys.executable, "-m", "paicli_tui", "memory", "search", "warm up"],
                            cwd=project, env=env, capture_output=True, timeout=600, check=True,
                            stdin=subprocess.DEVNULL)
-        tasks = {m["text"]: m["key"] for m in data["messages"]}
-        with ScriptedModel(tasks) as model:
+        with FakeOpenAI({}) as model:
+            model.chat = True  # every task is a message without a script: a short answer
+
             def one(message: dict[str, Any]) -> None:
                 prompt = message["text"]
                 args = [sys.executable, "-m", "paicli_tui", "exec", prompt, "--provider",
@@ -163,17 +105,41 @@ def _run_set(data: dict[str, Any], *, cold: bool, jobs: int) -> dict[str, Any]:
 
             with ThreadPoolExecutor(max_workers=jobs) as pool:
                 list(pool.map(one, data["messages"]))
-            shown: dict[str, list[str]] = {}
-            for message in data["messages"]:
-                body = model.first.get(message["key"])
-                if body is None:
-                    raise RuntimeError(f"no request seen for {message['key']}")
-                users = [m for m in body["messages"] if m.get("role") == "user"]
-                content = str(users[-1]["content"])
-                block = content.split("<long_term_memory>", 1)[1] if \
-                    "<long_term_memory>" in content else ""
-                shown[message["key"]] = [ids.get(i, f"?{i}") for i in _ID_LINE.findall(block)]
+            if model.problems:
+                raise RuntimeError(f"requests broke the protocol: {model.problems[:3]}")
+            first = _first_requests(model.requests, [m["text"] for m in data["messages"]])
+            shown = {m["key"]: _shown_in(first.get(m["text"]), ids, m["key"])
+                     for m in data["messages"]}
     return score(data, shown)
+
+
+def _first_requests(requests: list[dict[str, Any]], texts: list[str]
+                    ) -> dict[str, dict[str, Any]]:
+    """The first agent request (one with tools) of each task, by its message text. The
+    person's words follow the turn-context block, so the newest user message ends with them;
+    the longest message it ends with is its task (a task is known by its own words: a marker
+    added to it would be a keyword and change what is retrieved)."""
+    first: dict[str, dict[str, Any]] = {}
+    by_length = sorted(texts, key=len, reverse=True)
+    for body in requests:
+        users = [m for m in body["messages"] if m.get("role") == "user"]
+        if not body.get("tools") or not users:
+            continue
+        content = str(users[-1].get("content", "")).rstrip()
+        task = next((t for t in by_length if content.endswith(t)), None)
+        if task is not None:
+            first.setdefault(task, body)
+    return first
+
+
+def _shown_in(body: dict[str, Any] | None, ids: dict[str, str], key: str) -> list[str]:
+    """The set keys of the memories in the request's ``<long_term_memory>`` block."""
+    if body is None:
+        raise RuntimeError(f"no request seen for {key}")
+    users = [m for m in body["messages"] if m.get("role") == "user"]
+    content = str(users[-1]["content"])
+    block = content.split("<long_term_memory>", 1)[1] if "<long_term_memory>" in content else ""
+    return [ids.get(i, f"?{i}") for i in _ID_LINE.findall(block)]
 
 
 def _run_in_process(data: dict[str, Any]) -> dict[str, Any]:

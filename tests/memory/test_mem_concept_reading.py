@@ -160,3 +160,47 @@ def test_the_relevance_bars(scores: list[float], coverage: list[float] | None,
     assert [r.entry.id for r in ranked] == shown
     assert all(math.isclose(r.relevance, scores[int(r.entry.id[1:])], rel_tol=1e-6)
                for r in ranked)
+
+
+def _fixed_vectors(monkeypatch: pytest.MonkeyPatch, margins: list[float]) -> None:
+    """The multilingual embedder's margins as given (cosine 0.5 each); no English one."""
+    def part(vectors: Any, readings: Any, contents: list[str], wait: bool
+             ) -> retrieval.VectorEvidence:
+        n = len(contents)
+        if vectors is None:
+            return retrieval.VectorEvidence(np.zeros(n, np.float32),
+                                            np.full(n, -np.inf, np.float32), np.zeros(n, np.int8))
+        return retrieval.VectorEvidence(np.full(n, 0.5, np.float32),
+                                        np.array(margins, np.float32), np.zeros(n, np.int8),
+                                        readings=("message",))
+    monkeypatch.setattr(retrieval, "_vector_part", part)
+
+
+INF = math.inf
+
+
+@pytest.mark.parametrize(("scores", "margins", "coverage", "shown"), [
+    # keywords alone are not enough once the embedders have read a memory: 1.49 sd is out
+    ([1.0, 0.9], [1.5, 1.49], None, ["m0"]),
+    ([1.0, 0.9], [2.0, 1.5], None, ["m0", "m1"]),
+    # a memory not embedded yet goes by its keywords alone
+    ([1.0, 0.9], [2.0, -INF], None, ["m0", "m1"]),
+    # one that holds every word of the message needs no support
+    ([1.0, 0.9], [2.0, 0.0], [0.5, 1.0], ["m0", "m1"]),
+    # an unsupported memory does not set the relative bar: 1.0 is the best, not 2.0
+    ([2.0, 1.0], [0.0, 1.6], None, ["m1"]),
+    # nothing supported: nothing shown
+    ([2.0, 1.0], [0.0, 1.0], None, []),
+])
+def test_keywords_alone_need_support_from_meaning(monkeypatch: pytest.MonkeyPatch,
+                                                  scores: list[float], margins: list[float],
+                                                  coverage: list[float] | None,
+                                                  shown: list[str]) -> None:
+    assert retrieval.SUPPORT_Z == 1.5 and retrieval.VECTOR_Z_FLOOR > 2.0  # no vector part
+    _fixed_vectors(monkeypatch, margins)
+    ranked = rank("anything", _entries(len(scores)), keywords=_FixedKeywords(scores, coverage),
+                  vectors=object(), now=NOW, explain=True)  # type: ignore[arg-type]
+    assert [r.entry.id for r in ranked if r.shown] == shown
+    for r in ranked:
+        if not r.shown and margins[int(r.entry.id[1:])] < 1.5 and not coverage:
+            assert r.why_not.startswith("keywords only: the meaning stands")

@@ -13,7 +13,8 @@ Visible entries only (global + this project). Each gets two kinds of evidence:
 
 relevance = keywords + vector part. A memory is shown only when its relevance passes
 RELEVANCE_BAR and is within RELATIVE_BAR of the best one (a message with nothing relevant
-gets nothing); the shown ones are ordered by relevance × a time weight that falls with age,
+gets nothing), and, once the embedders have read it, when some reading's margin reaches
+SUPPORT_Z (keywords alone are a coincidence then); the shown ones are ordered by relevance × a time weight that falls with age,
 at most ten, near-duplicates collapsed, then cut to the token budget.
 """
 
@@ -57,6 +58,11 @@ RELEVANCE_BAR = 0.8
 """Least relevance for a memory to be shown at all."""
 RELATIVE_BAR = 0.7
 """A shown memory has at least this share of the best memory's relevance."""
+SUPPORT_Z = 1.5
+"""Least margin (standard deviations above unrelated text, in any reading of either embedder)
+for a memory the embedders have read to be shown: keywords alone are not enough then. A
+shared common word ("show", "set", "list") with nothing in the meaning behind it is a
+coincidence. Memories not embedded yet (and keyword-only search) go by keywords alone."""
 FULL_COVERAGE = 0.99
 """A memory that holds every word of the message (a short search such as "deploy") passes
 the absolute bar whatever its score: in a store where every memory says "deploy", rarity
@@ -189,9 +195,15 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     candidates = np.flatnonzero(relevance > 0)
     if candidates.size == 0:
         return []
-    best = float(relevance[candidates].max())
-    absolute = (relevance >= RELEVANCE_BAR) | (matches.coverage >= FULL_COVERAGE)
-    passing = np.flatnonzero(absolute & (relevance >= RELATIVE_BAR * best) & (relevance > 0))
+    full = matches.coverage >= FULL_COVERAGE
+    read = np.isfinite(margins) | np.isfinite(english_margins)
+    meaning = np.maximum(margins, english_margins)
+    supported = ~read | (meaning >= SUPPORT_Z) | full
+    eligible = candidates[supported[candidates]]
+    best = float(relevance[eligible].max()) if eligible.size else math.inf
+    absolute = (relevance >= RELEVANCE_BAR) | full
+    passing = np.flatnonzero(absolute & supported & (relevance >= RELATIVE_BAR * best)
+                             & (relevance > 0))
 
     def scored(i: int, **extra: object) -> ScoredEntry:
         entry = entries[i]
@@ -243,8 +255,13 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     top = failed[np.argsort(-relevance[failed], kind="stable")[:room]] if room else failed[:0]
     missed = top.tolist()
     for i in missed:
-        why = (f"relevance {relevance[i]:.2f} below {RELATIVE_BAR:.0%} of the best ({best:.2f})"
-               if absolute[i] else f"relevance {relevance[i]:.2f} below the bar {RELEVANCE_BAR}")
+        if not supported[i]:
+            why = (f"keywords only: the meaning stands {float(meaning[i]):+.1f} sd above "
+                   f"unrelated text, below {SUPPORT_Z}")
+        elif not absolute[i]:
+            why = f"relevance {relevance[i]:.2f} below the bar {RELEVANCE_BAR}"
+        else:
+            why = f"relevance {relevance[i]:.2f} below {RELATIVE_BAR:.0%} of the best ({best:.2f})"
         rest.append(scored(i, shown=False, why_not=why))
     rest.sort(key=lambda s: -s.relevance)
     return shown + rest[:max(0, limit - len(shown))]
