@@ -382,3 +382,27 @@ async def test_the_status_line_says_when_the_turn_waits_for_an_approval(settings
         await wait_until(pilot, lambda: "approval" not in str(status.line()))
         await app.workers.wait_for_complete()
         assert (project_dir / "made.txt").exists()
+
+
+async def test_a_tool_blocks_seconds_leave_out_the_wait_for_approval(settings, project_dir,
+                                                                     monkeypatch):
+    """Found in tmux: a write approved after 10 s read '✓ write_file … · done · 10.9 s'
+    though it took milliseconds. While its dialog is open the block reads '… · waiting for
+    your approval'; after 30 s of reading the dialog and a quick write, no seconds show (the
+    wait is not the tool's time)."""
+    from paicli_tui.ui.modals.approval import ApprovalModal
+
+    now = [100.0]
+    monkeypatch.setattr(ToolBlock, "clock", staticmethod(lambda: now[0]))
+    app = one_command_app(settings, project_dir, "touch made.txt")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "make a file")
+        await wait_for_screen(pilot, ApprovalModal)
+        block = app.screen_stack[0].query_one(ToolBlock)
+        assert str(block.title).endswith("· waiting for your approval"), block.title
+        now[0] += 30.0  # the person reads the command
+        await pilot.press("y")
+        await wait_until(pilot, lambda: block.status == "done")
+        assert (block.waited, block.seconds) == (30.0, 0.0)
+        assert str(block.title).startswith("✓ execute_command command=touch made.txt · done")
+        assert " s" not in str(block.title).split("· done")[1], block.title

@@ -81,7 +81,8 @@ async def _run_tool(session: AgentSession, call: ToolCall,
                     context: ToolContext | None = None) -> tuple[AdmittedResult, str]:
     """Run one call and admit its result (redaction, offload, boundary); also say how it went
     ahead when it needed approval and nobody was asked (``Permission``, or "")."""
-    context = (context or session.tool_context).for_one_call()
+    context = (context or dataclasses.replace(session.tool_context, call_id=call.id)
+               ).for_one_call()  # the call id names the call in its approval request
     arguments, output = await session.tools.run(call.name, call.arguments, context)
     permission = context.granted[-1].value if context.granted else ""
     if output.external:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from .asks import ApprovalDecision, ApprovalRequest, Permission
 from .tools import ToolContext
 
@@ -21,6 +23,8 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
     if unasked is not None:
         context.granted.append(unasked)
         return True
+    if context.call_id and not request.call_id:
+        request = dataclasses.replace(request, call_id=context.call_id)
     decision = await context.approve(request)
     if decision is ApprovalDecision.ALWAYS:
         context.session.always_approved.add(request.tool)

@@ -36,6 +36,9 @@ class ApprovalRequest:
     """One line: the command, or 'write path/to/file'."""
     detail: str = ""
     """The full command text or a unified diff of the change."""
+    call_id: str = ""
+    """The tool call that asks (set by ask_approval): a face stops that call's clock while
+    the person decides."""
 
 
 @dataclass(frozen=True)

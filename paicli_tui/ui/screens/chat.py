@@ -283,8 +283,13 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         from ..modals.approval import ApprovalModal
 
-        with self.waiting_for_the_person(f"Waiting for your approval of {request.tool}"):
-            return await self.app.push_screen_wait(ApprovalModal(request))
+        chat = self.chat  # the tool's seconds stop while the person reads the dialog
+        chat.approval_asked(request.call_id, True)
+        try:
+            with self.waiting_for_the_person(f"Waiting for your approval of {request.tool}"):
+                return await self.app.push_screen_wait(ApprovalModal(request))
+        finally:
+            chat.approval_asked(request.call_id, False)
 
     async def resolve_conflict(self, request: ConflictRequest
                                ) -> tuple[ConflictDecision, str | None]:

@@ -145,6 +145,10 @@ class PlanViewMixin:
             block = chat.subagents.get(event.subagent)
             if block is not None:
                 await block.step(event.event)
+                inner = (block.tools.get(event.event.call_id)
+                         if isinstance(event.event, ev.ToolCallStarted) else None)
+                if inner is not None:
+                    chat.tool_shown(inner)
             if isinstance(event.event, ev.ToolCallStarted) and self.status.running:
                 self.status.phase(f"{block.heading if block else 'sub-agent'}: "
                                   f"{event.event.name}")

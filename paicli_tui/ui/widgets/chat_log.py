@@ -28,6 +28,8 @@ class ChatLog(VerticalScroll):
         self.subagents: dict[str, SubAgentBlock] = {}
         """Sub-agent blocks by the sub-agent's stream id."""
         self.current: AssistantBlock | None = None
+        self._asking: set[str] = set()
+        """Calls whose approval dialog is open."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -61,7 +63,34 @@ class ChatLog(VerticalScroll):
         block = ToolBlock(call_id, name, arguments)
         self.tool_blocks[call_id] = block
         await self._add(block)
+        self.tool_shown(block)
         return block
+
+    def find_tool(self, call_id: str) -> ToolBlock | None:
+        """The block of a tool call, the main history's or one inside a sub-agent's block."""
+        block = self.tool_blocks.get(call_id)
+        if block is None:
+            block = next((sub.tools[call_id] for sub in self.subagents.values()
+                          if call_id in sub.tools), None)
+        return block
+
+    def approval_asked(self, call_id: str, open_: bool) -> None:
+        """A call's approval dialog opened or closed: its block's seconds stop meanwhile.
+        The tool asks as soon as it starts, often before its block is mounted: the block
+        then starts waiting when it arrives (:meth:`tool_shown`)."""
+        if not call_id:
+            return
+        block = self.find_tool(call_id)
+        if open_:
+            self._asking.add(call_id)
+        else:
+            self._asking.discard(call_id)
+        if block is not None:
+            block.wait_for_approval(open_)
+
+    def tool_shown(self, block: ToolBlock) -> None:
+        if block.call_id in self._asking:
+            block.wait_for_approval(True)
 
     async def add_subagent(self, started: SubAgentStarted, caption: str = "",
                            after: Widget | None = None) -> SubAgentBlock:

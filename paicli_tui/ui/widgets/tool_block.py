@@ -1,5 +1,7 @@
 """One tool call in the chat: a collapsible block with status, arguments and result preview.
-While the tool runs its title counts the seconds; once done it keeps how long it took."""
+While the tool runs its title counts the seconds; once done it keeps how long it took. Time
+spent waiting for the person's approval is not the tool's: the title says it waits, and those
+seconds are left out."""
 
 from __future__ import annotations
 
@@ -51,6 +53,9 @@ class ToolBlock(Collapsible):
         """How it was allowed when nobody was asked ("auto-approved: Always", "read-only")."""
         self.started_at = self.clock()
         self.seconds: float | None = None
+        self.waited = 0.0
+        """Seconds its approval dialog was open (not counted as the tool's time)."""
+        self._waiting_since: float | None = None
         self.extra = ""
         self._timer: Timer | None = None
         self._preview = Static("", markup=False, classes="tool-preview")
@@ -66,7 +71,9 @@ class ToolBlock(Collapsible):
     def title_text(self, status: str | None = None) -> str:
         status = status or self.status
         title = f"{STATUS_ICONS.get(status, '?')} {self.tool_name} {short_args(self.arguments)}"
-        seconds = self.seconds if self.seconds is not None else self.clock() - self.started_at
+        seconds = self.seconds if self.seconds is not None else self.elapsed()
+        if status == "running" and self._waiting_since is not None:
+            return title + " · waiting for your approval" + self.extra
         title += f" · {status}"
         if seconds >= SHOW_SECONDS_FROM:
             title += f" {seconds:.0f} s" if status == "running" else f" · {seconds:.1f} s"
@@ -75,6 +82,23 @@ class ToolBlock(Collapsible):
         return title + self.extra
 
     def _refresh_title(self) -> None:
+        self.title = self.title_text()
+
+    def elapsed(self) -> float:
+        """Seconds since it started, without the time its approval dialog was open."""
+        now = self.clock()
+        held = self.waited + (now - self._waiting_since if self._waiting_since is not None
+                              else 0.0)
+        return now - self.started_at - held
+
+    def wait_for_approval(self, waiting: bool) -> None:
+        """The person's approval dialog for this call opened (True) or closed (False)."""
+        now = self.clock()
+        if waiting and self._waiting_since is None:
+            self._waiting_since = now
+        elif not waiting and self._waiting_since is not None:
+            self.waited += now - self._waiting_since
+            self._waiting_since = None
         self.title = self.title_text()
 
     def watch_status(self, old: str, new: str) -> None:
@@ -93,7 +117,8 @@ class ToolBlock(Collapsible):
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self.seconds = self.clock() - self.started_at
+        self.wait_for_approval(False)
+        self.seconds = self.elapsed()
         self._preview.update(preview_lines(preview))
         self.extra = f" · {fmt_tokens(chars)} chars" if chars else ""
         if offload_path:
