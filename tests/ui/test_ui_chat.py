@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from pilot_helpers import wait_until
 from ui_fakes import FakeBackend, FakeClient, FakeSession, chat_script
 
@@ -262,3 +263,14 @@ async def test_calls_that_went_ahead_unasked_are_marked(settings, project_dir):
         assert titles[0].endswith("· done · read-only, no approval"), titles[0]
         assert titles[1].endswith("· done"), titles[1]
         assert titles[2].endswith("· done · auto-approved (Always)"), titles[2]
+
+
+@pytest.mark.parametrize("tier,before,after,failed,title", [
+    # found in tmux: a 5 MB reply of the model was announced as "Large tool output"
+    ("offload", 642_000, 4_500, False, "⇣ Large content saved to a file: 642k → 4.5k tokens"),
+    ("clearing", 61_000, 44_000, False, "⇣ Old tool results cleared: 61k → 44k tokens"),
+    ("summary", 96_000, 12_000, False, "⇣ Older turns summarised: 96k → 12k tokens"),
+    ("summary", 96_000, 96_000, True, "⚠ Summary failed at 96k tokens"),
+])
+def test_compaction_notice_titles(tier, before, after, failed, title) -> None:
+    assert CompactionNotice(tier, before, after, failed=failed).title == title

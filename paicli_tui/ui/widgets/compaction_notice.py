@@ -7,7 +7,7 @@ from textual.widgets import Collapsible, Markdown, Static
 from ..format import fmt_tokens
 
 TIER_LABELS = {
-    "offload": "Large tool output saved to a file",
+    "offload": "Large content saved to a file",  # a tool's output, a reply, reasoning
     "clearing": "Old tool results cleared",
     "summary": "Older turns summarised",
     "digest": "Older turns digested, no summary",
