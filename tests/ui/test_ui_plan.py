@@ -11,7 +11,7 @@ import json
 
 from pilot_helpers import wait_for_screen, wait_until
 from test_ui_core_session import ScriptedClient, make_app, send
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from paicli_tui.core.contracts.llm import StreamDone
 from paicli_tui.core.messages import Message, Role, ToolCall
@@ -88,6 +88,12 @@ async def test_plan_reviewed_run_with_pane_and_task_blocks(settings, project_dir
         await app.workers.wait_for_complete()
         await send(pilot, "/plan describe this project")
         await wait_for_screen(pilot, RulesDraftModal)
+        # the buttons say what they do to a plan (they said Save / Cancel)
+        assert [str(b.label) for b in app.screen.query(Button)] == ["Run (Ctrl+S)",
+                                                                   "Reject (Esc)"]
+        # and the chat lists the tasks, one line each (ids are words, not list numbers)
+        assert "- **look** · Look around — List the files." in notices(app)
+        assert "- **sum** · Summarise (after look) — Say what is there." in notices(app)
         await pilot.press("ctrl+s")  # run the plan as proposed
         pane = app.screen.query_one(PlanPane)
         await wait_until(pilot, lambda: pane.outcome == "finished")

@@ -47,9 +47,9 @@ class Plan:
     def describe(self) -> str:
         """The plan as a person reads it (Markdown)."""
         lines = [f"**Plan** for: {self.goal}", ""]
-        for t in self.tasks:
+        for t in self.tasks:  # a list item each: ids are words, never a numbered list
             after = f" (after {', '.join(t.depends_on)})" if t.depends_on else ""
-            lines.append(f"{t.id}. **{t.title}**{after}\n   {t.task}")
+            lines.append(f"- **{t.id}** · {t.title}{after} — {t.task}")
         return "\n".join(lines)
 
 

@@ -14,10 +14,13 @@ class RulesDraftModal(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Save")]
 
-    def __init__(self, path_label: str, draft: str, title: str | None = None) -> None:
+    def __init__(self, path_label: str, draft: str, title: str | None = None, *,
+                 ok: str = "Save", cancel: str = "Cancel") -> None:
+        """``ok`` / ``cancel``: the buttons' words (a plan is run or rejected, not saved)."""
         super().__init__(classes="dialog-screen")
         self.path_label, self.draft = path_label, draft
         self.title_text = title or f"Draft {path_label} — edit, then Save (Ctrl+S) or Esc"
+        self.ok_label, self.cancel_label = ok, cancel
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog rules-draft-dialog"):
@@ -25,8 +28,8 @@ class RulesDraftModal(ModalScreen[str | None]):
             # no language: Textual's markdown highlighting needs a grammar we do not ship
             yield TextArea(self.draft, id="rules-draft-text", soft_wrap=True)
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Save", id="ok", variant="primary")
-                yield Button("Cancel", id="cancel")
+                yield Button(self.ok_label, id="ok", variant="primary")
+                yield Button(self.cancel_label, id="cancel")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

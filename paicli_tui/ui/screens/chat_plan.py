@@ -57,7 +57,8 @@ class PlanViewMixin:
             text = json.dumps({"tasks": plan.to_json()["tasks"]}, ensure_ascii=False, indent=2)
             self.say(plan.describe())
             edited = await self.app.push_screen_wait(RulesDraftModal(
-                "plan", text, title="Plan — edit the tasks, then Run (Ctrl+S); Esc rejects"))
+                "plan", text, title="Plan — edit the tasks, then Run (Ctrl+S); Esc rejects",
+                ok="Run (Ctrl+S)", cancel="Reject (Esc)"))
             if edited is None:
                 return None
             try:
