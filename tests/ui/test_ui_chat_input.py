@@ -470,3 +470,27 @@ async def test_page_keys_scroll_the_conversation_and_typing_stays_in_the_input(s
         await pilot.press("pageup", "pageup", "pagedown", "pagedown", "pagedown")
         await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y)
         assert app.focused is prompt and prompt.text == "ab"
+
+
+async def test_a_resumed_message_without_a_reply_says_so(settings, project_dir):
+    """Found in tmux: a turn cancelled mid-stream (or one whose provider kept failing) came
+    back on resume as the person's message with nothing under it, as if the model had just
+    not answered. Each such message now has 'No reply: that turn was cancelled or failed.'
+    under it (the last one too); answered ones have their answer."""
+    from paicli_tui.ui.screens.chat import NO_ANSWER
+
+    history = [Message.system("sys"), Message.user("cancelled one"),
+               Message.user("answered one"), Message.assistant("an answer"),
+               Message.user("failed at the end")]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(history=history),
+                          client=FakeClient())
+    app = PaicliApp(settings, project_dir, resume="a1b2c3", backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        log = app.screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: any("Resumed session" in str(getattr(w, "source", ""))
+                                            for w in log.children))
+        shown = [(type(w).__name__, str(getattr(w, "source", "")) or str(w.render()))
+                 for w in log.children if type(w).__name__ in ("UserMessage", "ChatNotice")]
+        assert shown[:5] == [("UserMessage", "cancelled one"), ("ChatNotice", NO_ANSWER),
+                             ("UserMessage", "answered one"),
+                             ("UserMessage", "failed at the end"), ("ChatNotice", NO_ANSWER)]

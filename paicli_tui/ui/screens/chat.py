@@ -51,6 +51,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+NO_ANSWER = "No reply: that turn was cancelled or failed."
+"""Under a restored message of the person's that got no reply."""
+
 KEY_HINTS = "F1 help · / commands · Ctrl+P palette · Esc interrupts"
 
 
@@ -233,17 +236,22 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         session = self.session
         subagents = {r.call_id: r for r in (session.subagent_records if session else ())
                      if r.call_id}
+        unanswered = False  # a message of the person's with no reply after it yet
         for message in history:
             if message.role is Role.USER:
                 if message.internal is not None and message.internal.value == "summary":
                     await self.chat.add_compaction("summary", 0, 0, "restored summary",
                                                    message.content)
                 elif message.internal is None:
+                    if unanswered:
+                        await self.chat.add_notice(NO_ANSWER)
+                    unanswered = True
                     # the model also sees a date/memories block; show the person's words
                     words = message.meta.get("user_input")
                     await self.chat.add_user(words if isinstance(words, str)
                                              else message.content)
             elif message.role is Role.ASSISTANT:
+                unanswered = False
                 if message.content or message.reasoning:
                     block = await self.chat.assistant()
                     if message.reasoning:
@@ -265,6 +273,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                 for sub in self.chat.subagents.values():
                     if sub.call_id == message.tool_call_id:
                         sub.show_answer(unwrap_tool_result(message.content))
+        if unanswered:
+            await self.chat.add_notice(NO_ANSWER)
 
     async def restore_subagent(self, session: SessionPort, record: SubAgentRecord,
                                tool: ToolBlock) -> None:
