@@ -33,6 +33,7 @@ from .lance_store import (
     SCHEMA_VERSION,
     IndexTables,
     arrow_rows,
+    id_filter,
     index_location,
     is_keyed,
     is_local,
@@ -95,6 +96,9 @@ class IndexSummary:
     files_generated: int = 0
     """Files marked as generated (``@generated``, ``DO NOT EDIT``...), left out."""
     edges_total: int = 0
+    chunks_cross_file: int = 0
+    """Chunks whose cross-file full-text words (callers' names, a Go type's doc) were
+    rewritten: no chunk is embedded for them."""
     seconds: float = 0.0
     embed_seconds: float = 0.0
     embedder: str = ""
@@ -205,9 +209,12 @@ class CodeIndexer:
             deleted = sorted(set(known) - {c.path for c in candidates})
             self._delete(tables, deleted)
             summary.files_deleted = len(deleted)
-            self._embed_and_write(tables, changed, report, summary)
+            written: set[str] = set()
+            self._embed_and_write(tables, changed, report, summary, written)
             self._record_files(tables, touched, {})
-            if changed or deleted or summary.rebuilt:
+            if changed or deleted or summary.rebuilt or tables.cross_file is None:
+                summary.chunks_cross_file = self._refresh_cross_file(tables, written)
+            if changed or deleted or summary.rebuilt or summary.chunks_cross_file:
                 self._refresh_fulltext(tables, report)
             refresh(tables)  # counts include what other writers committed meanwhile
             summary.chunks_total = tables.chunks.count_rows() if tables.chunks else 0
@@ -344,7 +351,8 @@ class CodeIndexer:
                 pending, size = [], 0
 
     def _embed_and_write(self, tables: IndexTables, changed: list[_Candidate],
-                         report: ProgressCallback, summary: IndexSummary) -> None:
+                         report: ProgressCallback, summary: IndexSummary,
+                         written: set[str]) -> None:
         """Parsing (pure Python, holds the GIL) runs in a helper thread while this one
         embeds and writes (numpy and LanceDB release the GIL), so on two cores the parse
         cost hides behind the embedding cost."""
@@ -362,6 +370,7 @@ class CodeIndexer:
                                      f"{done}/{todo} chunks of this batch"))
 
             self._write_batch(tables, batch, summary, embedded)
+            written.update(c.id for c in batch.chunks)
             report(IndexProgress("embed", batch.files_done, total, batch.paths[-1]))
             files_before = batch.files_done
 
@@ -439,6 +448,62 @@ class CodeIndexer:
         self.commits.merged("recording indexed files", (
             tables.files.merge_insert("path").when_matched_update_all()
             .when_not_matched_insert_all().execute(arrow_rows(rows, tables.files))))
+
+    def _refresh_cross_file(self, tables: IndexTables, written: set[str]) -> int:
+        """Recompute every chunk's cross-file full-text section (cross_file.py) from the
+        final chunks and call edges, and rewrite the full-text column of the chunks whose
+        section changed: those ``written`` now (their new text has none yet) and, in files
+        left alone, those whose callers changed elsewhere. Nothing is embedded. Returns
+        how many chunks were rewritten."""
+        from .cross_file import sections, with_section
+        from .lance_store import CROSS_FILE, cross_file_schema
+
+        self._guard()
+        refresh(tables)  # the final tables, other writers' commits included
+        meta = (tables.chunks.search().select(["id", "path", "kind", "name", "parent",
+                                                "language", "doc"])
+                .limit(None).to_arrow().to_pylist())
+        calls = (tables.edges.search().where("kind = 'calls'").select(["src", "dst"])
+                 .limit(None).to_arrow())
+        wanted = sections(meta, zip(calls.column("src").to_pylist(),
+                                    calls.column("dst").to_pylist(), strict=True))
+        stored: dict[str, str] | None = None
+        if tables.cross_file is not None:
+            found = tables.cross_file.to_arrow()
+            stored = dict(zip(found.column("id").to_pylist(),
+                              found.column("section").to_pylist(), strict=True))
+        todo: dict[str, str] = {}
+        for row in meta:
+            chunk_id = row["id"]
+            section = wanted.get(chunk_id, "")
+            if chunk_id in written or stored is None:
+                # a fresh row has no section; an index from before sections holds none
+                if section:
+                    todo[chunk_id] = section
+            elif section != stored.get(chunk_id, ""):
+                todo[chunk_id] = section
+        ids = sorted(todo)
+
+        def rewrite(part: list[str]) -> None:
+            # read inside the step: a retry after a conflict starts from the latest rows
+            rows = (tables.chunks.search().where(id_filter(part)).limit(None)
+                    .to_arrow().to_pylist())
+            for row in rows:
+                row["fulltext"] = with_section(row["fulltext"], todo[row["id"]])
+            if rows:
+                self.commits.merged("writing callers' words", (
+                    tables.chunks.merge_insert("id").when_matched_update_all()
+                    .execute(arrow_rows(rows, tables.chunks))))
+
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            self._commit(tables, "writing callers' words", lambda part=part: rewrite(part))
+        # written last: a run stopped before this point redoes the rewrite (it is idempotent)
+        sections_rows = [{"id": k, "section": v} for k, v in sorted(wanted.items())]
+        tables.cross_file = self._commit(
+            tables, "recording callers' words", lambda: tables.db.create_table(
+                CROSS_FILE, data=sections_rows, schema=cross_file_schema(), mode="overwrite"))
+        return len(ids)
 
     def _refresh_fulltext(self, tables: IndexTables, report: ProgressCallback) -> None:
         """Keep the full-text index current (ICU segmentation splits Chinese words offline).

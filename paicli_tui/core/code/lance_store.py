@@ -1,4 +1,5 @@
-"""The code index's LanceDB tables: chunks (+ vectors and full-text), files, edges, meta.
+"""The code index's LanceDB tables: chunks (+ vectors and full-text), files, edges, meta, and
+the cross-file full-text sections last written (cross_file.py).
 
 LanceDB and pyarrow are imported on first use only; Rust logging is lowered before that
 import because LanceDB is noisy on stderr (a full-screen app cannot have stray output).
@@ -24,6 +25,9 @@ SCHEMA_VERSION = "2"
 the same key at once conflict instead of both committing a copy. A version-1 index is copied
 into the keyed tables once, vectors and all (:func:`migrate_to_keyed`)."""
 CHUNKS, FILES, EDGES, META = "chunks", "files", "edges", "meta"
+CROSS_FILE = "cross_file"
+"""Each chunk's cross-file section as last written into its full-text column: rewritten whole
+after every change (never keyed or migrated: the chunks table holds the text itself)."""
 KEYS = {CHUNKS: "id", FILES: "path", EDGES: "id", META: "key"}
 PRIMARY_KEY = {"lance-schema:unenforced-primary-key": "true"}
 
@@ -188,6 +192,11 @@ def _key(name: str) -> Any:
     return pa.field(name, pa.string(), nullable=False, metadata=PRIMARY_KEY)
 
 
+def id_filter(ids: list[str]) -> str:
+    """``id IN (...)`` for the given chunk ids."""
+    return "id IN (" + ", ".join(sql_string(i) for i in ids) + ")"
+
+
 def chunk_schema(dim: int) -> Any:
     import pyarrow as pa
 
@@ -236,6 +245,12 @@ def edges_schema() -> Any:
     ])
 
 
+def cross_file_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([pa.field("id", pa.string()), pa.field("section", pa.string())])
+
+
 def meta_schema() -> Any:
     import pyarrow as pa
 
@@ -259,6 +274,8 @@ class IndexTables:
     files: Any | None
     edges: Any | None
     meta: dict[str, str]
+    cross_file: Any | None = None
+    """The CROSS_FILE table; None in an index built before these sections existed."""
 
 
 def table_names(db: Any) -> set[str]:
@@ -283,7 +300,8 @@ def open_index(uri: str, *, create: bool = False) -> IndexTables | None:
         if meta_table is not None else {}
     return IndexTables(db=db, chunks=_open_table(db, CHUNKS, names),
                        files=_open_table(db, FILES, names),
-                       edges=_open_table(db, EDGES, names), meta=meta)
+                       edges=_open_table(db, EDGES, names), meta=meta,
+                       cross_file=_open_table(db, CROSS_FILE, names))
 
 
 def _open_table(db: Any, name: str, names: set[str]) -> Any | None:
