@@ -11,6 +11,7 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Tab / Shift+Tab", "slash menu: complete, or cycle through the matches"),
     ("Esc", "cancel the running turn and return to the input; close the menu, a panel or "
             "a dialog"),
+    ("Ctrl+C", "copy the selection; else stop the running turn; else clear the input"),
     ("Ctrl+P", "command palette (every slash command is there)"),
     ("F1", "this help"),
     ("F2", "memory browser"),

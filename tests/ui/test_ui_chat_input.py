@@ -494,3 +494,32 @@ async def test_a_resumed_message_without_a_reply_says_so(settings, project_dir):
         assert shown[:5] == [("UserMessage", "cancelled one"), ("ChatNotice", NO_ANSWER),
                              ("UserMessage", "answered one"),
                              ("UserMessage", "failed at the end"), ("ChatNotice", NO_ANSWER)]
+
+
+async def test_ctrl_c_stops_the_turn_then_clears_the_input_then_hints_at_quitting(
+        settings, project_dir):
+    """Found in tmux: Ctrl+C during a streaming reply only showed Textual's "Do you want to
+    quit? Press ctrl+q" while the reply went on. Ctrl+C now works as in Claude Code and
+    Codex: it stops the running turn ("Turn cancelled."); on an idle chat it clears what is
+    typed; on an empty input it gives the quit hint. A selection is still copied."""
+    hold = asyncio.Event()
+    session = FakeSession(script=[ev.TextDelta("Working"), hold])
+    app = make_app(settings, project_dir, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press(*"go", "enter")
+        await wait_until(pilot, lambda: app.screen.turn_running)
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: not app.screen.turn_running)
+        await wait_until(pilot, lambda: any(
+            str(n.source) == "Turn cancelled." for n in app.screen.query("ChatNotice")))
+        await pilot.press(*"half a thought", "ctrl+c")
+        assert prompt.text == "" and app.focused is prompt
+        await pilot.press(*"copy me", "shift+home", "ctrl+c")  # a selection: copied, kept
+        assert app.clipboard == "copy me" and prompt.text == "copy me"
+        await pilot.press("end", "ctrl+c")  # nothing selected: cleared
+        assert prompt.text == ""
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: any("quit" in n.message.lower()
+                                            for n in app._notifications))

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -60,6 +61,8 @@ KEY_HINTS = "F1 help · / commands · Ctrl+P palette · Esc interrupts"
 class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]):
     BINDINGS = [
         Binding("escape", "escape", "Cancel turn / back to the input", show=False),
+        # after the input's copy (a selection), before the app's quit hint
+        Binding("ctrl+c", "interrupt", "Copy / cancel turn / clear the input", show=False),
         Binding("f1", "slash('/help')", "Help"),
         Binding("f2", "slash('/memory')", "Memory"),
         Binding("f3", "slash('/search')", "Search"),
@@ -405,6 +408,20 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         """Esc: stop the running turn, and in any case bring the focus back to the input."""
         self.action_cancel_turn()
         self.prompt.focus()
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C as people who use Claude Code or Codex press it: copy what is selected;
+        else stop the running turn; else clear the input; else the app's quit hint."""
+        selected = self.get_selected_text()
+        if selected:
+            self.app.copy_to_clipboard(selected)
+        elif self.turn_running:
+            self.action_escape()
+        elif self.prompt.text:
+            self.prompt.clear()
+            self.prompt.focus()
+        else:
+            raise SkipAction()
 
     def action_cancel_turn(self) -> None:
         if self.turn_running and self.turn_worker is not None:
