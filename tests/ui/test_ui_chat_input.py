@@ -44,6 +44,20 @@ def rendered(renderable) -> str:
     return capture.get()
 
 
+def held_turn_session() -> FakeSession:
+    """A session whose turn writes 'Working' and then waits until it is cancelled."""
+    return FakeSession(script=[ev.TextDelta("Working"), asyncio.Event()])
+
+
+async def start_a_turn(pilot, text: str) -> PromptInput:
+    """Type ``text``, send it and wait until the turn runs; the input is returned."""
+    await started(pilot)
+    prompt = pilot.app.screen.query_one(PromptInput)
+    await pilot.press(*text, "enter")
+    await wait_until(pilot, lambda: pilot.app.screen.turn_running)
+    return prompt
+
+
 def user_texts(app) -> list[str]:
     return [str(w.render()) for w in app.screen.query(UserMessage)]
 
@@ -203,14 +217,9 @@ async def test_a_message_typed_during_a_turn_is_queued_editable_and_sent_after(s
 
 async def test_a_queued_message_comes_back_to_the_input_when_the_turn_is_cancelled(
         settings, project_dir):
-    hold = asyncio.Event()
-    session = FakeSession(script=[ev.TextDelta("Working"), hold])
-    app = make_app(settings, project_dir, session)
+    app = make_app(settings, project_dir, held_turn_session())
     async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        prompt = app.screen.query_one(PromptInput)
-        await pilot.press(*"first", "enter")
-        await wait_until(pilot, lambda: app.screen.turn_running)
+        prompt = await start_a_turn(pilot, "first")
         await pilot.press(*"later", "enter")
         await pilot.pause()
         await pilot.press("escape")  # Esc still cancels the running turn
@@ -502,14 +511,9 @@ async def test_ctrl_c_stops_the_turn_then_clears_the_input_then_hints_at_quittin
     quit? Press ctrl+q" while the reply went on. Ctrl+C now works as in Claude Code and
     Codex: it stops the running turn ("Turn cancelled."); on an idle chat it clears what is
     typed; on an empty input it gives the quit hint. A selection is still copied."""
-    hold = asyncio.Event()
-    session = FakeSession(script=[ev.TextDelta("Working"), hold])
-    app = make_app(settings, project_dir, session)
+    app = make_app(settings, project_dir, held_turn_session())
     async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        prompt = app.screen.query_one(PromptInput)
-        await pilot.press(*"go", "enter")
-        await wait_until(pilot, lambda: app.screen.turn_running)
+        prompt = await start_a_turn(pilot, "go")
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: not app.screen.turn_running)
         await wait_until(pilot, lambda: any(
