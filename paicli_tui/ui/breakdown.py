@@ -70,25 +70,32 @@ def reconciled(parts: dict[str, int], estimate: int) -> dict[str, int]:
     return out
 
 
-def event_row(event: dict[str, Any], *, compact: bool = False) -> tuple[str, str, str, str]:
+def event_row(event: dict[str, Any], *, compact: bool = False, time_column: bool = True
+              ) -> tuple[str, ...]:
     """(tier, before → after, time, detail) for one ledger compaction event; ``compact``
-    (a narrow screen): ``61k → 44k`` and the time of day only."""
+    (a narrow screen): ``61k → 44k`` and the time of day only; without ``time_column``
+    (below 70 columns) no time."""
     stamp = str(event.get("time") or event.get("ts") or event.get("at") or "")
     time = (stamp[11:16] if compact else stamp[5:16]).replace("T", " ")
     tier = str(event.get("tier", "?"))
     before, after = event.get("tokens_before"), event.get("tokens_after")
     if isinstance(before, int) and isinstance(after, int):
-        change = f"{fmt_tokens(before)}→{fmt_tokens(after)}" if compact \
-            else f"{before:,} → {after:,}"
+        exact = not compact and max(before, after) < 10_000_000  # fits 21 cells
+        change = f"{before:,} → {after:,}" if exact \
+            else f"{fmt_tokens(before)}→{fmt_tokens(after)}"
     else:
         change = "—"
-    return tier, change, time, str(event.get("detail", ""))
+    detail = str(event.get("detail", ""))
+    return (tier, change, time, detail) if time_column else (tier, change, detail)
 
 
 def history_columns(width: int) -> list[tuple[str, int | None]]:
     """The compaction history's columns for a screen ``width`` wide: below 120 columns the
-    numbers are short (``61k→44k``) and the date is left out, so tier, tokens and time fit
-    beside the categories even at 60 columns; the detail takes what is left."""
+    numbers are short (``150k→120k``, ``642k→4.5k``) and the date is left out; below 70
+    the time goes too, so tier and tokens fit whole beside the categories at 60 columns (a
+    cut ``642k→4.`` read as 4 tokens); the detail takes what is left."""
+    if width < 70:
+        return [("tier", 8), ("tokens", 9), ("detail", None)]
     if width < 120:
-        return [("tier", 8), ("tokens", 7), ("time", 5), ("detail", None)]
-    return [("tier", 9), ("tokens", 17), ("time", 11), ("detail", None)]
+        return [("tier", 8), ("tokens", 9), ("time", 5), ("detail", None)]
+    return [("tier", 9), ("tokens", 21), ("time", 11), ("detail", None)]

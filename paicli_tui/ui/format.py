@@ -14,14 +14,16 @@ NEAR_FRACTION = 0.9
 
 
 def fmt_tokens(n: int) -> str:
-    """Compact token count: 950, 12.3k, 95k, 1.2M."""
+    """Compact token count, at most 4 characters below a billion: 950, 1.2k, 95k, 1.2M, 12M."""
     if n < 1_000:
         return str(n)
-    if n < 10_000:
-        return f"{n / 1_000:.1f}k"
+    if n < 10_000:  # cut, not rounded: 9,999 is 9.9k, never the five characters of 10.0k
+        return f"{n // 100 / 10:.1f}k"
     if n < 1_000_000:
         return f"{n // 1_000}k"
-    return f"{n / 1_000_000:.1f}M"
+    if n < 10_000_000:
+        return f"{n // 100_000 / 10:.1f}M"
+    return f"{n // 1_000_000}M"
 
 
 def zone_for(tokens: int, clearing_trigger: int, compaction_trigger: int) -> Zone:

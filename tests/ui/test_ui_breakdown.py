@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 
 @pytest.mark.parametrize(("parts", "estimate", "extra"), [
@@ -30,14 +33,38 @@ def test_history_rows_wide_and_compact(compact, row) -> None:
     assert event_row(event, compact=compact) == row
 
 
-@pytest.mark.parametrize("width,fixed", [(60, 20), (80, 20), (119, 20), (120, 37), (160, 37)])
-def test_history_columns_fit_beside_the_categories(width, fixed) -> None:
-    """Tier, tokens and time (plus a cell of padding each side) fit in what the narrow
-    left side leaves: 26 cells at 60 columns."""
+@pytest.mark.parametrize("width,names,fixed", [
+    (60, ["tier", "tokens", "detail"], 17), (69, ["tier", "tokens", "detail"], 17),
+    (70, ["tier", "tokens", "time", "detail"], 22), (80, ["tier", "tokens", "time", "detail"], 22),
+    (119, ["tier", "tokens", "time", "detail"], 22),
+    (120, ["tier", "tokens", "time", "detail"], 41), (160, ["tier", "tokens", "time", "detail"], 41),
+])
+def test_history_columns_fit_beside_the_categories(width, names, fixed) -> None:
+    """The fixed columns (plus a cell of padding each side) fit in what the narrow left side
+    leaves: 26 cells at 60 columns."""
     from paicli_tui.ui.breakdown import history_columns
 
     columns = history_columns(width)
-    assert [name for name, _ in columns] == ["tier", "tokens", "time", "detail"]
+    assert [name for name, _ in columns] == names
     assert sum(cells for _, cells in columns if cells) == fixed
-    if width < 120:
-        assert fixed + 3 * 2 == 26  # tier, tokens, time and their padding: not a cell cut
+    if width < 70:
+        assert fixed + 2 * 2 <= 26
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(width=st.integers(40, 240), tier=st.sampled_from(["offload", "clearing", "summary",
+                                                         "digest"]),
+       before=st.integers(0, 999_999_999), after=st.integers(0, 999_999_999))
+def test_every_history_cell_fits_its_column(width, tier, before, after) -> None:
+    """Found in tmux at 80 columns: a 5 MB reply's offload read '642k→4.' (the tokens cell
+    was 7 wide). Whatever the numbers and the width, each cell of a row fits its column
+    whole (the detail column takes what is left and may be cut)."""
+    from paicli_tui.ui.breakdown import event_row, history_columns
+
+    columns = history_columns(width)
+    row = event_row({"ts": "2026-11-29T10:02:11", "tier": tier, "tokens_before": before,
+                     "tokens_after": after, "detail": "x"}, compact=width < 120,
+                    time_column=width >= 70)
+    assert len(row) == len(columns)
+    for cell, (name, cells) in zip(row, columns, strict=True):
+        assert cells is None or len(cell) <= cells, (name, cell, cells)

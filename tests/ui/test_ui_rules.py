@@ -42,7 +42,9 @@ def test_zones_never_go_back_as_tokens_grow(a: int, b: int, clearing: int, gap: 
 
 @pytest.mark.parametrize(("n", "text"), [(0, "0"), (999, "999"), (1_000, "1.0k"),
                                          (9_950, "9.9k"), (12_345, "12k"), (95_000, "95k"),
-                                         (1_000_000, "1.0M"), (1_250_000, "1.2M")])
+                                         (1_000_000, "1.0M"), (1_250_000, "1.2M"),
+                                         (9_999, "9.9k"), (9_990_000, "9.9M"),
+                                         (12_500_000, "12M")])
 def test_fmt_tokens(n: int, text: str) -> None:
     assert fmt_tokens(n) == text
 

@@ -190,10 +190,11 @@ class ContextInspector(Screen[InspectorResult]):
         table = self.query_one("#history", DataTable)
         table.clear()
         compact = bool(self._layout and self._layout[0])
+        narrow = bool(self._layout and self._layout[1])
         for event in events:
-            table.add_row(*event_row(event, compact=compact))
+            table.add_row(*event_row(event, compact=compact, time_column=not narrow))
         if not events:
-            table.add_row("—", "", "", "no compaction in this session yet")
+            table.add_row("—", "", *([] if narrow else [""]), "no compaction in this session yet")
 
     # -- a sub-agent's own history ------------------------------------------------------------
     class SubAgentRead(Message):
