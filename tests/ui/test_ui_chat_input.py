@@ -527,3 +527,17 @@ async def test_ctrl_c_stops_the_turn_then_clears_the_input_then_hints_at_quittin
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: any("quit" in n.message.lower()
                                             for n in app._notifications))
+
+
+@pytest.mark.parametrize("highlighted,hint", [
+    (0, "11 below · Tab"), (5, "11 below · Tab"), (8, "3 above · 8 below · Tab"),
+    # found in tmux: at the last command the menu still said "11 more"
+    (16, "11 above · Tab"),
+])
+def test_the_slash_menu_says_where_the_hidden_commands_are(highlighted, hint) -> None:
+    from paicli_tui.ui.slash import SLASH_COMMANDS
+
+    menu = SlashMenu()
+    menu.matches, menu.highlighted = list(SLASH_COMMANDS), highlighted
+    assert len(SLASH_COMMANDS) == 17
+    assert rendered(menu.renderable(80)).splitlines()[-1].startswith(hint)

@@ -46,10 +46,9 @@ class SlashMenu(Static):
             table.add_row("❯" if chosen else " ", name,
                           Text(command.help, style="" if chosen else "dim"),
                           style="reverse" if chosen else "")
-        hidden = len(self.matches) - len(window)
-        hint = "Tab / ↑↓ choose · Enter runs · Esc closes"
-        if hidden:
-            hint = f"{hidden} more · " + hint
+        above, below = first, len(self.matches) - first - len(window)
+        where = [f"{above} above"] * bool(above) + [f"{below} below"] * bool(below)
+        hint = " · ".join([*where, "Tab / ↑↓ choose · Enter runs · Esc closes"])
         return Group(table, Text(hint, style="dim italic", no_wrap=True,
                                  overflow="ellipsis"))
 
