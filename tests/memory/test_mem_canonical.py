@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paicli_tui.core.memory.canonical import (
@@ -141,3 +141,42 @@ def test_the_store_scan_applies_the_same_rules(a: str, b: str, threshold: float,
        st.sampled_from([0.5, 0.8, 0.99]))
 def test_scan_agrees_with_the_pure_rules(a: str, b: str, threshold: float) -> None:
     assert _scan(a, b, threshold) == (is_duplicate(a, b), conflicts(a, b, threshold))
+
+
+@settings(deadline=None)  # the first example imports numpy
+@given(st.binary(min_size=128, max_size=128),
+       st.lists(st.lists(st.sampled_from([0, 1, 2, 7, 254, 255]), min_size=128, max_size=128)
+                .map(bytes), max_size=6))
+def test_bulk_signature_bounds_equal_the_pairwise_ones(mine: bytes, stored: list) -> None:
+    """The numpy pass a big store's save uses gives exactly ``overlap`` for every pair,
+    "255 or more" buckets included."""
+    from paicli_tui.core.memory.canonical import overlap, overlaps
+
+    assert overlaps(mine, stored) == [overlap(mine, s) for s in stored]
+
+
+@settings(deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(list("ab12. 项目用的是Java")), max_size=16),
+                max_size=12),
+       st.text(alphabet=st.sampled_from(list("ab12. 项目用的是Java")), max_size=16),
+       st.sampled_from([0.5, 0.8, 0.99]))
+def test_a_big_stores_scan_finds_what_the_pairwise_scan_finds(stored: list, new: str,
+                                                             threshold: float) -> None:
+    """The scan with the bounds computed for all entries at once (as from 2,000 entries)
+    finds the same duplicate and the same conflicts, in order, as entry by entry."""
+    from paicli_tui.core.memory import dedup
+    from paicli_tui.core.memory.entry import MemoryEntry
+
+    def entries() -> list[MemoryEntry]:
+        return [MemoryEntry(id=f"e{i}", content=t, created_at="", last_verified_at="",
+                            project="/p") for i, t in enumerate(stored)]
+
+    candidate = MemoryEntry(id="new", content=new, created_at="", last_verified_at="",
+                            project="/p")
+    results = []
+    for limit in (10 ** 9, 0):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(dedup, "BULK_BOUNDS_FROM", limit)
+            duplicate, found = dedup.scan(entries(), candidate, threshold)
+        results.append((duplicate and duplicate.id, [e.id for e in found]))
+    assert results[0] == results[1]

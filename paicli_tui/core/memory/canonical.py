@@ -180,17 +180,36 @@ def dice_enabled(threshold: float) -> bool:
 Relation = Literal["duplicate", "conflict"]
 
 
-def relation(mine: Forms, theirs: Forms, threshold: float) -> Relation | None:
+def relation(mine: Forms, theirs: Forms, threshold: float, *,
+             shared_bound: int | None = None) -> Relation | None:
     """The rule (behaviour §12), in one place: ``duplicate`` for the same canonical form;
     ``conflict`` for a numeric or version variant ("uses Java 17" / "uses Java 21"), or for
-    bigram Dice ≥ ``threshold`` (off at 0.99 and above); else None."""
+    bigram Dice ≥ ``threshold`` (off at 0.99 and above); else None. ``shared_bound``:
+    ``overlap(mine.signature, theirs.signature)`` when the caller computed it already (for
+    a whole store at once: :func:`overlaps`)."""
     if theirs.canonical == mine.canonical:
         return "duplicate"
     if _version_variant(mine, theirs):
         return "conflict"
-    if dice_enabled(threshold) and _dice_reaches(mine, theirs, threshold):
+    if dice_enabled(threshold) and _dice_reaches(mine, theirs, threshold, shared_bound):
         return "conflict"
     return None
+
+
+def overlaps(mine: bytes, signatures: list[bytes]) -> list[int]:
+    """``[overlap(mine, s) for s in signatures]`` in one numpy pass (a save compares its fact
+    with every stored one: ~0.3 s of Python at 50,000 memories, ~0.02 s here)."""
+    import numpy as np
+
+    if not signatures:
+        return []
+    rows = np.frombuffer(b"".join(signatures), dtype=np.uint8).reshape(len(signatures), -1)
+    own = np.frombuffer(mine, dtype=np.uint8)
+    bounds = np.minimum(rows, own).sum(axis=1, dtype=np.int64)
+    if 255 in mine:
+        return [1 << 30] * len(signatures)
+    bounds[(rows == 255).any(axis=1)] = 1 << 30
+    return bounds.tolist()
 
 
 def _version_variant(mine: Forms, theirs: Forms) -> bool:
@@ -199,7 +218,8 @@ def _version_variant(mine: Forms, theirs: Forms) -> bool:
         and theirs.skeleton == mine.skeleton
 
 
-def _dice_reaches(mine: Forms, theirs: Forms, threshold: float) -> bool:
+def _dice_reaches(mine: Forms, theirs: Forms, threshold: float,
+                  shared_bound: int | None = None) -> bool:
     """dice ≥ threshold, answered from cheap upper bounds whenever they suffice: Dice ≤
     2·min/(|A|+|B|), and the shared multiset is at most the shared distinct bigrams plus either
     side's repeats; the shared distinct bigrams are bounded first from the signatures, then
@@ -212,7 +232,8 @@ def _dice_reaches(mine: Forms, theirs: Forms, threshold: float) -> bool:
     # the signature bound spares building a bigram set; once both sets exist, counting
     # their intersection is cheaper than comparing signatures
     if "bigrams" not in theirs.__dict__ and 2 * min(
-            overlap(mine.signature, theirs.signature) + repeats, smaller) / total < threshold:
+            (overlap(mine.signature, theirs.signature) if shared_bound is None
+             else shared_bound) + repeats, smaller) / total < threshold:
         return False
     bound = len(mine.bigrams.keys & theirs.bigrams.keys) + repeats
     if 2 * min(bound, smaller) / total < threshold:

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .canonical import forms, relation
+from .canonical import dice_enabled, forms, overlaps, relation
 from .entry import MemoryEntry
+
+BULK_BOUNDS_FROM = 2_000
+"""From this many entries the signature bounds are computed for all of them in one numpy
+pass (below it, importing numpy would cost more than it saves)."""
 
 
 def scan(entries: Iterable[MemoryEntry], candidate: MemoryEntry, threshold: float
@@ -19,12 +23,14 @@ def scan(entries: Iterable[MemoryEntry], candidate: MemoryEntry, threshold: floa
     type, scope and project, by the one rule :func:`~.canonical.relation`."""
     mine = forms(candidate.content)
     bucket = candidate.bucket
+    pool = [e for e in entries if e.bucket == bucket and e.id != candidate.id]
+    bounds: list[int | None] = [None] * len(pool)
+    if dice_enabled(threshold) and len(pool) >= BULK_BOUNDS_FROM:
+        bounds = list(overlaps(mine.signature, [e.forms.signature for e in pool]))
     duplicate = None
     found = []
-    for entry in entries:
-        if entry.bucket != bucket or entry.id == candidate.id:
-            continue
-        kind = relation(mine, entry.forms, threshold)
+    for entry, bound in zip(pool, bounds, strict=True):
+        kind = relation(mine, entry.forms, threshold, shared_bound=bound)
         if kind == "conflict":
             found.append(entry)
         elif kind == "duplicate" and duplicate is None:
