@@ -91,9 +91,11 @@ class CodeAdapter:
                                    event.phase, event.detail))
 
         summary = CodeIndexer(self.settings, self.project_root).update(on_progress)
+        retried = (f"; {summary.commit_conflicts_retried} commit conflict(s) with another "
+                   "indexer retried" if summary.commit_conflicts_retried else "")
         return (f"indexed {summary.files_indexed} files ({summary.files_unchanged} unchanged, "
                 f"{summary.files_deleted} deleted), {summary.chunks_total} chunks in "
-                f"{summary.seconds:.1f} s")
+                f"{summary.seconds:.1f} s{retried}")
 
     def graph(self, name: str) -> str:
         from ..core.code.graph_query import format_relations, relations_for

@@ -374,3 +374,25 @@ def test_the_index_command_reports_retried_conflicts(
     if code == 0:
         assert cli.main(["index", "--json", str(project)]) == 0
         assert json.loads(capsys.readouterr().out)["commit_conflicts_retried"] == retried
+
+
+@pytest.mark.parametrize(("retried", "tail"), [
+    (2, "in 1.5 s; 2 commit conflict(s) with another indexer retried"),
+    (0, "in 1.5 s"),
+])
+def test_the_apps_index_job_reports_retried_conflicts(
+        tmp_path: Path, paicli_home: Path, monkeypatch: pytest.MonkeyPatch, retried: int,
+        tail: str) -> None:
+    """The line the app shows when its index job ends names the conflicts retried."""
+    from paicli_tui.core.code.service import LocalCodeService
+    from paicli_tui.ui.core_adapters import CodeAdapter
+
+    def update(self, progress=None, *, rebuild=False):
+        return indexer_module.IndexSummary(files_indexed=3, chunks_total=9, seconds=1.5,
+                                           commit_conflicts_retried=retried)
+
+    monkeypatch.setattr(CodeIndexer, "update", update)
+    settings_ = load_settings({}, {"PAICLI_HOME": str(paicli_home)})
+    adapter = CodeAdapter(LocalCodeService(settings_, tmp_path), settings_, tmp_path)
+    assert adapter.index(lambda step: None) == (
+        f"indexed 3 files (0 unchanged, 0 deleted), 9 chunks {tail}")
