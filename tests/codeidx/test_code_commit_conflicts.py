@@ -396,3 +396,21 @@ def test_the_apps_index_job_reports_retried_conflicts(
     adapter = CodeAdapter(LocalCodeService(settings_, tmp_path), settings_, tmp_path)
     assert adapter.index(lambda step: None) == (
         f"indexed 3 files (0 unchanged, 0 deleted), 9 chunks {tail}")
+
+
+def test_lance_crashing_while_a_table_is_replaced_at_once_is_a_retried_conflict() -> None:
+    """Two writers replacing one table at the same moment can make Lance panic (seen with
+    the meta table): reported as a commit conflict, so the step is retried."""
+    from paicli_tui.core.code.lance_store import replace_table
+
+    class RustPanic(Exception):  # noqa: N818 - the name pyo3 gives Lance's panics
+        pass
+
+    class Racing:
+        def create_table(self, *args, **kwargs):
+            raise RustPanic("rust future panicked: unknown error")
+
+    with pytest.raises(RuntimeError) as caught:
+        replace_table(Racing(), "cross_file", [], None)
+    assert is_commit_conflict(caught.value)
+    assert str(caught.value).startswith("commit conflict: replacing the cross_file table")

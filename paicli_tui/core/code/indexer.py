@@ -41,6 +41,7 @@ from .lance_store import (
     open_index,
     path_filter,
     refresh,
+    replace_table,
     reset_tables,
     write_meta,
 )
@@ -501,8 +502,8 @@ class CodeIndexer:
         # written last: a run stopped before this point redoes the rewrite (it is idempotent)
         sections_rows = [{"id": k, "section": v} for k, v in sorted(wanted.items())]
         tables.cross_file = self._commit(
-            tables, "recording callers' words", lambda: tables.db.create_table(
-                CROSS_FILE, data=sections_rows, schema=cross_file_schema(), mode="overwrite"))
+            tables, "recording callers' words", lambda: replace_table(
+                tables.db, CROSS_FILE, sections_rows, cross_file_schema()))
         return len(ids)
 
     def _refresh_fulltext(self, tables: IndexTables, report: ProgressCallback) -> None:

@@ -359,6 +359,18 @@ def _create_or_open(db: Any, name: str, schema: Any, *, keep_existing: bool) -> 
                            f"writer of the index ({type(exc).__name__}: {exc})") from exc
 
 
+def replace_table(db: Any, name: str, data: Any, schema: Any) -> Any:
+    """``name`` replaced whole by ``data``; Lance crashing because another writer replaced
+    it at the same moment is reported as a commit conflict (retried by the caller)."""
+    try:
+        return db.create_table(name, data=data, schema=schema, mode="overwrite")
+    except Exception as exc:
+        if type(exc).__name__ != "RustPanic":
+            raise
+        raise RuntimeError(f"commit conflict: replacing the {name} table raced another "
+                           f"writer of the index ({type(exc).__name__}: {exc})") from exc
+
+
 def reset_tables(tables: IndexTables, dim: int, *, keep_existing: bool = False) -> None:
     """Empty chunks/files/edges tables (a rebuild for a new embedder, or ``--rebuild``).
 
