@@ -9,16 +9,21 @@ from collections.abc import Sequence
 from ..core.agent.subagent_record import SubAgentRecord
 from .format import fmt_tokens
 
-COLUMNS = (("", 1), ("sub-agent", 11), ("msgs", 4), ("tok", 5), ("cmp", 3))
+COLUMNS = (("", 1), ("sub-agent", 11), ("msgs", 4), ("tok", 4), ("cmp", 3))
+NARROW_COLUMNS = (("", 1), ("sub-agent", 8), ("msgs", 4), ("tok", 4))
+"""Below 70 columns the right side has 26 cells: the compactions column goes (a cut token
+count read as another number)."""
 ICONS = {"running": "◆", "done": "✓", "failed": "✗", "cancelled": "⊘"}
 
 
-def subagent_row(record: SubAgentRecord) -> tuple[str, ...]:
+def subagent_row(record: SubAgentRecord, narrow: bool = False) -> tuple[str, ...]:
     name = record.task_id or record.label
-    return (ICONS.get(record.status, "?"), name, str(record.messages),
-            fmt_tokens(record.history_tokens), str(record.compactions))
+    row = (ICONS.get(record.status, "?"), name, str(record.messages),
+           fmt_tokens(record.history_tokens), str(record.compactions))
+    return row[:len(NARROW_COLUMNS)] if narrow else row
 
 
-def subagent_rows(records: Sequence[SubAgentRecord]) -> list[tuple[str, ...]]:
+def subagent_rows(records: Sequence[SubAgentRecord], narrow: bool = False
+                  ) -> list[tuple[str, ...]]:
     """Newest first: the one just run is the one a person looks for."""
-    return [subagent_row(r) for r in reversed(records)]
+    return [subagent_row(r, narrow) for r in reversed(records)]

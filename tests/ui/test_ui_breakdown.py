@@ -68,3 +68,24 @@ def test_every_history_cell_fits_its_column(width, tier, before, after) -> None:
     assert len(row) == len(columns)
     for cell, (name, cells) in zip(row, columns, strict=True):
         assert cells is None or len(cell) <= cells, (name, cell, cells)
+
+
+@hypothesis_settings(max_examples=200, deadline=None)
+@given(narrow=st.booleans(), messages=st.integers(0, 9_999),
+       tokens=st.integers(0, 999_999_999), compactions=st.integers(0, 999))
+def test_every_number_of_a_subagent_row_fits_its_column(narrow, messages, tokens,
+                                                        compactions) -> None:
+    """Seen at 60x20: the sub-agents table's token cell read '7.' for 7.1k (the table was
+    wider than the 26 cells there). Narrow rows drop the compactions column; every number
+    left fits whole (a name may be cut: it is text)."""
+    from paicli_tui.core.agent.subagent_record import SubAgentRecord
+    from paicli_tui.ui.subagent_rows import COLUMNS, NARROW_COLUMNS, subagent_row
+
+    columns = NARROW_COLUMNS if narrow else COLUMNS
+    row = subagent_row(SubAgentRecord("s.sub-1", "explore", status="done", messages=messages,
+                                      history_tokens=tokens, compactions=compactions), narrow)
+    assert len(row) == len(columns)
+    for cell, (name, cells) in zip(row, columns, strict=True):
+        assert name == "sub-agent" or len(cell) <= cells, (name, cell, cells)
+    if narrow:
+        assert sum(cells for _, cells in columns) + 2 * len(columns) <= 26

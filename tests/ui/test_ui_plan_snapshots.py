@@ -11,7 +11,8 @@ from ui_scenarios import assert_scene_snapshot
 
 from paicli_tui.config import Settings
 
-NAMES = ["subagent_running", "subagent_done", "plan_running", "subagent_history"]
+NAMES = ["subagent_running", "subagent_done", "plan_running", "subagent_history",
+         "inspector_subagents"]
 
 
 @pytest.mark.parametrize("size", sorted(SMALL_SIZES))

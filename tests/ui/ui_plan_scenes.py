@@ -16,6 +16,7 @@ from textual.screen import Screen
 from ui_fakes import FakeClient, FakeSession
 from ui_scenarios import Scene, _app, _backend, settle, type_and_send
 
+from paicli_tui.app import PaicliApp
 from paicli_tui.config import Settings
 from paicli_tui.core.agent.subagent_record import SubAgentRecord
 from paicli_tui.core.contracts import events as ev
@@ -212,10 +213,23 @@ def plan_scenes(settings: Settings, project: Path) -> list[Scene]:
 
     record = SubAgentRecord("s1.sub-1", "explore indexer", status="done", messages=7,
                             history_tokens=7_100, requests=3, tool_calls=2, call_id="p1")
-    with_subagent = FakeSession()
-    with_subagent.subagent_records = [record]
-    with_subagent.subagent_histories = {"s1.sub-1": explore_history()}
-    history = _app(_backend(settings, project, client=FakeClient(), session=with_subagent))
+    def with_subagent() -> PaicliApp:
+        session = FakeSession()
+        session.subagent_records = [record]
+        session.subagent_histories = {"s1.sub-1": explore_history()}
+        return _app(_backend(settings, project, client=FakeClient(), session=session))
+
+    async def inspector_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("f4")
+        await settle(pilot)
+    out.append(Scene(
+        "inspector_subagents", with_subagent(), inspector_before,
+        "The context inspector of a session with one sub-agent: under the compaction history "
+        "on the right, the title 'Sub-agents · Enter opens (Tab)' whole, then the columns "
+        "sub-agent, msgs, tok, cmp and the row '✓ explore ind 7 7.1k 0'. At 60x20 the "
+        "title reads 'Sub-agents · Enter opens' and the table drops cmp, so '7.1k' stays "
+        "whole.", screen="ContextInspector"))
 
     async def history_before(pilot: Pilot) -> None:
         await settle(pilot)
@@ -229,7 +243,7 @@ def plan_scenes(settings: Settings, project: Path) -> list[Scene]:
         await pilot.press("enter")
         await settle(pilot)
     out.append(Scene(
-        "subagent_history", history, history_before,
+        "subagent_history", with_subagent(), history_before,
         "A sub-agent's own history opened from the context inspector's sub-agent row: a "
         "dialog titled '✓ sub-agent explore indexer · done · 7 messages · 7.1k tok', the "
         "scroll keys under it, then 'system prompt · 214 tokens' (dim), 'task' (bold) and the "

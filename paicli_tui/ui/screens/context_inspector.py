@@ -72,7 +72,7 @@ class ContextInspector(Screen[InspectorResult]):
             with Vertical(classes="inspector-right"):
                 yield Label("Compactions (ledger)", classes="section-title")
                 yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
-                yield Label("Sub-agents · their own histories (Enter opens one)",
+                yield Label("Sub-agents · Enter opens (Tab)",  # fits 34 cells at 80x24
                             id="subagents-title", classes="section-title")
                 yield DataTable(id="subagents", cursor_type="row", zebra_stripes=True)
         yield ContextGauge(id="inspector-gauge")
@@ -86,17 +86,17 @@ class ContextInspector(Screen[InspectorResult]):
         self.show_subagents()
 
     def show_subagents(self) -> None:
-        from ..subagent_rows import COLUMNS, subagent_rows
+        from ..subagent_rows import COLUMNS, NARROW_COLUMNS, subagent_rows
 
         table = self.query_one("#subagents", DataTable)
         self.subagent_order = list(reversed(self.session.subagent_records))
-        rows = subagent_rows(self.session.subagent_records)
+        narrow = bool(self._layout and self._layout[1])
+        rows = subagent_rows(self.session.subagent_records, narrow)
         for widget in (table, self.query_one("#subagents-title")):
             widget.display = bool(rows)  # no sub-agent yet: no section
-        if not table.columns:
-            for name, width in COLUMNS:
-                table.add_column(name, width=width)
-        table.clear()
+        table.clear(columns=True)
+        for name, width in NARROW_COLUMNS if narrow else COLUMNS:
+            table.add_column(name, width=width)
         for row in rows:
             table.add_row(*row)
 
@@ -104,6 +104,7 @@ class ContextInspector(Screen[InspectorResult]):
         if self._columns(event.size.width):
             self.refresh_view()
             self._show_history(self.events)
+            self.show_subagents()
 
     def _columns(self, width: int) -> bool:
         """Build both tables' columns for ``width``; True when they changed. Narrow screens
