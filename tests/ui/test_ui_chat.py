@@ -274,3 +274,23 @@ async def test_calls_that_went_ahead_unasked_are_marked(settings, project_dir):
 ])
 def test_compaction_notice_titles(tier, before, after, failed, title) -> None:
     assert CompactionNotice(tier, before, after, failed=failed).title == title
+
+
+async def test_a_one_line_notice_takes_one_line(settings, project_dir) -> None:
+    """Found in tmux at 80x24: every notice drew an empty bordered line under its text (the
+    Markdown paragraph's bottom margin), so three "HTTP 500 … retry" lines took six rows.
+    A one-line notice is one row high, a list notice ends on its last item, and three
+    retry notices stack on three rows."""
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, session=FakeSession(), client=FakeClient()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        log = app.screen.query_one(ChatLog)
+        one = await log.add_notice("Turn cancelled.", "warning")
+        listed = await log.add_notice("**Plan** for: x\n\n- **a** · A — do a\n- **b** · B — do b")
+        retries = [await log.add_notice(f"HTTP 500: boom — retry {n} of 3 in {n} s", "retry")
+                   for n in (1, 2, 3)]
+        await pilot.pause()
+        assert one.size.height == 1
+        assert listed.size.height == 4  # the title, a blank line, two items
+        assert [r.region.y for r in retries] == [retries[0].region.y + n for n in range(3)]
