@@ -209,7 +209,7 @@ async def test_events_say_how_each_call_went_ahead(settings, root) -> None:
                         ("write_file", "done", ""),
                         ("write_file", "done", "always"),
                         ("execute_command", "done", "")]
-    assert asked == ["create a.txt (1 lines)", "run: touch c.txt"]
+    assert asked == ["create a.txt (1 line)", "run: touch c.txt"]
     json_record = next(e for e in events if isinstance(e, ToolCallFinished)).to_json()
     assert json_record["permission"] == "read-only"
 

@@ -95,7 +95,7 @@ class WriteFileTool:
             verb = "overwrite" if path.exists() else "create"
             lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
             return await _apply(context, self.name, path, label, before, content,
-                                f"{verb} {label} ({lines} lines)")
+                                f"{verb} {label} ({lines} line{'' if lines == 1 else 's'})")
         except (ToolArgumentError, OSError) as exc:
             return ToolOutput(f"write_file failed: {exc}", status="failed")
 
