@@ -99,10 +99,12 @@ def test_remote_index_credentials_never_reach_a_command(
     command does not get them and output that prints them is scrubbed. With a local index
     they are the person's own environment (``aws s3 ls`` in their project keeps working)."""
     env = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLEID", "AWS_SECRET_ACCESS_KEY": AWS_SECRET,
-           "AWS_SESSION_TOKEN": AWS_TOKEN, "PATH": "/bin", "PAICLI_HOME": str(paicli_home)}
+           "AWS_SESSION_TOKEN": AWS_TOKEN, "PATH": "/bin", "PAICLI_HOME": str(paicli_home),
+           "AWS_CONTAINER_AUTHORIZATION_TOKEN": "containerAuthTokenExample01"}
     settings = load_settings({"index_uri": index_uri} if index_uri else {}, env)
     child = command_environment(settings, env)
-    assert ("AWS_SECRET_ACCESS_KEY" not in child and "AWS_SESSION_TOKEN" not in child) is guarded
+    assert {"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+            "AWS_CONTAINER_AUTHORIZATION_TOKEN"}.isdisjoint(child) is guarded
     assert child["AWS_ACCESS_KEY_ID"] == "AKIAEXAMPLEID"  # an id, not a secret
     scrubbed = redact_known(f"secret={AWS_SECRET} token={AWS_TOKEN}", settings.secrets())
     assert (AWS_SECRET not in scrubbed and AWS_TOKEN not in scrubbed) is guarded

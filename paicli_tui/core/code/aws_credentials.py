@@ -108,13 +108,57 @@ def _http(timeout: float) -> Any:
     return httpx.Client(timeout=timeout, trust_env=False)  # never through a proxy
 
 
-def _fetch(method: str, url: str, headers: dict[str, str], timeout: float) -> Any:
+MAX_ANSWER_BYTES = 64 * 1024
+"""A metadata answer (credentials ~1.5 KB, a role name, a token) is read no further: a
+hostile or broken service cannot fill the memory."""
+
+
+@dataclass(frozen=True)
+class _Answer:
+    status_code: int
+    content: bytes
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+
+def _host(url: str) -> str:
+    """Host and port of ``url`` without any user:password in it."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
     try:
-        with _http(timeout) as client:
-            return client.request(method, url, headers=headers)
+        port = parts.port
+    except ValueError:  # not a number: say nothing more than the host
+        port = None
+    return host + (f":{port}" if port else "")
+
+
+def _where(url: str) -> str:
+    return _host(url) + urlsplit(url).path
+
+
+def _fetch(method: str, url: str, headers: dict[str, str], timeout: float) -> _Answer:
+    """One request, its answer read within about ``timeout`` in all (not per read: a
+    service dripping a byte at a time is cut off) and up to :data:`MAX_ANSWER_BYTES`."""
+    deadline = time.monotonic() + timeout
+    try:
+        with _http(timeout) as client, client.stream(method, url, headers=headers) as answer:
+            body = bytearray()
+            for chunk in answer.iter_bytes():
+                body += chunk
+                if len(body) > MAX_ANSWER_BYTES:
+                    raise CredentialsError(f"{method} {_where(url)} answered more than "
+                                           f"{MAX_ANSWER_BYTES} bytes")
+                if time.monotonic() > deadline:
+                    raise CredentialsError(f"{method} {_where(url)} failed: answer not read "
+                                           f"within {timeout:g} s")
+            return _Answer(answer.status_code, bytes(body))
+    except CredentialsError:
+        raise
     except Exception as exc:  # httpx: unreachable, timed out
-        host = urlsplit(url).netloc
-        raise CredentialsError(f"{method} {host}{urlsplit(url).path} failed: "
+        raise CredentialsError(f"{method} {_where(url)} failed: "
                                f"{type(exc).__name__}") from None
 
 
@@ -139,7 +183,7 @@ def _container_url(env: Mapping[str, str]) -> str | None:
             pass
     raise CredentialsError(
         f"AWS_CONTAINER_CREDENTIALS_FULL_URI must be https, or http on a loopback or "
-        f"container host (not {parts.scheme}://{parts.netloc})")
+        f"container host (not {parts.scheme}://{_host(full)})")
 
 
 def container_credentials(env: Mapping[str, str]) -> AwsCredentials | None:
@@ -163,7 +207,7 @@ def container_credentials(env: Mapping[str, str]) -> AwsCredentials | None:
         from ..llm.redact import learn_secret
 
         learn_secret(token)
-    where = f"the container credentials endpoint {urlsplit(url).netloc}"
+    where = f"the container credentials endpoint {_host(url)}"
     response = _fetch("GET", url, headers, _timeout(env))
     if response.status_code != 200:
         raise CredentialsError(f"{where} answered HTTP {response.status_code}")
@@ -282,6 +326,10 @@ class CredentialChain:
                     and now < cached.expires_at else None
             try:
                 found = self._find()
+                if found is not None and found.expires_at is not None \
+                        and found.expires_at <= now:
+                    raise CredentialsError(f"the {found.source} credentials had expired when "
+                                           "they were fetched")
             except CredentialsError as exc:
                 self.error = str(exc)
                 log.warning("AWS credentials for the index lease: %s", exc)
@@ -289,8 +337,11 @@ class CredentialChain:
                 found = cached if cached is not None and cached.expires_at is not None \
                     and now < cached.expires_at else None
             else:
-                # nothing configured anywhere (a laptop): do not wait for a service again
-                self._next_look = float("inf") if found is None else 0.0
+                # nothing configured anywhere (a laptop): do not wait for a service again;
+                # keys fetched with less than REFRESH_BEFORE_S left: used, not fetched again
+                # on every request
+                self._next_look = (float("inf") if found is None else 0.0 if found.fresh(now)
+                                   else now + RETRY_AFTER_FAILURE_S)
             self._cached = found
             return found
 
