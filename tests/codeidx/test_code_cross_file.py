@@ -154,6 +154,20 @@ def _enqueue_text(settings, root: Path) -> str:
                 if path == "store.py" and name.startswith("enqueue"))
 
 
+def _assert_like_a_fresh_build_with_caller_offer_item(settings, root: Path, tmp_path: Path
+                                                      ) -> None:
+    """enqueue's words name its caller offer_item, every chunk's text is what a full build
+    of the same files holds, and a question in the caller's words finds the callee."""
+    assert _enqueue_text(settings, root).endswith(f"{SECTION_MARK}offer_item\noffer item")
+    fresh = tmp_path / "fresh"
+    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".paicli"))
+    CodeIndexer(settings, fresh, HashEmbedder()).update()
+    assert _fulltexts(settings, fresh) == _fulltexts(settings, root)
+    found = search_project(settings, root, "offer item", mode="text", top_k=5,
+                           embedder=HashEmbedder())
+    assert any(h.path == "store.py" and h.name.startswith("enqueue") for h in found.hits)
+
+
 def test_incremental_and_full_builds_hold_the_same_caller_words(settings, tmp_path: Path
                                                                  ) -> None:
     root = tmp_path / "proj"
@@ -170,17 +184,7 @@ def test_incremental_and_full_builds_hold_the_same_caller_words(settings, tmp_pa
     assert second.files_indexed == 1 and second.files_unchanged == 1
     assert second.chunks_cross_file == 1
     assert all("enqueue(items, item):" not in t for t in embedder.texts)  # not re-embedded
-    assert _enqueue_text(settings, root).endswith(f"{SECTION_MARK}offer_item\noffer item")
-
-    fresh = tmp_path / "fresh"
-    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".paicli"))
-    CodeIndexer(settings, fresh, HashEmbedder()).update()
-    assert _fulltexts(settings, fresh) == _fulltexts(settings, root)
-
-    # a question in the caller's words finds the callee through them
-    found = search_project(settings, root, "offer item", mode="text", top_k=5,
-                           embedder=HashEmbedder())
-    assert any(h.path == "store.py" and h.name.startswith("enqueue") for h in found.hits)
+    _assert_like_a_fresh_build_with_caller_offer_item(settings, root, tmp_path)
 
     # nothing changed: nothing rewritten; the caller's file deleted: the words go
     assert CodeIndexer(settings, root, HashEmbedder()).update().chunks_cross_file == 0
@@ -210,3 +214,30 @@ def test_an_index_from_before_gets_the_words_without_embedding(settings, tmp_pat
     assert again.chunks_cross_file == 1
     assert _enqueue_text(settings, root).endswith(f"{SECTION_MARK}put\nput")
     assert CodeIndexer(settings, root, HashEmbedder()).update().chunks_cross_file == 0
+
+
+@pytest.mark.parametrize("stop_at", ["_refresh_cross_file", "_refresh_fulltext"])
+def test_a_run_stopped_before_the_words_are_written_is_finished_by_the_next(
+        settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop_at: str) -> None:
+    """A run killed after its files were recorded but before the callers' words were
+    rewritten (the files then look unchanged): the next run, with nothing changed on disk,
+    still leaves the text a fresh full build holds."""
+    root = tmp_path / "proj"
+    _write(root, "store.py", STORE)
+    _write(root, "api.py", API.format(name="put"))
+    CodeIndexer(settings, root, HashEmbedder()).update()
+    # enqueue's own file changes (its row is written again, without words), and its caller
+    _write(root, "store.py", STORE.replace("Add one item", "Append one item"))
+    _write(root, "api.py", API.format(name="offer_item"))
+
+    def killed(*args, **kwargs):
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(CodeIndexer, stop_at, killed)
+        with pytest.raises(SystemExit):
+            CodeIndexer(settings, root, HashEmbedder()).update()
+    again = CodeIndexer(settings, root, HashEmbedder()).update()
+    assert again.files_indexed == 0 and again.chunks_embedded == 0
+    _assert_like_a_fresh_build_with_caller_offer_item(settings, root, tmp_path)
+

@@ -113,6 +113,12 @@ def sections(chunks: Iterable[Mapping[str, str]], calls: Iterable[tuple[str, str
     return out
 
 
+def section_of(fulltext: str | None) -> str:
+    """The cross-file section a full-text column holds ("" for none)."""
+    parts = (fulltext or "").split(SECTION_MARK, 1)
+    return parts[1] if len(parts) == 2 else ""
+
+
 def with_section(fulltext: str, section: str) -> str:
     """``fulltext`` with its cross-file section replaced by ``section`` (removed when
     empty); applying it twice gives the same text."""

@@ -208,14 +208,19 @@ class CodeIndexer:
             candidates = self._scan(report, summary)
             changed, touched = self._classify(candidates, known, summary)
             deleted = sorted(set(known) - {c.path for c in candidates})
+            stale, stored = tables.cross_file is None, None
+            if changed or deleted or summary.rebuilt:
+                # before the first write: a run stopped from here on leaves no record of
+                # the sections, so the next run recomputes them (its files look unchanged)
+                stored = self._forget_cross_file(tables)
             self._delete(tables, deleted)
             summary.files_deleted = len(deleted)
             written: set[str] = set()
             self._embed_and_write(tables, changed, report, summary, written)
             self._record_files(tables, touched, {})
-            if changed or deleted or summary.rebuilt or tables.cross_file is None:
-                summary.chunks_cross_file = self._refresh_cross_file(tables, written)
-            if changed or deleted or summary.rebuilt or summary.chunks_cross_file:
+            if changed or deleted or summary.rebuilt or stale:
+                summary.chunks_cross_file = self._refresh_cross_file(tables, written, stored)
+            if changed or deleted or summary.rebuilt or stale:
                 self._refresh_fulltext(tables, report)
             refresh(tables)  # counts include what other writers committed meanwhile
             summary.chunks_total = tables.chunks.count_rows() if tables.chunks else 0
@@ -450,13 +455,38 @@ class CodeIndexer:
             tables.files.merge_insert("path").when_matched_update_all()
             .when_not_matched_insert_all().execute(arrow_rows(rows, tables.files))))
 
-    def _refresh_cross_file(self, tables: IndexTables, written: set[str]) -> int:
+    def _forget_cross_file(self, tables: IndexTables) -> dict[str, str] | None:
+        """Drop the record of the sections written; returns what it held (None: none)."""
+        from .lance_store import CROSS_FILE
+
+        if tables.cross_file is None:
+            return None
+        try:
+            found = tables.cross_file.to_arrow()
+            stored: dict[str, str] | None = dict(zip(
+                found.column("id").to_pylist(), found.column("section").to_pylist(),
+                strict=True))
+        except RuntimeError as exc:  # another writer (no lock) dropped it this instant
+            if "not found" not in str(exc).lower():
+                raise
+            stored = None
+        self._guard()
+        try:
+            tables.db.drop_table(CROSS_FILE)
+        except (ValueError, FileNotFoundError, OSError) as exc:  # another writer's drop
+            if "not found" not in str(exc).lower():
+                raise
+        tables.cross_file = None
+        return stored
+
+    def _refresh_cross_file(self, tables: IndexTables, written: set[str],
+                            stored: dict[str, str] | None) -> int:
         """Recompute every chunk's cross-file full-text section (cross_file.py) from the
         final chunks and call edges, and rewrite the full-text column of the chunks whose
         section changed: those ``written`` now (their new text has none yet) and, in files
         left alone, those whose callers changed elsewhere. Nothing is embedded. Returns
         how many chunks were rewritten."""
-        from .cross_file import sections, with_section
+        from .cross_file import section_of, sections, with_section
         from .lance_store import CROSS_FILE, cross_file_schema
 
         self._guard()
@@ -468,18 +498,17 @@ class CodeIndexer:
                  .limit(None).to_arrow())
         wanted = sections(meta, zip(calls.column("src").to_pylist(),
                                     calls.column("dst").to_pylist(), strict=True))
-        stored: dict[str, str] | None = None
-        if tables.cross_file is not None:
-            found = tables.cross_file.to_arrow()
-            stored = dict(zip(found.column("id").to_pylist(),
-                              found.column("section").to_pylist(), strict=True))
+        if stored is None:  # none recorded (an older index, a stopped run): what the chunks hold
+            found = tables.chunks.search().select(["id", "fulltext"]).limit(None).to_arrow()
+            stored = {i: section_of(t) for i, t in zip(
+                found.column("id").to_pylist(), found.column("fulltext").to_pylist(),
+                strict=True)}
         todo: dict[str, str] = {}
         for row in meta:
             chunk_id = row["id"]
             section = wanted.get(chunk_id, "")
-            if chunk_id in written or stored is None:
-                # a fresh row has no section; an index from before sections holds none
-                if section:
+            if chunk_id in written:
+                if section:  # a fresh row has no section
                     todo[chunk_id] = section
             elif section != stored.get(chunk_id, ""):
                 todo[chunk_id] = section
