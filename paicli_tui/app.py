@@ -11,6 +11,7 @@ from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from .config import Settings
@@ -52,6 +53,12 @@ class PaicliApp(App[int]):
 
     def on_mount(self) -> None:
         self.memory_inbox.refresh()
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every notice quotes data (a memory, a file name, an error): shown as typed, never
+        read as console markup ("arr[/i]" in a memory crashed the screen)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def on_agent_event_posted(self, message: AgentEventPosted) -> None:
         # bubbled up from the chat: an automatic save changes the inbox's count

@@ -32,3 +32,16 @@ def inbox_seen(app) -> None:
     from datetime import UTC, datetime
 
     app.memory_inbox.seen.mark(datetime(2026, 11, 20, tzinfo=UTC))
+
+
+async def grep_in_code_search(pilot, words: str, hits: int):
+    """Open the code search (F3) on a project without an index (grep mode), search ``words``
+    and wait for ``hits`` results; returns the panel."""
+    from paicli_tui.ui.screens.code_search import CodeSearchScreen
+
+    await open_panel(pilot, "f3", CodeSearchScreen)
+    panel = pilot.app.screen.panel
+    await wait_until(pilot, lambda: panel.mode == "grep")
+    await pilot.press(*words, "enter")
+    await wait_until(pilot, lambda: len(panel.hits) == hits)
+    return panel

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pilot_helpers import wait_for_screen, wait_until
+from pilot_helpers import grep_in_code_search, wait_for_screen, wait_until
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.core.memory.book import MemoryBook
@@ -122,12 +122,7 @@ async def test_grep_results_show_the_matched_line_and_the_count(settings, projec
     app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("f3")
-        await wait_for_screen(pilot, CodeSearchScreen)
-        panel = app.screen.panel
-        await wait_until(pilot, lambda: panel.mode == "grep")
-        await pilot.press(*"Progress", "enter")
-        await wait_until(pilot, lambda: len(panel.hits) == 3)
+        panel = await grep_in_code_search(pilot, "Progress", 3)
         table = panel.query_one("DataTable")
         rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
         assert [row[:2] for row in rows] == [  # 23 cells for the line at 100 columns

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -40,7 +41,7 @@ class ConflictModal(ModalScreen[ConflictAnswer]):
                     yield Label(f"Existing ({len(self.request.existing)})",
                                 classes="side-title")
                     yield OptionList(
-                        *[Option(f"{e.content}\n  id {e.id}", id=e.id)
+                        *[Option(Text(f"{e.content}\n  id {e.id}"), id=e.id)
                           for e in self.request.existing],
                         classes="conflict-options")
             with Horizontal(classes="dialog-buttons"):

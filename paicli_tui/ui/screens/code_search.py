@@ -5,6 +5,7 @@ index status and "index now" with progress."""
 from __future__ import annotations
 
 from rich.syntax import Syntax
+from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -240,8 +241,11 @@ class CodeSearchPanel(Panel):
         row = table.cursor_row
         table.clear()
         for index, hit in enumerate(self.hits):
-            table.add_row(left_truncate(hit.reference, self._location),
-                          left_truncate(hit.match_text or hit.name, self._name, keep_start=True),
+            # Text: paths and code are not console markup (pages/[id].tsx lost its [id];
+            # a line holding "[/" crashed the table)
+            table.add_row(Text(left_truncate(hit.reference, self._location)),
+                          Text(left_truncate(hit.match_text or hit.name, self._name,
+                                             keep_start=True)),
                           f"{hit.score:.3f}", key=str(index))
         if self.hits:
             table.move_cursor(row=min(max(0, row), len(self.hits) - 1))

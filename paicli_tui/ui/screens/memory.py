@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 
+from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -161,7 +162,8 @@ class MemoryPanel(Panel):
         table.clear()
         keys = [str(c.key.value) for c in table.columns.values()]
         for row in shown:
-            cells = {"scope": row.scope, "content": row.content, "written": row.written,
+            # Text: a memory is data, not console markup ("arr[/i]" in one crashed the table)
+            cells = {"scope": row.scope, "content": Text(row.content), "written": row.written,
                      "verified": row.verified, "mark": self._mark(row), "source": row.source}
             table.add_row(*(cells[k] for k in keys), key=row.id)
         stale = sum(1 for r in shown if r.stale)
