@@ -294,3 +294,24 @@ async def test_a_one_line_notice_takes_one_line(settings, project_dir) -> None:
         assert one.size.height == 1
         assert listed.size.height == 4  # the title, a blank line, two items
         assert [r.region.y for r in retries] == [retries[0].region.y + n for n in range(3)]
+
+
+async def test_an_approval_pauses_the_running_call_of_that_id(settings, project_dir) -> None:
+    """A sub-agent's model may number its calls like the parent's (`call_0` twice): the
+    approval of the sub-agent's running call pauses that block, not the parent's finished
+    one with the same id."""
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, session=FakeSession(), client=FakeClient()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        log = app.screen.query_one(ChatLog)
+        parent = await log.add_tool("call_0", "read_file", '{"path": "a.py"}')
+        parent.finish("done", "A = 1")
+        sub = await log.add_subagent(ev.SubAgentStarted(subagent="s1.sub-1", parent="s1",
+                                                        label="explore"))
+        await sub.step(ev.ToolCallStarted("call_0", "execute_command", '{"command": "make"}'))
+        await pilot.pause()
+        log.approval_asked("call_0", True)
+        inner = sub.tools["call_0"]
+        assert str(inner.title).endswith("waiting for your approval")
+        assert log.find_tool("call_0") is inner and parent.waited == 0.0

@@ -67,12 +67,12 @@ class ChatLog(VerticalScroll):
         return block
 
     def find_tool(self, call_id: str) -> ToolBlock | None:
-        """The block of a tool call, the main history's or one inside a sub-agent's block."""
-        block = self.tool_blocks.get(call_id)
-        if block is None:
-            block = next((sub.tools[call_id] for sub in self.subagents.values()
-                          if call_id in sub.tools), None)
-        return block
+        """The block of a tool call, the main history's or one inside a sub-agent's block;
+        a running one first (a sub-agent's model may reuse an id the parent's used)."""
+        found = [block for block in (self.tool_blocks.get(call_id),
+                                     *(sub.tools.get(call_id) for sub in self.subagents.values()))
+                 if block is not None]
+        return next((b for b in found if b.status == "running"), found[0] if found else None)
 
     def approval_asked(self, call_id: str, open_: bool) -> None:
         """A call's approval dialog opened or closed: its block's seconds stop meanwhile.
