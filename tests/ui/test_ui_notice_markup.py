@@ -87,3 +87,30 @@ async def test_a_conflict_with_markup_in_the_stored_memory_is_shown_as_text(
         await pilot.press("k")
         await wait_until(pilot, lambda: len(MemoryBook(settings, project_dir).list_visible())
                          == 2)
+
+
+async def test_a_sub_agent_labelled_with_markup_is_listed_as_text(settings, project_dir
+                                                                  ) -> None:
+    """The context inspector (F4) lists the sub-agent labelled “fix a[/i]” as '✓ fix a[/i]'
+    under 'Sub-agents' (before, the inspector crashed the app drawing it)."""
+    from paicli_tui.core.agent.subagent_record import SubAgentRecord
+
+    session = FakeSession()
+    session.subagent_records = [SubAgentRecord("s1.sub-1", "fix a[/i]", status="done",
+                                               messages=3, history_tokens=900)]
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, client=FakeClient(), session=session))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        await pilot.press("f4")
+        table = None
+        for _ in range(200):
+            await pilot.pause(0.05)
+            found = app.screen.query("#subagents")
+            if found and found.first().row_count:
+                table = found.first()
+                break
+        assert table is not None
+        await pilot.pause(0.3)  # drawn
+        assert [str(c) for c in table.get_row_at(0)][:2] == ["✓", "fix a[/i]"]
+        assert app.is_running

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -98,7 +99,7 @@ class ContextInspector(Screen[InspectorResult]):
         for name, width in NARROW_COLUMNS if narrow else COLUMNS:
             table.add_column(name, width=width)
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*map(Text, row))  # a label the model chose is not markup
 
     def on_resize(self, event: events.Resize) -> None:
         if self._columns(event.size.width):
@@ -193,7 +194,9 @@ class ContextInspector(Screen[InspectorResult]):
         compact = bool(self._layout and self._layout[0])
         narrow = bool(self._layout and self._layout[1])
         for event in events:
-            table.add_row(*event_row(event, compact=compact, time_column=not narrow))
+            # the detail quotes file names and messages: text, not markup
+            table.add_row(*map(Text, event_row(event, compact=compact,
+                                               time_column=not narrow)))
         if not events:
             table.add_row("—", "", *([] if narrow else [""]), "no compaction in this session yet")
 
