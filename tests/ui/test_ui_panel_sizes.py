@@ -21,6 +21,9 @@ What a person should see, per scene and size (each picture was looked at before 
 - session_picker 80×24 and 60×20: the filter box and three sessions, newest first.
 - conflict_dialog 80×24 and 60×20: the new fact and the existing one, Replace / Keep both /
   Cancel reachable.
+- model_picker 80×24 and 60×20: title, the current model, the providers list (scrolling
+  when it does not fit) and the model-name box with its whole border under it (at 80×24 the
+  box's bottom border was cut off).
 - docked_memory 140×40: the chat streaming on the left (question, tool blocks, partial
   answer), the input and the context gauge below it; the memory browser docked in the right
   half with its three memories; the footer with the panel's keys.
@@ -34,7 +37,7 @@ from ui_scenarios import assert_scene_snapshot, reach, scenes, settle
 from paicli_tui.config import Settings
 
 PANELS = ["memory_browser", "code_search", "context_inspector", "session_picker",
-          "conflict_dialog"]
+          "conflict_dialog", "model_picker"]
 SIZES = [(80, 24), (60, 20)]
 
 

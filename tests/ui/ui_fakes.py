@@ -349,9 +349,12 @@ class FakeBackend:
         return self.code_.indexed
 
     def models(self) -> list[ModelChoice]:
-        return [ModelChoice("deepseek", "deepseek-chat", 128_000, True),
-                ModelChoice("glm", "glm-4.6", 200_000, False),
-                ModelChoice("ollama", "qwen3", 32_000, True)]
+        """Every provider of the registry with its default model and window (as the real
+        picker lists them), every other one without a key."""
+        from paicli_tui.core.llm.registry import PROVIDERS
+
+        return [ModelChoice(name, spec.default_model or "", int(spec.window or 0), n % 2 == 0)
+                for n, (name, spec) in enumerate(PROVIDERS.items())]
 
 
 async def ask_conflict(session: FakeSession, new: str, existing: ConflictEntry

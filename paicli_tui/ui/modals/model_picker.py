@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -12,6 +13,7 @@ from textual.widgets.option_list import Option
 from ..backend import ModelChoice
 from ..format import fmt_tokens
 from ..widgets.typed_input import TypedInput
+from .short_terminal import SMALL_HEIGHT
 
 ModelAnswer = tuple[str, str] | None
 """(provider, model) or None."""
@@ -28,17 +30,24 @@ class ModelPicker(ModalScreen[ModelAnswer]):
         self.current = current
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog picker-dialog"):
+        with Vertical(classes="dialog picker-dialog model-picker-dialog"):
             yield Label("Switch model", classes="dialog-title")
             yield Label(f"current: {self.current or 'none'}", classes="dim", markup=False)
+            # the model column as wide as the longest default, so a row fits at 60 columns
+            wide = min(28, max((len(c.model) for c in self.choices), default=0))
             yield OptionList(*[
-                Option(f"{c.provider:<10} {c.model:<28} {fmt_tokens(c.window):>6}  "
+                Option(f"{c.provider:<10} {c.model:<{wide}} {fmt_tokens(c.window):>6}  "
                        f"{'ready' if c.configured else 'no key'}", id=c.provider)
                 for c in self.choices], id="model-options")
             yield TypedInput(placeholder="model name (Enter to use the provider's default)",
                         id="model-name")
 
+    def on_resize(self, event: events.Resize) -> None:
+        # a short terminal: less padding and a shorter list, so the name box stays whole
+        self.set_class(event.size.height < SMALL_HEIGHT, "-small")
+
     def on_mount(self) -> None:
+        self.set_class(self.size.height < SMALL_HEIGHT, "-small")
         options = self.query_one(OptionList)
         if options.option_count:
             options.highlighted = 0
