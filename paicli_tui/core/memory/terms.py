@@ -277,7 +277,9 @@ def text_terms(text: str, home: HomePaths | None = None, *, gloss: bool = True) 
             group += [(term, GLOSS_WEIGHT) for term in glossed.get(word, ())]
             group += [(c, CONCEPT_WEIGHT) for c in named]
             groups[index] = tuple(dict.fromkeys(group))
-    return Terms(tuple(g for g in groups if g))
+    # a word said twice is one word of the text: a message repeating "timeout" (a pasted
+    # log) must not weigh it twenty times against the memories sharing its other words
+    return Terms(tuple(dict.fromkeys(g for g in groups if g)))
 
 
 def concept_names(terms: Terms) -> list[str]:
