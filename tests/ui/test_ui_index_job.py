@@ -90,6 +90,9 @@ async def test_index_command_builds_without_leaving_the_chat(settings, project_d
         assert isinstance(app.screen, ChatScreen)
         await wait_until(pilot, lambda: any(n.title == "index ready"
                                             for n in app._notifications))
+        # and the chat keeps a line of it (the toast goes; the welcome said "no index yet")
+        await wait_until(pilot, lambda: any(
+            str(n.source).startswith("Code index: ") for n in app.screen.query("ChatNotice")))
 
 
 @pytest.mark.parametrize(("event", "loaded", "expected"), [

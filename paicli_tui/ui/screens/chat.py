@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from ...core.agent.port import SessionPort
     from ...core.agent.subagent_record import SubAgentRecord
     from ...core.contracts.llm import ChatClient
+    from ..index_job import IndexState
 
 log = logging.getLogger(__name__)
 
@@ -118,8 +119,21 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         self.input_history = InputHistory(self.backend.settings.home.input_history_file)
         self.prompt.inputs = self.input_history.load()
         self.prompt.focus()
+        self.index_running = False
+        self.app.index_job.changed.subscribe(  # type: ignore[attr-defined]
+            self, self.index_changed)
         # paint first, then connect: the session start reads files and builds the prompt
         self.call_after_refresh(self.start_session, self.resume)
+
+    def index_changed(self, state: IndexState) -> None:
+        """An index build ended (started here or in code search): the chat keeps a line of
+        it (the toast goes after a few seconds; the welcome line may say "no index yet")."""
+        if self.index_running and not state.running and state.summary:
+            self.call_later(self.chat.add_notice,
+                            f"Code index: {state.summary}" if not state.failed
+                            else f"Code index build failed: {state.summary}",
+                            "error" if state.failed else "info")
+        self.index_running = state.running
 
     # -- session -------------------------------------------------------------------------------
     @work(exclusive=True, group="session", exit_on_error=False)

@@ -110,7 +110,8 @@ class SlashCommandsMixin:
         await self.show_panel(CodeSearchPanel(self.backend, query=rest))
 
     async def slash_index(self: ChatScreen, rest: str) -> None:
-        """Build in the background: the footer shows the progress, a toast the end."""
+        """Build in the background: the footer shows the progress, a toast and a chat line
+        the end."""
         job = self.app.index_job  # type: ignore[attr-defined]
         if job.start(self.backend.code()):
             self.notify("Building the code index; the footer shows its progress.",
