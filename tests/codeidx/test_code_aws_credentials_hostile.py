@@ -170,3 +170,24 @@ def test_a_password_in_the_container_uri_is_never_repeated(tmp_path: Path, uri: 
                                  AWS_METADATA_SERVICE_TIMEOUT="0.3"))
     assert chain.get() is None
     assert chain.error and "hunter2" not in chain.error and "indexer" not in chain.error
+
+
+@pytest.mark.parametrize("answer", [
+    {"AccessKeyId": {"id": "ASIA"}, "SecretAccessKey": "s3cretValue0001"},
+    {"AccessKeyId": "ASIAEXAMPLE", "SecretAccessKey": ["s3cretValue0001"]},
+    {"AccessKeyId": "ASIAEXAMPLE", "SecretAccessKey": "s3cretValue0001", "Token": 12345},
+    ["AccessKeyId", "SecretAccessKey"],
+])
+def test_credentials_that_are_not_text_are_refused(raw_server, tmp_path: Path,
+                                                  answer: object) -> None:
+    """Before, str() made a key of whatever the fields held ("{'id': 'ASIA'}"), and S3 then
+    refused every request with those."""
+    body = json.dumps(answer).encode()
+
+    def respond(server: RawServer, connection: socket.socket) -> None:
+        connection.sendall(_headers(len(body)) + body)
+
+    server = raw_server(respond)
+    chain = CredentialChain(_env(tmp_path, AWS_CONTAINER_CREDENTIALS_FULL_URI=server.url + "/c"))
+    assert chain.get() is None
+    assert chain.error.endswith("answered without usable credentials")

@@ -92,9 +92,10 @@ def _from_answer(body: bytes, where: str, source: str) -> AwsCredentials:
     """Credentials from a metadata service's JSON answer (never quoted in errors)."""
     try:
         data = json.loads(body.decode("utf-8"))
-        credentials = AwsCredentials(str(data["AccessKeyId"]), str(data["SecretAccessKey"]),
-                                     str(data.get("Token") or ""), _expiry(data.get("Expiration")),
-                                     source)
+        values = [data["AccessKeyId"], data["SecretAccessKey"], data.get("Token") or ""]
+        if not all(isinstance(v, str) for v in values):  # {"AccessKeyId": {...}}: no key
+            raise TypeError("not text")
+        credentials = AwsCredentials(*values, _expiry(data.get("Expiration")), source)
     except (ValueError, KeyError, TypeError, UnicodeDecodeError, AttributeError):
         raise CredentialsError(f"{where} answered without usable credentials") from None
     if not credentials.access_key or not credentials.secret_key:
