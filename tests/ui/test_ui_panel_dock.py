@@ -57,7 +57,7 @@ async def test_memory_docks_beside_a_running_turn(settings, project_dir):
         assert gauge.region.width > 0 and gauge.region.right <= panel.region.x
         assert chat.prompt.region.right <= panel.region.x
         # curating while the turn runs: verify the stale memory with one key
-        assert panel.has_focus_within
+        await wait_until(pilot, lambda: panel.has_focus_within)
         await pilot.press("v")
         await wait_until(pilot, lambda: not next(r for r in panel.rows if r.id == "m1").stale)
         hold.set()  # the turn goes on and finishes beside the panel
@@ -65,13 +65,14 @@ async def test_memory_docks_beside_a_running_turn(settings, project_dir):
         assert chat.docked_panel() is panel
         # Esc: back to the chat input, the panel stays docked
         await pilot.press("escape")
-        assert isinstance(app.focused, PromptInput) and chat.docked_panel() is panel
+        await wait_until(pilot, lambda: isinstance(app.focused, PromptInput))
+        assert chat.docked_panel() is panel
         # F2 focuses the docked panel, F2 again (focus in it) closes it
         await pilot.press("f2")
-        assert panel.has_focus_within
+        await wait_until(pilot, lambda: panel.has_focus_within)
         await pilot.press("f2")
         await wait_until(pilot, lambda: chat.docked_panel() is None)
-        assert isinstance(app.focused, PromptInput)
+        await wait_until(pilot, lambda: isinstance(app.focused, PromptInput))
 
 
 async def test_f6_moves_code_search_between_dock_and_full_screen(settings, project_dir):
