@@ -113,3 +113,23 @@ async def test_compact_now_with_nothing_to_compact_says_why(settings, project_di
     outcome = await session.compact_now()
     assert (outcome.events, outcome.compacted) == ((), False)
     assert "nothing to summarise before the last turn" in outcome.why_not
+
+
+async def test_compact_now_of_a_short_session_is_no_failure(settings, project_dir) -> None:
+    """/compact after two short turns: the model's summary is longer than the one turn it
+    would replace, so nothing is compacted, no failure is recorded or shown, and the reason
+    is said in words (the person saw a red "Digest failed" card here before)."""
+    summary = ("## 1. Current goal and success criteria\nSay hello back.\n"
+               "## 2. User requirements and confirmed decisions\nNone so far.\n"
+               "## 3. Work done and evidence\nGreeted the person once.\n"
+               "## 4. Open problems and next steps\nWait for the next request.\n")
+    steps = [Step(text="hi"), Step(text="hi again"), Step(text=summary)]
+    session = await AgentSession.start(settings, project_dir, client=ScriptedClient(steps))
+    await drain(session.run_turn("hello"))
+    await drain(session.run_turn("again"))
+    before = len(_records(session))
+    outcome = await session.compact_now()
+    written = [r for r in _records(session)[before:] if r.get("kind") == "compaction"]
+    assert (outcome.events, outcome.compacted) == ((), False)
+    assert all(r["outcome"] != "failed" for r in written)
+    assert outcome.why_not.startswith("the turns before the last one are already short")

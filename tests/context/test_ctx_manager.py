@@ -12,7 +12,7 @@ from paicli_tui.config import Settings
 from paicli_tui.core.context.boundary import wrap_tool_result
 from paicli_tui.core.context.clearing import is_cleared
 from paicli_tui.core.context.fastpath import SummaryCache
-from paicli_tui.core.context.manager import ContextManager
+from paicli_tui.core.context.manager import NOTHING_TO_GAIN, ContextManager
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.context.profile import ContextProfile
 from paicli_tui.core.messages import InternalKind, Message, ToolCall
@@ -216,3 +216,28 @@ def test_summary_chunks_fit_small_windows(settings: Settings, window: int, chunk
     assert manager.chunk_chars() == chunk
     manager.set_window(200_000)
     assert manager.chunk_chars() == 60_000
+
+
+async def test_compact_now_of_a_short_history_is_nothing_to_gain_not_a_failure(
+        settings: Settings, fake_summariser: ScriptedCompleter) -> None:
+    """/compact when the turns before the last one are shorter than a summary of them:
+    the model was asked once, its summary would not shrink anything, so the history stays,
+    no digest is tried (nor its transcript written) and nothing reads as failed."""
+    msgs = _history(2, 10)  # turn 0 is a few tokens; the four-section summary is ~90
+    prepared = await _manager(settings, fake_summariser).compact_now(msgs)
+    summary = prepared.reports[0]
+    assert (summary.tier, summary.result, summary.changed) == ("summary", "skipped", False)
+    assert summary.no_gain and summary.model_calls == 1 and len(fake_summariser.calls) == 1
+    assert summary.detail == NOTHING_TO_GAIN
+    assert "digest" not in [r.tier for r in prepared.reports]
+    assert all(r.result != "failed" for r in prepared.reports)
+    assert [m.id for m in prepared.messages] == [m.id for m in msgs]
+
+
+async def test_an_automatic_summary_that_is_not_smaller_still_fails(
+        settings: Settings, fake_summariser: ScriptedCompleter) -> None:
+    """The same outcome when the window is filling is a failure (the digest is next)."""
+    msgs = _history(2, 10)
+    prepared = await _manager(settings, fake_summariser).prepare(msgs, force=True)
+    summary = next(r for r in prepared.reports if r.tier == "summary")
+    assert summary.result == "failed" and summary.no_gain and "not smaller" in summary.detail

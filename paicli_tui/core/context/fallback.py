@@ -54,7 +54,8 @@ def digest_history(messages: Sequence[Message], keep_user_turns: int, *, reason:
     if after >= before:
         return original, CompactionReport(
             "digest", False, before, before,
-            f"digest not smaller ({after:,} >= {before:,} tokens)", outcome="failed", path=path)
+            f"digest not smaller ({after:,} >= {before:,} tokens)", outcome="failed", path=path,
+            no_gain=True)
     dropped = cut - sum(1 for m in head if m.role is Role.SYSTEM)
     where = f"transcript saved in {path}" if path else f"transcript not saved ({error})"
     return rebuilt, CompactionReport(

@@ -56,6 +56,9 @@ class Prepared:
     """How an automatic summary was consented to, and the warning that one is coming."""
 
 
+NOTHING_TO_GAIN = ("the turns before the last one are already short: a summary of them "
+                   "would not be smaller")
+
 class ContextManager:
     """Keeps the history under the profile's triggers; never returns a broken pairing."""
 
@@ -226,6 +229,12 @@ class ContextManager:
             before_summary = history
             history, report = await self._summarise(history, keep_user_turns,
                                                     allow_fewer_turns=not manual, focus=focus)
+            if manual and report.no_gain:
+                # /compact of a short history: the summary came out no smaller than the
+                # turns it would replace; a digest of so little would save next to nothing
+                reports.append(self._calibrated(replace(
+                    report, outcome="skipped", detail=NOTHING_TO_GAIN), schema_tokens))
+                return history
             if report.notable:
                 reports.append(self._calibrated(report, schema_tokens))
             if report.changed:
@@ -388,7 +397,7 @@ class ContextManager:
         history = await self._compact(list(messages), tool_schemas, reports, schema_tokens,
                                       keep_user_turns=1, focus=focus, manual=True)
         if not any(r.changed and r.tier in ("summary", "digest") for r in reports):
-            if not any(r.notable for r in reports):
+            if not any(r.notable or r.no_gain for r in reports):
                 reports.append(self._calibrated(CompactionReport(
                     "summary", False, estimate_request(history), estimate_request(history),
                     "nothing to summarise before the last turn"), schema_tokens))

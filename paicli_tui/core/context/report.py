@@ -35,6 +35,10 @@ class CompactionReport:
     """Model requests this tier made (summaries only)."""
     path: str | None = None
     """A file this tier wrote (the digest's transcript), project-relative."""
+    no_gain: bool = False
+    """The tier's result was not smaller than what it would replace. Automatic compaction
+    counts that as a failure (the window is filling); a /compact of a short history reads
+    it as nothing to gain yet."""
 
     @property
     def result(self) -> Outcome:

@@ -327,7 +327,8 @@ def apply_summary(original: list[Message], cut: int, draft: str, before: int
     if after >= before:
         return original, CompactionReport(
             "summary", False, before, before,
-            f"summary abandoned: not smaller ({after:,} >= {before:,} tokens)", outcome="failed")
+            f"summary abandoned: not smaller ({after:,} >= {before:,} tokens)", outcome="failed",
+            no_gain=True)
     dropped = cut - sum(1 for m in original[:cut] if m.role is Role.SYSTEM)
     return rebuilt, CompactionReport(
         "summary", True, before, after,
