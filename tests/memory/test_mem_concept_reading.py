@@ -116,6 +116,10 @@ class _Scores:
     coverage: Any
     terms: Any
 
+    @property
+    def contentless(self) -> Any:
+        return np.zeros(len(self.score), dtype=bool)
+
     def matched(self, i: int) -> tuple[str, ...]:
         return ()
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ...paths import HomePaths
-from .terms import Terms, text_terms
+from .terms import Terms, has_words, text_terms
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,10 @@ class _Corpus:
         average = float(lengths.mean()) if self.size else 1.0
         norm = 1 - BM25_B + BM25_B * lengths / average
         self.factor = (BM25_K1 + 1) / (1 + BM25_K1 * norm)
+        # "the and of to is a": words, every one a stop word. Such a memory says nothing,
+        # and its vectors sit near any other empty message ("ok", "lol", an emoji)
+        self.contentless = np.array([not bag and has_words(text)
+                                     for text, bag in zip(texts, bags, strict=True)], dtype=bool)
 
     def idf(self, term: str) -> float:
         """ln(1 + N/df) ÷ ln(1 + N): 1 for a word only one memory has, falling with how
@@ -86,6 +90,11 @@ class KeywordScores:
     when it holds every word of the message."""
     terms: Terms
     corpus: _Corpus
+
+    @property
+    def contentless(self) -> Any:
+        """Per text: True when it holds words but every one is a stop word."""
+        return self.corpus.contentless
 
     def matched(self, i: int) -> tuple[str, ...]:
         """The terms text ``i`` shares with the message, best first (for --explain)."""

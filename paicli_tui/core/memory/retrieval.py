@@ -191,6 +191,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     # and only the few that pass the bars become ScoredEntry objects.
     vector = (np.maximum(0.0, margins - VECTOR_Z_FLOOR) * VECTOR_SCALE
               + np.maximum(0.0, english_margins - ENGLISH_Z_FLOOR) * ENGLISH_SCALE)
+    vector[matches.contentless] = 0.0  # only stop words: nothing to be near
     relevance = matches.score + vector
     candidates = np.flatnonzero(relevance > 0)
     if candidates.size == 0:

@@ -146,6 +146,13 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
+def has_words(text: str) -> bool:
+    """True when ``text`` holds words this module reads (English-like or Chinese): one
+    whose keywords are then empty says nothing but stop words. Other scripts (Cyrillic,
+    Korean…) have no keywords here and are read by meaning alone."""
+    return _RUN.search(text) is not None
+
+
 @lru_cache(maxsize=65_536)
 def english_term(word: str) -> str | None:
     """The stem of a lower-case English word, or None for a stop word or a single letter."""
