@@ -343,34 +343,41 @@ def _number(name: str, raw: Any, kind: type, source: str) -> int | float:
 
 
 def _validate(settings: Settings) -> Settings:
+    """``settings``, or one error naming every value that is out of range."""
+    problems: list[str] = []
     if settings.offload_threshold_chars < 2_000:
-        raise ConfigError("offload_threshold_chars must be at least 2000")
+        problems.append("offload_threshold_chars must be at least 2000")
     if settings.window is not None and settings.window <= 0:
-        raise ConfigError("window must be a positive number of tokens")
-    if settings.window is not None and window_problem(settings.window):
-        raise ConfigError(str(window_problem(settings.window)))
+        problems.append("window must be a positive number of tokens")
+    elif settings.window is not None and window_problem(settings.window):
+        problems.append(str(window_problem(settings.window)))
     if settings.max_iterations < 0:
-        raise ConfigError("max_iterations must be 0 (no cap) or more")
+        problems.append("max_iterations must be 0 (no cap) or more")
     if settings.clearing_trigger_tokens < 0 or settings.clearing_keep_recent < 0:
-        raise ConfigError("clearing_trigger_tokens and clearing_keep_recent must be 0 or more")
+        problems.append("clearing_trigger_tokens and clearing_keep_recent must be 0 or more")
     if settings.summary_timeout_s <= 0:
-        raise ConfigError("summary_timeout_s must be above 0")
+        problems.append("summary_timeout_s must be above 0")
     if not 0 < settings.memory_dice_threshold <= 1:
-        raise ConfigError("memory_dice_threshold must be above 0 and at most 1 (0.99 disables "
-                          "similarity conflicts)")
+        problems.append("memory_dice_threshold must be above 0 and at most 1 (0.99 disables "
+                        "similarity conflicts)")
     if not 1 <= settings.search_top_k <= 30:
-        raise ConfigError("search_top_k must be between 1 and 30")
+        problems.append("search_top_k must be between 1 and 30")
     if settings.web_fetch_timeout_s <= 0 or settings.web_fetch_max_bytes <= 0:
-        raise ConfigError("web_fetch_timeout_s and web_fetch_max_bytes must be positive")
+        problems.append("web_fetch_timeout_s and web_fetch_max_bytes must be positive")
     if settings.theme not in ("dark", "light"):
-        raise ConfigError("theme must be 'dark' or 'light'")
+        problems.append("theme must be 'dark' or 'light'")
     if settings.log_level not in LOG_LEVELS:
-        raise ConfigError(f"log_level must be one of {', '.join(LOG_LEVELS)}")
+        problems.append(f"log_level must be one of {', '.join(LOG_LEVELS)}")
+    if problems:
+        raise ConfigError("\n".join(problems))
     return settings
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
-    """Values from config.toml (missing file: none). A bad file is an error, never ignored."""
+def read_config_file(path: Path, problems: list[str] | None = None) -> dict[str, Any]:
+    """Values from config.toml (missing file: none). A bad file is an error, never ignored:
+    with ``problems`` given, unknown names and bad values are added to it (and left out of
+    the values) for the caller to report with its own; a file that cannot be read or parsed
+    is raised at once."""
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
@@ -384,10 +391,22 @@ def read_config_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    # every problem at once: fixing one only to meet the next is a slow loop
+    own = problems is None
+    problems = [] if problems is None else problems
     unknown = sorted(set(data) - set(_USER_FIELDS))
     if unknown:
-        raise ConfigError(f"{path}: unknown setting(s): {', '.join(unknown)}")
-    return {k: _coerce(k, v, str(path)) for k, v in data.items()}
+        problems.append(f"{path}: unknown setting(s): {', '.join(unknown)}")
+    values: dict[str, Any] = {}
+    for name, raw in data.items():
+        if name in _USER_FIELDS:
+            try:
+                values[name] = _coerce(name, raw, str(path))
+            except ConfigError as exc:
+                problems.append(str(exc))
+    if problems and own:
+        raise ConfigError("\n".join(problems))
+    return values
 
 
 def load_settings(
@@ -405,23 +424,38 @@ def load_settings(
             keys_seen.append(value)
         values[name] = value
 
-    for name, value in read_config_file(home.config_file).items():
+    problems: list[str] = []  # every one is reported together, after all sources are read
+
+    def coerced(name: str, raw: Any, source: str) -> None:
+        try:
+            put(name, _coerce(name, raw, source))
+        except ConfigError as exc:
+            problems.append(str(exc))
+
+    for name, value in read_config_file(home.config_file, problems).items():
         put(name, value)
     for variable, name in _ENV_FIELDS.items():
         if env.get(variable):
-            put(name, _coerce(name, env[variable], f"environment variable {variable}"))
+            coerced(name, env[variable], f"environment variable {variable}")
     for name, value in (flags or {}).items():
         if value is None:
             continue
         if name not in _USER_FIELDS:
             raise ConfigError(f"unknown flag setting {name!r}")
-        put(name, _coerce(name, value, f"--{name.replace('_', '-')}"))
+        coerced(name, value, f"--{name.replace('_', '-')}")
     keys = {v: Secret(env[v]) for v in PROVIDER_KEY_VARIABLES if env.get(v)}
     overridden = tuple(k for k in keys_seen if k != values.get("api_key"))
     store_keys = ({v: Secret(env[v]) for v in INDEX_STORE_KEY_VARIABLES if env.get(v)}
                   if is_remote_index(values.get("index_uri")) else {})
-    return _validate(Settings(home=home, provider_keys=keys, overridden_secrets=overridden,
-                              index_store_keys=store_keys, **values))
+    settings = Settings(home=home, provider_keys=keys, overridden_secrets=overridden,
+                        index_store_keys=store_keys, **values)
+    try:
+        _validate(settings)
+    except ConfigError as exc:
+        problems.append(str(exc))
+    if problems:
+        raise ConfigError("\n".join(problems))
+    return settings
 
 
 def is_remote_index(uri: str | None) -> bool:

@@ -60,6 +60,23 @@ def test_bad_values_are_clear_errors(tmp_path: Path, toml, env, message) -> None
         load_settings({}, {**_home(tmp_path, toml), **env})
 
 
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    """A file with several problems names all of them in one error (one per line), with the
+    environment's and the ranges' problems after it: fixing one only to meet the next was a
+    slow loop (an unknown name hid a bad window and a bad theme)."""
+    toml = 'frobnicate = 1\nwindow = -3\ntheme = "pink"\nsearch_top_k = 99\n'
+    with pytest.raises(ConfigError) as caught:
+        load_settings({}, {**_home(tmp_path, toml), "PAICLI_WINDOW": "lots"})
+    path = tmp_path / "config.toml"
+    assert str(caught.value).splitlines() == [
+        f"{path}: unknown setting(s): frobnicate",
+        f"{path}: window must be above 0, got -3",
+        "environment variable PAICLI_WINDOW: window must be a whole number, got 'lots'",
+        "search_top_k must be between 1 and 30",
+        "theme must be 'dark' or 'light'",
+    ]
+
+
 def test_secrets_never_print(tmp_path: Path) -> None:
     env = {**_home(tmp_path), "PAICLI_API_KEY": "sk-live-123", "DEEPSEEK_API_KEY": "sk-ds-456"}
     s = load_settings({}, env)
