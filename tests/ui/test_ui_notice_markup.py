@@ -18,7 +18,9 @@ from ui_fakes import FakeBackend, FakeClient, FakeMemory, FakeSession
 from paicli_tui.app import PaicliApp
 from paicli_tui.ui.backend import MemoryRow
 from paicli_tui.ui.core_backend import CoreBackend
+from paicli_tui.ui.screens.chat import ChatScreen
 from paicli_tui.ui.screens.code_search import CodeSearchScreen
+from paicli_tui.ui.screens.context_inspector import ContextInspector
 from paicli_tui.ui.screens.memory import MemoryScreen
 
 TEXT = "Index with arr[/i] and [link=https://evil.example]docs[/link]."
@@ -101,16 +103,13 @@ async def test_a_sub_agent_labelled_with_markup_is_listed_as_text(settings, proj
     app = PaicliApp(settings, project_dir, backend=FakeBackend(
         settings, project_dir, client=FakeClient(), session=session))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
-        await pilot.press("f4")
-        table = None
-        for _ in range(200):
-            await pilot.pause(0.05)
-            found = app.screen.query("#subagents")
-            if found and found.first().row_count:
-                table = found.first()
-                break
-        assert table is not None
+        # F4 opens the inspector once the session has started (before, it says "still
+        # starting"); a busy machine is slow to start it
+        await wait_for_screen(pilot, ChatScreen)
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await open_panel(pilot, "f4", ContextInspector)
+        table = app.screen.query_one("#subagents")
+        await wait_until(pilot, lambda: table.row_count == 1)
         await pilot.pause(0.3)  # drawn
         assert [str(c) for c in table.get_row_at(0)][:2] == ["✓", "fix a[/i]"]
         assert app.is_running
