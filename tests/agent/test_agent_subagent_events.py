@@ -113,6 +113,7 @@ async def test_resumed_session_lists_its_subagents_and_numbers_on(settings,
                                                                   project_dir) -> None:
     from paicli_tui.core.agent.session import AgentSession
     from paicli_tui.core.context.ledger import SessionLedger
+    from paicli_tui.core.tokens import estimate_request
 
     (project_dir / "a.py").write_text("A = 1\n")
     first = {"parent": ScriptedClient([delegate("ONE: read a.py"), Step(text="ok")]),
@@ -133,7 +134,13 @@ async def test_resumed_session_lists_its_subagents_and_numbers_on(settings,
     assert (restored.subagent, restored.status, restored.messages, restored.requests,
             restored.tool_calls, restored.compactions) == (
         old.subagent, "done", 5, 2, 1, 0)
-    assert restored.history_tokens > 0
+    # the same numbers as while it ran (its last request's estimate, tool schemas included),
+    # not a recount of its messages alone (before: 2.3k live, 1.4k resumed)
+    assert (restored.history_tokens, restored.prompt_tokens, restored.completion_tokens) == (
+        old.history_tokens, old.prompt_tokens, old.completion_tokens)
+    assert restored.elapsed_s == pytest.approx(old.elapsed_s, abs=0.01)
+    assert restored.history_tokens == old.history_tokens > estimate_request(
+        session.subagent_history(restored.subagent))
     # the run_subagent call it answered, so a resumed chat can draw that call as it
     delegation = next(m for m in session.history if m.tool_calls)
     assert restored.call_id == old.call_id == delegation.tool_calls[0].id != ""

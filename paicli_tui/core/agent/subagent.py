@@ -151,6 +151,7 @@ async def drive_subagent(child: AgentSession, task: str, *,
         record.history_tokens = child.estimate()
         record.status = ("done" if reason == "done" and final.strip()
                          else "cancelled" if reason == "cancelled" else "failed")
+        record.write_finished(child.ledger)
         send(SubAgentFinished(
             **ids, status=record.status, requests=record.requests,
             tool_calls=record.tool_calls, history_tokens=record.history_tokens,

@@ -52,6 +52,20 @@ class SubAgentRecord:
             self.compactions += 1
             self.history_tokens = event.tokens_after
 
+    def write_finished(self, ledger: SessionLedger) -> None:
+        """Record the final numbers in the sub-agent's own stream, so a resumed session shows
+        the same ones (its history tokens include the tool schemas and the calibration, which
+        the stream's messages alone cannot give back)."""
+        try:
+            ledger.event(FINISHED_EVENT, **{name: getattr(self, name) for name in _FINAL})
+        except (LedgerError, OSError) as exc:  # the answer still reaches the parent
+            log.warning("sub-agent %s: final numbers not recorded: %s", self.subagent, exc)
+
+
+FINISHED_EVENT = "subagent_finished"
+_FINAL = ("status", "messages", "history_tokens", "requests", "tool_calls", "compactions",
+          "prompt_tokens", "completion_tokens", "elapsed_s")
+
 
 RESTORED_AT_MOST = 20
 """A resumed session lists its last sub-agents, each read from its own stream."""
@@ -63,7 +77,8 @@ def restored_subagents(home: HomePaths, parent: SessionLedger) -> tuple[int, lis
     read back from their streams (messages, tokens, compactions; requests counted as the
     replies recorded). A stream that cannot be read is left out."""
     try:
-        started = ledger_events(parent.path, "subagent")
+        started = [e for e in ledger_events(parent.path, "subagent")
+                   if e.get("kind") == "subagent"]
     except OSError as exc:
         log.warning("cannot read %s for sub-agents: %s", parent.path, exc)
         started = []
@@ -99,8 +114,12 @@ def _record_from_stream(home: HomePaths, child: str, label: str, task_id: str,
         messages = ledger.restore().messages
         compactions = sum(1 for e in ledger.compaction_history() if e.get("changed") is not False)
         cancelled = bool(ledger_events(ledger.path, "turn_cancelled"))
+        finished = ledger_events(ledger.path, FINISHED_EVENT)
     finally:
         ledger.close()
+    if finished:
+        return _record_from_finished(finished[-1], child, label, task_id, call_id)
+    # a stream written before the final numbers were recorded: counted from its messages
     last = messages[-1] if messages else None
     answered = (last is not None and last.role is Role.ASSISTANT and not last.tool_calls
                 and bool(last.content.strip()))
@@ -110,3 +129,19 @@ def _record_from_stream(home: HomePaths, child: str, label: str, task_id: str,
         messages=len(messages), history_tokens=estimate_request(messages),
         requests=sum(m.role is Role.ASSISTANT for m in messages),
         tool_calls=sum(m.role is Role.TOOL for m in messages), compactions=compactions)
+
+
+def _record_from_finished(event: dict, child: str, label: str, task_id: str,
+                          call_id: str) -> SubAgentRecord:
+    """The numbers the sub-agent had when it ended, as its stream recorded them; a value of
+    the wrong kind (a hand-edited file) counts as 0."""
+    def number(name: str) -> float:
+        value = event.get(name)
+        return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+    status = event.get("status")
+    return SubAgentRecord(
+        child, label, task_id, call_id,
+        status=status if status in ("done", "failed", "cancelled") else "failed",
+        **{name: int(number(name)) for name in _FINAL if name not in ("status", "elapsed_s")},
+        elapsed_s=float(number("elapsed_s")))
