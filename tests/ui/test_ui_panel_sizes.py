@@ -15,7 +15,8 @@ What a person should see, per scene and size (each picture was looked at before 
 - context_inspector 80×24 and 60×20: tokens by category ending in one total (the estimate),
   the window and both triggers with what is left; the compaction history beside it with
   short cells, every column readable: tier, `61k→44k`, the time of day (`10:02`), then the
-  detail as far as it fits. At 60 the categories lose their share column to make room, and
+  detail as far as it fits, and under the table the highlighted row's whole detail
+  ("clearing 61k→44k: 3 tool results cleared", wrapped). At 60 the categories lose their share column to make room, and
   the left column (categories, thresholds, memories) shows a one-cell scroll bar: what does
   not fit is reached by scrolling it.
 - session_picker 80×24 and 60×20: the filter box and three sessions, newest first.
@@ -76,3 +77,31 @@ async def test_inspector_left_column_scrolls_to_its_last_line_at_60x20(
         await pilot.press("end")
         await settle(pilot)
         assert left.scroll_y == left.max_scroll_y
+
+
+@pytest.mark.parametrize(("size", "shown"), [
+    ((80, 24), ["clearing 61k→44k: 3 tool results cleared",
+                "summary 96k→12k: kept 3 user turns"]),
+    ((60, 20), ["clearing 61k→44k: 3 tool results cleared",
+                "summary 96k→12k: kept 3 user turns"]),
+    ((100, 30), [None, None]),  # the detail column is whole: no line under the table
+    ((130, 30), [None, None]),
+])
+async def test_inspector_shows_the_highlighted_compactions_whole_detail_when_cut(
+        settings: Settings, stable_project, size, shown) -> None:
+    """When the history's detail column is cut ('3 to' at 80 columns), under the table the
+    highlighted row reads 'clearing 61k→44k: 3 tool results cleared'; Down moves to the
+    summary row and the line follows."""
+    scene = next(s for s in scenes(settings, stable_project) if s.name == "context_inspector")
+    async with scene.app.run_test(size=size) as pilot:
+        await reach(pilot, scene)
+        screen = pilot.app.screen
+        line = screen.query_one("#history-detail")
+        seen = []
+        for key in (None, "down"):
+            if key:
+                screen.query_one("#history").focus()
+                await pilot.press(key)
+                await settle(pilot)
+            seen.append(str(line.render()) if line.display else None)
+        assert seen == shown

@@ -73,6 +73,9 @@ class ContextInspector(Screen[InspectorResult]):
             with Vertical(classes="inspector-right"):
                 yield Label("Compactions (ledger)", classes="section-title")
                 yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
+                # below 120 columns the detail column is cut: the highlighted row's whole
+                # detail, wrapped, under the table
+                yield Static("", id="history-detail", markup=False)
                 yield Label("Sub-agents · Enter opens (Tab)",  # fits 34 cells at 80x24
                             id="subagents-title", classes="section-title")
                 yield DataTable(id="subagents", cursor_type="row", zebra_stripes=True)
@@ -106,6 +109,9 @@ class ContextInspector(Screen[InspectorResult]):
             self.refresh_view()
             self._show_history(self.events)
             self.show_subagents()
+        else:  # the same columns, but the detail may now fit (or no longer)
+            table = self.query_one("#history", DataTable)
+            self.call_after_refresh(lambda: self._show_detail(table.cursor_row))
 
     def _columns(self, width: int) -> bool:
         """Build both tables' columns for ``width``; True when they changed. Narrow screens
@@ -199,6 +205,22 @@ class ContextInspector(Screen[InspectorResult]):
                                                time_column=not narrow)))
         if not events:
             table.add_row("—", "", *([] if narrow else [""]), "no compaction in this session yet")
+        self.call_after_refresh(lambda: self._show_detail(table.cursor_row))  # once laid out
+
+    @on(DataTable.RowHighlighted, "#history")
+    def history_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    def _show_detail(self, row: int) -> None:
+        """The highlighted compaction's tier, tokens and whole detail, when the table is cut
+        at the right (it scrolls sideways: its detail column did not fit)."""
+        line = self.query_one("#history-detail", Static)
+        cut = self.query_one("#history", DataTable).max_scroll_x > 0
+        detail = str(self.events[row].get("detail", "")) if 0 <= row < len(self.events) else ""
+        line.display = cut and bool(detail)
+        if line.display:
+            tier, change, *_ = event_row(self.events[row], compact=True)
+            line.update(f"{tier} {change}: {detail}")
 
     # -- a sub-agent's own history ------------------------------------------------------------
     class SubAgentRead(Message):
