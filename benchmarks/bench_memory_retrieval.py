@@ -3,6 +3,7 @@
     python benchmarks/bench_memory_retrieval.py [--sets dev,blind] [--cold] [--jobs 2]
     python benchmarks/bench_memory_retrieval.py --check     # shared words message ↔ target
     python benchmarks/bench_memory_retrieval.py --sets blind2 --jobs 1   # once, at the end
+    python benchmarks/bench_memory_retrieval.py --in-process --concepts none   # table off
 
 For each set in benchmarks/memret/ (README there: which sets are blind; the default leaves
 out ``blind2``, run only by name, once a session, with the final configuration), a temporary
@@ -40,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 from e2e_fake_openai import FakeOpenAI  # noqa: E402
 
 SETS_DIR = Path(__file__).resolve().parent / "memret"
-UNSEEN_SETS = frozenset({"blind2"})
+UNSEEN_SETS = frozenset({"blind2", "blind3"})
 """Sets nobody tuning retrieval may look into: only their aggregate figures are printed or
 written (no misses, no shown ids per message)."""
 _ID_LINE = re.compile(r"^- \[([^\]]+)\]", re.MULTILINE)
@@ -165,6 +166,19 @@ def _run_in_process(data: dict[str, Any]) -> dict[str, Any]:
     return score(data, shown)
 
 
+def use_concept_table(choice: str) -> None:
+    """In this process, read memories and messages with another concept table: ``none`` (no
+    table: the proxy for a domain the shipped table does not cover), ``shipped``, or a file
+    in concepts.tsv's format."""
+    from paicli_tui.core.memory import terms
+
+    if choice == "shipped":
+        return
+    text = "" if choice == "none" else Path(choice).read_text(encoding="utf-8")
+    table = terms.parse_concepts(text)
+    terms.concepts = lambda: table  # the module looks the table up through this name
+
+
 def score(data: dict[str, Any], shown: dict[str, list[str]]) -> dict[str, Any]:
     scope_of = {m["key"]: m["scope"] for m in data["memories"]}
     text_of = {m["key"]: m["content"] for m in data["memories"]}
@@ -236,8 +250,14 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="list shared words and stop")
     parser.add_argument("--in-process", action="store_true",
                         help="call the memory service directly instead of running exec")
+    parser.add_argument("--concepts", default="shipped",
+                        help="with --in-process: 'none' (no concept table) or a table file")
     parser.add_argument("--out", help="write the full results (shown ids per message) here")
     args = parser.parse_args()
+    if args.concepts != "shipped":
+        if not args.in_process:
+            parser.error("--concepts needs --in-process (exec reads the shipped table)")
+        use_concept_table(args.concepts)
     results = {}
     for name in args.sets.split(","):
         data = json.loads((SETS_DIR / f"{name}.json").read_text(encoding="utf-8"))

@@ -96,9 +96,15 @@ def concepts() -> _Concepts:
     """The concept table shipped beside this module (concepts.tsv)."""
     from importlib import resources
 
+    return parse_concepts((resources.files(__package__) / "concepts.tsv").read_text(
+        encoding="utf-8"))
+
+
+def parse_concepts(text: str) -> _Concepts:
+    """A concept table in concepts.tsv's format (concept, English words, Chinese words; one
+    per line, tab-separated, ``#`` comments)."""
     by_word: dict[str, list[str]] = {}
     by_chinese: dict[str, list[str]] = {}
-    text = (resources.files(__package__) / "concepts.tsv").read_text(encoding="utf-8")
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
