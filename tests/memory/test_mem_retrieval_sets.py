@@ -108,3 +108,28 @@ TINY = {
 def test_score_counts_exactly(shown: dict, expected: dict) -> None:
     result = score(TINY, shown)
     assert {k: result[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize(("choice", "text", "concepts"), [
+    # the shipped table: "live database" names production and database
+    ("shipped", "query the live database", ["production", "database"]),
+    ("shipped", "生产库超时", ["production", "timeout"]),
+    # no table: the proxy for a domain the table does not cover
+    ("none", "query the live database", []),
+    ("none", "生产库超时", []),
+    # another table, in concepts.tsv's format
+    ("file", "query the live database", ["telemetry"]),
+    ("file", "遥测数据", ["telemetry"]),
+])
+def test_benchmark_reads_with_the_chosen_concept_table(
+        choice: str, text: str, concepts: list[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench_memory_retrieval import use_concept_table
+
+    from paicli_tui.core.memory import terms
+
+    monkeypatch.setattr(terms, "concepts", terms.concepts)  # restored after the test
+    table = tmp_path / "table.tsv"
+    table.write_text("# a comment\ntelemetry\tdatabase\t遥测\n", encoding="utf-8")
+    use_concept_table(str(table) if choice == "file" else choice)
+    assert terms.concept_names(terms.text_terms(text, gloss=False)) == concepts
