@@ -100,7 +100,8 @@ def explain_parts(item: Any) -> dict[str, Any]:
             "reading": item.reading, "english_cosine": round(item.english_cosine, 4),
             "english_margin": round(item.english_margin, 2),
             "english_reading": item.english_reading,
-            "time_weight": round(item.time, 4), "why_not": item.why_not}
+            "time_weight": round(item.time, 4), "leaning": item.leaning,
+            "why_not": item.why_not}
 
 
 def _search_json(service: LocalMemoryService, item: Any, explain: bool) -> dict[str, Any]:

@@ -92,6 +92,7 @@ def test_a_margin_from_the_concepts_is_named_in_explain(settings: Settings,
     assert "above unrelated text by its concepts" in describe(lock)
     parts = explain_parts(lock)
     assert parts["reading"] == "concepts" and parts["margin"] == round(lock.margin, 2)
+    assert parts["leaning"] == "keywords" and "meaning leads" not in describe(lock)
     invoice = next(r for r in ranked if r.entry.content == STORE[1])
     assert invoice.reading == "message" and " by its " not in describe(invoice).split(
         "in English")[0]
@@ -202,9 +203,49 @@ def test_keywords_alone_need_support_from_meaning(monkeypatch: pytest.MonkeyPatc
                                                   shown: list[str]) -> None:
     assert retrieval.SUPPORT_Z == 1.5 and retrieval.VECTOR_Z_FLOOR > 2.0  # no vector part
     _fixed_vectors(monkeypatch, margins)
-    ranked = rank("anything", _entries(len(scores)), keywords=_FixedKeywords(scores, coverage),
+    # a message naming a concept (cache): the bars that lean on keywords
+    ranked = rank("anything cached", _entries(len(scores)),
+                  keywords=_FixedKeywords(scores, coverage),
                   vectors=object(), now=NOW, explain=True)  # type: ignore[arg-type]
     assert [r.entry.id for r in ranked if r.shown] == shown
     for r in ranked:
         if not r.shown and margins[int(r.entry.id[1:])] < 1.5 and not coverage:
             assert r.why_not.startswith("keywords only: the meaning stands")
+
+
+@pytest.mark.parametrize(("query", "scores", "margins", "shown", "relevance"), [
+    # a message naming no concept leans on meaning: from 1.5 sd at 0.6 per sd, and 3.0 sd
+    # needed: 3.0 sd alone is relevance 0.9 and shown; 2.99 sd is not enough
+    ("anything", [0.0, 0.0], [3.0, 2.99], ["m0"], [0.9]),
+    # the same margins for a message naming a concept (cache): (3.0 - 2.5) × 0.4 = 0.2, out
+    ("anything cached", [0.0, 0.0], [3.0, 2.99], [], []),
+    # the relative bar still holds: best 0.5 + (3.2 - 1.5) × 0.6 = 1.52, 0.9 < 70% of it
+    ("anything", [0.5, 0.0], [3.2, 3.0], ["m0"], [1.52]),
+    # a memory not embedded yet goes by keywords against the bar 0.7: 0.7 in, 0.69 out
+    ("anything", [0.7, 0.69, 0.0], [-INF, -INF, 3.0], ["m2", "m0"], [0.9, 0.7]),
+])
+def test_a_message_naming_no_concept_leans_on_meaning(
+        monkeypatch: pytest.MonkeyPatch, query: str, scores: list[float],
+        margins: list[float], shown: list[str], relevance: list[float]) -> None:
+    assert retrieval.UNNAMED_BARS == retrieval.Bars(
+        vector_floor=1.5, vector_scale=0.6, english_floor=2.5, english_scale=0.6,
+        relevance=0.7, relative=0.7, support=3.0)
+    _fixed_vectors(monkeypatch, margins)
+    ranked = rank(query, _entries(len(scores)), keywords=_FixedKeywords(scores),
+                  vectors=object(), now=NOW)  # type: ignore[arg-type]
+    assert [r.entry.id for r in ranked] == shown
+    assert [round(r.relevance, 4) for r in ranked] == relevance
+    for r in ranked:  # explain says which bars the message got
+        assert r.leaning == retrieval.MEANING_LEADS
+        assert "; the message names no concept: meaning leads;" in describe(r)
+
+
+@pytest.mark.parametrize(("topic", "read", "bars"), [
+    ("cache", True, "NAMED_BARS"),
+    ("", True, "UNNAMED_BARS"),
+    # keyword-only search (or no memory embedded yet): keywords are all there is
+    ("", False, "NAMED_BARS"),
+    ("cache", False, "NAMED_BARS"),
+])
+def test_which_bars_a_message_gets(topic: str, read: bool, bars: str) -> None:
+    assert retrieval.bars_for(topic, read=read) is getattr(retrieval, bars)

@@ -11,11 +11,14 @@ Visible entries only (global + this project). Each gets two kinds of evidence:
   on other subjects, plus the store itself), in standard deviations. A raw cosine of 0.3 is
   a strong match for one message and noise for another; the margin means the same for both.
 
-relevance = keywords + vector part. A memory is shown only when its relevance passes
-RELEVANCE_BAR and is within RELATIVE_BAR of the best one (a message with nothing relevant
-gets nothing), and, once the embedders have read it, when some reading's margin reaches
-SUPPORT_Z (keywords alone are a coincidence then); the shown ones are ordered by relevance × a time weight that falls with age,
-at most ten, near-duplicates collapsed, then cut to the token budget.
+relevance = keywords + vector part. A memory is shown only when its relevance passes the
+absolute bar and is within the relative bar of the best one (a message with nothing relevant
+gets nothing), and, once the embedders have read it, when some reading's margin reaches the
+support bar (keywords alone are a coincidence then); the shown ones are ordered by relevance
+× a time weight that falls with age, at most ten, near-duplicates collapsed, then cut to the
+token budget. The floors and bars (:class:`Bars`) depend on the message: one that names a
+concept of the table leans on keywords (NAMED_BARS), one that names none on meaning
+(UNNAMED_BARS).
 """
 
 from __future__ import annotations
@@ -44,25 +47,47 @@ log = logging.getLogger(__name__)
 MAX_RESULTS = 10
 TIME_WEIGHT_DAYS = 90.0
 """Age at which the time weight has halved (1 / (1 + age / 90))."""
-VECTOR_Z_FLOOR = 2.5
-"""Standard deviations above the unrelated texts below which a multilingual cosine is no
-evidence."""
-VECTOR_SCALE = 0.4
-"""Relevance per standard deviation above the floor."""
-ENGLISH_Z_FLOOR = 3.5
-"""The same floor for the English-only embedder, which reads every text in English (see
-:func:`~.terms.english_text`); it stands further above unrelated text for a match and for
-noise alike."""
-ENGLISH_SCALE = 0.4
-RELEVANCE_BAR = 0.8
-"""Least relevance for a memory to be shown at all."""
-RELATIVE_BAR = 0.7
-"""A shown memory has at least this share of the best memory's relevance."""
-SUPPORT_Z = 1.5
-"""Least margin (standard deviations above unrelated text, in any reading of either embedder)
-for a memory the embedders have read to be shown: keywords alone are not enough then. A
-shared common word ("show", "set", "list") with nothing in the meaning behind it is a
-coincidence. Memories not embedded yet (and keyword-only search) go by keywords alone."""
+@dataclass(frozen=True)
+class Bars:
+    """How one kind of message weighs meaning and which memories pass (see :func:`rank`)."""
+
+    vector_floor: float
+    """Standard deviations above the unrelated texts below which a multilingual cosine is
+    no evidence."""
+    vector_scale: float
+    """Relevance per standard deviation above the floor."""
+    english_floor: float
+    """The same floor for the English-only embedder, which reads every text in English (see
+    :func:`~.terms.english_text`); it stands further above unrelated text for a match and
+    for noise alike."""
+    english_scale: float
+    relevance: float
+    """Least relevance for a memory to be shown at all."""
+    relative: float
+    """A shown memory has at least this share of the best memory's relevance."""
+    support: float
+    """Least margin (standard deviations above unrelated text, in any reading of either
+    embedder) for a memory the embedders have read to be shown: keywords alone are not
+    enough then. A shared common word ("show", "set", "list") with nothing in the meaning
+    behind it is a coincidence. Memories not embedded yet (and keyword-only search) go by
+    keywords alone."""
+
+
+NAMED_BARS = Bars(vector_floor=2.5, vector_scale=0.4, english_floor=3.5, english_scale=0.4,
+                  relevance=0.8, relative=0.7, support=1.5)
+"""For a message that names a concept of the table (concepts.tsv): its keywords carry the
+concepts in both languages, and meaning adds to them."""
+UNNAMED_BARS = Bars(vector_floor=1.5, vector_scale=0.6, english_floor=2.5, english_scale=0.6,
+                    relevance=0.7, relative=0.7, support=3.0)
+"""For a message naming no concept, a vocabulary the table does not cover: its keywords are
+only its own words (a cross-language or paraphrased memory shares none), so meaning counts
+from a floor one standard deviation lower and weighs half as much again; in exchange a
+memory must stand 3 sd above unrelated text in some reading to be shown at all (the lower
+floors alone let function-word neighbours in)."""
+VECTOR_Z_FLOOR, VECTOR_SCALE = NAMED_BARS.vector_floor, NAMED_BARS.vector_scale
+ENGLISH_Z_FLOOR, ENGLISH_SCALE = NAMED_BARS.english_floor, NAMED_BARS.english_scale
+RELEVANCE_BAR, RELATIVE_BAR, SUPPORT_Z = (NAMED_BARS.relevance, NAMED_BARS.relative,
+                                          NAMED_BARS.support)
 FULL_COVERAGE = 0.99
 """A memory that holds every word of the message (a short search such as "deploy") passes
 the absolute bar whatever its score: in a store where every memory says "deploy", rarity
@@ -74,6 +99,8 @@ FIRST_TURN_WAIT_S = 2.0
 (a one-off: a headless run usually gets vectors; call warm_up() early to avoid the wait)."""
 EMBED_PER_TURN = 256
 """Most memories embedded during one turn; a cold cache over a big store fills over turns."""
+KEYWORDS_LEAD, MEANING_LEADS = "keywords", "meaning"
+"""ScoredEntry.leaning: the bars a message got (see :func:`bars_for`)."""
 MESSAGE_READING, GLOSS_READING, CONCEPT_READING = "message", "gloss", "concepts"
 """The readings of a message each embedder is asked (see :func:`rank`)."""
 BLOCK_OPEN = "<long_term_memory>"
@@ -109,6 +136,9 @@ class ScoredEntry:
     """Share of the message's keyword weight this memory matches."""
     shown: bool = True
     """Passed the relevance bars (explain lists some that did not)."""
+    leaning: str = KEYWORDS_LEAD
+    """Which bars the message got: ``keywords`` (it names a concept: NAMED_BARS) or
+    ``meaning`` (it names none: UNNAMED_BARS)."""
     why_not: str = ""
 
 
@@ -120,7 +150,9 @@ def describe(item: ScoredEntry) -> str:
     english = (f"; in English: cosine {item.english_cosine:.3f}, "
                f"{item.english_margin:+.1f} sd{_by(item.english_reading)}"
                if item.english_cosine else "")
-    return (f"{verdict}; relevance {item.relevance:.2f} = keywords {item.keyword:.2f} "
+    lead = ("; the message names no concept: meaning leads"
+            if item.leaning == MEANING_LEADS else "")
+    return (f"{verdict}{lead}; relevance {item.relevance:.2f} = keywords {item.keyword:.2f} "
             f"(matched: {matched}; {item.coverage:.0%} of the message) + vector "
             f"{item.vector:.2f} (cosine {item.cosine:.3f}, {item.margin:+.1f} sd above "
             f"unrelated text{_by(item.reading)}{english}); × time {item.time:.2f} = "
@@ -149,6 +181,13 @@ def concept_reading(terms: Terms) -> str:
     (concurrency → lock, 卡住 → timeout), and a memory about the concept in the other language
     then stands out. '' when the message names no concept."""
     return " ".join(concept_names(terms))
+
+
+def bars_for(topic: str, *, read: bool) -> Bars:
+    """The bars for a message whose concept reading is ``topic`` ('': it names none);
+    ``read``: the embedders have read some memory of the search (without meaning, keywords
+    are all there is, whatever the message names)."""
+    return UNNAMED_BARS if read and not topic else NAMED_BARS
 
 
 def time_weight(days: float) -> float:
@@ -187,23 +226,25 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
                                  (CONCEPT_READING, topic)], contents, wait)
     side = english.result() if english is not None else _vector_part(None, [], contents, wait)
     margins, english_margins = use.margins, side.margins
+    read = np.isfinite(margins) | np.isfinite(english_margins)
+    bars = bars_for(topic, read=bool(read.any()))
+    leaning = KEYWORDS_LEAD if bars is NAMED_BARS else MEANING_LEADS
     # Everything as arrays over the store: a common word can make thousands of candidates,
     # and only the few that pass the bars become ScoredEntry objects.
-    vector = (np.maximum(0.0, margins - VECTOR_Z_FLOOR) * VECTOR_SCALE
-              + np.maximum(0.0, english_margins - ENGLISH_Z_FLOOR) * ENGLISH_SCALE)
+    vector = (np.maximum(0.0, margins - bars.vector_floor) * bars.vector_scale
+              + np.maximum(0.0, english_margins - bars.english_floor) * bars.english_scale)
     vector[matches.contentless] = 0.0  # only stop words: nothing to be near
     relevance = matches.score + vector
     candidates = np.flatnonzero(relevance > 0)
     if candidates.size == 0:
         return []
     full = matches.coverage >= FULL_COVERAGE
-    read = np.isfinite(margins) | np.isfinite(english_margins)
     meaning = np.maximum(margins, english_margins)
-    supported = ~read | (meaning >= SUPPORT_Z) | full
+    supported = ~read | (meaning >= bars.support) | full
     eligible = candidates[supported[candidates]]
     best = float(relevance[eligible].max()) if eligible.size else math.inf
-    absolute = (relevance >= RELEVANCE_BAR) | full
-    passing = np.flatnonzero(absolute & supported & (relevance >= RELATIVE_BAR * best)
+    absolute = (relevance >= bars.relevance) | full
+    passing = np.flatnonzero(absolute & supported & (relevance >= bars.relative * best)
                              & (relevance > 0))
 
     def scored(i: int, **extra: object) -> ScoredEntry:
@@ -220,7 +261,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
                            english_margin=english if math.isfinite(english) else 0.0,
                            english_reading=side.reading_of(i),
                            matched=matches.matched(i), coverage=float(matches.coverage[i]),
-                           **extra)  # type: ignore[arg-type]
+                           leaning=leaning, **extra)  # type: ignore[arg-type]
 
     # order by relevance × time weight; the time weight is at most 1, so only entries whose
     # relevance could still reach the limit-th score need their age looked at
@@ -258,11 +299,11 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     for i in missed:
         if not supported[i]:
             why = (f"keywords only: the meaning stands {float(meaning[i]):+.1f} sd above "
-                   f"unrelated text, below {SUPPORT_Z}")
+                   f"unrelated text, below {bars.support}")
         elif not absolute[i]:
-            why = f"relevance {relevance[i]:.2f} below the bar {RELEVANCE_BAR}"
+            why = f"relevance {relevance[i]:.2f} below the bar {bars.relevance}"
         else:
-            why = f"relevance {relevance[i]:.2f} below {RELATIVE_BAR:.0%} of the best ({best:.2f})"
+            why = f"relevance {relevance[i]:.2f} below {bars.relative:.0%} of the best ({best:.2f})"
         rest.append(scored(i, shown=False, why_not=why))
     rest.sort(key=lambda s: -s.relevance)
     return shown + rest[:max(0, limit - len(shown))]
