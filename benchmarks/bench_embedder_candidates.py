@@ -23,13 +23,13 @@ reads; a multilingual candidate is asked the question and its English reading, `
 English one), and that ranking joins the app's fusion at each ``--weights`` value. Scored with
 the shared hit rule at k=5.
 
-**memory**: for each set in benchmarks/memret/ (never ``blind2``: it is run once, black-box),
-each reading ranks the store a message sees (project and global memories) by cosine; readings
-ending in ``-en`` read every text as ``terms.english_text`` (the English reading MiniLM gets in
-the app). Recall of targets at rank 1 and 3 and the MRR of the first target, each reading alone
-and every combination fused by the sum of per-message z-scores (each cosine standardised over
-the store) — a ranking harness, not the app's relevance rule (bench_memory_retrieval.py
-measures that).
+**memory**: for each set in benchmarks/memret/ (never the unseen ``blind2`` or ``blind3``:
+they are run once, black-box), each reading ranks the store a message sees (project and global
+memories) by cosine; readings ending in ``-en`` read every text as ``terms.english_text``
+(the English reading MiniLM gets in the app). Recall of targets at rank 1 and 3 and the MRR
+of the first target, each reading alone and every combination fused by the sum of per-message
+z-scores (each cosine standardised over the store) — a ranking harness, not the app's
+relevance rule (bench_memory_retrieval.py measures that).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from bench_memory_retrieval import UNSEEN_SETS  # noqa: E402
 from bench_search_heldout import DEFAULT_EVAL, load_score  # noqa: E402
 from bench_search_rankers import first_rank, rank_all  # noqa: E402
 
@@ -256,8 +257,8 @@ def run_memory(a: argparse.Namespace) -> int:
     readings = [r for r in a.readings.split(",") if r]
     print("set     readings (z-scores summed)          r@1    r@3    MRR")
     for name in [n for n in a.sets.split(",") if n]:
-        if name == "blind2":
-            raise SystemExit("blind2 is run once per session, black-box, by "
+        if name in UNSEEN_SETS:
+            raise SystemExit(f"{name} is run once per session, black-box, by "
                              "bench_memory_retrieval.py: never by this harness")
         data = json.loads((MEMORY_SETS / f"{name}.json").read_text(encoding="utf-8"))
         scored = {r: _z_scores(data, r) for r in readings}

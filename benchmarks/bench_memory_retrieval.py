@@ -2,15 +2,16 @@
 
     python benchmarks/bench_memory_retrieval.py [--sets dev,blind] [--cold] [--jobs 2]
     python benchmarks/bench_memory_retrieval.py --check     # shared words message ↔ target
-    python benchmarks/bench_memory_retrieval.py --sets blind2 --jobs 1   # once, at the end
+    python benchmarks/bench_memory_retrieval.py --sets blind2,blind3 --jobs 1   # once, at the end
     python benchmarks/bench_memory_retrieval.py --in-process --concepts none   # table off
 
 For each set in benchmarks/memret/ (README there: which sets are blind; the default leaves
-out ``blind2``, run only by name, once a session, with the final configuration), a temporary
-PAICLI_HOME gets the set's store (this project's, global and another project's memories, each
-verified ``age_days`` ago), and every message runs as one `paicli-tui exec` task against a
-local scripted OpenAI-compatible server on 127.0.0.1. The memories counted as shown are the
-ids in the ``<long_term_memory>`` block of the newest user message of the first request.
+out the unseen ``blind2`` and ``blind3``, run only by name, once a session, with the final
+configuration), a temporary PAICLI_HOME gets the set's store (this project's, global and
+another project's memories, each verified ``age_days`` ago), and every message runs as one
+`paicli-tui exec` task against a local scripted OpenAI-compatible server on 127.0.0.1. The
+memories counted as shown are the ids in the ``<long_term_memory>`` block of the newest user
+message of the first request.
 
 The vector cache is filled first (one `paicli-tui memory search`), as in a store that has
 been used before; ``--cold`` skips that (a first-ever run ranks by what is ready in time).
@@ -44,6 +45,8 @@ SETS_DIR = Path(__file__).resolve().parent / "memret"
 UNSEEN_SETS = frozenset({"blind2", "blind3"})
 """Sets nobody tuning retrieval may look into: only their aggregate figures are printed or
 written (no misses, no shown ids per message)."""
+DEFAULT_SETS = "dev,blind"
+"""What a run without ``--sets`` measures: the sets tuned on, never an unseen one."""
 _ID_LINE = re.compile(r"^- \[([^\]]+)\]", re.MULTILINE)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -244,7 +247,7 @@ def check_shared_words(data: dict[str, Any]) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default="dev,blind")
+    parser.add_argument("--sets", default=DEFAULT_SETS)
     parser.add_argument("--cold", action="store_true", help="do not fill the vector cache first")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--check", action="store_true", help="list shared words and stop")

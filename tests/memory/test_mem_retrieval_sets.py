@@ -17,9 +17,15 @@ import pytest
 CHECKOUT = Path(__file__).resolve().parents[2]
 SETS_DIR = CHECKOUT / "benchmarks" / "memret"
 sys.path.insert(0, str(CHECKOUT / "benchmarks"))  # the scoring code is benchmark-only
-from bench_memory_retrieval import check_shared_words, language, score  # noqa: E402
+from bench_memory_retrieval import (  # noqa: E402
+    DEFAULT_SETS,
+    UNSEEN_SETS,
+    check_shared_words,
+    language,
+    score,
+)
 
-SETS = ["blind", "blind2", "dev"]
+SETS = ["blind", "blind2", "blind3", "dev"]
 FUNCTION_WORDS = {"the", "in", "to", "a", "an", "of", "on", "for", "and", "is", "it"}
 """Words a message may share with a target: they carry no topic (the README says so)."""
 
@@ -33,6 +39,13 @@ def test_every_set_file_is_checked_here_and_listed_in_the_readme() -> None:
     readme = (SETS_DIR / "README.md").read_text(encoding="utf-8")
     for name in SETS:
         assert f"`{name}.json`" in readme
+
+
+def test_unseen_sets_exist_and_a_run_without_sets_never_includes_them() -> None:
+    """blind2 and blind3 are run by name only, once a session: a tuning run left at its
+    default must not measure them by accident."""
+    assert UNSEEN_SETS == {"blind2", "blind3"} and UNSEEN_SETS <= set(SETS)
+    assert DEFAULT_SETS.split(",") == ["dev", "blind"]
 
 
 @pytest.mark.parametrize("name", SETS)
