@@ -16,7 +16,7 @@ from doubles.embedders import WordsEmbedder
 from paicli_tui.config import Settings
 from paicli_tui.core.memory import retrieval
 from paicli_tui.core.memory.retrieval import describe
-from paicli_tui.core.memory.service import ENGLISH_VARIANT, LocalMemoryService
+from paicli_tui.core.memory.service import LocalMemoryService, english_variant
 from paicli_tui.core.memory.terms import english_text
 
 
@@ -62,7 +62,7 @@ def test_the_english_embedder_reads_english_text_in_its_own_cache(
     assert english.embedded[-2:] == ["which icon set", "icon"]  # the query and its concepts
     vectors = settings.home.memory_dir / "vectors"
     assert sorted(p.name for p in vectors.glob("*.npz")) == [
-        f"fake_english-{ENGLISH_VARIANT}.npz", "fake_multilingual.npz"]
+        f"fake_english-{english_variant()}.npz", "fake_multilingual.npz"]
     before = len(english.embedded)
     fresh = LocalMemoryService(settings, project_dir, embedder=_words("fake/multilingual"),
                                english_embedder=english, background_vectors=False)

@@ -76,6 +76,27 @@ def test_identifiers_and_versions_are_kept_whole(text: str, term: str) -> None:
     assert term in text_terms(text, None).bag
 
 
+@pytest.mark.parametrize(("word", "terms"), [
+    # four dictionary senses: the third and fourth are often the one a team means
+    ("头像", ["头像", "profil", "pictur", "portrait", "bust", "avatar"]),
+    ("轨迹", ["轨迹", "locus", "orbit", "trajectori", "track"]),
+    ("截止", ["截止", "close", "stop", "cut-off", "point"]),
+])
+def test_a_chinese_word_keeps_four_senses(word: str, terms: list[str]) -> None:
+    assert [t for t in text_terms(word, None).bag if not t.startswith("§")] == terms
+
+
+def test_an_english_word_meets_a_chinese_one_through_a_later_sense(
+        settings: Settings, project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from paicli_tui.core.memory import terms
+
+    empty = terms.parse_concepts("")  # the gloss alone, no concept (§image) in between
+    monkeypatch.setattr(terms, "concepts", lambda: empty)
+    service = _keywords_only(settings, project_dir, ["用户头像存在对象存储里", *STORE])
+    ranked = service.search("avatar storage")
+    assert ranked[0].entry.content == "用户头像存在对象存储里" and "avatar" in ranked[0].matched
+
+
 def test_a_shared_version_tells_near_topics_apart(settings: Settings, project_dir: Path
                                                   ) -> None:
     service = _keywords_only(settings, project_dir, [
@@ -131,7 +152,7 @@ def test_keywords_are_kept_beside_the_vectors(settings: Settings, project_dir: P
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     service = _keywords_only(settings, project_dir, STORE)
     assert service.search("bastion host")
-    path = settings.home.memory_dir / "keywords" / f"terms-{keywords_module.TERMS_VERSION}.tsv"
+    path = settings.home.memory_dir / "keywords" / keywords_module.terms_file_name()
     assert len(path.read_text(encoding="utf-8").splitlines()) == len(STORE)
 
     def no_segmenting(text: str, home: object = None, **_: object) -> object:
@@ -147,7 +168,7 @@ def test_keywords_are_kept_beside_the_vectors(settings: Settings, project_dir: P
 def test_a_torn_keyword_cache_line_is_skipped(settings: Settings, project_dir: Path) -> None:
     service = _keywords_only(settings, project_dir, STORE)
     service.search("bastion")
-    path = settings.home.memory_dir / "keywords" / f"terms-{keywords_module.TERMS_VERSION}.tsv"
+    path = settings.home.memory_dir / "keywords" / keywords_module.terms_file_name()
     with open(path, "a", encoding="utf-8") as fh:
         fh.write("deadbeef\tbroken")  # a writer killed mid-line
     index = KeywordIndex(settings.home)
@@ -275,3 +296,23 @@ def test_a_turn_sees_a_memory_saved_elsewhere_since_the_last_turn(settings: Sett
         "Flyway migrations of the other project are in sql/").written
     block = session.injection_block("flyway migrations", 500)
     assert "db/migration" in block and "sql/" not in block
+
+
+@pytest.mark.parametrize(("table", "digest"), [
+    ("lock\tlock\t锁\n", "cd5e27f8"),
+    ("lock\tlock mutex\t锁\n", "edcbe29e"),
+    ("", "da39a3ee"),
+])
+def test_cached_keywords_and_english_rows_follow_the_concept_table(
+        table: str, digest: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both caches hold what the concepts added to a text: a new table is a new file."""
+    from paicli_tui.core.memory import terms
+    from paicli_tui.core.memory.service import english_variant
+
+    monkeypatch.setattr(terms, "_concept_text", lambda: table)
+    terms.concepts_digest.cache_clear()
+    try:
+        assert keywords_module.terms_file_name() == f"terms-2-{digest}.tsv"
+        assert english_variant() == f"english-1-{digest}"
+    finally:
+        terms.concepts_digest.cache_clear()

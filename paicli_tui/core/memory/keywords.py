@@ -1,7 +1,8 @@
 """Keyword evidence for memory retrieval: BM25-style weights over the visible store.
 
 A memory's keywords (:mod:`.terms`) are computed once per text and kept beside the vectors in
-``PAICLI_HOME/memory/keywords/terms-<version>.tsv`` (one line per content hash, appended), so
+``PAICLI_HOME/memory/keywords/terms-<version>-<concept table>.tsv`` (one line per content
+hash, appended), so
 neither a new process nor a turn segments and glosses thousands of texts again. It is a
 cache: deleting it costs time, never data; a torn or foreign line is skipped.
 
@@ -30,13 +31,21 @@ from .terms import Terms, has_words, text_terms
 
 log = logging.getLogger(__name__)
 
-TERMS_VERSION = 1
-"""Bumped whenever the term rules change: older cache files are then ignored."""
+TERMS_VERSION = 2
+"""Bumped whenever the term rules change: older cache files are then ignored (a new concept
+table changes the file name by itself: :func:`~.terms.concepts_digest`)."""
 MAX_QUERY_CHARS = 2_000
 BM25_K1 = 1.2
 BM25_B = 0.5
 STRONG = 1.0
 WEAK = 0.7
+
+
+def terms_file_name() -> str:
+    """The keyword cache's file name: the term rules' version and the concept table's."""
+    from .terms import concepts_digest
+
+    return f"terms-{TERMS_VERSION}-{concepts_digest()}.tsv"
 
 
 def content_key(text: str) -> str:
@@ -124,7 +133,7 @@ class KeywordIndex:
     def path(self) -> Path | None:
         if self.home is None:
             return None
-        return self.home.memory_dir / "keywords" / f"terms-{TERMS_VERSION}.tsv"
+        return self.home.memory_dir / "keywords" / terms_file_name()
 
     def _load(self) -> None:
         self._loaded = True

@@ -50,7 +50,14 @@ OFFLINE_DEFAULT = ("use", "offline")
 memory adds the shipped English MiniLM as a second reading. ``use-m3`` names USE alone (as
 for the code index)."""
 ENGLISH_VARIANT = "english-1"
-"""Names the English text the MiniLM rows are of; bumped when english_text changes."""
+"""Names the English text the MiniLM rows are of; bumped when english_text changes (the
+concept table's digest is added to it: the text ends with the concepts it names)."""
+
+
+def english_variant() -> str:
+    from .terms import concepts_digest
+
+    return f"{ENGLISH_VARIANT}-{concepts_digest()}"
 
 __all__ = ["LocalMemoryService", "SaveResult", "ScoredEntry"]
 
@@ -226,7 +233,7 @@ class LocalMemoryService(MemoryBook):
             english = self._default_embedder("minilm")
         if english is not None:
             home = self.settings.home
-            self._english = VectorCache(directory, english, variant=ENGLISH_VARIANT,
+            self._english = VectorCache(directory, english, variant=english_variant(),
                                         prepare=lambda text: english_text(text, home))
 
     def _english_cache(self) -> VectorCache | None:
