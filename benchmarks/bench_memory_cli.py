@@ -24,9 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cli_cold import print_table, timed  # noqa: E402
 from bench_memory_scale import _env, _seed  # noqa: E402
 
+from paicli_tui.core.memory.service import english_variant  # noqa: E402
 from paicli_tui.core.memory.vectors import content_key  # noqa: E402
 
-ENGLISH_ROWS = "minilm-l6-int8-english-1.npz"
+ENGLISH_ROWS = f"minilm-l6-int8-{english_variant()}.npz"
 """The English reading's vector cache (MiniLM, 384-d) of the memory service."""
 
 
