@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
 from textual import events, on, work
@@ -445,8 +445,12 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def run_turn(self, text: str) -> None:
         """Iterate the core's events; every event goes to the handler as a message."""
+        await self.relay_events(self.session.run_turn(text))
+
+    async def relay_events(self, events: AsyncIterator[ev.AgentEvent]) -> None:
+        """Post each of a turn's (or a plan's) events to the handler, then how it ended."""
         try:
-            async for event in self.session.run_turn(text):
+            async for event in events:
                 self.post_message(AgentEventPosted(event))
         except asyncio.CancelledError:
             self.post_message(TurnEnded("cancelled"))

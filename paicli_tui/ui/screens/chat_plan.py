@@ -13,7 +13,7 @@ from textual import work
 from textual.message import Message
 
 from ...core.contracts import events as ev
-from ..messages import AgentEventPosted, TurnEnded
+from ..messages import AgentEventPosted
 from ..widgets.plan_pane import PlanPane
 
 if TYPE_CHECKING:
@@ -77,17 +77,8 @@ class PlanViewMixin:
                 "(No stops the plan.)", yes="Retry"))
             return "retry" if again else "stop"
 
-        try:
-            async for event in self.session.run_plan(goal, review=review,
-                                                     on_failure=on_failure, resume=resume):
-                self.post_message(AgentEventPosted(event))
-        except asyncio.CancelledError:
-            self.post_message(TurnEnded("cancelled"))
-            raise
-        except Exception as exc:
-            self.post_message(TurnEnded("error", str(exc)))
-            return
-        self.post_message(TurnEnded("done"))
+        await self.relay_events(self.session.run_plan(goal, review=review,
+                                                      on_failure=on_failure, resume=resume))
 
     class ContinuePlan(Message):
         """The person chose to continue the resumed session's interrupted plan."""
