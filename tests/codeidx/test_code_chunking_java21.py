@@ -63,6 +63,15 @@ JAVA21_EXPECTED = [
         ("method", "Sw.kind(int d)", 43, 51, "Day kind with yield."),
         ("method", "Sw.name(Object o)", 53, 59, "Unnamed pattern (Java 21 preview / 22)."),
     ]),
+    # Javadoc, then a blank line, then the declaration (javadoc and javalang accept it): the
+    # doc still belongs to the declaration, also past a plain comment; not past a field
+    ("Spaced.java", [
+        ("class", "Spaced", 9, 9,
+         "Keeps totals per key.\n<p>\nThe Javadoc is followed by a blank line, a layout javadoc "
+         "accepts."),
+        ("method", "Spaced.plus(long amount)", 16, 19, "Adds an amount to the total."),
+        ("method", "Spaced.label()", 24, 26, ""),
+    ]),
     # a broken parameter list and a string template: the grammar reports errors, every
     # method still gets its own chunk and its Javadoc
     ("Broken.java", [
@@ -104,3 +113,31 @@ def test_a_text_block_and_a_lambda_field_are_searchable_words() -> None:
     # the field's lambda sits in the class chunk (declaration and fields)
     holder = fulltext_text(chunks["Holder"])
     assert "BY_LENGTH" in holder and "by length" in holder
+
+
+def test_both_java_parsers_attach_a_javadoc_across_a_blank_line() -> None:
+    """javalang reads this file; tree-sitter (which reads every file javalang cannot) must
+    give the same chunks and docs: it used to drop a Javadoc followed by a blank line."""
+    from paicli_tui.core.code.chunking.java import chunk_java
+
+    text = (FIXTURES / "OldSpaced.java").read_text(encoding="utf-8")
+    by_javalang = chunk_java("OldSpaced.java", text)
+    by_treesitter = chunk_java("OldSpaced.java", text, force_treesitter=True)
+    assert (by_javalang.parser, by_treesitter.parser) == ("javalang", "tree-sitter")
+    expected = [
+        ("class", "OldSpaced", 7, 7, "Old-style class whose Javadoc is followed by a blank line."),
+        ("method", "OldSpaced.twice(int x)", 14, 14, "Doubles a number.\n@param x the number"),
+    ]
+    for result in (by_javalang, by_treesitter):
+        assert [(c.kind, c.name, c.start_line, c.end_line, c.doc) for c in result.chunks] == expected
+
+
+@pytest.mark.parametrize("path", ["util.js", "util.ts"])
+def test_a_jsdoc_followed_by_a_blank_line_is_the_functions_doc(path: str) -> None:
+    text = ("/** Adds two numbers.\n * @param a first\n */\n\nexport function add(a, b) {\n"
+            "  return a + b;\n}\n\n/** About x. */\nconst x = 1;\n\nfunction other() { return x; }\n")
+    chunks = chunk_file(path, text).chunks
+    assert [(c.name, c.start_line, c.end_line, c.doc) for c in chunks] == [
+        ("add(a, b)", 5, 7, "Adds two numbers.\n@param a first"),
+        ("other()", 12, 12, ""),  # the constant between them keeps its own comment
+    ]

@@ -71,9 +71,10 @@ def preceding_comment(node: Any, comment_types: tuple[str, ...], *,
     """The comment block right above ``node`` (adjacent lines), or ''.
 
     A comment that ends a line of code (``x = 1; // note``) belongs to that line, so it ends
-    the block. With ``doc_only_prefix`` (``/**`` for Javadoc) only the nearest adjacent comment
-    starting with it counts; plain comments between it and ``node`` (a tool directive, a note)
-    are looked past.
+    the block. With ``doc_only_prefix`` (``/**`` for Javadoc) only the nearest comment starting
+    with it counts; plain comments between it and ``node`` (a tool directive, a note) are looked
+    past, and so are blank lines, as javadoc and javalang do (``*/``, an empty line, then the
+    declaration is a common layout: the JDK has it on many classes).
     """
     parts: list[str] = []
     current = node
@@ -82,7 +83,7 @@ def preceding_comment(node: Any, comment_types: tuple[str, ...], *,
         sibling = current.prev_sibling
         if sibling is None or sibling.type not in comment_types:
             break
-        if end_line(sibling) < expected_line - 1:
+        if doc_only_prefix is None and end_line(sibling) < expected_line - 1:
             break
         before = sibling.prev_sibling
         if before is not None and end_line(before) == start_line(sibling):
