@@ -25,11 +25,12 @@ from paicli_tui.core.memory.terms import english_text, text_terms
 
 
 @pytest.mark.parametrize(("message", "expected"), [
-    ("Two workers must never charge the same invoice concurrently", "job lock"),
+    ("Two workers must never charge the same invoice concurrently",
+     "job billing lock concurrency"),
     ("Check the live database before the release", "production database release"),
     ("支付回调偶尔卡住，要加超时", "payment webhook timeout"),
-    ("给提现接口加个防重复提交", "api lock"),
-    ("What is the difference between a process and a thread", ""),  # names no concept
+    ("给提现接口加个防重复提交", "payout api lock idempotency"),
+    ("How do I reverse a string in place", ""),  # names no concept
 ])
 def test_the_concept_reading_names_the_concepts_in_order(message: str, expected: str) -> None:
     assert concept_reading(text_terms(message)) == expected
@@ -53,17 +54,21 @@ STORE = ["分布式锁用 Redisson，锁的 key 以 lock: 开头", "Every invoic
 @pytest.mark.parametrize(("message", "multilingual", "english"), [
     # an English message: itself and its concepts, to each embedder
     ("Two workers must never charge the same invoice concurrently",
-     ["Two workers must never charge the same invoice concurrently", "job lock"],
-     ["Two workers must never charge the same invoice concurrently job lock", "job lock"]),
+     ["Two workers must never charge the same invoice concurrently",
+      "job billing lock concurrency"],
+     ["Two workers must never charge the same invoice concurrently job billing lock "
+      "concurrency", "job billing lock concurrency"]),
     # a Chinese one: itself, its English gloss and its concepts; the English embedder its
     # English text and its concepts
     ("给提现接口加个防重复提交",
-     ["给提现接口加个防重复提交", "withdraw funds interface duplicate submit", "api lock"],
-     ["withdraw funds interface duplicate submit api lock", "api lock"]),
+     ["给提现接口加个防重复提交", "withdraw funds interface duplicate submit",
+      "payout api lock idempotency"],
+     ["withdraw funds interface duplicate submit payout api lock idempotency",
+      "payout api lock idempotency"]),
     # no concept: no third reading
-    ("What is the difference between a process and a thread",
-     ["What is the difference between a process and a thread"],
-     ["What is the difference between a process and a thread"]),
+    ("How do I reverse a string in place",
+     ["How do I reverse a string in place"],
+     ["How do I reverse a string in place"]),
 ])
 def test_each_embedder_is_asked_each_reading_once(settings: Settings, project_dir: Path,
                                                   message: str, multilingual: list[str],

@@ -31,8 +31,9 @@ def _words(name: str) -> WordsEmbedder:
     ("Icons come from lucide-react only", "Icons come from lucide-react only icon"),
     ("Use British spelling in docs", "Use British spelling in docs"),
     # Chinese text through its gloss; the concepts carry what the dictionary misses
-    ("工单列表分页用游标分页，不用 offset", "list pager cursor offset pagination"),
-    ("开发库是 helpdesk_dev，在本机 5432 端口", "exploit library helpdesk_dev 5432 port local"),
+    ("工单列表分页用游标分页，不用 offset", "list pager cursor offset ticket pagination"),
+    ("开发库是 helpdesk_dev，在本机 5432 端口",
+     "exploit library helpdesk_dev 5432 port devenv helpdesk local"),
 ])
 def test_english_text_is_the_reading_and_the_concepts(text: str, expected: str) -> None:
     assert english_text(text) == expected

@@ -63,9 +63,9 @@ def test_vector_similarity_counts_without_shared_keywords(settings: Settings, pr
 
 def test_newer_memories_rank_first_when_equally_relevant(service: LocalMemoryService,
                                                          clock: Clock) -> None:
-    old = service.save("We deploy with helm").entry
+    old = service.save("We deploy with zorbo").entry
     clock.now = T0 + timedelta(days=200)
-    new = service.save("We deploy with argo", force=True).entry
+    new = service.save("We deploy with quibble", force=True).entry
     ranked = service.search("deploy")
     assert [r.entry.id for r in ranked] == [new.id, old.id]
     assert ranked[0].score == pytest.approx(ranked[1].score / time_weight(200))
@@ -140,14 +140,15 @@ def test_vectors_are_cached_across_turns_and_processes(settings: Settings, proje
         service.save(text)
     service.search("deploy")
     first = len(embedder.embedded)
-    # entries, calibration notes, the query and its concept reading ("deploy" names release)
+    # entries, calibration notes, the query and its concept reading ("deploy" names release
+    # and deploy)
     assert first == 3 + len(background_texts()) + 2
-    assert embedder.embedded[-2:] == ["deploy", "release"]
-    service.search("pytest")
-    assert embedder.embedded[first:] == ["pytest"]  # only the new query (it names no concept)
+    assert embedder.embedded[-2:] == ["deploy", "release deploy"]
+    service.search("answers")
+    assert embedder.embedded[first:] == ["answers"]  # only the new query (it names no concept)
     fresh = WordsEmbedder()
     LocalMemoryService(settings, project_dir, embedder=fresh).search("deploy")
-    assert fresh.embedded == ["deploy", "release"]  # the sidecar file served the entries
+    assert fresh.embedded == ["deploy", "release deploy"]  # the sidecar file served the entries
     assert list((settings.home.memory_dir / "vectors").glob("*.npz"))
 
 

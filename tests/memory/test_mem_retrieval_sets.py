@@ -124,8 +124,8 @@ def test_score_counts_exactly(shown: dict, expected: dict) -> None:
 
 
 @pytest.mark.parametrize(("choice", "text", "concepts"), [
-    # the shipped table: "live database" names production and database
-    ("shipped", "query the live database", ["production", "database"]),
+    # the shipped table: "query the live database" names sql, production and database
+    ("shipped", "query the live database", ["sql", "production", "database"]),
     ("shipped", "生产库超时", ["production", "timeout"]),
     # no table: the proxy for a domain the table does not cover
     ("none", "query the live database", []),
