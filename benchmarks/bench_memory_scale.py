@@ -39,7 +39,7 @@ from bench_memory import QUERIES, _facts  # noqa: E402
 
 from paicli_tui.config import load_settings  # noqa: E402
 from paicli_tui.core.memory.entry import MemoryEntry, format_time, new_entry_id, utc_now  # noqa: E402
-from paicli_tui.core.memory.service import ENGLISH_VARIANT  # noqa: E402
+from paicli_tui.core.memory.service import english_variant  # noqa: E402
 from paicli_tui.core.memory.store import serialise  # noqa: E402
 from paicli_tui.core.memory.vectors import content_key  # noqa: E402
 
@@ -72,7 +72,7 @@ def _seed(home: Path, project: Path, count: int) -> list[str]:
     vectors = home / "memory" / "vectors"
     vectors.mkdir(parents=True, exist_ok=True)
     keys = np.array([content_key(t) for t in texts], dtype=str)
-    for name, dim in (("use-m3", 512), (f"minilm-l6-int8-{ENGLISH_VARIANT}", 384)):
+    for name, dim in (("use-m3", 512), (f"minilm-l6-int8-{english_variant()}", 384)):
         rows = rng.standard_normal((count, dim)).astype(np.float32)
         rows /= np.linalg.norm(rows, axis=1, keepdims=True)
         np.savez(vectors / f"{name}.npz", keys=keys, vectors=rows)
