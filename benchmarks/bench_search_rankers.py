@@ -60,10 +60,10 @@ def rank_all(project: Path, questions: list[dict[str, Any]]) -> list[tuple[dict,
 
 
 def first_rank(score: Any, fused: list[Any], rows: dict, q: dict, k: int = 5) -> int | None:
-    from paicli_tui.core.code.search import members_for_classes
+    from paicli_tui.core.code.search import answers_for
 
     records = []
-    for item, _via in members_for_classes(fused, rows)[:k]:
+    for item, _via, _declaration in answers_for(fused, rows)[:k]:
         row = rows[item.id]
         records.append({"path": row["path"], "names": [row["name"]],
                         "ranges": [(int(row["start_line"]), int(row["end_line"]))]})

@@ -75,6 +75,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if args.explain and hit.ranks:
             ranks = ", ".join(f"{k} #{v}" if v else f"{k} -" for k, v in hit.ranks.items())
             print(f"   ranks: {ranks}")
+            if hit.via_declaration:
+                print(f"   answers the declaration {hit.via_declaration} (no body)")
+            if hit.via:
+                print(f"   answers the class {hit.via}")
     if args.explain:
         print(f"plan: {json.dumps(response.plan, ensure_ascii=False)}")
     return EXIT_OK

@@ -21,6 +21,9 @@ class SearchHit:
     ranks: dict[str, int | None] = field(default_factory=dict)
     via: str = ""
     """The class whose hit led to this member (see :func:`members_for_classes`)."""
+    via_declaration: str = ""
+    """The bodiless declaration (interface or abstract method) whose hit led to this
+    implementation (see core.code.declarations)."""
     match_line: int = 0
     """grep mode: the line that matched best (0 in other modes)."""
     match_text: str = ""
@@ -34,6 +37,8 @@ class SearchHit:
             data["ranks"] = dict(self.ranks)
             if self.via:
                 data["via_class"] = self.via
+            if self.via_declaration:
+                data["via_declaration"] = self.via_declaration
         if self.match_line:
             data["match_line"], data["match_text"] = self.match_line, self.match_text
         if with_source:

@@ -111,13 +111,13 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
         rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows))
     fused = fuse_rankings(rankings)
     hits = []
-    for item, via in members_for_classes(fused, rows)[:k]:
+    for item, via, declaration in answers_for(fused, rows)[:k]:
         row = rows[item.id]
         hits.append(SearchHit(
             path=row["path"], start_line=int(row["start_line"]), end_line=int(row["end_line"]),
             name=row["name"], kind=row["kind"], score=item.score, language=row["language"],
             signature=row["signature"], source=row["source"], id=item.id,
-            ranks=dict(item.ranks), via=via))
+            ranks=dict(item.ranks), via=via, via_declaration=declaration))
     response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings))
     response.seconds = time.perf_counter() - started
     return response
@@ -132,6 +132,20 @@ def fuse_rankings(rankings: dict[str, list[str]]) -> list[Any]:
     if rankings.get("text"):
         fused = keep_in_view(fused, rankings["text"][0], TEXT_LEADER_SLOT)
     return fused
+
+
+def answers_for(fused: list[Any], rows: dict[str, dict[str, Any]]
+                ) -> list[tuple[Any, str, str]]:
+    """What each fused hit stands for, best first, each result once: a method declared
+    without a body answered by its implementation (core.code.declarations), then a class by
+    its best-ranked member (:func:`members_for_classes`). Each item is (hit, the class it
+    stands for or '', the declaration it stands for or '')."""
+    from .declarations import implementations_for_declarations
+
+    resolved = implementations_for_declarations(fused, rows)
+    declared = {hit.id: via for hit, via in resolved if via}
+    return [(item, via, declared.get(item.id, ""))
+            for item, via in members_for_classes([hit for hit, _ in resolved], rows)]
 
 
 def members_for_classes(fused: list[Any], rows: dict[str, dict[str, Any]]
