@@ -4,6 +4,8 @@ never breaks the resume."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from paicli_tui.core.agent.subagent_record import (
@@ -61,6 +63,11 @@ def test_a_stream_without_final_numbers_is_counted_from_its_messages(settings,
     ({"status": "cancelled", "history_tokens": 1_200.7, "messages": 4, "elapsed_s": 2},
      ("cancelled", 1_200, 4, 2.0)),
     ({}, ("failed", 0, 0, 0.0)),
+    # JSON readers accept Infinity and NaN (1e999 reads as Infinity); int() of either raised
+    ({"status": "done", "history_tokens": math.inf, "messages": math.nan,
+      "elapsed_s": math.inf}, ("done", 0, 0, 0.0)),
+    ({"status": "done", "history_tokens": -2_300, "messages": -3, "elapsed_s": -1.5},
+     ("done", 0, 0, 0.0)),
 ])
 def test_a_hand_edited_final_record_never_breaks_the_resume(settings, project_dir, finished,
                                                             expected) -> None:

@@ -4,6 +4,7 @@ read back from its stream when the session is resumed."""
 from __future__ import annotations
 
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -134,10 +135,13 @@ def _record_from_stream(home: HomePaths, child: str, label: str, task_id: str,
 def _record_from_finished(event: dict, child: str, label: str, task_id: str,
                           call_id: str) -> SubAgentRecord:
     """The numbers the sub-agent had when it ended, as its stream recorded them; a value of
-    the wrong kind (a hand-edited file) counts as 0."""
+    the wrong kind (a hand-edited file: text, a boolean, a negative number, and the
+    ``Infinity`` / ``NaN`` JSON readers accept) counts as 0."""
     def number(name: str) -> float:
         value = event.get(name)
-        return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return 0
+        return value if math.isfinite(value) and value >= 0 else 0
 
     status = event.get("status")
     return SubAgentRecord(
