@@ -214,19 +214,33 @@ def _ascii_group(token: str) -> tuple[tuple[str, float], ...]:
 def _chinese_words(run: str, home: HomePaths | None
                    ) -> list[tuple[str, list[str], list[str]]]:
     """(word, shorter dictionary words inside it, concepts inside it) for each jieba word of a
-    Chinese run that is not a stop word; a concept spanning two words (合回 of 合 / 回去)
-    comes as a word of its own with no terms but the concept."""
+    Chinese run that is not a stop word; a concept spanning two words comes as a word of its
+    own with no terms but the concept when it holds a whole word at either end (合回 of
+    合 / 回去: jieba's cut missed it), never when it only joins the end of one word to the
+    start of the next (下单 in 一下 / 单元, 同时 in 不同 / 时区: a coincidence of the
+    characters, not a word of the text)."""
     from ..text.jieba_setup import get_jieba
 
     jieba = get_jieba(home)
     spans = []
+    owner: list[int] = []  # the index of the jieba word each character of the run is in
     start = 0
     for word in jieba.lcut(run):
+        owner.extend([len(spans)] * len(word))
         spans.append((start, start + len(word), word))
         start += len(word)
-    found = _chinese_concepts(run)
+    owner.extend([len(spans) - 1] * (len(run) - len(owner)))
+    inside: dict[int, list[str]] = {}  # by word: one pass, a long run costs no more per word
+    kept = []
+    for b, e, concept in _chinese_concepts(run):
+        first, last = owner[b], owner[e - 1]
+        if first == last:
+            inside.setdefault(first, []).append(concept)
+        elif b != spans[first][0] and e != spans[last][1]:
+            continue
+        kept.append(concept)
     out = []
-    for begin, end, word in spans:
+    for index, (_, _, word) in enumerate(spans):
         if word in ZH_STOP_WORDS:
             continue
         inner = []
@@ -234,10 +248,9 @@ def _chinese_words(run: str, home: HomePaths | None
             for sub in jieba.lcut_for_search(word):
                 if sub != word and len(sub) >= 2 and sub not in ZH_STOP_WORDS:
                     inner.append(sub)
-        named = [c for b, e, c in found if begin <= b and e <= end]
-        out.append((word, inner, list(dict.fromkeys(named))))
+        out.append((word, inner, list(dict.fromkeys(inside.get(index, ())))))
     attached = {c for _, _, named in out for c in named}
-    for concept in dict.fromkeys(c for _, _, c in found):
+    for concept in dict.fromkeys(kept):
         if concept not in attached:
             out.append(("", [], [concept]))
     return out

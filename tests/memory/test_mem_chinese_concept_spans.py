@@ -1,0 +1,44 @@
+"""Which concepts a Chinese sentence names when a concept word crosses jieba's cut: one that
+holds a whole word at either end is a word jieba missed (合回 of 合 / 回去); one that only
+joins the end of one word to the start of the next is a coincidence of the characters (下单 in
+一下 / 单元 is not "place an order", 同时 in 不同 / 时区 not "at the same time")."""
+
+from __future__ import annotations
+
+import pytest
+
+from paicli_tui.core.memory.terms import text_terms
+
+
+def _concepts(text: str) -> list[str]:
+    return sorted({term for group in text_terms(text).groups for term, _ in group
+                   if term.startswith("§")})
+
+
+@pytest.mark.parametrize(("text", "concepts"), [
+    # the end of one word + the start of the next: no concept
+    ("帮我看一下单元测试", ["§test"]),          # 一下 / 单元测试: not 下单 (§order)
+    ("不同时区的用户", ["§timezone"]),          # 不同 / 时区: not 同时 (§lock)
+    ("把不同步骤拆开", []),                     # 不同 / 步骤: not 同步 (§sync)
+    ("来回调整了好几次", []),                   # 来回 / 调整: not 回调 (§webhook)
+    ("加上线程池", ["§thread"]),                # 加上 / 线程池: not 上线 (§release)
+    ("开发布局", ["§layout"]),                  # 开发 / 布局: not 发布 (§release)
+    ("帮我改一下单号的格式", ["§id"]),          # 一下 / 单号: not 下单 (§order)
+    # a whole word at one end: jieba's cut missed the concept, it still counts
+    ("分支合回去", ["§branch", "§merge"]),      # 合 / 回去
+    ("最多重试三次", ["§limit", "§retry"]),
+    ("线上下单失败", ["§error", "§order", "§production"]),  # 线 / 上下 / 单
+    ("订单重复提交", ["§idempotency", "§lock", "§order"]),  # 重复 / 提交, both whole
+])
+def test_a_concept_across_words_counts_only_with_a_whole_word_at_an_end(
+        text: str, concepts: list[str]) -> None:
+    assert _concepts(text) == concepts
+
+
+def test_a_long_run_of_one_concept_word_names_it_once() -> None:
+    """100 KB of one concept word without punctuation (a hand-edited store can hold one):
+    each word's concepts are found in one pass, not by scanning every match for every word
+    (98.8 s before, 0.8 s after on the development machine; measured, not asserted)."""
+    terms = text_terms("部署" * 50_000)
+    assert [g for g in terms.groups if any(t == "§deploy" for t, _ in g)] == [
+        terms.groups[0]]
