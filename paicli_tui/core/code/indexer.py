@@ -26,7 +26,7 @@ from ...paths import keep_dot_dir_out_of_git, normalise_project_root
 from ..contracts.embedder import Embedder
 from ..text.fsnames import display_name
 from .chunk import Chunk
-from .chunking import ChunkedFile, chunk_file, language_of
+from .chunking import CHUNKER_VERSION, ChunkedFile, chunk_file, language_of
 from .commit_retry import CommitRetry
 from .ignore import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, is_binary_bytes, walk_project_files
 from .lance_store import (
@@ -161,6 +161,8 @@ class CodeIndexer:
         self.batch_chunks = batch_chunks
         self._guard: Callable[[], None] = lambda: None
         """Raises when this run may no longer write (its remote lease was lost)."""
+        self._reparse = False
+        """This run reads every file again: the index was chunked by an older version."""
         self.commits = CommitRetry()
         """Re-applies a write step refused by a commit conflict (another writer of the
         index, e.g. on an object store without a lease), bounded; counts the retries."""
@@ -222,6 +224,7 @@ class CodeIndexer:
                 summary.chunks_cross_file = self._refresh_cross_file(tables, written, stored)
             if changed or deleted or summary.rebuilt or stale:
                 self._refresh_fulltext(tables, report)
+            self._record_chunker(tables)
             refresh(tables)  # counts include what other writers committed meanwhile
             summary.chunks_total = tables.chunks.count_rows() if tables.chunks else 0
             summary.edges_total = tables.edges.count_rows() if tables.edges else 0
@@ -239,7 +242,8 @@ class CodeIndexer:
     def _prepare(self, tables: IndexTables, embedder: Embedder, rebuild: bool) -> str | None:
         meta = tables.meta
         wanted = {"embedder": embedder.name, "dim": str(embedder.dim),
-                  "schema": SCHEMA_VERSION}
+                  "schema": SCHEMA_VERSION, "chunker": CHUNKER_VERSION}
+        self._reparse = False
         reason = None
         keep_existing = False
         if rebuild:
@@ -251,12 +255,15 @@ class CodeIndexer:
             dropped = self._commit(tables, "copying the index into keyed tables",
                                    lambda: migrate_to_keyed(tables, embedder.dim)
                                    if not is_keyed(tables) else {})
+            old_chunker = {**wanted, "chunker": meta.get("chunker", "1")}
             self._commit(tables, "writing the index's meta table",
-                         lambda: write_meta(tables, wanted))
+                         lambda: write_meta(tables, old_chunker))
             duplicates = sum(dropped.values())
             return ("index format 1 -> 2: the tables were copied with their keys marked, "
                     "nothing embedded again" + (f", {duplicates} duplicate row(s) dropped"
-                                                if duplicates else ""))
+                                                if duplicates else "")
+                    + (f"; {self._chunker_changed(old_chunker)}"
+                       if old_chunker["chunker"] != CHUNKER_VERSION else ""))
         elif meta.get("schema") != SCHEMA_VERSION:
             reason = f"index format changed ({meta.get('schema')} -> {SCHEMA_VERSION})"
         elif meta.get("embedder") != embedder.name or meta.get("dim") != str(embedder.dim):
@@ -267,7 +274,24 @@ class CodeIndexer:
                          lambda: reset_tables(tables, embedder.dim, keep_existing=keep_existing))
             self._commit(tables, "writing the index's meta table",
                          lambda: write_meta(tables, wanted))
+        elif meta.get("chunker", "1") != CHUNKER_VERSION:
+            reason = self._chunker_changed(meta)
         return reason
+
+    def _chunker_changed(self, meta: dict[str, str]) -> str:
+        """An index chunked by an older version: every file is read and chunked again in this
+        run; the meta table records the new version only once the run has written them all
+        (a run stopped midway does it again next time)."""
+        self._reparse = True
+        return (f"chunking changed ({meta.get('chunker', '1')} -> {CHUNKER_VERSION}): every "
+                "file read again, vectors of unchanged text reused")
+
+    def _record_chunker(self, tables: IndexTables) -> None:
+        if self._reparse:
+            wanted = {**tables.meta, "chunker": CHUNKER_VERSION}
+            self._commit(tables, "writing the index's meta table",
+                         lambda: write_meta(tables, wanted))
+            self._reparse = False
 
     def _known_files(self, tables: IndexTables) -> dict[str, dict[str, Any]]:
         if tables.files is None:
@@ -299,7 +323,7 @@ class CodeIndexer:
         touched: list[_Candidate] = []
         kept: list[_Candidate] = []
         for candidate in candidates:
-            row = known.get(candidate.path)
+            row = None if self._reparse else known.get(candidate.path)
             if row and row["size"] == candidate.size and row["mtime_ns"] == candidate.mtime_ns:
                 summary.files_unchanged += 1
                 kept.append(candidate)
