@@ -42,3 +42,20 @@ def test_a_long_run_of_one_concept_word_names_it_once() -> None:
     terms = text_terms("部署" * 50_000)
     assert [g for g in terms.groups if any(t == "§deploy" for t, _ in g)] == [
         terms.groups[0]]
+
+
+@pytest.mark.parametrize(("text", "concepts"), [
+    # everyday words that are not the concept: 同时 "at the same time" is no lock, 打印
+    # "print out" and a Java record or a database record are no log
+    ("同时打开两个文件", ["§file"]),
+    ("把这段代码打印出来", []),
+    ("what does this record type do", []),
+    # the concept's own words still name it
+    ("并发请求要加锁", ["§concurrency", "§http", "§lock"]),
+    ("同时请求太多", ["§concurrency", "§http"]),
+    ("打印日志", ["§log"]),
+    ("记录一下接口出错时的上下文", ["§api", "§error", "§log"]),
+    ("add a log line", ["§log"]),
+])
+def test_an_everyday_word_does_not_name_a_concept(text: str, concepts: list[str]) -> None:
+    assert _concepts(text) == concepts
