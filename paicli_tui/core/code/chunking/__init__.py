@@ -31,11 +31,12 @@ TEXT_EXTENSIONS = frozenset({
 
 SPECIAL_NAMES = frozenset({"Dockerfile", "Makefile", "README", "pom.xml", "build.gradle"})
 
-CHUNKER_VERSION = "2"
+CHUNKER_VERSION = "3"
 """Bumped whenever the chunks a file gives change (their lines, the doc attached, their text):
 an index made by an older version reads every file again once (vectors of unchanged text
 are reused), instead of keeping old chunks until each file happens to change. 2: a Javadoc
-or JSDoc followed by a blank line stays with its declaration on the tree-sitter path."""
+or JSDoc followed by a blank line stays with its declaration on the tree-sitter path. 3: not
+a file's banner (a licence, a copyright line, ``@fileoverview``) followed by a blank line."""
 
 __all__ = ["CHUNKER_VERSION", "ChunkedFile", "Edge", "chunk_file", "language_of",
            "is_indexable"]

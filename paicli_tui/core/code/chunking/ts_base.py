@@ -66,6 +66,12 @@ def normalise_type(text: str) -> str:
     return text.replace(",", ", ")
 
 
+FILE_HEADER = re.compile(r"@(?:license|licence|file|fileoverview|overview|module|preserve|"
+                         r"copyright)\b|\bCopyright\b|SPDX-License-Identifier")
+"""A doc comment that describes the file, not the declaration after it, when a blank line
+separates them (``/** @license MIT */``, a copyright banner, ``@fileoverview``)."""
+
+
 def preceding_comment(node: Any, comment_types: tuple[str, ...], *,
                       doc_only_prefix: str | None = None) -> str:
     """The comment block right above ``node`` (adjacent lines), or ''.
@@ -74,7 +80,8 @@ def preceding_comment(node: Any, comment_types: tuple[str, ...], *,
     the block. With ``doc_only_prefix`` (``/**`` for Javadoc) only the nearest comment starting
     with it counts; plain comments between it and ``node`` (a tool directive, a note) are looked
     past, and so are blank lines, as javadoc and javalang do (``*/``, an empty line, then the
-    declaration is a common layout: the JDK has it on many classes).
+    declaration is a common layout: the JDK has it on many classes), except a file's banner
+    (:data:`FILE_HEADER`) with a blank line under it.
     """
     parts: list[str] = []
     current = node
@@ -91,6 +98,8 @@ def preceding_comment(node: Any, comment_types: tuple[str, ...], *,
         text = text_of(sibling)
         if doc_only_prefix is not None:
             if text.startswith(doc_only_prefix):
+                if end_line(sibling) < expected_line - 1 and FILE_HEADER.search(text):
+                    return ""  # the file's banner (licence, overview), as JSDoc reads it
                 return text
         else:
             parts.insert(0, text)
