@@ -34,6 +34,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_search_heldout import DEFAULT_EVAL, load_score  # noqa: E402
 
+SUPERTYPES: list[Any] = [lambda name: []]
+"""The index's extends/implements lookup, set when the index is opened."""
+
 
 def rank_all(project: Path, questions: list[dict[str, Any]]) -> list[tuple[dict, dict, dict]]:
     """(question, rankings, rows) for every question."""
@@ -47,6 +50,7 @@ def rank_all(project: Path, questions: list[dict[str, Any]]) -> list[tuple[dict,
     tables = open_index(index_location(settings, project))
     if tables is None or tables.chunks is None:
         raise SystemExit(f"no index in {project}: run paicli-tui index there first")
+    SUPERTYPES[:] = [s.supertype_lookup(tables)]  # as search_project answers declarations
     embedder = get_code_embedder(settings)
     s._check_embedder(tables.meta, embedder)
     out = []
@@ -63,7 +67,7 @@ def first_rank(score: Any, fused: list[Any], rows: dict, q: dict, k: int = 5) ->
     from paicli_tui.core.code.search import answers_for
 
     records = []
-    for item, _via, _declaration in answers_for(fused, rows)[:k]:
+    for item, _via, _declaration in answers_for(fused, rows, SUPERTYPES[0])[:k]:
         row = rows[item.id]
         records.append({"path": row["path"], "names": [row["name"]],
                         "ranges": [(int(row["start_line"]), int(row["end_line"]))]})

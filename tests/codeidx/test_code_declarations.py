@@ -12,6 +12,7 @@ from doubles.embedders import HashEmbedder
 from paicli_tui.core.code.declarations import (
     implementations_for_declarations,
     is_bodiless,
+    reaches,
     signature_key,
 )
 from paicli_tui.core.code.fusion import rrf
@@ -32,9 +33,18 @@ ROWS = {
     "impl": _method("Circle.area(double factor)", "Circle",
                     "@Override\npublic double area(double factor) {\n  return 3.14;\n}"),
     "lone": _method("Sink.drain()", "Sink", "void drain();"),
+    "stranger": _method("Gauge.area(double d)", "Gauge", "double area(double d) { return 0; }"),
     "py": _method("Shape.area(self)", "Shape", "def area(self): ...", language="python",
                   kind="method"),
 }
+
+
+SUPERTYPES = {"Circle": ["geo.Round"], "Round": ["Shape<Double>"], "Square": ["Shape"],
+              "Loop": ["Cycle"], "Cycle": ["Loop"]}
+
+
+def supertypes(name: str) -> list[str]:
+    return SUPERTYPES.get(name, [])
 
 
 @pytest.mark.parametrize(("order", "expected"), [
@@ -43,6 +53,11 @@ ROWS = {
     # declaration nobody implements stay
     (["decl", "other", "overload", "impl", "lone"],
      [("impl", "Shape.area(double scale)"), ("other", ""), ("overload", ""), ("lone", "")]),
+    # a same-named method of a class that does not implement Shape never answers it (Gauge
+    # has no supertype); the real implementation further down does
+    (["decl", "stranger", "impl"],
+     [("impl", "Shape.area(double scale)"), ("stranger", "")]),
+    (["decl", "stranger"], [("decl", ""), ("stranger", "")]),
     # the implementation ranks above its declaration: the declaration adds nothing
     (["impl", "other", "decl"], [("impl", ""), ("other", "")]),
     # no implementation found: the declaration stays where it is
@@ -52,11 +67,27 @@ ROWS = {
 ])
 def test_a_declaration_is_answered_by_its_best_ranked_implementation(order, expected) -> None:
     fused = rrf({"text": order})
-    picked = [(hit.id, via) for hit, via in implementations_for_declarations(fused, ROWS)]
+    picked = [(hit.id, via) for hit, via in
+              implementations_for_declarations(fused, ROWS, supertypes)]
     assert picked == expected
 
 
+@pytest.mark.parametrize(("cls", "declaring", "expected"), [
+    ("Square", "Shape", True),            # implements it
+    ("Circle", "Shape", True),            # through Round, package and type arguments aside
+    ("Circle", "outer.Shape", True),
+    ("Gauge", "Shape", False),            # no supertypes
+    ("Loop", "Shape", False),             # a cycle in a broken tree ends
+    ("Shape", "Shape", False),            # the declaring type itself is not an implementation
+])
+def test_an_implementation_must_extend_or_implement_the_declaring_type(cls, declaring,
+                                                                        expected) -> None:
+    assert reaches(cls, declaring, supertypes) is expected
+
+
 @pytest.mark.parametrize(("row", "key"), [
+    (_method("A.put(final @Nullable String s, @Size(max = 3) int n)", "A", ""),
+     ("java", "put", ("String", "int"))),
     (_method("A.put(Map<K, V> m, int[] n)", "A", ""), ("java", "put", ("Map<K, V>", "int[]"))),
     (_method("A.run()", "A", ""), ("java", "run", ())),
     (_method("Q.fetch(key: string, n: number)", "Q", "", language="typescript"),
@@ -83,7 +114,7 @@ def test_answers_for_resolves_declarations_then_classes() -> None:
     rows["cls"] = {"name": "Circle", "parent": "", "kind": "class", "path": "Circle.java",
                    "language": "java", "source": "class Circle {"}
     fused = rrf({"text": ["cls", "decl", "other", "impl"]})
-    assert [(h.id, via, decl) for h, via, decl in answers_for(fused, rows)] == [
+    assert [(h.id, via, decl) for h, via, decl in answers_for(fused, rows, supertypes)] == [
         ("impl", "Circle", "Shape.area(double scale)"), ("other", "", "")]
 
 
@@ -122,3 +153,25 @@ def test_search_answers_an_interface_question_with_the_implementation(
                                "LoyalPricing.discountedTotal(long cents)  (")
     assert lines[1] == "   ranks: text #2"
     assert lines[2] == "   answers the declaration Pricing.discountedTotal(long basket) (no body)"
+
+
+def test_search_never_answers_a_declaration_with_an_unrelated_namesake(settings,
+                                                                      tmp_path: Path) -> None:
+    """``Task.run()`` ranks first for words of its Javadoc; ``HttpServer.run()`` has the same
+    name and parameters but does not implement Task: the declaration stays, the stranger
+    never takes its place (before, any same-named method of another class did)."""
+    root = tmp_path / "jobs"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "Task.java").write_text(
+        "package jobs;\n\ninterface Task {\n"
+        "    /** Runs the nightly cleanup of expired shopping carts. */\n"
+        "    void run();\n}\n", encoding="utf-8")
+    (root / "src" / "HttpServer.java").write_text(
+        "package web;\n\nclass HttpServer {\n"
+        "    public void run() {\n        serve(8080);\n    }\n}\n", encoding="utf-8")
+    CodeIndexer(settings, root, HashEmbedder()).update()
+    response = search_project(settings, root, "nightly cleanup of expired shopping carts",
+                              mode="hybrid", top_k=5, embedder=HashEmbedder())
+    names = [h.name for h in response.hits]
+    assert names[0] == "Task.run()" and response.hits[0].via_declaration == ""
+    assert "HttpServer.run()" in names  # it was a candidate, ranked on its own

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -111,7 +112,7 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
         rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows))
     fused = fuse_rankings(rankings)
     hits = []
-    for item, via, declaration in answers_for(fused, rows)[:k]:
+    for item, via, declaration in answers_for(fused, rows, supertype_lookup(tables))[:k]:
         row = rows[item.id]
         hits.append(SearchHit(
             path=row["path"], start_line=int(row["start_line"]), end_line=int(row["end_line"]),
@@ -134,15 +135,36 @@ def fuse_rankings(rankings: dict[str, list[str]]) -> list[Any]:
     return fused
 
 
-def answers_for(fused: list[Any], rows: dict[str, dict[str, Any]]
-                ) -> list[tuple[Any, str, str]]:
+def supertype_lookup(tables: Any) -> Callable[[str], list[str]]:
+    """A class's simple name -> the types its ``extends`` / ``implements`` edges name, read
+    from the index's graph on first use (only a search whose results hold a bodiless
+    declaration asks)."""
+    table: dict[str, list[str]] | None = None
+
+    def lookup(name: str) -> list[str]:
+        nonlocal table
+        if table is None:
+            table = {}
+            if tables.edges is not None:
+                edges = (tables.edges.search().where("kind IN ('extends', 'implements')")
+                         .select(["src", "dst"]).limit(None).to_arrow())
+                for src, dst in zip(edges.column("src").to_pylist(),
+                                    edges.column("dst").to_pylist(), strict=True):
+                    table.setdefault(str(src).rsplit(".", 1)[-1], []).append(str(dst))
+        return table.get(name, [])
+
+    return lookup
+
+
+def answers_for(fused: list[Any], rows: dict[str, dict[str, Any]],
+                supertypes: Callable[[str], Iterable[str]]) -> list[tuple[Any, str, str]]:
     """What each fused hit stands for, best first, each result once: a method declared
-    without a body answered by its implementation (core.code.declarations), then a class by
-    its best-ranked member (:func:`members_for_classes`). Each item is (hit, the class it
-    stands for or '', the declaration it stands for or '')."""
+    without a body answered by its implementation in a subtype (core.code.declarations),
+    then a class by its best-ranked member (:func:`members_for_classes`). Each item is
+    (hit, the class it stands for or '', the declaration it stands for or '')."""
     from .declarations import implementations_for_declarations
 
-    resolved = implementations_for_declarations(fused, rows)
+    resolved = implementations_for_declarations(fused, rows, supertypes)
     declared = {hit.id: via for hit, via in resolved if via}
     return [(item, via, declared.get(item.id, ""))
             for item, via in members_for_classes([hit for hit, _ in resolved], rows)]
