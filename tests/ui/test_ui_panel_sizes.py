@@ -105,3 +105,15 @@ async def test_inspector_shows_the_highlighted_compactions_whole_detail_when_cut
                 await settle(pilot)
             seen.append(str(line.render()) if line.display else None)
         assert seen == shown
+
+
+async def test_inspector_says_whole_that_nothing_was_compacted_yet_at_80x24(
+        settings: Settings, stable_project) -> None:
+    """A session with no compaction: the history's one row is cut to 'no c' at 80 columns;
+    under the table the line reads 'no compaction in this session yet'."""
+    scene = next(s for s in scenes(settings, stable_project) if s.name == "context_inspector")
+    scene.app.backend.history_events = []
+    async with scene.app.run_test(size=(80, 24)) as pilot:
+        await reach(pilot, scene)
+        line = pilot.app.screen.query_one("#history-detail")
+        assert line.display and str(line.render()) == "no compaction in this session yet"

@@ -226,7 +226,8 @@ def plan_scenes(settings: Settings, project: Path) -> list[Scene]:
     out.append(Scene(
         "inspector_subagents", with_subagent(), inspector_before,
         "The context inspector of a session with one sub-agent: under the compaction history "
-        "on the right, the title 'Sub-agents · Enter opens (Tab)' whole, then the columns "
+        "on the right (its one row cut, so the line under it reads 'no compaction in this "
+        "session yet'), the title 'Sub-agents · Enter opens (Tab)' whole, then the columns "
         "sub-agent, msgs, tok, cmp and the row '✓ explore ind 7 7.1k 0'. At 60x20 the "
         "title reads 'Sub-agents · Enter opens' and the table drops cmp, so '7.1k' stays "
         "whole.", screen="ContextInspector"))

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from ...core.messages import Message as CoreMessage
 
 
+NO_COMPACTION = "no compaction in this session yet"
+
+
 @dataclass
 class InspectorResult:
     compactions: list[ContextCompacted] = field(default_factory=list)
@@ -204,7 +207,7 @@ class ContextInspector(Screen[InspectorResult]):
             table.add_row(*map(Text, event_row(event, compact=compact,
                                                time_column=not narrow)))
         if not events:
-            table.add_row("—", "", *([] if narrow else [""]), "no compaction in this session yet")
+            table.add_row("—", "", *([] if narrow else [""]), NO_COMPACTION)
         self.call_after_refresh(lambda: self._show_detail(table.cursor_row))  # once laid out
 
     @on(DataTable.RowHighlighted, "#history")
@@ -216,6 +219,10 @@ class ContextInspector(Screen[InspectorResult]):
         at the right (it scrolls sideways: its detail column did not fit)."""
         line = self.query_one("#history-detail", Static)
         cut = self.query_one("#history", DataTable).max_scroll_x > 0
+        if not self.events:  # the one placeholder row ("no c" at 80 columns)
+            line.display = cut
+            line.update(NO_COMPACTION)
+            return
         detail = str(self.events[row].get("detail", "")) if 0 <= row < len(self.events) else ""
         line.display = cut and bool(detail)
         if line.display:
