@@ -77,3 +77,14 @@ def test_a_new_embedder_rebuild_records_the_chunker_at_once(settings, project_di
     summary = CodeIndexer(settings, project_dir, HashEmbedder("fake-b", 16)).update()
     assert "embedder changed" in summary.rebuilt
     assert _meta(settings, project_dir)["chunker"] == CHUNKER_VERSION
+
+
+def test_a_file_deleted_before_the_rechunking_run_leaves_the_index(settings,
+                                                                   project_dir: Path) -> None:
+    for name in ("a.py", "b.py"):
+        (project_dir / name).write_text(SOURCE.replace("alpha", name[0]))
+    CodeIndexer(settings, project_dir, HashEmbedder()).update()
+    _as_if_chunked_by(settings, project_dir, "1")
+    (project_dir / "b.py").unlink()
+    redo = CodeIndexer(settings, project_dir, HashEmbedder()).update()
+    assert (redo.files_indexed, redo.files_deleted, redo.chunks_total) == (1, 1, 1)

@@ -119,11 +119,9 @@ def implementations_for_declarations(fused: Sequence[Any], rows: dict[str, dict[
         row = rows[hit.id]
         via = ""
         if is_bodiless(row):
-            key = signature_key(row)
-            declaring = str(row.get("parent", ""))
-            found = next((c for c in candidates.get(key, []) if key is not None and declaring
-                          and reaches(str(rows[c.id].get("parent", "")), declaring, supertypes)),
-                         None) if key is not None else None
+            key, declaring = signature_key(row), str(row.get("parent", ""))
+            found = next((c for c in candidates.get(key, []) if declaring and reaches(
+                str(rows[c.id].get("parent", "")), declaring, supertypes)), None)
             if found is not None:
                 hit, via = found, str(row.get("name", ""))
         if hit.id not in seen:

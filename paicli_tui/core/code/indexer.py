@@ -138,6 +138,19 @@ def _noop(_: IndexProgress) -> None:
     return None
 
 
+def _chunked_by_older_version(meta: dict[str, str]) -> bool:
+    """The index's files were cut by an older chunker (an index from before versions has
+    none: version 1). Every file is then read and chunked again in the next run, and the
+    meta table records the new version only once that run has written them all (a run
+    stopped midway does it again)."""
+    return meta.get("chunker", "1") != CHUNKER_VERSION
+
+
+def _chunker_changed(meta: dict[str, str]) -> str:
+    return (f"chunking changed ({meta.get('chunker', '1')} -> {CHUNKER_VERSION}): every "
+            "file read again, vectors of unchanged text reused")
+
+
 def file_digest(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
@@ -161,8 +174,6 @@ class CodeIndexer:
         self.batch_chunks = batch_chunks
         self._guard: Callable[[], None] = lambda: None
         """Raises when this run may no longer write (its remote lease was lost)."""
-        self._reparse = False
-        """This run reads every file again: the index was chunked by an older version."""
         self.commits = CommitRetry()
         """Re-applies a write step refused by a commit conflict (another writer of the
         index, e.g. on an object store without a lease), bounded; counts the retries."""
@@ -206,9 +217,10 @@ class CodeIndexer:
             tables = open_index(self.location, create=True)
             assert tables is not None
             summary.rebuilt = self._prepare(tables, embedder, rebuild)
+            rechunk = _chunked_by_older_version(tables.meta)
             known = self._known_files(tables)
             candidates = self._scan(report, summary)
-            changed, touched = self._classify(candidates, known, summary)
+            changed, touched = self._classify(candidates, known, summary, rechunk=rechunk)
             deleted = sorted(set(known) - {c.path for c in candidates})
             stale, stored = tables.cross_file is None, None
             if changed or deleted or summary.rebuilt:
@@ -224,7 +236,10 @@ class CodeIndexer:
                 summary.chunks_cross_file = self._refresh_cross_file(tables, written, stored)
             if changed or deleted or summary.rebuilt or stale:
                 self._refresh_fulltext(tables, report)
-            self._record_chunker(tables)
+            if rechunk:  # recorded only now that every file was written
+                wanted = {**tables.meta, "chunker": CHUNKER_VERSION}
+                self._commit(tables, "writing the index's meta table",
+                             lambda: write_meta(tables, wanted))
             refresh(tables)  # counts include what other writers committed meanwhile
             summary.chunks_total = tables.chunks.count_rows() if tables.chunks else 0
             summary.edges_total = tables.edges.count_rows() if tables.edges else 0
@@ -243,7 +258,6 @@ class CodeIndexer:
         meta = tables.meta
         wanted = {"embedder": embedder.name, "dim": str(embedder.dim),
                   "schema": SCHEMA_VERSION, "chunker": CHUNKER_VERSION}
-        self._reparse = False
         reason = None
         keep_existing = False
         if rebuild:
@@ -262,8 +276,8 @@ class CodeIndexer:
             return ("index format 1 -> 2: the tables were copied with their keys marked, "
                     "nothing embedded again" + (f", {duplicates} duplicate row(s) dropped"
                                                 if duplicates else "")
-                    + (f"; {self._chunker_changed(old_chunker)}"
-                       if old_chunker["chunker"] != CHUNKER_VERSION else ""))
+                    + (f"; {_chunker_changed(old_chunker)}"
+                       if _chunked_by_older_version(old_chunker) else ""))
         elif meta.get("schema") != SCHEMA_VERSION:
             reason = f"index format changed ({meta.get('schema')} -> {SCHEMA_VERSION})"
         elif meta.get("embedder") != embedder.name or meta.get("dim") != str(embedder.dim):
@@ -274,24 +288,9 @@ class CodeIndexer:
                          lambda: reset_tables(tables, embedder.dim, keep_existing=keep_existing))
             self._commit(tables, "writing the index's meta table",
                          lambda: write_meta(tables, wanted))
-        elif meta.get("chunker", "1") != CHUNKER_VERSION:
-            reason = self._chunker_changed(meta)
+        elif _chunked_by_older_version(meta):
+            reason = _chunker_changed(meta)
         return reason
-
-    def _chunker_changed(self, meta: dict[str, str]) -> str:
-        """An index chunked by an older version: every file is read and chunked again in this
-        run; the meta table records the new version only once the run has written them all
-        (a run stopped midway does it again next time)."""
-        self._reparse = True
-        return (f"chunking changed ({meta.get('chunker', '1')} -> {CHUNKER_VERSION}): every "
-                "file read again, vectors of unchanged text reused")
-
-    def _record_chunker(self, tables: IndexTables) -> None:
-        if self._reparse:
-            wanted = {**tables.meta, "chunker": CHUNKER_VERSION}
-            self._commit(tables, "writing the index's meta table",
-                         lambda: write_meta(tables, wanted))
-            self._reparse = False
 
     def _known_files(self, tables: IndexTables) -> dict[str, dict[str, Any]]:
         if tables.files is None:
@@ -318,12 +317,16 @@ class CodeIndexer:
         return candidates
 
     def _classify(self, candidates: list[_Candidate], known: dict[str, dict[str, Any]],
-                  summary: IndexSummary) -> tuple[list[_Candidate], list[_Candidate]]:
+                  summary: IndexSummary, *, rechunk: bool = False
+                  ) -> tuple[list[_Candidate], list[_Candidate]]:
+        """(changed, touched): files to chunk again, and files with a new time but the same
+        content; ``rechunk`` (an older chunker cut them) counts every readable file as
+        changed."""
         changed: list[_Candidate] = []
         touched: list[_Candidate] = []
         kept: list[_Candidate] = []
         for candidate in candidates:
-            row = None if self._reparse else known.get(candidate.path)
+            row = None if rechunk else known.get(candidate.path)
             if row and row["size"] == candidate.size and row["mtime_ns"] == candidate.mtime_ns:
                 summary.files_unchanged += 1
                 kept.append(candidate)
