@@ -99,6 +99,20 @@ def _settings_or_exit(args: argparse.Namespace) -> Settings | None:
         return None
 
 
+def _refuse(name: str, module: ModuleType, args: argparse.Namespace, message: str) -> int:
+    """A sub-command that cannot start: a line on stderr, or with ``--json`` one JSON object
+    on stdout (scripts read one stream). A module with its own JSON shape (exec's event
+    stream) says it through its ``refuse``."""
+    own = getattr(module, "refuse", None)
+    if own is not None:
+        return int(own(args, message, EXIT_USAGE))
+    if getattr(args, "json", False):
+        print(json.dumps({"status": "error", "message": message}, ensure_ascii=False))
+    else:
+        print(f"paicli-tui {name}: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     available = _available_commands()
@@ -107,15 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _command_parser(argv[0], module).parse_args(argv[1:])
         folder = missing_project(args)
         if folder is not None:
-            message = f"project folder {folder!r} does not exist"
-            if getattr(args, "json", False):  # scripts read one stream: a JSON error
-                print(json.dumps({"status": "error", "message": message}, ensure_ascii=False))
-            else:
-                print(f"paicli-tui {argv[0]}: {message}", file=sys.stderr)
-            return EXIT_USAGE
-        settings = _settings_or_exit(args)
-        if settings is None:
-            return EXIT_USAGE
+            return _refuse(argv[0], module, args, f"project folder {folder!r} does not exist")
+        try:
+            settings = load_settings(_flag_settings(args))
+        except ConfigError as exc:
+            return _refuse(argv[0], module, args, str(exc))
         start_logging(settings)
         try:
             return int(module.run(args, settings) or 0)

@@ -1,7 +1,8 @@
 """``paicli-tui exec PROMPT``: run one agent task headless (like ``codex exec``).
 
 Plain mode streams the answer to stdout and tool activity to stderr; ``--json`` prints one
-JSON event per line, each carrying the session id (so the first and the last do). Exit codes:
+JSON event per line, each carrying the session id (so the first and the last do); a task
+that cannot start prints one ``error`` event with a null session instead. Exit codes:
 0 done, 1 error (no model, provider failure, iteration limit), 2 usage error, 3 a memory
 conflict needs the person's decision.
 """
@@ -67,29 +68,39 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                    if args.prompt else "--plan-continue cannot be used with --plan"
                    if args.plan else "")
         if problem:
-            print(f"paicli-tui exec: {problem}", file=sys.stderr)
-            return EXIT_USAGE
+            return refuse(args, problem, EXIT_USAGE)
         prompt = ""
     else:
         prompt = sys.stdin.read() if args.prompt == "-" else (args.prompt or "")
         if not prompt.strip():
-            print("paicli-tui exec: the prompt is empty", file=sys.stderr)
-            return EXIT_USAGE
+            return refuse(args, "the prompt is empty", EXIT_USAGE)
     if args.max_turns is not None:
         if args.max_turns < 1:
-            print("paicli-tui exec: --max-turns must be at least 1", file=sys.stderr)
-            return EXIT_USAGE
+            return refuse(args, "--max-turns must be at least 1", EXIT_USAGE)
         settings = settings.with_overrides(max_iterations=args.max_turns)
     project = Path(args.project or ".").expanduser()
     if not project.is_dir():
-        print(f"paicli-tui exec: project folder {str(project)!r} does not exist",
-              file=sys.stderr)
-        return EXIT_USAGE
+        return refuse(args, f"project folder {str(project)!r} does not exist", EXIT_USAGE)
     unknown = args.resume and unknown_session(settings.home.history_raw_dir, args.resume)
     if unknown:  # before the model is built: a mistyped id is the person's to fix first
-        print(f"paicli-tui exec: {unknown}", file=sys.stderr)
-        return EXIT_USAGE
+        return refuse(args, unknown, EXIT_USAGE)
     return asyncio.run(_run(prompt, args, settings, project))
+
+
+def refuse(args: argparse.Namespace, problem: str, code: int, *, detail: str = "",
+            out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Say why the task did not start, and return its exit code.
+
+    The person reads it on stderr (``detail`` replaces the one-line form there when given,
+    e.g. how to connect a model). A script reading ``--json`` from stdout would otherwise get
+    no line at all, so it also gets one ``error`` event; there is no session yet, so its
+    ``session`` is null."""
+    print(detail or f"paicli-tui exec: {problem}", file=err or sys.stderr)
+    if getattr(args, "json", False):
+        record = {"type": "error", "message": problem, "recoverable": False,
+                  "session": None, "exit_code": code}
+        print(json.dumps(record, ensure_ascii=False), file=out or sys.stdout, flush=True)
+    return code
 
 
 class _Printer:
@@ -252,7 +263,7 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
     from ..core.agent.session import AgentSession
     from ..core.context.ledger import LedgerError
     from ..core.contracts.asks import deny_all
-    from ..core.contracts.events import PlanInterrupted, TurnFinished
+    from ..core.contracts.events import AgentError, PlanInterrupted, TurnFinished
     from ..core.llm.registry import (
         ProviderConfigError,
         build_client,
@@ -267,11 +278,10 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
             provider_spec(settings.provider)  # a misspelt --provider is a usage error
         client = build_client(settings)
     except ProviderConfigError as exc:
-        print(f"paicli-tui exec: {exc}", file=err)
-        return EXIT_USAGE
+        return refuse(args, str(exc), EXIT_USAGE, out=out, err=err)
     if client is None:
-        print(how_to_configure(settings), file=err)
-        return EXIT_ERROR
+        return refuse(args, "no model is configured", EXIT_ERROR,
+                       detail=how_to_configure(settings), out=out, err=err)
     memory, code = _services(settings, project, err)
     try:
         session: SessionPort = await AgentSession.start(
@@ -279,8 +289,7 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
             resume=args.resume, mode="headless")
     except LedgerError as exc:
         await client.aclose()
-        print(f"paicli-tui exec: {exc}", file=err)
-        return EXIT_USAGE
+        return refuse(args, str(exc), EXIT_USAGE, out=out, err=err)
     printer = _Printer(args.json, out, err)
     printer.session = session.session_id
     printer.final_text = bool(args.plan or args.plan_continue)
@@ -289,8 +298,10 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
         interrupted = session.interrupted_plan() if args.resume else None
         if args.plan_continue:
             if interrupted is None:
-                print(f"paicli-tui exec: session {session.session_id} has no interrupted "
-                      "plan to continue", file=err)
+                problem = f"session {session.session_id} has no interrupted plan to continue"
+                if args.json:  # the session exists: its id rides on the event
+                    printer.emit(AgentError(message=problem, recoverable=False))
+                print(f"paicli-tui exec: {problem}", file=err)
                 return EXIT_USAGE
             events = session.run_plan("", review=_plan_review(True, printer),
                                       resume=interrupted)

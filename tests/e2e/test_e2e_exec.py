@@ -135,6 +135,54 @@ def test_usage_errors_exit_2(tmp_path: Path, paicli_home: Path) -> None:
     assert unknown.returncode == 2 and "known: deepseek" in unknown.stderr
 
 
+@pytest.mark.parametrize(("args", "code", "says"), [
+    (["hello"], 1, "no model is configured"),
+    (["   "], 2, "the prompt is empty"),
+    (["x", "--max-turns", "0"], 2, "--max-turns must be at least 1"),
+    (["x", "--project", "missing"], 2, "does not exist"),
+    (["x", "--provider", "nope"], 2, "known: deepseek"),
+    (["x", "--resume", "no-such-session"], 2, "no-such-session"),
+    (["--plan-continue"], 2, "--plan-continue needs --resume SESSION"),
+])
+def test_json_mode_says_why_a_task_did_not_start_on_stdout(
+        tmp_path: Path, paicli_home: Path, args: list[str], code: int, says: str) -> None:
+    """A script reading `exec --json` from stdout gets one `error` line (no session yet:
+    null) with the exit code, not an empty stream; the person still reads it on stderr."""
+    result = _exec([*args, "--json"], _env(paicli_home), tmp_path)
+    assert result.returncode == code
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1, result.stdout
+    event = json.loads(lines[0])
+    assert event["type"] == "error" and event["session"] is None
+    assert event["exit_code"] == code and event["recoverable"] is False
+    assert says in event["message"] and says.split()[0] in result.stderr
+
+
+def test_a_broken_config_is_a_json_error_too(tmp_path: Path, paicli_home: Path) -> None:
+    """A config.toml that does not parse stops exec (2) and, with --json, says so on stdout
+    as an event; other sub-commands keep their `status: error` object."""
+    (paicli_home / "config.toml").write_text("provider = [\n", encoding="utf-8")
+    result = _exec(["x", "--json"], _env(paicli_home), tmp_path)
+    assert result.returncode == 2
+    event = json.loads(result.stdout)
+    assert event["type"] == "error" and event["session"] is None
+    assert "config.toml" in event["message"] and "config.toml" in result.stderr
+    memory = subprocess.run([sys.executable, "-m", "paicli_tui", "memory", "list", "--json"],
+                            cwd=tmp_path, env=_env(paicli_home), capture_output=True,
+                            text=True, timeout=60)
+    assert memory.returncode == 2
+    record = json.loads(memory.stdout)
+    assert record["status"] == "error" and "config.toml" in record["message"]
+
+
+def test_plain_mode_keeps_stdout_empty_when_a_task_does_not_start(
+        tmp_path: Path, paicli_home: Path) -> None:
+    """Without --json stdout is only the answer: refusals stay on stderr."""
+    result = _exec(["x", "--max-turns", "0"], _env(paicli_home), tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "--max-turns must be at least 1" in result.stderr
+
+
 @pytest.mark.slow
 def test_memory_conflict_exits_3(tmp_path: Path, paicli_home: Path) -> None:
     project = _project(tmp_path / "project")
