@@ -58,7 +58,9 @@ def test_second_index_run_reports_nothing_to_do(project: Path, capsys) -> None:
 
 def test_search_errors_and_usage(project: Path, capsys) -> None:
     assert cli.main(["search", "anything"]) == 1
-    assert "paicli-tui index" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    # a person at the shell is told the exact search they can run now, not only the tool name
+    assert "paicli-tui index" in said and "--mode grep" in said
     assert cli.main(["search", "--json", "anything"]) == 1
     assert "paicli-tui index" in json.loads(capsys.readouterr().out)["error"]
     assert cli.main(["search", "--top-k", "31", "x"]) == 2

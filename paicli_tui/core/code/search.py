@@ -59,7 +59,8 @@ def clamp_top_k(top_k: int | None, default: int) -> int:
 
 def no_index_message() -> str:
     return ("this project has no code index yet: run `paicli-tui index` in the project (or "
-            "/index in the TUI) to build it; meanwhile use grep_code for exact search")
+            "/index in the TUI) to build it; exact search works meanwhile (`--mode grep`, "
+            "the agent's grep_code)")
 
 
 def search_project(settings: Settings, project_root: Path, query: str, *, mode: str = "hybrid",
