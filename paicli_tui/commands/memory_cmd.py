@@ -211,6 +211,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return EXIT_OK
         if args.action == "search":
             explain = getattr(args, "explain", False)
+            if not " ".join(args.query).strip():  # "" would read as "nothing matched"
+                _fail(args.json, "the query is empty")
+                return EXIT_USAGE
             ranked = service.search(" ".join(args.query), limit=max(1, args.limit),
                                     explain=explain)
             if args.json:

@@ -78,6 +78,11 @@ def test_clear_asks_unless_yes(project_dir: Path, capsys, monkeypatch) -> None:
 def test_bad_input_is_a_usage_error(project_dir: Path, tmp_path: Path, capsys) -> None:
     code, _, err = _run(capsys, "save", " ", "--project", str(project_dir))
     assert code == 2 and "empty" in err
+    # an empty query is a mistake to point out, not a search that found nothing
+    code, out, err = _run(capsys, "search", "  ", "--project", str(project_dir))
+    assert code == 2 and "the query is empty" in err and out == ""
+    code, out, _ = _run(capsys, "search", "", "--project", str(project_dir), "--json")
+    assert code == 2 and json.loads(out) == {"status": "error", "message": "the query is empty"}
     code, _, err = _run(capsys, "list", "--project", str(tmp_path / "missing"))
     assert code == 2 and f"project folder {str(tmp_path / 'missing')!r} does not exist" in err
 
