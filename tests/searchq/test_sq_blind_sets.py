@@ -20,8 +20,8 @@ sys.path.insert(0, str(SETS_DIR))
 import prepare  # noqa: E402
 import verify_targets  # noqa: E402
 
-SETS = ["go_cobra", "java_gson", "js_axios", "ts_query_core"]
-QUESTIONS = {"go_cobra": 30, "java_gson": 40, "js_axios": 30, "ts_query_core": 30}
+SETS = ["go_cobra", "java_gson", "java_jox", "js_axios", "ts_query_core"]
+QUESTIONS = {"go_cobra": 30, "java_gson": 40, "java_jox": 30, "js_axios": 30, "ts_query_core": 30}
 
 TS_SOURCE = """\
 /**
