@@ -60,12 +60,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return EXIT_OK
     if summary.rebuilt and summary.rebuilt != "new index":
         print(f"Rebuilt the index: {summary.rebuilt}.")
-    print(f"Indexed {summary.files_seen} files ({summary.files_indexed} parsed, "
+    print(f"Indexed {_count(summary.files_seen, 'file')} ({summary.files_indexed} parsed, "
           f"{summary.files_unchanged} unchanged, {summary.files_deleted} removed, "
-          f"{summary.files_skipped} skipped): {summary.chunks_total} chunks "
+          f"{summary.files_skipped} skipped): {_count(summary.chunks_total, 'chunk')} "
           f"({summary.chunks_embedded} embedded, {summary.chunks_reused} reused, "
-          f"{summary.data_chunks_skipped} data blocks left out), {summary.edges_total} graph "
-          f"edges in {summary.seconds:.1f} s with {summary.embedder}.")
+          f"{_count(summary.data_chunks_skipped, 'data block')} left out), "
+          f"{_count(summary.edges_total, 'graph edge')} in {summary.seconds:.1f} s with "
+          f"{summary.embedder}.")
     if summary.files_minified or summary.files_generated:
         print(f"{summary.files_minified} minified file(s) cut into bounded chunks, "
               f"{summary.files_generated} generated file(s) left out.")
@@ -80,6 +81,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     print(f"Index: {summary.location}")
     sys.stdout.flush()
     return EXIT_OK
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}" + ("" if n == 1 else "s")
 
 
 def _with_progress(indexer, console, rebuild: bool):

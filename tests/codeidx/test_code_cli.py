@@ -47,6 +47,21 @@ def test_index_then_search_json_as_the_scorer_reads_it(project: Path, capsys) ->
     assert explained["plan"]["rankers"] == ["text", "semantic"]
 
 
+def test_a_one_file_project_is_counted_in_the_singular(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys) -> None:
+    """'Indexed 1 file … 1 chunk … 1 graph edge', as a person would write it."""
+    root = tmp_path / "one"
+    root.mkdir()
+    (root / "m.py").write_text('def add(a, b):\n    """Add."""\n    return a + b\n')
+    monkeypatch.setattr(embedders, "get_embedder", lambda settings: HashEmbedder())
+    monkeypatch.chdir(root)
+    assert cli.main(["index"]) == 0
+    out = capsys.readouterr().out
+    assert "Indexed 1 file (1 parsed" in out and "): 1 chunk (1 embedded" in out
+    assert "0 data blocks left out), 1 graph edge in " in out
+
+
 def test_second_index_run_reports_nothing_to_do(project: Path, capsys) -> None:
     assert cli.main(["index", "--json"]) == 0
     capsys.readouterr()
