@@ -18,6 +18,7 @@ from ui_fakes import FakeBackend, FakeClient, FakeSession
 from paicli_tui.app import PaicliApp
 from paicli_tui.core.contracts import events as ev
 from paicli_tui.core.messages import Message
+from paicli_tui.ui.widgets.assistant_block import AssistantBlock
 from paicli_tui.ui.widgets.chat_log import ChatLog
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 from paicli_tui.ui.widgets.slash_menu import SlashMenu
@@ -479,6 +480,32 @@ async def test_page_keys_scroll_the_conversation_and_typing_stays_in_the_input(s
         await pilot.press("pageup", "pageup", "pagedown", "pagedown", "pagedown")
         await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y)
         assert app.focused is prompt and prompt.text == "ab"
+
+
+async def test_sending_a_message_after_scrolling_up_follows_the_conversation_again(
+        settings, project_dir):
+    """Found in tmux: after PgUp to read an older answer, a message sent stayed below the
+    screen and so did its reply (the view kept the old place until PgDn). As in Claude Code
+    and Codex, sending brings the conversation back to its end: the person sees their
+    message and the reply streaming under it, followed to the last line."""
+    history = [Message.system("system")]
+    for n in range(30):
+        history += [Message.user(f"question {n}"), Message.assistant(f"answer {n}")]
+    reply = [ev.TextDelta("\n\n".join(f"reply line {n}" for n in range(12))),
+             ev.AssistantMessage(content="the reply"),
+             ev.TurnFinished(session="s1", reason="done")]
+    app = make_app(settings, project_dir, FakeSession(history=history, script=reply))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await started(pilot)
+        log = app.screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y)
+        await pilot.press("pageup", "pageup")
+        await wait_until(pilot, lambda: log.scroll_y < log.max_scroll_y - 20)
+        await pilot.press(*"new one", "enter")
+        await wait_until(pilot, lambda: not app.screen.turn_running
+                         and isinstance(log.children[-1], AssistantBlock))
+        await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y)
+        assert log.children[-1].region.bottom <= log.region.bottom  # its last line is shown
 
 
 async def test_a_resumed_message_without_a_reply_says_so(settings, project_dir):

@@ -39,8 +39,12 @@ class ChatLog(VerticalScroll):
         return widget
 
     async def add_user(self, text: str) -> UserMessage:
+        """A sent message: the view goes back to the end and follows the reply again, even
+        after the person scrolled up to read (as Claude Code and Codex do on send)."""
         self.current = None
-        return await self._add(UserMessage(text))  # type: ignore[return-value]
+        message = await self._add(UserMessage(text))
+        self.scroll_end(animate=False)
+        return message  # type: ignore[return-value]
 
     async def assistant(self) -> AssistantBlock:
         """The assistant block being streamed into (created on first use in a reply)."""
