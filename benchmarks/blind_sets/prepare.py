@@ -3,13 +3,14 @@
 
 usage: python benchmarks/blind_sets/prepare.py SET DEST [--repo GIT_DIR]
 
-SET is a folder name beside this file (``java_gson``, ``java_jox``, ``js_axios``,
-``ts_query_core``, ``go_cobra``). Its ``source.json`` records the repository URL, the pinned
-commit, the file list and a digest; no third-party source is kept in this repository. The
-files are taken from that commit with ``git archive`` out of GIT_DIR (a clone or a bare
-mirror; default ``$PAICLI_BLIND_<SET>_REPO``), written to ``DEST/<dest_prefix><file>`` and
-checked against the digest, so the questions' line numbers hold. To get a clone: ``git clone
-<repo> DIR && git -C DIR checkout <commit>`` with the values of source.json.
+SET is a folder name beside this file (``java_gson``, ``java_jenetics_ext``, ``java_jox``,
+``js_axios``, ``ts_query_core``, ``go_cobra``). Its ``source.json`` records the repository
+URL, the pinned commit, the file list and a digest; no third-party source is kept in this
+repository. The files are taken from that commit with ``git archive`` out of GIT_DIR (a
+clone or a bare mirror; default ``$PAICLI_BLIND_<SET>_REPO``), written to
+``DEST/<dest_prefix><file>`` and checked against the digest, so the questions' line numbers
+hold. To get a clone: ``git clone <repo> DIR && git -C DIR checkout <commit>`` with the
+values of source.json.
 
 Exit 0 when DEST is ready, 3 when the source is absent (no GIT_DIR, or it lacks the commit),
 4 when the extracted files differ from the pinned digest, 2 on a usage error.

@@ -9,8 +9,8 @@ Without the product, for every target it checks that
 - ``start_line`` declares the target (TypeScript and JavaScript: ``function name``, a method
   ``name(`` or ``constructor(``, JavaScript also ``const name = ...``; Go: ``func name(`` or
   ``func (recv) name(``; Java: annotations, then modifiers, type parameters and return type
-  before ``name(``, a constructor being named after its class); TypeScript overload
-  signatures right above the implementation belong to it;
+  before ``name(``, also when the name opens the next line, a constructor being named after
+  its class); TypeScript overload signatures right above the implementation belong to it;
 - the declaration's braces close exactly on ``end_line`` (comments, strings, template and
   raw-string literals ignored): the nesting depth is above zero on the line before
   ``end_line``, zero after it, and never negative;
@@ -129,6 +129,14 @@ def declares_java(line: str, simple: str) -> bool:
     return not any(w in NOT_A_TYPE for w in words) and not line.rstrip().endswith(";")
 
 
+def declares_java_split(lines: list[str], start: int, simple: str) -> bool:
+    """Whether line `start` holds only the modifiers and return type of a Java declaration of
+    `simple` whose name opens the next line (``static <V> Set<V>`` / ``extract(...)``)."""
+    head, name_line = lines[start - 1].strip(), lines[start].strip()
+    return (bool(head) and not head.endswith((";", "{", ")", ","))
+            and name_line.startswith(simple) and declares_java(head + " " + name_line, simple))
+
+
 def declares(line: str, simple: str, lang: str) -> bool:
     """Whether `line` starts the declaration of `simple`."""
     name = re.escape(simple)
@@ -162,8 +170,11 @@ def check_range(lines: list[str], simple: str, start: int, end: int, lang: str) 
     if lang == "java":
         if start > 1 and lines[start - 2].strip().startswith("@"):
             return f"the annotation on line {start - 1} belongs to the declaration"
+        if start > 1 and declares_java_split(lines, start - 1, simple):
+            return f"the return type on line {start - 1} belongs to the declaration"
         start = skip_annotations(lines, start, end)
-    if not declares(lines[start - 1], simple, lang):
+    if not declares(lines[start - 1], simple, lang) and not (
+            lang == "java" and start < end and declares_java_split(lines, start, simple)):
         return f"line {start} does not declare {simple}: {lines[start - 1].strip()[:80]!r}"
     depth, state = 0, None
     for n in range(start - 1, end):

@@ -20,8 +20,9 @@ sys.path.insert(0, str(SETS_DIR))
 import prepare  # noqa: E402
 import verify_targets  # noqa: E402
 
-SETS = ["go_cobra", "java_gson", "java_jox", "js_axios", "ts_query_core"]
-QUESTIONS = {"go_cobra": 30, "java_gson": 40, "java_jox": 30, "js_axios": 30, "ts_query_core": 30}
+SETS = ["go_cobra", "java_gson", "java_jenetics_ext", "java_jox", "js_axios", "ts_query_core"]
+QUESTIONS = {"go_cobra": 30, "java_gson": 40, "java_jenetics_ext": 40, "java_jox": 30,
+             "js_axios": 30, "ts_query_core": 30}
 
 TS_SOURCE = """\
 /**
@@ -85,6 +86,11 @@ public final class Counter<T> {
       throw new IllegalArgumentException("}");
     }
     return java.util.Arrays.asList(first, second);
+  }
+
+  private static <V> java.util.Map<String, V>
+  index(final V value) {
+    return java.util.Map.of("{", value);
   }
 }
 """
@@ -152,6 +158,10 @@ def test_question_file_is_sound(name: str) -> None:
         ("java", JAVA_SOURCE, "listOf", 17, 22, False),
         ("java", JAVA_SOURCE, "listOf", 17, 24, False),
         ("java", JAVA_SOURCE, "asList", 22, 22, False),    # a call is no declaration
+        ("java", JAVA_SOURCE, "index", 25, 28, True),      # the name opens the next line
+        ("java", JAVA_SOURCE, "index", 26, 28, False),     # leaves its return type out
+        ("java", JAVA_SOURCE, "index", 25, 27, False),
+        ("java", JAVA_SOURCE, "index", 24, 28, False),
         ("js", JS_SOURCE, "pieces", 3, 9, True),           # a generator bound to a const
         ("js", JS_SOURCE, "pieces", 3, 8, False),
         ("js", JS_SOURCE, "pieces", 2, 9, False),
