@@ -4,6 +4,7 @@
     python benchmarks/bench_memory_retrieval.py --check     # shared words message ↔ target
     python benchmarks/bench_memory_retrieval.py --sets blind2,blind3 --jobs 1   # once, at the end
     python benchmarks/bench_memory_retrieval.py --in-process --concepts none   # table off
+    python benchmarks/bench_memory_retrieval.py --in-process --everyday   # + the everyday probe
 
 For each set in benchmarks/memret/ (README there: which sets are blind; the default leaves
 out the unseen ``blind2`` and ``blind3``, run only by name, once a session, with the final
@@ -31,7 +32,9 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -149,9 +152,10 @@ def _shown_in(body: dict[str, Any] | None, ids: dict[str, str], key: str) -> lis
     return [ids.get(i, f"?{i}") for i in _ID_LINE.findall(block)]
 
 
-def _run_in_process(data: dict[str, Any]) -> dict[str, Any]:
-    """The same store and messages through LocalMemoryService.injection_block in this process
-    (waiting for vectors): seconds instead of minutes, for tuning on the dev set."""
+@contextmanager
+def _local_service(data: dict[str, Any]) -> Iterator[tuple[Any, dict[str, str]]]:
+    """The set's store behind a LocalMemoryService in this process (waiting for vectors), with
+    entry id → set key."""
     from paicli_tui.config import load_settings
     from paicli_tui.core.memory.service import LocalMemoryService
 
@@ -161,12 +165,43 @@ def _run_in_process(data: dict[str, Any]) -> dict[str, Any]:
             folder.mkdir()
         ids = _write_store(data, home, project, other)
         settings = load_settings(env={"PAICLI_HOME": str(home)})
-        service = LocalMemoryService(settings, project, background_vectors=False)
-        shown = {}
-        for message in data["messages"]:
-            block = service.injection_block(message["text"], 640)
-            shown[message["key"]] = [ids.get(i, f"?{i}") for i in _ID_LINE.findall(block)]
+        yield LocalMemoryService(settings, project, background_vectors=False), ids
+
+
+def _shown_for_turn(service: Any, ids: dict[str, str], text: str) -> list[str]:
+    block = service.injection_block(text, 640)
+    return [ids.get(i, f"?{i}") for i in _ID_LINE.findall(block)]
+
+
+def _run_in_process(data: dict[str, Any]) -> dict[str, Any]:
+    """The same store and messages through LocalMemoryService.injection_block in this process
+    (waiting for vectors): seconds instead of minutes, for tuning on the dev set."""
+    with _local_service(data) as (service, ids):
+        shown = {m["key"]: _shown_for_turn(service, ids, m["text"]) for m in data["messages"]}
     return score(data, shown)
+
+
+def run_everyday(data: dict[str, Any], store: str, probe: dict[str, Any]) -> dict[str, Any]:
+    """The everyday probe (everyday.json) as turns against one seen store: memories shown for
+    messages that need none, or only the ones listed as welcome for this store."""
+    with _local_service(data) as (service, ids):
+        shown = {m["key"]: _shown_for_turn(service, ids, m["text"]) for m in probe["messages"]}
+    return score_everyday(probe, store, shown)
+
+
+def score_everyday(probe: dict[str, Any], store: str, shown: dict[str, list[str]]
+                   ) -> dict[str, Any]:
+    wrong: dict[str, list[str]] = {}
+    welcome = 0
+    for message in probe["messages"]:
+        allowed = set(message["welcome"].get(store, ()))
+        got = shown[message["key"]]
+        welcome += sum(1 for k in got if k in allowed)
+        bad = [k for k in got if k not in allowed]
+        if bad:
+            wrong[message["key"]] = bad
+    return {"messages": len(probe["messages"]), "wrong": sum(len(v) for v in wrong.values()),
+            "welcome": welcome, "with_wrong": len(wrong), "wrong_by_message": wrong}
 
 
 def use_concept_table(choice: str) -> None:
@@ -255,13 +290,17 @@ def main() -> int:
                         help="call the memory service directly instead of running exec")
     parser.add_argument("--concepts", default="shipped",
                         help="with --in-process: 'none' (no concept table) or a table file")
+    parser.add_argument("--everyday", action="store_true",
+                        help="also run the everyday probe (everyday.json) on each seen set's "
+                             "store, in process")
     parser.add_argument("--out", help="write the full results (shown ids per message) here")
     args = parser.parse_args()
     if args.concepts != "shipped":
         if not args.in_process:
             parser.error("--concepts needs --in-process (exec reads the shipped table)")
         use_concept_table(args.concepts)
-    results = {}
+    results: dict[str, dict[str, Any]] = {}
+    everyday: dict[str, dict[str, Any]] = {}
     for name in args.sets.split(","):
         data = json.loads((SETS_DIR / f"{name}.json").read_text(encoding="utf-8"))
         if args.check:
@@ -272,6 +311,9 @@ def main() -> int:
             continue
         results[name] = (_run_in_process(data) if args.in_process
                          else _run_set(data, cold=args.cold, jobs=args.jobs))
+        if args.everyday and name not in UNSEEN_SETS:
+            probe = json.loads((SETS_DIR / "everyday.json").read_text(encoding="utf-8"))
+            everyday[name] = run_everyday(data, name, probe)
     if args.check:
         return 0
     columns = ["recall", "recall_en", "recall_zh", "recall_cross", "recall_para", "precision",
@@ -284,9 +326,14 @@ def main() -> int:
                 f"shown for messages with targets; ")
         print(line + ("per-message results withheld (an unseen set)" if name in UNSEEN_SETS
                       else f"missed {', '.join(r['misses']) or 'none'}"))
+    for name, r in everyday.items():
+        detail = "; ".join(f"{k}→{','.join(v)}" for k, v in r["wrong_by_message"].items())
+        print(f"everyday on {name}: {r['wrong']} wrong shown in {r['with_wrong']} of "
+              f"{r['messages']} messages, {r['welcome']} welcome; {detail or 'none wrong'}")
     if args.out:
         written = {name: ({k: v for k, v in r.items() if k not in ("misses", "shown")}
                           if name in UNSEEN_SETS else r) for name, r in results.items()}
+        written.update({f"everyday:{name}": r for name, r in everyday.items()})
         Path(args.out).write_text(json.dumps(written, ensure_ascii=False, indent=1))
     return 0
 

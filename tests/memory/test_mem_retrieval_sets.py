@@ -23,6 +23,7 @@ from bench_memory_retrieval import (  # noqa: E402
     check_shared_words,
     language,
     score,
+    score_everyday,
 )
 
 SETS = ["blind", "blind2", "blind3", "dev"]
@@ -35,7 +36,7 @@ def _load(name: str) -> dict:
 
 
 def test_every_set_file_is_checked_here_and_listed_in_the_readme() -> None:
-    assert sorted(p.stem for p in SETS_DIR.glob("*.json")) == SETS
+    assert sorted(p.stem for p in SETS_DIR.glob("*.json")) == sorted([*SETS, "everyday"])
     readme = (SETS_DIR / "README.md").read_text(encoding="utf-8")
     for name in SETS:
         assert f"`{name}.json`" in readme
@@ -146,3 +147,35 @@ def test_benchmark_reads_with_the_chosen_concept_table(
     table.write_text("# a comment\ntelemetry\tdatabase\t遥测\n", encoding="utf-8")
     use_concept_table(str(table) if choice == "file" else choice)
     assert terms.concept_names(terms.text_terms(text, gloss=False)) == concepts
+
+
+def test_the_everyday_probe_has_its_shape() -> None:
+    """Everyday messages in both languages; the memories welcome for each are named for the
+    seen stores only, by keys those stores hold."""
+    probe = _load("everyday")
+    messages = probe["messages"]
+    assert len(messages) == 50 and len({m["key"] for m in messages}) == 50
+    assert [language(m["text"]) for m in messages].count("zh") == 26  # 24 English
+    stores = {name: {m["key"] for m in _load(name)["memories"] if m["scope"] != "other"}
+              for name in ("dev", "blind")}
+    for message in messages:
+        assert set(message["welcome"]) == {"dev", "blind"}
+        for name, keys in message["welcome"].items():
+            assert set(keys) <= stores[name]
+
+
+EVERYDAY = {"messages": [{"key": "q1", "text": "fix the typo", "welcome": {"dev": ["g6"]}},
+                         {"key": "q2", "text": "rename this", "welcome": {"dev": []}},
+                         {"key": "q3", "text": "删除这个文件", "welcome": {"blind": ["g4"]}}]}
+
+
+@pytest.mark.parametrize(("store", "shown", "expected"), [
+    # q1's welcome memory and a wrong one; q2 two wrong; q3 (welcome only on blind) one wrong
+    ("dev", {"q1": ["g6", "d3"], "q2": ["d1", "d2"], "q3": ["g4"]},
+     {"messages": 3, "wrong": 4, "welcome": 1, "with_wrong": 3,
+      "wrong_by_message": {"q1": ["d3"], "q2": ["d1", "d2"], "q3": ["g4"]}}),
+    ("blind", {"q1": [], "q2": [], "q3": ["g4"]},
+     {"messages": 3, "wrong": 0, "welcome": 1, "with_wrong": 0, "wrong_by_message": {}}),
+])
+def test_the_everyday_probe_counts_exactly(store: str, shown: dict, expected: dict) -> None:
+    assert score_everyday(EVERYDAY, store, shown) == expected

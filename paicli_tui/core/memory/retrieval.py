@@ -89,9 +89,11 @@ ENGLISH_Z_FLOOR, ENGLISH_SCALE = NAMED_BARS.english_floor, NAMED_BARS.english_sc
 RELEVANCE_BAR, RELATIVE_BAR, SUPPORT_Z = (NAMED_BARS.relevance, NAMED_BARS.relative,
                                           NAMED_BARS.support)
 FULL_COVERAGE = 0.99
-"""A memory that holds every word of the message (a short search such as "deploy") passes
-the absolute bar whatever its score: in a store where every memory says "deploy", rarity
-weights alone would leave them all below it."""
+"""In a search (``memory search deploy``), a memory that holds every word of the query passes
+the absolute bar and needs no support from meaning, whatever its score: in a store where every
+memory says "deploy", rarity weights alone would leave them all below it. Not for a turn's
+message: there the person did not choose the words to find memories, and one whose only
+content word is generic ("what does this file do?") would show every memory naming a file."""
 DUPLICATE_DICE = 0.9
 """Two shown memories this alike (character-bigram Dice) are one: the better is kept."""
 FIRST_TURN_WAIT_S = 2.0
@@ -197,7 +199,8 @@ def time_weight(days: float) -> float:
 def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
          vectors: VectorCache | None, now: datetime, limit: int = MAX_RESULTS,
          wait: bool = True, explain: bool = False,
-         english_vectors: VectorCache | None = None) -> list[ScoredEntry]:
+         english_vectors: VectorCache | None = None, turn: bool = False
+         ) -> list[ScoredEntry]:
     """The memories worth showing for ``query``, best first, at most ``limit``.
 
     ``vectors``: the multilingual embedder's cache; ``english_vectors``: an English-only
@@ -205,7 +208,8 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     of the meaning; both calibrated the same way and added). ``wait=False`` never waits for
     missing vectors: entries not embedded yet count by keywords alone this time.
     ``explain=True`` also returns the best candidates that did not pass the bars
-    (``shown=False``, with ``why_not``), up to ``limit`` in all."""
+    (``shown=False``, with ``why_not``), up to ``limit`` in all. ``turn``: ``query`` is a
+    turn's message, not a search (no :data:`FULL_COVERAGE` exemption)."""
     if not entries or not query.strip():
         return []
     import numpy as np
@@ -238,7 +242,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     candidates = np.flatnonzero(relevance > 0)
     if candidates.size == 0:
         return []
-    full = matches.coverage >= FULL_COVERAGE
+    full = (matches.coverage >= FULL_COVERAGE) & (not turn)
     meaning = np.maximum(margins, english_margins)
     supported = ~read | (meaning >= bars.support) | full
     eligible = candidates[supported[candidates]]
@@ -302,6 +306,8 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
                    f"unrelated text, below {bars.support}")
         elif not absolute[i]:
             why = f"relevance {relevance[i]:.2f} below the bar {bars.relevance}"
+            if turn and matches.coverage[i] >= FULL_COVERAGE:
+                why += " (it holds every word of the message: enough for a search, not a turn)"
         else:
             why = f"relevance {relevance[i]:.2f} below {bars.relative:.0%} of the best ({best:.2f})"
         rest.append(scored(i, shown=False, why_not=why))

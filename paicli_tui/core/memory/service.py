@@ -116,7 +116,7 @@ class LocalMemoryService(MemoryBook):
             if self.settings.review_auto_memories:  # only what the person accepted
                 entries = [e for e in entries if not awaiting_review(e)]
             ranked = self._ranked(query, MAX_RESULTS, wait=not self._background_vectors,
-                                  entries=entries, explain=True)
+                                  entries=entries, explain=True, turn=True)
             self.last_retrieval = (query, tuple(ranked))
             return build_block([r for r in ranked if r.shown], budget_tokens,
                                lambda e: self.is_stale(e))
@@ -187,11 +187,12 @@ class LocalMemoryService(MemoryBook):
         return all([cache.wait_idle(timeout) for cache in self._vector_caches()])
 
     def _ranked(self, query: str, limit: int, *, wait: bool, explain: bool = False,
-                entries: list[MemoryEntry] | None = None) -> list[ScoredEntry]:
+                entries: list[MemoryEntry] | None = None, turn: bool = False
+                ) -> list[ScoredEntry]:
         candidates = self._visible_now() if entries is None else entries
         ranked = rank(query, candidates, keywords=self._keywords,
                       vectors=self._vector_cache(), now=self.clock(), limit=limit, wait=wait,
-                      explain=explain, english_vectors=self._english_cache())
+                      explain=explain, english_vectors=self._english_cache(), turn=turn)
         return [replace(item, stale=self.is_stale(item.entry)) for item in ranked]
 
     def _visible_now(self) -> list[MemoryEntry]:
