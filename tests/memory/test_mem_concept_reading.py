@@ -172,51 +172,6 @@ def test_the_relevance_bars(scores: list[float], coverage: list[float] | None,
                for r in ranked)
 
 
-@pytest.mark.parametrize(("scores", "coverage", "turn", "shown"), [
-    # a search holding every word of the query passes whatever its score (memory search deploy)
-    ([0.3, 0.2], [1.0, 0.5], False, ["m0"]),
-    # a turn's message does not: "what does this file do?" must not show every memory naming
-    # a file; 0.3 is below the bar 0.8
-    ([0.3, 0.2], [1.0, 0.5], True, []),
-    # a turn's message still shows what passes the bar on its own: 0.8 in, 0.79 out
-    ([0.8, 0.79], [1.0, 1.0], True, ["m0"]),
-    # coverage just under FULL_COVERAGE never exempted anything
-    ([0.3, 0.2], [0.98, 0.5], False, []),
-])
-def test_holding_every_word_is_enough_for_a_search_not_a_turn(
-        scores: list[float], coverage: list[float], turn: bool, shown: list[str]) -> None:
-    assert retrieval.FULL_COVERAGE == 0.99
-    ranked = rank("anything", _entries(len(scores)), keywords=_FixedKeywords(scores, coverage),
-                  vectors=None, now=NOW, turn=turn, explain=True)  # type: ignore[arg-type]
-    assert [r.entry.id for r in ranked if r.shown] == shown
-    missed = {r.entry.id: r.why_not for r in ranked if not r.shown}
-    if turn and not shown:
-        assert missed["m0"] == ("relevance 0.30 below the bar 0.8 (it holds every word of the "
-                                "message: enough for a search, not a turn)")
-        assert missed["m1"] == "relevance 0.20 below the bar 0.8"
-
-
-def _keywords_only(settings: Settings, project: Path, texts: list[str]) -> LocalMemoryService:
-    service = LocalMemoryService(settings, project, use_vectors=False)
-    for text in texts:
-        assert service.save(text, force=True).written
-    return service
-
-
-def test_a_generic_word_alone_finds_memories_in_a_search_not_in_a_turn(
-        settings: Settings, project_dir: Path) -> None:
-    """Through the service (keywords only): a memory search for "file" lists the three
-    memories that say it; a turn asking "what does this file do?" is shown none of them."""
-    service = _keywords_only(settings, project_dir, ["The file upload limit is 20MB",
-                                                     "Translation files are in src/i18n",
-                                                     "The .env file is never committed"])
-    assert len([r for r in service.search("file") if r.shown]) == 3
-    assert service.injection_block("what does this file do?", 1000) == ""
-    assert service.last_retrieval is not None
-    assert all(not r.shown and r.why_not.endswith("enough for a search, not a turn)")
-               for r in service.last_retrieval[1])
-
-
 def _fixed_vectors(monkeypatch: pytest.MonkeyPatch, margins: list[float]) -> None:
     """The multilingual embedder's margins as given (cosine 0.5 each); no English one."""
     def part(vectors: Any, readings: Any, contents: list[str], wait: bool
@@ -232,6 +187,37 @@ def _fixed_vectors(monkeypatch: pytest.MonkeyPatch, margins: list[float]) -> Non
 
 
 INF = math.inf
+
+
+@pytest.mark.parametrize(("scores", "margins", "coverage", "turn", "shown"), [
+    # a search holding every word of the query passes whatever its score (memory search deploy)
+    ([0.3, 0.2], [2.0, 2.0], [1.0, 0.5], False, ["m0"]),
+    # a turn's message only when the meaning agrees: 2.0 sd is below the floor 2.5 (no vector
+    # part), so "what does this file do?" is not shown every memory naming a file
+    ([0.3, 0.2], [2.0, 2.0], [1.0, 0.5], True, []),
+    # 2.6 sd: a vector part of 0.04, relevance 0.34 — below the bar 0.8, shown for holding
+    # every word with the meaning behind it
+    ([0.3, 0.2], [2.6, 2.0], [1.0, 0.5], True, ["m0"]),
+    # not embedded yet: keywords are all there is, as in a search
+    ([0.3, 0.2], [-INF, -INF], [1.0, 0.5], True, ["m0"]),
+    # coverage just under FULL_COVERAGE never exempted anything
+    ([0.3, 0.2], [2.0, 2.0], [0.98, 0.5], False, []),
+])
+def test_holding_every_word_is_enough_for_a_search_a_turn_needs_meaning_too(
+        monkeypatch: pytest.MonkeyPatch, scores: list[float], margins: list[float],
+        coverage: list[float], turn: bool, shown: list[str]) -> None:
+    assert retrieval.FULL_COVERAGE == 0.99 and retrieval.VECTOR_Z_FLOOR == 2.5
+    _fixed_vectors(monkeypatch, margins)
+    ranked = rank("anything cached", _entries(len(scores)),
+                  keywords=_FixedKeywords(scores, coverage), vectors=object(), now=NOW,
+                  turn=turn, explain=True)  # type: ignore[arg-type]
+    assert [r.entry.id for r in ranked if r.shown] == shown
+    missed = {r.entry.id: r.why_not for r in ranked if not r.shown}
+    if turn and not shown:
+        assert missed["m0"] == ("relevance 0.30 below the bar 0.8 (it holds every word of the "
+                                "message, but its meaning is no nearer than the floor: enough "
+                                "for a search, not a turn)")
+        assert missed["m1"] == "relevance 0.20 below the bar 0.8"
 
 
 @pytest.mark.parametrize(("scores", "margins", "coverage", "shown"), [

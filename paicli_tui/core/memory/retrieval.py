@@ -91,9 +91,10 @@ RELEVANCE_BAR, RELATIVE_BAR, SUPPORT_Z = (NAMED_BARS.relevance, NAMED_BARS.relat
 FULL_COVERAGE = 0.99
 """In a search (``memory search deploy``), a memory that holds every word of the query passes
 the absolute bar and needs no support from meaning, whatever its score: in a store where every
-memory says "deploy", rarity weights alone would leave them all below it. Not for a turn's
-message: there the person did not choose the words to find memories, and one whose only
-content word is generic ("what does this file do?") would show every memory naming a file."""
+memory says "deploy", rarity weights alone would leave them all below it. For a turn's message
+only when the meaning agrees too (a vector part above the floor, or no vectors yet): there the
+person did not choose the words to find memories, and a question whose only content word is
+generic ("what does this file do?") would show every memory naming a file."""
 DUPLICATE_DICE = 0.9
 """Two shown memories this alike (character-bigram Dice) are one: the better is kept."""
 FIRST_TURN_WAIT_S = 2.0
@@ -209,7 +210,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     missing vectors: entries not embedded yet count by keywords alone this time.
     ``explain=True`` also returns the best candidates that did not pass the bars
     (``shown=False``, with ``why_not``), up to ``limit`` in all. ``turn``: ``query`` is a
-    turn's message, not a search (no :data:`FULL_COVERAGE` exemption)."""
+    turn's message, not a search (the :data:`FULL_COVERAGE` exemption needs meaning too)."""
     if not entries or not query.strip():
         return []
     import numpy as np
@@ -242,7 +243,9 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     candidates = np.flatnonzero(relevance > 0)
     if candidates.size == 0:
         return []
-    full = (matches.coverage >= FULL_COVERAGE) & (not turn)
+    full = matches.coverage >= FULL_COVERAGE
+    if turn:  # a turn's message also needs the meaning to agree (or no meaning yet)
+        full = full & (~read | (vector > 0))
     meaning = np.maximum(margins, english_margins)
     supported = ~read | (meaning >= bars.support) | full
     eligible = candidates[supported[candidates]]
@@ -307,7 +310,8 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
         elif not absolute[i]:
             why = f"relevance {relevance[i]:.2f} below the bar {bars.relevance}"
             if turn and matches.coverage[i] >= FULL_COVERAGE:
-                why += " (it holds every word of the message: enough for a search, not a turn)"
+                why += (" (it holds every word of the message, but its meaning is no nearer than"
+                        " the floor: enough for a search, not a turn)")
         else:
             why = f"relevance {relevance[i]:.2f} below {bars.relative:.0%} of the best ({best:.2f})"
         rest.append(scored(i, shown=False, why_not=why))
