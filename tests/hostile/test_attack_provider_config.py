@@ -10,35 +10,16 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import httpx
 import pytest
+from doubles.openai_mock import collect, mock_client
 
 from paicli_tui.config import ConfigError, load_settings
 from paicli_tui.core.contracts.llm import LLMError, StreamDone, StreamInterrupted
-from paicli_tui.core.llm.openai_client import OpenAICompatibleClient
-from paicli_tui.core.messages import Message
 
 
 def _chunk(text: str) -> bytes:
     body = {"choices": [{"index": 0, "delta": {"content": text}}]}
     return f"data: {json.dumps(body)}\n\n".encode()
-
-
-def _client(body: AsyncIterator[bytes], **options) -> OpenAICompatibleClient:
-    async def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                              content=body)
-
-    return OpenAICompatibleClient(provider="fake", base_url="http://127.0.0.1:9/v1",
-                                  model="m", window=128_000, max_retries=0,
-                                  transport=httpx.MockTransport(handler), **options)
-
-
-async def _collect(client: OpenAICompatibleClient) -> list:
-    try:
-        return [event async for event in client.stream([Message.user("hi")])]
-    finally:
-        await client.aclose()
 
 
 async def test_sse_keepalive_comments_forever_hit_the_idle_deadline() -> None:
@@ -50,7 +31,7 @@ async def test_sse_keepalive_comments_forever_hit_the_idle_deadline() -> None:
 
     started = time.monotonic()
     with pytest.raises(StreamInterrupted, match="no data for 0.4 s"):
-        await _collect(_client(body(), timeout=0.4))
+        await collect(mock_client(body(), timeout=0.4))
     assert time.monotonic() - started < 30  # a hang guard
 
 
@@ -62,7 +43,7 @@ async def test_steady_trickle_hits_the_total_cap() -> None:
 
     started = time.monotonic()
     with pytest.raises(LLMError, match="longer than the 0.6 s cap"):
-        await _collect(_client(body(), timeout=5, total_timeout=0.6))
+        await collect(mock_client(body(), timeout=5, total_timeout=0.6))
     assert time.monotonic() - started < 30  # a hang guard
 
 
@@ -72,7 +53,7 @@ async def test_reply_above_the_size_cap_is_cut_and_what_arrived_is_kept() -> Non
             yield _chunk("y" * 50)
         yield b"data: [DONE]\n\n"
 
-    events = await _collect(_client(body(), max_reply_chars=500))
+    events = await collect(mock_client(body(), max_reply_chars=500))
     done = events[-1]
     assert isinstance(done, StreamDone) and done.finish_reason == "length"
     assert done.message.content.startswith("y" * 500)
@@ -87,7 +68,7 @@ async def test_normal_stream_is_untouched_by_the_deadlines() -> None:
         yield b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\n'
         yield b"data: [DONE]\n\n"
 
-    events = await _collect(_client(body(), timeout=2, total_timeout=10))
+    events = await collect(mock_client(body(), timeout=2, total_timeout=10))
     assert events[-1].message.content == "Hello world"
 
 

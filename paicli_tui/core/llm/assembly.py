@@ -72,6 +72,11 @@ def reasoning_text(delta: Mapping[str, Any]) -> str:
     return ""
 
 
+MAX_NAME_CHARS = 256
+"""A tool name longer than this is no tool's (providers allow 64): a stream that keeps
+sending name pieces stops growing it here (the pieces still count towards the reply's size)."""
+
+
 @dataclass
 class _Slot:
     id: str | None = None
@@ -91,19 +96,29 @@ class ReplyAssembler:
     usage: UsageReport | None = None
     saw_done: bool = False
     size: int = 0
-    """Characters received so far (text, reasoning, tool-call arguments)."""
+    """Characters received so far (text, reasoning, tool-call names, ids and arguments)."""
+    _by_id: dict[str, int] = field(default_factory=dict, repr=False)
+    """The slot each call id opened, so a chunk finds its slot in constant time (a stream
+    of thousands of calls without an index once took seconds per thousand chunks)."""
+    _last: int | None = field(default=None, repr=False)
 
     def _slot_for(self, index: Any, call_id: Any) -> _Slot:
         if not isinstance(index, int):
             # Some servers omit the index: a new id opens a slot, otherwise continue the last.
-            known = {s.id: i for i, s in self.slots.items() if s.id}
-            if isinstance(call_id, str) and call_id in known:
-                index = known[call_id]
-            elif isinstance(call_id, str) and call_id or not self.slots:
+            if isinstance(call_id, str) and call_id in self._by_id:
+                index = self._by_id[call_id]
+            elif isinstance(call_id, str) and call_id or self._last is None:
                 index = len(self.slots)
+                while index in self.slots:  # an index an earlier chunk named
+                    index += 1
             else:
-                index = max(self.slots)
-        return self.slots.setdefault(index, _Slot())
+                index = self._last
+        if self._last is None or index > self._last:
+            self._last = index
+        slot = self.slots.setdefault(index, _Slot())
+        if isinstance(call_id, str) and call_id:
+            self._by_id.setdefault(call_id, index)
+        return slot
 
     def feed(self, chunk: Mapping[str, Any]) -> StreamDelta | None:
         """Take one parsed chunk; returns the visible delta it carried (or None)."""
@@ -128,12 +143,19 @@ class ReplyAssembler:
                     continue
                 slot = self._slot_for(call.get("index"), call.get("id"))
                 if call.get("id") and not slot.id:
-                    slot.id = str(call["id"])
+                    slot.id = str(call["id"])[:MAX_NAME_CHARS]
+                    self.size += len(slot.id)
                 function = call.get("function") or {}
+                if not isinstance(function, Mapping):
+                    function = {}
                 if function.get("name"):
                     # Names arrive whole in practice; some servers repeat them per chunk.
                     name = str(function["name"])
-                    slot.name = name if slot.name in ("", name) else slot.name + name
+                    self.size += len(name)
+                    if slot.name in ("", name):
+                        slot.name = name[:MAX_NAME_CHARS]
+                    elif len(slot.name) < MAX_NAME_CHARS:
+                        slot.name = (slot.name + name)[:MAX_NAME_CHARS]
                 arguments = function.get("arguments")
                 if isinstance(arguments, str):
                     slot.arguments.append(arguments)
@@ -152,12 +174,14 @@ class ReplyAssembler:
             return StreamDelta(text=text_part, reasoning=reasoning_part)
         return None
 
-    def cut(self, note: str) -> StreamDone:
-        """The reply as far as it arrived, ended early on purpose: the text with ``note``
-        after it, no tool calls (their arguments may be incomplete), finish reason
-        ``length``."""
-        message = Message.assistant("".join(self.text) + note,
-                                    reasoning="".join(self.reasoning) or None)
+    def cut(self, note: str, keep: int | None = None) -> StreamDone:
+        """The reply as far as it arrived, ended early on purpose: the text (its first
+        ``keep`` characters) with ``note`` after it, no tool calls (their arguments may be
+        incomplete), finish reason ``length``."""
+        text, reasoning = "".join(self.text), "".join(self.reasoning)
+        if keep is not None:
+            text, reasoning = text[:keep], reasoning[:keep]
+        message = Message.assistant(text + note, reasoning=reasoning or None)
         return StreamDone(message=message, finish_reason="length", usage=self.usage,
                           tool_calls=())
 

@@ -13,6 +13,7 @@ import email.utils
 import json
 import logging
 import random
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
@@ -35,6 +36,14 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 MAX_RETRY_AFTER_S = 60.0
+MAX_ERROR_BODY_BYTES = 65_536
+"""An error answer is read this far (its message is cut at 500 characters anyway)."""
+MIN_LINE_CHARS = 65_536
+BYTES_PER_REPLY_CHAR = 8
+"""One stream line (or a whole-JSON reply) may be this many times the reply cap: JSON
+escapes a character in up to 6 (``\\uXXXX``), and a chunk carries its framing. Without a
+bound, a line that never ends was kept in memory until the total deadline."""
+_LINE_BREAK = re.compile("[\r\n]")
 # Wording providers use when a request is longer than the model's window.
 _CONTEXT_WORDS = (
     "context length", "context_length", "context window", "maximum context",
@@ -81,6 +90,50 @@ def _error_message(body: bytes) -> str:
             message = str(error)
         return str(message)[:500]
     return text[:500]
+
+
+class _TooLong(Exception):
+    """A stream line, or a body, passed its bound before it ended."""
+
+
+async def bounded_lines(pieces: AsyncIterator[str], limit: int) -> AsyncIterator[str]:
+    """The lines of a streamed text (``\\r``, ``\\n`` and ``\\r\\n`` end a line; a
+    ``\\r\\n`` also gives an empty line, which SSE ignores); _TooLong as soon as one line
+    passes ``limit`` characters, whether or not its end ever comes."""
+    pending: list[str] = []
+    size = 0
+    async for piece in pieces:
+        start = 0
+        for found in _LINE_BREAK.finditer(piece):
+            part = piece[start:found.start()]
+            if size + len(part) > limit:
+                raise _TooLong
+            pending.append(part)
+            yield "".join(pending)
+            pending, size = [], 0
+            start = found.end()
+        rest = piece[start:]
+        if rest:
+            size += len(rest)
+            if size > limit:
+                raise _TooLong
+            pending.append(rest)
+    if pending:
+        yield "".join(pending)
+
+
+async def read_bounded(response: httpx.Response, limit: int, seconds: float) -> bytes:
+    """The body, read until ``limit`` bytes or ``seconds`` pass; _TooLong past the limit,
+    TimeoutError past the time (an answer that drips never holds a request for long)."""
+    async def read() -> bytes:
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > limit:
+                raise _TooLong
+        return bytes(body)
+
+    return await asyncio.wait_for(read(), seconds)
 
 
 class _Retry(Exception):
@@ -190,15 +243,16 @@ class OpenAICompatibleClient:
         assembler = ReplyAssembler(provider=self.provider)
         started = False  # a byte of the reply body has arrived: no retry from here on
         cut = False
+        line_cap = max(MIN_LINE_CHARS, BYTES_PER_REPLY_CHAR * self.max_reply_chars)
         try:
             async with self._http.stream("POST", url, json=body) as response:
                 if response.status_code >= 400:
-                    raw = await response.aread()
-                    self._raise_for_status(response, raw)
+                    self._raise_for_status(response, await self._error_body(response))
                 if response.headers.get("content-type", "").startswith("application/json"):
                     # Some compatible servers ignore stream=true and send one completion.
                     started = True
-                    event = self._whole_reply(await response.aread(), assembler)
+                    event = self._whole_reply(await self._json_body(response, line_cap),
+                                              assembler)
                     if event is not None:
                         yield event
                     yield assembler.finish()
@@ -206,12 +260,15 @@ class OpenAICompatibleClient:
                 clock = asyncio.get_running_loop().time
                 deadline = clock() + self.total_timeout
                 last_data = clock()
-                lines = response.aiter_lines().__aiter__()
+                lines = bounded_lines(response.aiter_text(), line_cap).__aiter__()
                 while True:
                     try:
                         line = await asyncio.wait_for(lines.__anext__(),
                                                       max(0.0, deadline - clock()))
                     except StopAsyncIteration:
+                        break
+                    except _TooLong:
+                        cut = True  # a line that does not end: the reply is cut there
                         break
                     except TimeoutError:
                         raise LLMError(
@@ -250,9 +307,27 @@ class OpenAICompatibleClient:
             log.warning("%s: reply cut at %d characters", self.provider, self.max_reply_chars)
             yield assembler.cut(
                 f"\n\n[reply cut: {self.provider} sent more than {self.max_reply_chars:,} "
-                "characters; the rest was not read]")
+                "characters; the rest was not read]", keep=self.max_reply_chars)
             return
         yield assembler.finish()
+
+    async def _error_body(self, response: httpx.Response) -> bytes:
+        """An error answer's first bytes, read within one idle timeout."""
+        try:
+            return await read_bounded(response, MAX_ERROR_BODY_BYTES, self.idle_timeout)
+        except (_TooLong, TimeoutError):
+            return b"(the error answer was too long or too slow to read)"
+
+    async def _json_body(self, response: httpx.Response, limit: int) -> bytes:
+        """A whole (non-streamed) reply, bounded like the stream: in size and in time."""
+        try:
+            return await read_bounded(response, limit, self.total_timeout)
+        except _TooLong:
+            raise LLMError(f"{self.provider} sent a reply of more than {limit:,} bytes; "
+                           "stopped reading") from None
+        except TimeoutError:
+            raise LLMError(f"{self.provider}: the reply took longer than the "
+                           f"{self.total_timeout:g} s cap; stopped") from None
 
     def _raise_for_status(self, response: httpx.Response, raw: bytes) -> None:
         status = response.status_code
