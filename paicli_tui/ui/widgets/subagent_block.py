@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
 from ...core.context.boundary import unwrap_tool_result
 from ...core.contracts import events as ev
 from ...core.messages import Message, Role
 from ..format import fmt_tokens, preview_lines
+from .chat_collapsible import ChatCollapsible
 from .tool_block import ToolBlock, recorded_status
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def subagent_title(name: str, status: str, seconds: float | None, requests: int,
     return " · ".join(parts)
 
 
-class SubAgentBlock(Collapsible):
+class SubAgentBlock(ChatCollapsible):
     status: reactive[str] = reactive("running")
     clock: Callable[[], float] = staticmethod(time.monotonic)
 
@@ -119,7 +120,7 @@ class SubAgentBlock(Collapsible):
         self.requests, self.tool_calls = event.requests, event.tool_calls
         self.tokens = event.history_tokens or self.tokens
         self.title = self.title_text()
-        self.collapsed = event.status == "done"
+        self.set_collapsed(event.status == "done")
 
     async def restore(self, record: SubAgentRecord, messages: Sequence[Message]) -> None:
         """A sub-agent of a resumed session, drawn from its own stream: its tool calls with
@@ -140,7 +141,7 @@ class SubAgentBlock(Collapsible):
         self.tokens = record.history_tokens
         self._stop(record.status)
         self.title = self.title_text()
-        self.collapsed = record.status == "done"
+        self.set_collapsed(record.status == "done")
 
     def show_answer(self, preview: str) -> None:
         """What the parent received (the run_subagent result, or the task's result)."""

@@ -10,10 +10,11 @@ from collections.abc import Callable
 
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
 from ...core.messages import Message
 from ..format import fmt_tokens, preview_lines, short_args
+from .chat_collapsible import ChatCollapsible
 
 STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "conflict": "⊘", "failed": "✗"}
 
@@ -38,7 +39,7 @@ def recorded_status(result: Message | None) -> str:
                                              else "done"))
 
 
-class ToolBlock(Collapsible):
+class ToolBlock(ChatCollapsible):
     """Title: ``icon name args · status [· seconds] [· note]``; body: full arguments,
     preview, offload path."""
 
@@ -128,4 +129,4 @@ class ToolBlock(Collapsible):
         self.status = status
         self.title = self.title_text()
         if status in ("failed", "denied", "conflict"):
-            self.collapsed = False
+            self.set_collapsed(False)
