@@ -41,7 +41,7 @@ async def test_memory_docks_beside_a_running_turn(settings, project_dir):
     script = chat_script()[:4] + [hold] + chat_script()[4:]
     app = _app(settings, project_dir, script)
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: app.screen.session is not None)  # before Enter
         chat = app.screen
         chat.prompt.load_text("find the config loader")
         await pilot.press("enter")
