@@ -24,6 +24,7 @@ from .commands.conventions import (
 )
 from .config import LOG_LEVELS, ConfigError, Settings, load_settings
 from .logs import start_logging
+from .private_process import keep_environment_private
 
 # sub-command name -> module under paicli_tui.commands
 COMMANDS: dict[str, str] = {
@@ -114,6 +115,8 @@ def _refuse(name: str, module: ModuleType, args: argparse.Namespace, message: st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # before any command, server or helper starts: they must not read the key from us
+    keep_environment_private()
     argv = list(sys.argv[1:] if argv is None else argv)
     available = _available_commands()
     if argv and argv[0] in available:

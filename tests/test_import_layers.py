@@ -59,7 +59,9 @@ ALLOWED: dict[str, set[str]] = {
     "logs": {"config", "core.llm"},
     "app": FOUNDATION | {"ui"},
     "paicli_tui": set(),
-    "cli": {"paicli_tui", "config", "app", "commands", "logs"},
+    # marks the process so commands cannot read its environment (stdlib only)
+    "private_process": set(),
+    "cli": {"paicli_tui", "config", "app", "commands", "logs", "private_process"},
     "__main__": {"cli"},
 }
 
