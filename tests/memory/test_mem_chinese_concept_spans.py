@@ -59,3 +59,30 @@ def test_a_long_run_of_one_concept_word_names_it_once() -> None:
 ])
 def test_an_everyday_word_does_not_name_a_concept(text: str, concepts: list[str]) -> None:
     assert _concepts(text) == concepts
+
+
+@pytest.mark.parametrize(("text", "concepts"), [
+    # a concept word that is only a part of a longer dictionary word with a meaning of its
+    # own: 锁屏 "lock screen" (jieba cuts 锁 / 屏后), 大小写 "capitals and lowercase letters",
+    # 慢慢来 "take your time", 生产者 "producer" (no production environment)
+    ("锁屏后白屏", ["§pageload"]),
+    ("大小写敏感", []),
+    ("慢慢来", []),
+    ("Kafka的生产者配置", ["§config", "§producer", "§queue"]),
+    # the longer word's senses still say the concept: 锁定 "to lock" (a one-character part
+    # counts by the last word of a sense), 正则表达式 "regular expression" (正则 "regular"),
+    # 测试用例 "test case"
+    ("锁定库存", ["§inventory", "§lock"]),
+    ("正则表达式", ["§regex"]),
+    ("测试用例要补", ["§test"]),
+    # a longer word the dictionary does not know is made of its parts
+    ("生产库只读", ["§production", "§replica"]),
+    ("测试环境的数据库", ["§database", "§test", "§testenv"]),
+    # the concept word alone, or beside other words, as before
+    ("接口很慢", ["§api", "§latency", "§performance"]),
+    ("文件大小不能超过", ["§file", "§size"]),
+    ("加锁失败", ["§error", "§lock"]),
+])
+def test_a_concept_word_inside_a_word_of_its_own_does_not_count(
+        text: str, concepts: list[str]) -> None:
+    assert _concepts(text) == concepts

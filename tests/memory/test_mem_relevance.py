@@ -313,6 +313,6 @@ def test_cached_keywords_and_english_rows_follow_the_concept_table(
     terms.concepts_digest.cache_clear()
     try:
         assert keywords_module.terms_file_name() == f"terms-3-{digest}.tsv"
-        assert english_variant() == f"english-2-{digest}"
+        assert english_variant() == f"english-3-{digest}"
     finally:
         terms.concepts_digest.cache_clear()

@@ -31,7 +31,7 @@ from .terms import Terms, has_words, text_terms
 
 log = logging.getLogger(__name__)
 
-TERMS_VERSION = 3
+TERMS_VERSION = 4
 """Bumped whenever the term rules change: older cache files are then ignored (a new concept
 table changes the file name by itself: :func:`~.terms.concepts_digest`)."""
 MAX_QUERY_CHARS = 2_000

@@ -49,7 +49,7 @@ OFFLINE_DEFAULT = ("use", "offline")
 """Embedder settings that mean the offline default: the shipped multilingual USE, to which
 memory adds the shipped English MiniLM as a second reading. ``use-m3`` names USE alone (as
 for the code index)."""
-ENGLISH_VARIANT = "english-2"
+ENGLISH_VARIANT = "english-3"
 """Names the English text the MiniLM rows are of; bumped when english_text changes (the
 concept table's digest is added to it: the text ends with the concepts it names)."""
 

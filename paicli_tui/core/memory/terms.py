@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from ...paths import HomePaths
 
@@ -150,6 +150,64 @@ def _chinese_concepts(run: str) -> list[tuple[int, int, str]]:
     return found
 
 
+OWN_WORD_LONGEST = 5
+"""Longest dictionary word looked for around a concept word (see :func:`_inside_own_word`)."""
+
+
+def _inside_own_word(run: str, found: list[tuple[int, int, str]], home: HomePaths | None
+                     ) -> set[int]:
+    """Indexes into ``found`` of concept words that are only a part of a longer dictionary
+    word of the run with a meaning of its own: 大小 in 大小写 "capitals and lowercase
+    letters", 慢 in 慢慢来 "take your time", 锁 in 锁屏 "lock screen" (jieba cuts 锁屏后 as
+    锁 / 屏后, so the segmentation cannot tell), 生产 in 生产者 "producer". The longer word keeps
+    the concept when its dictionary senses still say it: a word of the concept's English or
+    of the part's own senses (正则表达式 "regular expression" is still 正则 "regular"; 测试用例
+    "test case" a test); for a one-character part only the last word of a sense counts, the
+    thing the compound is (锁定 "to lock" is a lock, a lock screen is a screen). A longer
+    word the dictionary does not know (生产库, 测试环境) is read as made of its parts."""
+    from ..text.dictionary import clean_sense, lookup
+    from .dictcache import prime
+
+    around: dict[int, list[str]] = {}
+    for k, (b, e, _) in enumerate(found):
+        longer = [run[i:j] for i in range(max(0, e - OWN_WORD_LONGEST), b + 1)
+                  for j in range(e, min(len(run), i + OWN_WORD_LONGEST) + 1) if j - i > e - b]
+        if longer:
+            around[k] = longer
+    if not around:
+        return set()
+    wanted = {w for words in around.values() for w in words}
+    wanted |= {run[found[k][0]:found[k][1]] for k in around}
+    if not prime(wanted, home.cache_dir if home is not None else None):
+        lookup(wanted)
+    raw = lookup(wanted)
+
+    @cache
+    def sense_words(word: str) -> tuple[tuple[str, ...], ...]:
+        cleaned = (clean_sense(part) for sense in raw.get(word, ()) for part in sense.split(";"))
+        senses = (tuple(w for w in c.split() if w not in EN_STOP_WORDS) for c in cleaned if c)
+        return tuple(sense for sense in senses if sense)
+
+    @cache
+    def part_only(part: str, word: str, concept: str) -> bool | None:
+        """True: ``word`` has a meaning of its own that does not say ``concept``; None: the
+        dictionary does not know ``word``."""
+        senses = sense_words(word)
+        if not senses:
+            return None
+        own = {w for sense in sense_words(part) for w in sense}
+        said = [sense[-1:] if len(part) == 1 else sense for sense in senses]
+        return not any(w in own or concept in _english_concepts(w)
+                       for sense in said for w in sense)
+
+    dropped = set()
+    for k, words in around.items():
+        b, e, concept = found[k]
+        if any(part_only(run[b:e], word, concept) for word in words):
+            dropped.add(k)
+    return dropped
+
+
 def _english_concepts(word: str) -> tuple[str, ...]:
     """Concepts an English word names, matched by its plain forms (not its stem: "product"
     and "production" share a Snowball stem and not a meaning)."""
@@ -232,7 +290,11 @@ def _chinese_words(run: str, home: HomePaths | None
     owner.extend([len(spans) - 1] * (len(run) - len(owner)))
     inside: dict[int, list[str]] = {}  # by word: one pass, a long run costs no more per word
     kept = []
-    for b, e, concept in _chinese_concepts(run):
+    found = _chinese_concepts(run)
+    own = _inside_own_word(run, found, home) if found else set()
+    for k, (b, e, concept) in enumerate(found):
+        if k in own:
+            continue
         first, last = owner[b], owner[e - 1]
         if first == last:
             inside.setdefault(first, []).append(concept)
