@@ -312,7 +312,7 @@ def test_cached_keywords_and_english_rows_follow_the_concept_table(
     monkeypatch.setattr(terms, "_concept_text", lambda: table)
     terms.concepts_digest.cache_clear()
     try:
-        assert keywords_module.terms_file_name() == f"terms-3-{digest}.tsv"
+        assert keywords_module.terms_file_name() == f"terms-4-{digest}.tsv"
         assert english_variant() == f"english-3-{digest}"
     finally:
         terms.concepts_digest.cache_clear()
