@@ -194,3 +194,56 @@ async def test_malformed_tool_arguments_get_an_error_and_a_sendable_history(sett
     assert json.loads(assistant.tool_calls[0].arguments) == {"invalid_arguments": '{"path": "x'}
     result = next(m for m in session.history if m.role is Role.TOOL)
     assert "not valid JSON" in result.content
+
+
+class SlowMemory:
+    """Memory whose recall takes until ``release`` is set (a first run loading its models)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.recalling = threading.Event()
+        self.release = threading.Event()
+
+    def project_rules(self):
+        from paicli_tui.core.contracts.services import ProjectRules
+
+        return ProjectRules("", files=())
+
+    def injection_block(self, query: str, budget_tokens: int) -> str:
+        self.recalling.set()
+        self.release.wait(30)
+        return ""
+
+    def tools(self):
+        return []
+
+    def note_tool_result(self, tool_name, arguments, output, session) -> None:
+        pass
+
+    async def after_turn(self, user_input, session, complete):
+        return []
+
+
+async def test_cancel_while_memories_are_recalled_keeps_the_message(settings,
+                                                                     project_dir) -> None:
+    """Found in tmux: a message sent on a fresh machine waited ~9 s while memories were
+    recalled; Esc then cancelled the turn and the message was gone for good (the chat had
+    shown it; after --resume it was not there and the model never saw it). It now stays in
+    the history and the ledger, the turn counts as cancelled, the next turn is valid."""
+    memory = SlowMemory()
+    session, client = await start(settings, project_dir, [Step(text="second ok")],
+                                  memory=memory)
+    task = asyncio.create_task(drain(session.run_turn("install the deps with uv")))
+    assert await asyncio.to_thread(memory.recalling.wait, 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    memory.release.set()
+    last = session.history[-1]
+    assert last.role is Role.USER and last.meta.get("user_input") == "install the deps with uv"
+    ledger = SessionLedger.open(settings.home, session.session_id)
+    assert [m.content for m in ledger.restore().messages] == \
+        [m.content for m in session.history]
+    events = await drain(session.run_turn("second"))
+    assert events[-1].reason == "done" and client.problems == []

@@ -99,6 +99,12 @@ async def _turn_message(session: AgentSession, user_input: str) -> Message:
             # In a thread: retrieval may embed the query, and the TUI shares this event loop.
             memories = await asyncio.to_thread(session.memory.injection_block, user_input,
                                                session.profile.memory_budget)
+        except asyncio.CancelledError:
+            # Cancelled while memories were recalled (seconds on a first run): the person saw
+            # the message sent, so it stays in the history like any cancelled turn's.
+            session.append(user_turn(user_input,
+                                     turn_context_block(datetime.now().astimezone(), "")))
+            raise
         except Exception:  # retrieval trouble must not block the turn
             log.exception("memory retrieval failed")
     return user_turn(user_input, turn_context_block(datetime.now().astimezone(), memories))
@@ -126,9 +132,9 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
     turn = _Turn(session, session.client, user_input)
     session.turns += 1
     session.state.current_user_input = user_input
-    session.append(await _turn_message(session, user_input))
     finished = False
     try:
+        session.append(await _turn_message(session, user_input))
         async for event in _requests(turn):
             yield event
         finished = True
