@@ -2,6 +2,9 @@
 
 Bounded on every side: http and https only; at most 5 redirects, each checked again; a
 connect and a total deadline; at most 5 MB read from the body (the rest is not downloaded).
+A redirect from a public host to this machine or a private network (127.0.0.1, 10.x,
+169.254.169.254 where clouds serve instance credentials, a name resolving there) is not
+followed: the person approved the public URL, not a request to their own services.
 The result can be long: the normal offload rule (behaviour §3) puts big pages in a file the
 model pages through with ``read_file``. The call needs the person's approval (a URL can carry
 data out), and its result is marked external, so the memory guard trips (behaviour §16).
@@ -10,6 +13,9 @@ data out), and its result is marked external, so the memory guard trips (behavio
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import socket
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -38,7 +44,39 @@ def check_url(url: str) -> str:
     return url
 
 
-async def fetch_text(url: str, settings: Settings, *, transport: Any = None
+Resolver = Callable[[str], Awaitable[list[str]]]
+"""Host name -> the addresses it resolves to ([] when it does not resolve)."""
+
+
+async def resolve_host(host: str) -> list[str]:
+    try:
+        found = await asyncio.get_running_loop().getaddrinfo(host, None,
+                                                             type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return []
+    return [str(info[4][0]) for info in found]
+
+
+def _is_local_address(text: str) -> bool:
+    try:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return not (mapped or address).is_global
+
+
+async def is_local_host(url: str, resolve: Resolver) -> bool:
+    """Whether ``url``'s host is this machine or a private network: by its literal address,
+    ``localhost``, or any address its name resolves to (``2130706433`` and ``127.1`` too)."""
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost") or _is_local_address(host):
+        return True
+    return any(_is_local_address(address) for address in await resolve(host))
+
+
+async def fetch_text(url: str, settings: Settings, *, transport: Any = None,
+                     resolve: Resolver = resolve_host
                      ) -> tuple[str, int, str | None, str, bool]:
     """(final URL, status, content type, decoded body, cut) for ``url``."""
     import httpx
@@ -51,13 +89,22 @@ async def fetch_text(url: str, settings: Settings, *, transport: Any = None
                                           "Accept": "text/html, text/*;q=0.9, */*;q=0.5"}
                                  ) as client:
         current = check_url(url)
+        approved_local: bool | None = None  # asked only when a redirect comes
         for _ in range(MAX_REDIRECTS + 1):
             async with client.stream("GET", current) as response:
                 if response.is_redirect:
                     location = response.headers.get("location")
                     if not location:
                         raise FetchError(f"{current} redirects without a Location header")
-                    current = check_url(urljoin(current, location))
+                    target = check_url(urljoin(current, location))
+                    if approved_local is None:
+                        approved_local = await is_local_host(url, resolve)
+                    if not approved_local and await is_local_host(target, resolve):
+                        raise FetchError(
+                            f"{current} redirects to {target}, an address on this machine or "
+                            "its private network; not followed (the approval was for a "
+                            "public page): fetch that URL itself if it is really meant")
+                    current = target
                     continue
                 chunks: list[bytes] = []
                 size = 0
@@ -93,9 +140,11 @@ class WebFetchTool:
     }
     requires_approval = True
 
-    def __init__(self, transport: Any = None) -> None:
+    def __init__(self, transport: Any = None, resolve: Resolver = resolve_host) -> None:
         self.transport = transport
         """An httpx transport for tests; None means the network."""
+        self.resolve = resolve
+        """How host names are resolved for the redirect check (tests give a table)."""
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
         import httpx
@@ -113,8 +162,8 @@ class WebFetchTool:
             return ToolOutput(f"The person declined to fetch {url}. Do not retry it; ask how to "
                               "proceed if the page is needed.", status=ToolStatus.DENIED)
         try:
-            final, status, kind, body, cut = await fetch_text(url, context.settings,
-                                                              transport=self.transport)
+            final, status, kind, body, cut = await fetch_text(
+                url, context.settings, transport=self.transport, resolve=self.resolve)
             title, text = await asyncio.to_thread(readable_text, body, kind)
         except FetchError as exc:
             return ToolOutput(f"Cannot fetch {url}: {exc}.", status=ToolStatus.FAILED,
