@@ -262,6 +262,37 @@ async def test_a_long_paste_folds_and_the_full_text_is_sent(settings, project_di
         assert prompt.text == "a\nbc" and app.focused is prompt
 
 
+async def test_backspace_removes_a_paste_token_whole(settings, project_dir):
+    """Found in tmux: a 2,000-line paste read "[Pasted text #1 +2001 lines]" (the copied
+    lines' last newline counted as a line), and Backspace after it took only the "]": the
+    rest stayed as plain text and was sent as it stood, the paste silently lost. A person
+    now sees "+2000 lines", and Backspace right after the token (or Delete right before it)
+    removes the whole token, as in Claude Code; other characters delete one at a time."""
+    session = FakeSession()
+    app = make_app(settings, project_dir, session)
+    pasted = "".join(f"line {i}\n" for i in range(2000))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press(*"see ")
+        app.post_message(events.Paste(pasted))
+        await wait_until(pilot, lambda: prompt.text == "see [Pasted text #1 +2000 lines]")
+        await pilot.press("backspace")
+        assert prompt.text == "see "
+        await pilot.press("backspace")
+        assert prompt.text == "see"
+        app.post_message(events.Paste(pasted))
+        await wait_until(pilot, lambda: prompt.text == "see[Pasted text #2 +2000 lines]")
+        await pilot.press("home", "right", "right", "right", "delete")
+        assert prompt.text == "see"
+        app.post_message(events.Paste("a\nb\nc\nd\ne\n"))
+        await wait_until(pilot, lambda: prompt.text.endswith("+5 lines]"))
+        await pilot.press(*" ok", "enter")
+        await wait_until(pilot, lambda: any(m.role.value == "user" for m in session.history))
+        sent = [m.content for m in session.history if m.role.value == "user"]
+        assert sent == ["seea\nb\nc\nd\ne\n ok"]
+
+
 def test_alt_enter_from_a_terminal_is_its_own_key() -> None:
     """ESC CR (what tmux and most terminals send for Alt+Enter) parses as alt+enter; a
     lone CR stays Enter."""

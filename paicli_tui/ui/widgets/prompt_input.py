@@ -90,6 +90,8 @@ class PromptInput(TextArea):
             self.close_menu()
         elif key in ("pageup", "pagedown"):
             self.post_message(self.ScrollChat(-1 if key == "pageup" else +1))
+        elif key in ("backspace", "delete") and self.delete_paste(key == "backspace"):
+            pass
         elif await edit_now(self, event):
             return  # an editing key, run at once (typed_input.py says why)
         else:
@@ -129,7 +131,7 @@ class PromptInput(TextArea):
     def paste_text(self, text: str) -> None:
         """Insert pasted text at the cursor; a long paste goes in as one token."""
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.count("\n") + 1
+        lines = len(text.splitlines()) or 1  # 2,000 copied lines end with a newline: 2,000
         if lines > PASTE_FOLD_LINES or len(text) > PASTE_FOLD_CHARS:
             self._paste_count += 1
             token = f"[Pasted text #{self._paste_count} +{lines} lines]"
@@ -139,6 +141,25 @@ class PromptInput(TextArea):
         result = self.replace(text, start, end)
         self.move_cursor(result.end_location)
         self.focus()
+
+    def delete_paste(self, before: bool) -> bool:
+        """Backspace just after a paste token (Delete just before one) removes the whole
+        token, as in Claude Code: one character off left a plain "[Pasted text #1 +9
+        lines" that was sent as it stood, the paste lost. False when the cursor is not
+        beside a token (or text is selected)."""
+        start, end = self.selection
+        if start != end:
+            return False
+        row, column = end
+        line = self.document.get_line(row)
+        for token in self.pastes:
+            if before and line[:column].endswith(token):
+                self.delete((row, column - len(token)), end)
+                return True
+            if not before and line[column:].startswith(token):
+                self.delete(end, (row, column + len(token)))
+                return True
+        return False
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.follow_text()
