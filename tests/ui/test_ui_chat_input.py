@@ -233,15 +233,21 @@ async def test_a_queued_message_comes_back_to_the_input_when_the_turn_is_cancell
         assert any("queued message is back in the input" in n for n in notices)
 
 
+async def type_then_paste(pilot, typed: str, pasted: str) -> PromptInput:
+    """Once the session runs: type ``typed`` into the input, then paste ``pasted``."""
+    await started(pilot)
+    prompt = pilot.app.screen.query_one(PromptInput)
+    await pilot.press(*typed)
+    pilot.app.post_message(events.Paste(pasted))
+    return prompt
+
+
 async def test_a_long_paste_folds_and_the_full_text_is_sent(settings, project_dir):
     session = FakeSession()
     app = make_app(settings, project_dir, session)
     pasted = "\n".join(f"line {i}" for i in range(12))
     async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        prompt = app.screen.query_one(PromptInput)
-        await pilot.press(*"see: ")
-        app.post_message(events.Paste(pasted))
+        prompt = await type_then_paste(pilot, "see: ", pasted)
         await pilot.pause()
         assert prompt.text == "see: [Pasted text #1 +12 lines]"
         await pilot.press("enter")
@@ -272,10 +278,7 @@ async def test_backspace_removes_a_paste_token_whole(settings, project_dir):
     app = make_app(settings, project_dir, session)
     pasted = "".join(f"line {i}\n" for i in range(2000))
     async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        prompt = app.screen.query_one(PromptInput)
-        await pilot.press(*"see ")
-        app.post_message(events.Paste(pasted))
+        prompt = await type_then_paste(pilot, "see ", pasted)
         await wait_until(pilot, lambda: prompt.text == "see [Pasted text #1 +2000 lines]")
         await pilot.press("backspace")
         assert prompt.text == "see "
