@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ...paths import HomePaths
-from .terms import Terms, has_words, text_terms
+from .terms import POINTED_WEIGHT, Terms, has_words, text_terms
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +197,9 @@ class KeywordIndex:
                 self.bags(texts[start:start + chunk])
 
     def query_terms(self, query: str) -> Terms:
-        return text_terms(query[:MAX_QUERY_CHARS], self.home)
+        """A message's keywords: the words a demonstrative points at weigh less
+        (:data:`~.terms.POINTED_WEIGHT`)."""
+        return text_terms(query[:MAX_QUERY_CHARS], self.home, pointed=POINTED_WEIGHT)
 
     def _corpus_for(self, texts: list[str]) -> _Corpus:
         corpus = self._corpus

@@ -39,7 +39,7 @@ from .canonical import canonical, dice, is_version_variant
 from .entry import SOURCE_AUTO, UNVERIFIED, MemoryEntry, parse_time
 from .freshness import age_days
 from .keywords import MAX_QUERY_CHARS, KeywordIndex
-from .terms import Terms, concept_names, english_reading, english_text
+from .terms import POINTED_WEIGHT, Terms, concept_names, english_reading, english_text
 from .vectors import VectorCache
 
 log = logging.getLogger(__name__)
@@ -142,6 +142,8 @@ class ScoredEntry:
     leaning: str = KEYWORDS_LEAD
     """Which bars the message got: ``keywords`` (it names a concept: NAMED_BARS) or
     ``meaning`` (it names none: UNNAMED_BARS)."""
+    pointed: tuple[str, ...] = ()
+    """The message's words a demonstrative points at ("this file"), weighed down."""
     why_not: str = ""
 
 
@@ -155,6 +157,9 @@ def describe(item: ScoredEntry) -> str:
                if item.english_cosine else "")
     lead = ("; the message names no concept: meaning leads"
             if item.leaning == MEANING_LEADS else "")
+    if item.pointed:
+        lead += (f"; {', '.join(item.pointed)} (pointed at: 'this …', 这个…) weighs "
+                 f"{POINTED_WEIGHT:g}")
     return (f"{verdict}{lead}; relevance {item.relevance:.2f} = keywords {item.keyword:.2f} "
             f"(matched: {matched}; {item.coverage:.0%} of the message) + vector "
             f"{item.vector:.2f} (cosine {item.cosine:.3f}, {item.margin:+.1f} sd above "
@@ -268,7 +273,8 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
                            english_margin=english if math.isfinite(english) else 0.0,
                            english_reading=side.reading_of(i),
                            matched=matches.matched(i), coverage=float(matches.coverage[i]),
-                           leaning=leaning, **extra)  # type: ignore[arg-type]
+                           leaning=leaning, pointed=matches.terms.pointed,
+                           **extra)  # type: ignore[arg-type]
 
     # order by relevance × time weight; the time weight is at most 1, so only entries whose
     # relevance could still reach the limit-th score need their age looked at
