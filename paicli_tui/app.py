@@ -25,6 +25,7 @@ from .ui.messages import AgentEventPosted, TurnEnded
 from .ui.screens.chat import ChatScreen
 from .ui.slash import SLASH_COMMANDS
 from .ui.terminal_keys import register_alt_enter
+from .ui.terminal_text import show_control_characters
 
 
 class PaicliApp(App[int]):
@@ -37,6 +38,7 @@ class PaicliApp(App[int]):
     def __init__(self, settings: Settings, project_root: Path, *, resume: str | None = None,
                  backend: Backend | None = None) -> None:
         register_alt_enter()
+        show_control_characters()  # data on the screen never drives the terminal
         super().__init__()
         self.settings = settings
         self.project_root = project_root

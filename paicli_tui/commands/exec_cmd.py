@@ -117,14 +117,14 @@ class _Printer:
         """Print the turn's final text (a plan's result is not streamed)."""
 
     def _text(self, text: str) -> None:
-        self.out.write(text)
+        self.out.write(_printable(text))
         self.out.flush()
         self.open_line = not text.endswith("\n")
 
     def _note(self, text: str) -> None:
         if self.open_line:
             self._text("\n")
-        print(text, file=self.err, flush=True)
+        print(_printable(text), file=self.err, flush=True)
 
     @staticmethod
     def _denial_hint(event: ToolCallFinished) -> str:
@@ -210,6 +210,17 @@ class _Printer:
         if not self.as_json:
             print(f"session: {self.session} (continue with: paicli-tui exec --resume "
                   f"{self.session} ...)", file=self.err, flush=True)
+
+
+def _printable(text: str) -> str:
+    """Text as the terminal gets it: control characters (an escape sequence in the model's
+    words, a tool's name or an error body would retitle the window, write the clipboard
+    through OSC 52 or clear the screen) as ``\\xNN``; line breaks and tabs kept. --json keeps
+    every text exactly."""
+    from ..core.text.fsnames import display_name
+
+    return "\n".join("\t".join(display_name(part) for part in line.split("\t"))
+                     for line in text.split("\n"))
 
 
 def _count(n: int, what: str) -> str:

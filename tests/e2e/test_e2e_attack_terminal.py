@@ -1,0 +1,46 @@
+"""Attack through the real CLI: `paicli-tui exec` in plain mode prints the model's words to
+stdout and tool activity to stderr, and both can hold escape sequences a hostile page or
+repository put in front of the model: a reply ``\\x1b]0;…`` retitled the person's window, a
+tool named ``list_dir\\x1b]52;c;…`` wrote their clipboard. Plain output now shows control
+characters as ``\\xNN`` text; --json keeps every text exactly (JSON escapes them)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from e2e_fake_openai import FakeOpenAI
+from test_e2e_exec import _env
+
+TITLE = "\x1b]0;PWNED\x07"
+CLIPBOARD = "\x1b]52;c;cHduZWQ=\x07"
+
+
+def _exec(server: FakeOpenAI, home: Path, project: Path, prompt: str, *flags: str
+          ) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "paicli_tui", "exec", prompt, "--provider", "custom",
+         "--base-url", server.base_url, "--model", "m", *flags], cwd=project,
+        env=_env(home), capture_output=True, text=True, timeout=120)
+
+
+def test_escape_sequences_from_the_model_are_printed_as_text(tmp_path: Path,
+                                                             paicli_home: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    script = {1: [[(f"list_dir{CLIPBOARD}", {"path": "."})]]}
+    with FakeOpenAI(script) as server:
+        server.chat = True  # a message without a TURN marker is echoed: "You said: …"
+        echoed = _exec(server, paicli_home, project, f"hello {TITLE}world")
+        called = _exec(server, paicli_home, project, "TURN 1: list it")
+        as_json = _exec(server, paicli_home, project, f"hello {TITLE}world", "--json")
+    assert echoed.returncode == 0 and called.returncode == 0, echoed.stderr + called.stderr
+    for run in (echoed, called):
+        assert "\x1b" not in run.stdout + run.stderr
+    assert "You said: hello \\x1b]0;PWNED\\x07world" in echoed.stdout
+    assert "→ list_dir\\x1b]52;c;cHduZWQ=\\x07 " in called.stderr
+    deltas = "".join(json.loads(line).get("text", "") for line in as_json.stdout.splitlines()
+                     if json.loads(line)["type"] == "text_delta")
+    assert deltas == f"You said: hello {TITLE}world"  # exact in --json
