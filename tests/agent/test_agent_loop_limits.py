@@ -3,6 +3,8 @@ cannot fit the window (never sent)."""
 
 from __future__ import annotations
 
+import json
+
 from agent_script import ScriptedClient, Step, call, drain
 
 from paicli_tui.core.agent.session import AgentSession
@@ -119,3 +121,32 @@ async def test_a_request_above_the_window_is_never_sent(settings, project_dir) -
     assert "too small for this set-up" in errors[0]
     assert not any(isinstance(e, RequestStarted) for e in events) and client.requests == []
     assert events[-1].reason == "error"
+
+
+async def test_a_reply_with_thousands_of_calls_runs_the_first_64(settings, project_dir) -> None:
+    """A model stuck in a loop asked for 5,000 list_dir calls in one reply: every one ran
+    and added its result (80,000 fit the reply cap). Now the first 64 run, the rest are
+    dropped from the reply, the person gets an error line, the ledger a record, and the
+    model a notice after the results; the next request is valid."""
+    from paicli_tui.core.agent.loop import MAX_CALLS_PER_REPLY
+
+    asked = 5_000
+    client = ScriptedClient([Step(calls=[call("list_dir", path=".", depth=i % 3 + 1)
+                                         for i in range(asked)]),
+                             Step(text="Listed what I needed.")])
+    session = await AgentSession.start(settings, project_dir, client=client)
+    events = await drain(session.run_turn("look around"))
+    assert MAX_CALLS_PER_REPLY == 64
+    assert sum(isinstance(e, ToolCallFinished) for e in events) == 64
+    errors = [e.message for e in events if isinstance(e, AgentError)]
+    assert errors == ["The model asked for 5,000 tool calls in one reply: the first 64 run, "
+                      "the other 4,936 were dropped (it is told so)."]
+    second = client.requests[1]
+    assert [m.role for m in second[2:]] == [Role.ASSISTANT] + [Role.TOOL] * 64 + [Role.USER]
+    assert len(second[2].tool_calls) == 64
+    assert second[-1].internal is InternalKind.NOTICE
+    assert "asked for 5000 tool calls at once; only the first 64 were run" in second[-1].content
+    assert client.problems == [] and not pairing_problems(session.history)
+    records = [json.loads(line) for line in session.ledger.path.read_text().splitlines()]
+    dropped = [(r["asked"], r["kept"]) for r in records if r.get("kind") == "tool_calls_dropped"]
+    assert dropped == [(5_000, 64)] and events[-1].reason == "done"

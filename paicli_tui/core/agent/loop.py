@@ -62,6 +62,11 @@ log = logging.getLogger(__name__)
 
 Reason = Literal["done", "cancelled", "max_iterations", "error"]
 
+MAX_CALLS_PER_REPLY = 64
+"""Tool calls one reply may have run; the rest are dropped from it, and the model and the
+person are told. A model stuck in a loop can ask for thousands at once (one reply of 80,000
+``list_dir`` calls fits the reply cap), each of which used to run and add its result."""
+
 
 @dataclass
 class _Turn:
@@ -77,6 +82,8 @@ class _Turn:
     """The provider refused a request as too long once; the next one is compacted harder."""
     reason: Reason = "done"
     final_text: str = ""
+    dropped: tuple[int, int] | None = None
+    """(calls asked, calls kept) when the last reply asked for too many at once."""
 
     @property
     def at_cap(self) -> bool:
@@ -169,6 +176,13 @@ async def _requests(turn: _Turn) -> AsyncIterator[AgentEvent]:
             return
         async for event in run_calls(turn.session, reply.message.tool_calls, turn.guard):
             yield event
+        if turn.dropped is not None:  # after the results: the pairing holds
+            asked, kept = turn.dropped
+            turn.session.append(Message.user(
+                load_prompt("dropped_calls").strip().format(asked=asked, kept=kept,
+                                                            dropped=asked - kept),
+                internal=InternalKind.NOTICE))
+            turn.dropped = None
     async for event in _wrap_up(turn):
         yield event
 
@@ -268,9 +282,17 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
         return
     for event in _record_usage(session, done, raw_estimate, prepared.estimated_tokens):
         yield event
+    asked = len(done.message.tool_calls)
     reply.message = _record_reply(session, done.message)
     yield AssistantMessage(content=reply.message.content, reasoning=reply.message.reasoning,
                            tool_call_ids=tuple(c.id for c in reply.message.tool_calls))
+    if asked > MAX_CALLS_PER_REPLY:
+        turn.dropped = (asked, MAX_CALLS_PER_REPLY)
+        session.ledger.event("tool_calls_dropped", asked=asked, kept=MAX_CALLS_PER_REPLY)
+        yield AgentError(message=f"The model asked for {asked:,} tool calls in one reply: the "
+                                 f"first {MAX_CALLS_PER_REPLY} run, the other "
+                                 f"{asked - MAX_CALLS_PER_REPLY:,} were dropped (it is told "
+                                 "so).")
 
 
 def _record_usage(session: AgentSession, done: StreamDone, raw_estimate: int,
@@ -288,10 +310,12 @@ def _record_usage(session: AgentSession, done: StreamDone, raw_estimate: int,
 
 
 def _record_reply(session: AgentSession, assistant: Message) -> Message:
-    """The reply as it enters the history: every tool-call id unique in the conversation
-    (two calls with one id would leave one result unseen), and arguments in a form every
-    provider accepts back. Tools run with the arguments exactly as the model wrote them
-    (a malformed one gets a clear error)."""
+    """The reply as it enters the history: at most MAX_CALLS_PER_REPLY tool calls, every
+    tool-call id unique in the conversation (two calls with one id would leave one result
+    unseen), and arguments in a form every provider accepts back. Tools run with the
+    arguments exactly as the model wrote them (a malformed one gets a clear error)."""
+    if len(assistant.tool_calls) > MAX_CALLS_PER_REPLY:
+        assistant = assistant.evolve(tool_calls=assistant.tool_calls[:MAX_CALLS_PER_REPLY])
     unique = with_unique_call_ids(assistant, call_ids(session.history))
     session.append(with_sendable_arguments(unique))
     return unique
