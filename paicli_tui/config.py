@@ -240,10 +240,39 @@ class Settings:
         redaction and the command environment cover all of them, not only the active one."""
         found = [self.api_key, self.embedding_api_key, *self.provider_keys.values(),
                  *self.overridden_secrets, *self.index_store_keys.values()]
+        for url in (self.base_url, self.embedding_base_url, self.ollama_host,
+                    self.web_search_url, self.index_uri):
+            found.extend(url_secrets(url))
         return tuple(dict.fromkeys(s for s in found if s))
 
     def with_overrides(self, **changes: Any) -> Settings:
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+_URL_SECRET_NAMES = re.compile(r"(key|token|secret|password|passwd|pwd|auth|sig|signature|"
+                               r"credential)", re.IGNORECASE)
+MIN_URL_SECRET = 6
+"""Shorter values are not masked: redacting a two-letter password would mangle every text."""
+
+
+def url_secrets(url: str | None) -> list[Secret]:
+    """The secrets a configured URL carries: the password of ``user:password@host`` and the
+    values of query parameters named like one (``?api_key=…``, ``&sig=…``, Azure's
+    ``api-key``). A proxy or gateway URL with its credentials in it is common, and its
+    errors (``cannot reach http://u:…@host``) quoted it whole."""
+    if not url or ("@" not in url and "=" not in url):
+        return []
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    try:
+        parts = urlsplit(url if "//" in url else f"//{url}")
+        password = parts.password
+    except ValueError:
+        return []
+    found = [password, unquote(password)] if password else []
+    found += [value for name, value in parse_qsl(parts.query, keep_blank_values=False)
+              if _URL_SECRET_NAMES.search(name)]
+    return [Secret(value) for value in found if len(value) >= MIN_URL_SECRET]
 
 
 _ENV_FIELDS = {

@@ -210,3 +210,25 @@ def test_exec_killed_by_signal_takes_its_command_with_it(tmp_path: Path, paicli_
         finally:
             if app.poll() is None:
                 app.kill()
+
+
+# --- a gateway URL with its password in it ----------------------------------------------------
+
+def test_exec_error_naming_a_base_url_hides_its_password(tmp_path: Path, paicli_home: Path
+                                                         ) -> None:
+    # a proxy or gateway with basic auth (and Azure-style ?api-key=) in the URL: "cannot
+    # reach http://alice:<password>@…" was printed whole, retry notices too
+    (paicli_home / "config.toml").write_text("max_retries = 1\n", encoding="utf-8")
+    url = "http://alice:Hunter2SuperSecretPw@127.0.0.1:9/v1?api-key=AzureKey0123456789"
+    run = subprocess.run(
+        [sys.executable, "-m", "paicli_tui", "exec", "hello", "--provider", "custom",
+         "--base-url", url, "--model", "m"], cwd=tmp_path, env=_env(paicli_home),
+        capture_output=True, text=True, timeout=HANG_GUARD_S)
+    assert run.returncode == 1
+    assert "cannot reach http://alice:****@127.0.0.1:9/v1?api-key=****" in run.stderr
+    assert "[retry]" in run.stderr  # the retry notice is scrubbed as well
+    for secret in ("Hunter2SuperSecretPw", "AzureKey0123456789"):
+        assert secret not in run.stdout + run.stderr
+        for path in paicli_home.rglob("*"):
+            if path.is_file():
+                assert secret not in path.read_text(errors="replace"), path

@@ -124,3 +124,38 @@ def test_good_config_values_still_load(tmp_path: Path) -> None:
                                                   "auto_extract = false\n"))
     assert settings.window == 128_000 and settings.max_iterations == 0
     assert settings.auto_extract is False
+
+
+# --- credentials inside a configured URL ----------------------------------------------------
+
+@pytest.mark.parametrize("url,secrets", [
+    ("http://alice:Hunter2SuperSecretPw@gateway:4000/v1", ["Hunter2SuperSecretPw"]),
+    ("http://alice:p%40ss%2Fword99@gateway/v1", ["p%40ss%2Fword99", "p@ss/word99"]),
+    ("https://x.openai.azure.com/openai?api-version=2024-06-01&api-key=AzureKey0123456789",
+     ["AzureKey0123456789"]),
+    ("https://h/v1?key=QueryKey123456789&model=m", ["QueryKey123456789"]),
+    ("https://h/v1?sig=Sig0123456789abc&token=Tok0123456789", ["Sig0123456789abc",
+                                                               "Tok0123456789"]),
+    ("http://alice:pw@gateway/v1", []),  # too short to mask without mangling every text
+    ("https://api.deepseek.com/v1", []),
+    ("https://h/v1?model=secret-model-name", []),  # a parameter not named like a key
+    ("127.0.0.1:11434", []),  # OLLAMA_HOST without a scheme
+    ("http://[bad", []),
+])
+def test_credentials_in_a_configured_url_are_secrets(tmp_path: Path, url: str,
+                                                     secrets: list[str]) -> None:
+    settings = load_settings({"base_url": url}, {"PAICLI_HOME": str(tmp_path)})
+    assert [s.reveal() for s in settings.secrets()] == secrets
+
+
+def test_a_base_url_password_never_reaches_a_command_or_an_error(tmp_path: Path) -> None:
+    from paicli_tui.core.agent.tools.command_env import command_environment
+    from paicli_tui.core.llm.redact import redact_known
+
+    url = "http://alice:Hunter2SuperSecretPw@127.0.0.1:9/v1"
+    environ = {"PAICLI_HOME": str(tmp_path), "PAICLI_BASE_URL": url, "PATH": "/usr/bin"}
+    settings = load_settings({}, environ)
+    assert "PAICLI_BASE_URL" not in command_environment(settings, environ)
+    assert "PATH" in command_environment(settings, environ)
+    said = redact_known(f"cannot reach {url} (ConnectError)", settings.secrets())
+    assert said == "cannot reach http://alice:****@127.0.0.1:9/v1 (ConnectError)"
