@@ -239,3 +239,40 @@ def test_property_any_bytes_file_name_survives_index_search_grep(tmp_path_factor
         hits = search_project(settings, root, "zebra_marker", mode="text",
                               embedder=HashEmbedder()).hits
         assert [h.path for h in hits] == [shown]
+
+
+# --- a match only in a file too large to search ------------------------------------------------
+
+@pytest.mark.parametrize("use_ripgrep", [
+    False, pytest.param(True, marks=pytest.mark.skipif(ripgrep_path() is None,
+                                                       reason="ripgrep not installed"))])
+@pytest.mark.parametrize("options,said", [
+    (GrepOptions("needle"), " Not searched: 2 files over 1,000,000 bytes: gen/big.py (1.1 MB),"
+                            " one.min.js (1.5 MB)."),
+    (GrepOptions("needle", glob="*.py"), " Not searched: 1 file over 1,000,000 bytes: "
+                                         "gen/big.py (1.1 MB)."),
+    (GrepOptions("needle", path="src"), ""),  # none in the searched folder: nothing to say
+    (GrepOptions("nowhere"), " Not searched: 2 files over"),
+])
+def test_no_matches_names_the_files_too_large_to_search(project_dir: Path, use_ripgrep: bool,
+                                                        options: GrepOptions, said: str
+                                                        ) -> None:
+    # "No matches" over a 1.1 MB generated file holding 100,000 hits read as "the project
+    # does not have it"; the size rule was only in the tool's description
+    (project_dir / "gen").mkdir()
+    (project_dir / "gen" / "big.py").write_text("needle = 1\n" * 100_000)
+    (project_dir / "one.min.js").write_text("x" * 1_500_000 + "needle")
+    (project_dir / "src").mkdir()
+    (project_dir / "src" / "small.py").write_text("print('hi')\n")
+    (project_dir / ".gitignore").write_text("ignored/\n")
+    (project_dir / "ignored").mkdir()
+    (project_dir / "ignored" / "huge.txt").write_text("needle\n" * 200_000)  # ignored: silent
+    text = grep_code(project_dir, options, use_ripgrep=use_ripgrep).text
+    assert text.startswith(f"No matches for {options.pattern!r}.")
+    assert text[len(f"No matches for {options.pattern!r}."):].startswith(said)
+    assert "huge.txt" not in text
+    if said:
+        assert text.endswith("Read them with read_file (offset/limit) or search them with "
+                             "execute_command.")
+    else:
+        assert text == f"No matches for {options.pattern!r}."

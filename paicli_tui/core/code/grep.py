@@ -300,9 +300,43 @@ def grep_code(root: Path, options: GrepOptions, *, use_ripgrep: bool | None = No
     text, or a path outside the project; ScanCancelled when ``control`` is cancelled.
     """
     per_file_cap = max(1, min(options.max_matches, MAX_MATCHES_LIMIT)) + 1
+    control = control or ScanControl()
     hits, backend = matching_lines(root, options, per_file_cap=per_file_cap,
                                    use_ripgrep=use_ripgrep, control=control)
-    return _format(Path(root), hits, options, backend)
+    result = _format(Path(root), hits, options, backend)
+    if not result.matches:
+        result.text += _not_searched(Path(root), options, control)
+    return result
+
+
+NOT_SEARCHED_SHOWN = 5
+
+
+def _not_searched(root: Path, options: GrepOptions, control: ScanControl) -> str:
+    """The files in the search's reach that were too large to search, said after "No
+    matches" (else a match in a 1.1 MB generated file read as "it is not in the project")."""
+    include = glob_matcher(options.glob)
+    large: list[tuple[str, int]] = []
+    for rel in walk_project_files(root, safe_relative(root, options.path), control=control):
+        if include is not None and not include.fullmatch(rel):
+            continue
+        try:
+            size = (root / rel).stat().st_size
+        except OSError:
+            continue
+        if size > MAX_FILE_BYTES:
+            large.append((rel, size))
+    if not large:
+        return ""
+    large.sort()
+    named = ", ".join(f"{display_name(rel)} ({size / 1e6:.1f} MB)"
+                      for rel, size in large[:NOT_SEARCHED_SHOWN])
+    more = f" and {len(large) - NOT_SEARCHED_SHOWN} more" if len(large) > NOT_SEARCHED_SHOWN \
+        else ""
+    files = "file" if len(large) == 1 else "files"
+    return (f" Not searched: {len(large)} {files} over {MAX_FILE_BYTES:,} bytes: {named}"
+            f"{more}. Read them with read_file (offset/limit) or search them with "
+            "execute_command.")
 
 
 def read_text_lines(full: Path) -> list[str] | None:
