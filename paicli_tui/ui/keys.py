@@ -12,6 +12,8 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Esc", "cancel the running turn and return to the input; close the menu, a panel or "
             "a dialog"),
     ("Ctrl+C", "copy the selection; else stop the running turn; else clear the input"),
+    ("Ctrl+W / Ctrl+U", "delete the word before the cursor / to the start of the line"),
+    ("Alt+B / Alt+F / Alt+D", "a word left / a word right / delete the next word"),
     ("Ctrl+P", "command palette (every slash command is there)"),
     ("F1", "this help"),
     ("F2", "memory browser"),

@@ -306,6 +306,40 @@ def test_alt_enter_from_a_terminal_is_its_own_key() -> None:
     assert keys == ["alt+enter", "x", "enter"]
 
 
+def terminal_keys(*reads: str) -> list[events.Key]:
+    """The key events a terminal's reads parse to (as the app reads them), each read
+    complete in itself (the parser's wait for more runs out in between)."""
+    keys: list[events.Key] = []
+    for data in reads:
+        parser = XTermParser()
+        keys += [e for e in [*parser.feed(data), *parser.feed("")]
+                 if isinstance(e, events.Key)]
+    return keys
+
+
+async def test_esc_then_a_key_at_once_is_esc_and_the_key(settings, project_dir):
+    """Found in tmux: Esc to stop a running turn and typing straight away ("no, …") left
+    the turn running and only the letter typed: the terminal sends Esc and a key that
+    follows within a moment as ESC + key (tmux joins them for 500 ms by default), which
+    reads as Alt+key. The person now sees "Turn cancelled." and their text in the input.
+    Alt+B / Alt+F / Alt+D keep their shell meaning (a word left / right, delete a word)."""
+    app = make_app(settings, project_dir, held_turn_session())
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = await start_a_turn(pilot, "go")
+        assert [k.key for k in terminal_keys("\x1bn")] == ["alt+n"]
+        for key in terminal_keys("\x1bn", "o"):
+            app.post_message(key)
+        await wait_until(pilot, lambda: not app.screen.turn_running)
+        await wait_until(pilot, lambda: prompt.text == "no")
+        notices = [str(n.source) for n in app.screen.query("ChatNotice")]
+        assert any("Turn cancelled" in n for n in notices)
+        for key in terminal_keys(*" way", "\x1bb", "X", "\x1bf", "Y", "\x1bb", "\x1bb",
+                                 "\x1bd"):
+            app.post_message(key)
+        await wait_until(pilot, lambda: prompt.text == " XwayY")
+        assert app.focused is prompt
+
+
 async def test_alt_enter_and_ctrl_j_add_a_line(settings, project_dir):
     session = FakeSession()
     app = make_app(settings, project_dir, session)

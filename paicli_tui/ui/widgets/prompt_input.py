@@ -14,6 +14,10 @@ from .typed_input import edit_now
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
 
+READLINE_ALT_KEYS = {"alt+b": "cursor_word_left", "alt+f": "cursor_word_right",
+                     "alt+d": "delete_word_right"}
+"""Alt+B / Alt+F / Alt+D as in a shell (and Claude Code): a word left, right, delete one."""
+
 PASTE_FOLD_LINES = 4
 """A paste of more lines than this is shown as one token in the input."""
 PASTE_FOLD_CHARS = 800
@@ -92,6 +96,14 @@ class PromptInput(TextArea):
             self.post_message(self.ScrollChat(-1 if key == "pageup" else +1))
         elif key in ("backspace", "delete") and self.delete_paste(key == "backspace"):
             pass
+        elif key in READLINE_ALT_KEYS:
+            await self.run_action(READLINE_ALT_KEYS[key])
+        elif key.startswith("alt+") and event.is_printable:
+            self.escape()
+            event.stop()
+            event.prevent_default()
+            await super()._on_key(events.Key(key.removeprefix("alt+"), event.character))
+            return
         elif await edit_now(self, event):
             return  # an editing key, run at once (typed_input.py says why)
         else:
@@ -141,6 +153,17 @@ class PromptInput(TextArea):
         result = self.replace(text, start, end)
         self.move_cursor(result.end_location)
         self.focus()
+
+    def escape(self) -> None:
+        """The Esc of an Esc typed just before another key. The two reach the app as one
+        Alt+key: the terminal sends ESC + key (tmux joins them for its escape-time, 500 ms
+        by default), so Esc to stop a turn and typing at once lost the Esc. Nothing here
+        is bound to Alt+letter, so it is taken as what the person did: Esc, then the key
+        (inserted by the caller at once, in its place among the keys typed)."""
+        if self.menu:
+            self.close_menu()
+        else:  # the screen's Esc (stop the running turn)
+            self.app.post_message(events.Key("escape", "\x1b"))
 
     def delete_paste(self, before: bool) -> bool:
         """Backspace just after a paste token (Delete just before one) removes the whole
