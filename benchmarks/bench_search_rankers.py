@@ -57,7 +57,9 @@ def rank_all(project: Path, questions: list[dict[str, Any]]) -> list[tuple[dict,
     for q in questions:
         plan = plan_query(q["question"], home=settings.home)
         rows: dict[str, dict[str, Any]] = {}
-        rankings = s._fulltext_rankings(tables.chunks, plan, rows)
+        related = s.project_words(tables, index_location(settings, project), settings,
+                                  embedder, plan)  # as hybrid search adds them
+        rankings = s._fulltext_rankings(tables.chunks, plan, rows, related.words)
         rankings.update(s._vector_rankings(tables.chunks, plan, embedder, rows))
         out.append((q, rankings, rows))
     return out

@@ -78,6 +78,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
               "this index retried (each write applied again on the latest version).")
     if summary.lock_note:
         print(f"Note: {summary.lock_note}.")
+    if summary.vocabulary_note:  # searches still run: they prepare the words themselves
+        print(f"Note: the project's words for search: {summary.vocabulary_note}.")
     print(f"Index: {summary.location}")
     sys.stdout.flush()
     return EXIT_OK

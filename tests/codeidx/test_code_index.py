@@ -67,7 +67,9 @@ def test_incremental_index_embeds_only_what_changed(settings, big_project: Path)
     assert first.files_seen == FILES + 1  # the README; png and node_modules are not indexed
     assert first.files_indexed == FILES + 1
     assert first.chunks_total == FILES * 3 + 1  # class + 2 methods each, one README chunk
-    assert len(embedder.texts) == first.chunks_embedded == first.chunks_total
+    # every chunk once, then the project's words for related-word search (vocabulary.py)
+    assert len(embedder.texts) == first.chunks_embedded + first.vocabulary_words
+    assert first.chunks_embedded == first.chunks_total and first.vocabulary_words > 0
     assert {e.phase for e in events} >= {"scan", "embed", "fulltext", "done"}
     embed_events = [e for e in events if e.phase == "embed"]
     assert embed_events[-1].done == embed_events[-1].total == FILES + 1  # files

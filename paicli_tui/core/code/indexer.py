@@ -117,6 +117,12 @@ class IndexSummary:
     commit_conflicts_retried: int = 0
     """Writes refused because another writer of the index committed first, re-applied on
     the latest version (:mod:`.commit_retry`)."""
+    vocabulary_words: int = 0
+    """The project's words embedded for a search's related words (core.code.vocabulary),
+    on a new or rebuilt index; 0 on other runs (the first search after a change embeds the
+    words new since)."""
+    vocabulary_note: str = ""
+    """Why they were not prepared (the first search then prepares them)."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -236,6 +242,8 @@ class CodeIndexer:
                 summary.chunks_cross_file = self._refresh_cross_file(tables, written, stored)
             if changed or deleted or summary.rebuilt or stale:
                 self._refresh_fulltext(tables, report)
+            if summary.rebuilt:
+                self._prepare_vocabulary(tables, embedder, summary)
             if rechunk:  # recorded only now that every file was written
                 wanted = {**tables.meta, "chunker": CHUNKER_VERSION}
                 self._commit(tables, "writing the index's meta table",
@@ -561,6 +569,22 @@ class CodeIndexer:
             tables, "recording callers' words", lambda: replace_table(
                 tables.db, CROSS_FILE, sections_rows, cross_file_schema()))
         return len(ids)
+
+    def _prepare_vocabulary(self, tables: IndexTables, embedder: Embedder,
+                            summary: IndexSummary) -> None:
+        """Embed the project's words once for a new or rebuilt index, so that its first
+        search does not. Nothing here is part of the index: a failure is only noted."""
+        from .vocabulary import vocabulary_for
+
+        self._guard()
+        refresh(tables)
+        try:
+            vocabulary = vocabulary_for(tables, self.location, self.settings.home, embedder)
+        except Exception as exc:  # noqa: BLE001 - a derived cache: the search makes it later
+            summary.vocabulary_note = f"project words not prepared: {exc}"
+            return
+        summary.vocabulary_words = len(vocabulary.candidates)
+        summary.vocabulary_note = vocabulary.note
 
     def _refresh_fulltext(self, tables: IndexTables, report: ProgressCallback) -> None:
         """Keep the full-text index current (ICU segmentation splits Chinese words offline).

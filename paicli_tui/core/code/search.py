@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -102,14 +103,19 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
         plan = plan_query(query, home=settings.home, rewrite=rewrite)
     rankings: dict[str, list[str]] = {}
     rows: dict[str, dict[str, Any]] = {}
-    if mode in ("text", "hybrid"):
-        rankings.update(_fulltext_rankings(tables.chunks, plan, rows))
-    if mode in ("semantic", "hybrid"):
-        if embedder is None:
-            from ..embedders import get_code_embedder
+    if mode in ("semantic", "hybrid") and embedder is None:
+        from ..embedders import get_code_embedder
 
-            embedder = get_code_embedder(settings)
+        embedder = get_code_embedder(settings)
+    if embedder is not None and mode != "text":
         _check_embedder(tables.meta, embedder)
+    related = ProjectWords()
+    if mode == "hybrid":
+        related = project_words(tables, index_location(settings, root), settings, embedder,
+                                plan)
+    if mode in ("text", "hybrid"):
+        rankings.update(_fulltext_rankings(tables.chunks, plan, rows, related.words))
+    if mode in ("semantic", "hybrid"):
         rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows))
     fused = fuse_rankings(rankings)
     hits = []
@@ -120,7 +126,7 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
             name=row["name"], kind=row["kind"], score=item.score, language=row["language"],
             signature=row["signature"], source=row["source"], id=item.id,
             ranks=dict(item.ranks), via=via, via_declaration=declaration))
-    response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings))
+    response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings, related))
     response.seconds = time.perf_counter() - started
     return response
 
@@ -236,12 +242,47 @@ def _check_embedder(meta: dict[str, str], embedder: Embedder) -> None:
                           "it (or set the embedder back)")
 
 
-def _fulltext_rankings(table: Any, plan: Any, rows: dict[str, dict[str, Any]]
-                       ) -> dict[str, list[str]]:
+@dataclass(frozen=True)
+class ProjectWords:
+    """The project's words added to a hybrid search's full-text query (core.code.vocabulary)
+    and, when the vocabulary could not be cached, why."""
+
+    words: tuple[str, ...] = ()
+    note: str = ""
+
+
+def project_words(tables: Any, location: str, settings: Settings, embedder: Embedder,
+                  plan: Any) -> ProjectWords:
+    """The project's nearest words for the rare words of ``plan``'s English reading (none
+    for a Chinese question without one)."""
+    from .vocabulary import related_words, vocabulary_for, word_embedder
+
+    english = english_query(plan)
+    if not english.strip():
+        return ProjectWords()
+    vocabulary = vocabulary_for(tables, location, settings.home, embedder)
+    words = related_words(vocabulary, english, word_embedder(embedder).embed_queries)
+    return ProjectWords(tuple(words), vocabulary.note)
+
+
+def _fulltext_rankings(table: Any, plan: Any, rows: dict[str, dict[str, Any]],
+                       related: Iterable[str] = ()) -> dict[str, list[str]]:
+    """The full-text ranking of ``plan``'s words; ``related`` project words (vocabulary.py)
+    count at vocabulary.WEIGHT of a question word."""
     words = plan.fulltext_query.strip() or plan.original
+    added = " ".join(related)
     try:
-        found = (table.search(words, query_type="fts", fts_columns="fulltext")
-                 .select([*_COLUMNS, "_score"]).limit(RANKER_DEPTH).to_list())
+        if added:
+            from lancedb.query import BooleanQuery, MatchQuery, Occur
+
+            from .vocabulary import WEIGHT
+
+            query = BooleanQuery([(Occur.SHOULD, MatchQuery(words, "fulltext")),
+                                  (Occur.SHOULD, MatchQuery(added, "fulltext", boost=WEIGHT))])
+            search = table.search(query, query_type="fts")
+        else:
+            search = table.search(words, query_type="fts", fts_columns="fulltext")
+        found = search.select([*_COLUMNS, "_score"]).limit(RANKER_DEPTH).to_list()
     except Exception as exc:  # noqa: BLE001 - an FTS index still being built is not fatal
         if "index" not in str(exc).lower():
             raise
@@ -309,8 +350,12 @@ def _ranked(table: Any, vectors: Any, names: list[str], rows: dict[str, dict[str
     return rankings
 
 
-def _plan_json(plan: Any, rankings: dict[str, list[str]]) -> dict[str, Any]:
+def _plan_json(plan: Any, rankings: dict[str, list[str]],
+               related: ProjectWords | None = None) -> dict[str, Any]:
+    related = related or ProjectWords()
+    extra = {"vocabulary": related.note} if related.note else {}
     return {"language": plan.language, "fulltext_query": plan.fulltext_query,
+            "project_words": list(related.words), **extra,
             "embedding_queries": list(plan.embedding_queries),
             "terms_source": getattr(plan, "terms_source", "question"),
             "synonyms": list(getattr(plan, "synonyms", ())),
