@@ -13,6 +13,10 @@ output shows control bytes in file names. Tab and line breaks stay what they are
 
 from __future__ import annotations
 
+import logging
+
+log = logging.getLogger(__name__)
+
 KEPT = frozenset({9, 10})
 """Tab and line feed mean layout, not commands."""
 
@@ -26,7 +30,13 @@ def show_control_characters() -> None:
     import rich.control
     from textual import content
 
-    for table in (content._CONTROL_STRIP_TRANSLATE, rich.control._CONTROL_STRIP_TRANSLATE):
+    for module in (content, rich.control):
+        # a private table: a Textual release without it must not stop the app from starting
+        table = getattr(module, "_CONTROL_STRIP_TRANSLATE", None)
+        if not isinstance(table, dict):
+            log.warning("%s has no control-character table: escape sequences in shown text "
+                        "are not neutralised", module.__name__)
+            continue
         for code in (*range(0x20), *range(0x7f, 0xa0)):
             if code not in KEPT and code not in table:  # BEL, BS, VT, FF, CR stay stripped
                 table[code] = shown_as(code)

@@ -66,3 +66,20 @@ async def test_escape_sequences_in_tool_output_errors_and_replies_are_shown_not_
         for visible in ("\\x1b]52;c;cHduZWQ=", "\\x1b[2J\\x1b[31mRED\\x1b[0m after",
                         "\\u009b2J", "HTTP 500: \\x1b[2Jboom", "Done \\x1b]0;PWNED"):
             assert visible in plain, visible
+
+
+def test_a_textual_without_the_private_table_still_starts(monkeypatch, caplog) -> None:
+    """The tables patched are private to Textual and Rich: if a release drops one, the app
+    starts anyway and the log says the neutralising is off, instead of a crash at start."""
+    import logging
+
+    import rich.control
+    from textual import content
+
+    from paicli_tui.ui.terminal_text import show_control_characters
+
+    monkeypatch.delattr(content, "_CONTROL_STRIP_TRANSLATE")
+    with caplog.at_level(logging.WARNING, logger="paicli_tui.ui.terminal_text"):
+        show_control_characters()
+    assert "textual.content has no control-character table" in caplog.text
+    assert rich.control._CONTROL_STRIP_TRANSLATE[0x1B] == "\\x1b"  # the other table still set
