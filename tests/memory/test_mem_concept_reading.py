@@ -174,8 +174,8 @@ def test_the_relevance_bars(scores: list[float], coverage: list[float] | None,
 
 def _fixed_vectors(monkeypatch: pytest.MonkeyPatch, margins: list[float]) -> None:
     """The multilingual embedder's margins as given (cosine 0.5 each); no English one."""
-    def part(vectors: Any, readings: Any, contents: list[str], wait: bool
-             ) -> retrieval.VectorEvidence:
+    def part(vectors: Any, readings: Any, contents: list[str], wait: bool,
+             two_sided: bool = False) -> retrieval.VectorEvidence:
         n = len(contents)
         if vectors is None:
             return retrieval.VectorEvidence(np.zeros(n, np.float32),
@@ -273,7 +273,8 @@ def test_a_message_naming_no_concept_leans_on_meaning(
     assert [round(r.relevance, 4) for r in ranked] == relevance
     for r in ranked:  # explain says which bars the message got
         assert r.leaning == retrieval.MEANING_LEADS
-        assert "; the message names no concept: meaning leads;" in describe(r)
+        assert ("; the message names no concept: meaning leads (each margin also counted from "
+                "the memory's side, against its own nearness to unrelated text);") in describe(r)
 
 
 @pytest.mark.parametrize(("topic", "read", "bars"), [
@@ -285,3 +286,61 @@ def test_a_message_naming_no_concept_leans_on_meaning(
 ])
 def test_which_bars_a_message_gets(topic: str, read: bool, bars: str) -> None:
     assert retrieval.bars_for(topic, read=read) is getattr(retrieval, bars)
+
+
+def _unit(*values: float) -> Any:
+    row = np.array(values, dtype=np.float32)
+    return row / np.linalg.norm(row)
+
+
+class _FixedRows:
+    """A vector cache at the protocol _calibrated_cosines reads, with given rows."""
+
+    hub_stats = retrieval.VectorCache.hub_stats
+
+    def __init__(self) -> None:
+        self._hubs = None
+        # four unrelated notes; memory 0 stands near all of them (a hub: a short general
+        # memory), memory 1 near none, memory 2 far from the message
+        self.background = np.stack([_unit(1, 0, 0, 1), _unit(1, 0, 1, 0), _unit(1, 1, 0, 0),
+                                    _unit(1, 0, 0, -1)])
+        self.rows = np.stack([_unit(1, .3, .3, .3), _unit(0, 1, 0, .2), _unit(0, 0, 1, -1)])
+
+    def matrix(self, contents: list[str], max_new: int | None = None) -> Any:
+        return self.rows
+
+    def fixed_matrix(self, texts: tuple[str, ...], *, wait: bool) -> Any:
+        return self.background
+
+    def present_rows(self, matrix: Any) -> Any:
+        return np.ones(len(matrix), dtype=bool)
+
+    def embed_query(self, query: str) -> Any:
+        return _unit(.6, .8, 0, 0)
+
+
+@pytest.mark.parametrize(("two_sided", "margins"), [
+    # the message's side only: the hub stands 0.68 sd above the unrelated texts
+    (False, [0.68, 0.8, -1.8]),
+    # from the memory's side too: its cosine 0.745 is barely above its mean 0.72 with the
+    # notes (spread 0.163), 0.15 sd; memory 1's own side is higher than the message's
+    (True, [0.15, 0.8, -1.8]),
+])
+def test_a_two_sided_margin_counts_the_smaller_side(two_sided: bool,
+                                                    margins: list[float]) -> None:
+    found = retrieval._calibrated_cosines(_FixedRows(), ["message"],  # type: ignore[arg-type]
+                                          ["m0", "m1", "m2"], True, two_sided)
+    assert found is not None
+    cosines, got, _ = found
+    assert [round(float(c), 3) for c in cosines] == [0.745, 0.784, 0.0]
+    assert [round(float(m), 2) for m in got] == margins
+
+
+@pytest.mark.parametrize(("query", "margin"), [
+    ("anything", 0.15),         # names no concept: meaning leads, margins two-sided
+    ("anything cached", 0.68),  # names a concept: the message's side only
+])
+def test_margins_are_two_sided_only_when_meaning_leads(query: str, margin: float) -> None:
+    ranked = rank(query, _entries(3), keywords=_FixedKeywords([1.0, 1.0, 1.0]),
+                  vectors=_FixedRows(), now=NOW, explain=True)  # type: ignore[arg-type]
+    assert round({r.entry.id: r.margin for r in ranked}["m0"], 2) == margin

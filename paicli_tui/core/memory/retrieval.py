@@ -155,7 +155,8 @@ def describe(item: ScoredEntry) -> str:
     english = (f"; in English: cosine {item.english_cosine:.3f}, "
                f"{item.english_margin:+.1f} sd{_by(item.english_reading)}"
                if item.english_cosine else "")
-    lead = ("; the message names no concept: meaning leads"
+    lead = ("; the message names no concept: meaning leads (each margin also counted from the "
+            "memory's side, against its own nearness to unrelated text)"
             if item.leaning == MEANING_LEADS else "")
     if item.pointed:
         lead += (f"; {', '.join(item.pointed)} (pointed at: 'this …', 这个…) weighs "
@@ -227,13 +228,15 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
                if vectors is not None or english_vectors is not None else "")
     topic = concept_reading(matches.terms)
     english = None
+    two_sided = not topic  # meaning leads (UNNAMED_BARS): see _calibrated_cosines
     if english_vectors is not None:  # its query row is computed while USE computes its own
         english_query = english_text(query, keywords.home, terms=matches.terms, reading=reading)
         english = _side_pool().submit(
             _vector_part, english_vectors,
-            [(MESSAGE_READING, english_query), (CONCEPT_READING, topic)], contents, wait)
+            [(MESSAGE_READING, english_query), (CONCEPT_READING, topic)], contents, wait,
+            two_sided)
     use = _vector_part(vectors, [(MESSAGE_READING, query), (GLOSS_READING, reading),
-                                 (CONCEPT_READING, topic)], contents, wait)
+                                 (CONCEPT_READING, topic)], contents, wait, two_sided)
     side = english.result() if english is not None else _vector_part(None, [], contents, wait)
     margins, english_margins = use.margins, side.margins
     read = np.isfinite(margins) | np.isfinite(english_margins)
@@ -363,10 +366,10 @@ class VectorEvidence:
 
 
 def _vector_part(vectors: VectorCache | None, readings: Sequence[tuple[str, str]],
-                 contents: list[str], wait: bool) -> VectorEvidence:
+                 contents: list[str], wait: bool, two_sided: bool = False) -> VectorEvidence:
     """One embedder's evidence for the message's ``readings`` ((name, text) pairs; empty
     texts and repeats are skipped); no evidence without an embedder, before its vectors are
-    ready, or when it fails."""
+    ready, or when it fails. ``two_sided``: see :func:`_calibrated_cosines`."""
     import numpy as np
 
     asked: dict[str, str] = {}  # text → the name of its first reading
@@ -379,7 +382,7 @@ def _vector_part(vectors: VectorCache | None, readings: Sequence[tuple[str, str]
     if vectors is None or not asked:
         return empty
     try:
-        found = _calibrated_cosines(vectors, list(asked), contents, wait)
+        found = _calibrated_cosines(vectors, list(asked), contents, wait, two_sided)
     except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
         log.warning("memory vectors unavailable (%s); using keywords only",
                     type(exc).__name__)
@@ -390,13 +393,22 @@ def _vector_part(vectors: VectorCache | None, readings: Sequence[tuple[str, str]
 
 
 def _calibrated_cosines(vectors: VectorCache, queries: list[str], contents: list[str],
-                        wait: bool) -> tuple[Any, Any, Any] | None:
+                        wait: bool, two_sided: bool = False) -> tuple[Any, Any, Any] | None:
     """(cosines of the first query, margins, index of the query each margin comes from) over
     the entries: how many standard deviations each entry stands above the unrelated texts for
     each query, the best of the queries (-inf for entries without a vector yet). Each query
     (the message, its English gloss, its concepts) is calibrated on its own. The unrelated
     texts are the shipped background notes and the store itself (most of a store is
-    unrelated to any one message). None when no vectors are ready."""
+    unrelated to any one message). None when no vectors are ready.
+
+    ``two_sided``: a margin is also measured from the memory's side — how far the cosine
+    stands above the memory's own cosines with the background notes — and the smaller of
+    the two counts. A short general memory ("回答尽量简短", "Use British spelling in docs")
+    stands near any text, so it stands out for many messages by the message's measure alone
+    (a hub); by its own measure it stands out only for what it is about. Used when meaning
+    leads (a message naming no concept): with the table off, dev and the seen blind set
+    show 0.4 memories for a message with nothing relevant (were 0.6 and 0.8), for one
+    target fewer each."""
     import numpy as np
 
     if wait:
@@ -414,6 +426,7 @@ def _calibrated_cosines(vectors: VectorCache, queries: list[str], contents: list
         return None
     present = vectors.present_rows(matrix)
     all_present = bool(present.all())
+    own = vectors.hub_stats(matrix, background) if two_sided else None
     margins = np.full(len(contents), -np.inf, dtype=np.float32)
     best = np.zeros(len(contents), dtype=np.int8)
     cosines = None
@@ -428,6 +441,8 @@ def _calibrated_cosines(vectors: VectorCache, queries: list[str], contents: list
                                     store if all_present else store[present]])
         spread = max(float(reference.std()), 0.03)
         these = (store - float(reference.mean())) / spread
+        if own is not None:
+            these = np.minimum(these, (store - own[0]) / own[1])
         if not all_present:
             these = np.where(present, these, -np.inf)
         better = these > margins
