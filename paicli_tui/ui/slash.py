@@ -48,7 +48,8 @@ BY_NAME = {c.name: c for c in SLASH_COMMANDS}
 
 
 def parse_slash(text: str) -> tuple[str, str] | None:
-    """``("/name", "rest")`` for a line starting with a slash, else None.
+    """``("/name", "rest")`` for a line starting with a slash, else None (also for a
+    line starting with a path such as ``/usr/bin/python3``: no command name has a slash).
 
     The name is lower-cased; the rest keeps its spacing inside but not at its ends.
     """
@@ -56,9 +57,17 @@ def parse_slash(text: str) -> tuple[str, str] | None:
     if not stripped.startswith("/") or stripped.startswith("//"):
         return None
     head, _, rest = stripped.partition(" ")
-    if len(head) < 2:
+    if len(head) < 2 or "/" in head[1:]:  # "/usr/bin/python3 crashes": a path, a message
         return None
     return head.lower(), rest.strip()
+
+
+def closest_command(name: str) -> str | None:
+    """The command a mistyped name most likely meant (``/hlep`` → ``/help``), if any."""
+    import difflib
+
+    found = difflib.get_close_matches(name, list(BY_NAME), n=1, cutoff=0.6)
+    return found[0] if found else None
 
 
 def completions(prefix: str) -> list[SlashCommand]:

@@ -306,6 +306,31 @@ def test_alt_enter_from_a_terminal_is_its_own_key() -> None:
     assert keys == ["alt+enter", "x", "enter"]
 
 
+async def test_a_path_is_a_message_and_a_mistyped_command_comes_back(settings, project_dir):
+    """Found in tmux: "/usr/bin/python3 crashes on start, why?" was refused as an unknown
+    command and the text was gone from the input; "/hlep" said only "Unknown command".
+    A message starting with a path is now sent as a message; a mistyped command says
+    "Did you mean `/help`?" and stays in the input, cursor at its end, to be corrected."""
+    session = FakeSession()
+    app = make_app(settings, project_dir, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press(*"/usr/bin/python3 crashes", "enter")
+        await wait_until(pilot, lambda: user_texts(app) == ["/usr/bin/python3 crashes"])
+        await wait_until(pilot, lambda: not app.screen.turn_running)
+        await pilot.press(*"/hlep", "enter")
+        await wait_until(pilot, lambda: any("Unknown command" in str(n.source)
+                                            for n in app.screen.query("ChatNotice")))
+        notice = [str(n.source) for n in app.screen.query("ChatNotice")][-1]
+        assert notice == "Unknown command `/hlep`. Did you mean `/help`? Press F1 for the list."
+        assert prompt.text == "/hlep" and prompt.cursor_location == (0, 5)
+        await pilot.press("backspace", "backspace", "backspace", *"elp", "enter")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
+        assert [m.content for m in session.history if m.role.value == "user"] == \
+            ["/usr/bin/python3 crashes"]
+
+
 def terminal_keys(*reads: str) -> list[events.Key]:
     """The key events a terminal's reads parse to (as the app reads them), each read
     complete in itself (the parser's wait for more runs out in between)."""

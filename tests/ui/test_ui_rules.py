@@ -58,6 +58,9 @@ def test_markers_stay_inside_the_bar(value: int, window: int, width: int) -> Non
     ("/save hello world", ("/save", "hello world")), ("  /HELP  ", ("/help", "")),
     ("/memory search  java 17 ", ("/memory", "search  java 17")), ("hello", None),
     ("//not a command", None), ("/", None), ("path/to/file", None),
+    # a message that starts with a path is a message (found in tmux: it was refused)
+    ("/usr/bin/python3 crashes on start, why?", None), ("/tmp/build.log is huge", None),
+    ("/etc/", None), ("/memory search src/main", ("/memory", "search src/main")),
 ])
 def test_parse_slash(line: str, parsed: tuple[str, str] | None) -> None:
     assert parse_slash(line) == parsed

@@ -32,7 +32,7 @@ from ..backend import Backend
 from ..format import context_state
 from ..input_history import InputHistory
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
-from ..slash import parse_slash
+from ..slash import BY_NAME, parse_slash
 from ..widgets.app_footer import AppFooter
 from ..widgets.chat_log import ChatLog
 from ..widgets.context_gauge import ContextGauge
@@ -391,6 +391,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         text = event.text.strip()
         parsed = parse_slash(text)
         if parsed is not None:
+            if parsed[0] not in BY_NAME:  # a typo: the text comes back to be corrected
+                self.prompt.put_back(event.text)
             await self.run_slash(*parsed)
             return
         if self.session is None:

@@ -17,7 +17,7 @@ from textual.message import Message
 
 from ...core.contracts.asks import ConflictDecision
 from ..memory_decision import save_asking
-from ..slash import BY_NAME
+from ..slash import BY_NAME, closest_command
 
 if TYPE_CHECKING:
     from .chat import ChatScreen
@@ -76,8 +76,10 @@ class SlashCommandsMixin:
     async def run_slash(self: ChatScreen, name: str, rest: str) -> None:
         """Run one slash command; unknown names get a clear message, nothing is lost."""
         if name not in BY_NAME:
-            await self.chat.add_notice(f"Unknown command `{name}`. Press F1 for the list.",
-                                       "warning")
+            guess = closest_command(name)
+            hint = f"Did you mean `{guess}`? " if guess else ""
+            await self.chat.add_notice(f"Unknown command `{name}`. {hint}Press F1 for the "
+                                       "list.", "warning")
             return
         handler = getattr(self, "slash_" + name[1:], None)
         if handler is not None:

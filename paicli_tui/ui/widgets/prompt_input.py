@@ -324,6 +324,10 @@ class PromptInput(TextArea):
         self.focus()
         self.insert(character)
 
+    def put_back(self, text: str) -> None:
+        """Text that was not sent (a mistyped command) back in the input, cursor at its end."""
+        self._show(text)
+
     def _show(self, text: str) -> None:
         self._dismissed = text  # a recalled "/help" is not a command being typed
         self.load_text(text)
