@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .regular_files import read_regular_text
+
 
 def normalise_project_root(path: str | os.PathLike[str]) -> Path:
     """One directory is one project however it was reached (relative, trailing slash, symlink)."""
@@ -137,7 +139,8 @@ def keep_dot_dir_out_of_git(dot_dir: Path) -> None:
     """Make ``dot_dir`` (a project's ``.paicli``) invisible to git as a whole."""
     ignore = dot_dir / ".gitignore"
     try:
-        current = ignore.read_text(encoding="utf-8") if ignore.exists() else None
+        # a FIFO planted here held the first offload or index forever
+        current = read_regular_text(ignore, 4096)[0] if ignore.exists() else None
         if current is None or current in _OLD_DOT_DIR_IGNORES:
             dot_dir.mkdir(parents=True, exist_ok=True)
             ignore.write_text(DOT_DIR_IGNORE, encoding="utf-8")

@@ -169,7 +169,7 @@ def _run_cancellable(args: list[str], cwd: Path, control: ScanControl,
                 except subprocess.TimeoutExpired:
                     waited += 0.1
                     control.check()
-                    if waited >= timeout_s:
+                    if waited >= timeout_s or _opening_a_fifo(proc.pid):
                         return None
         finally:
             if proc.poll() is None:
@@ -177,6 +177,21 @@ def _run_cancellable(args: list[str], cwd: Path, control: ScanControl,
                 proc.wait()
         out.seek(0)
         return code, out.read()
+
+
+def _opening_a_fifo(pid: int) -> bool:
+    """Whether a thread of the program waits in the kernel for a FIFO's other end (Linux).
+
+    ripgrep opens every .gitignore / .ignore it meets, and opening a FIFO planted under that
+    name waits for a writer forever; the program is then stopped and the Python scanner
+    (which never opens one) answers instead of waiting out the timeout.
+    """
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+        return any(Path(f"/proc/{pid}/task/{thread}/wchan").read_text() == "wait_for_partner"
+                   for thread in threads)
+    except OSError:
+        return False
 
 
 def _ripgrep_backend(rg: str, root: Path, options: GrepOptions, start: str,

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...regular_files import read_regular_text
 from .patterns import GlobPattern, ScanControl
 
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".paicli"})
@@ -18,6 +19,8 @@ ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".paicli"})
 
 MAX_FILE_BYTES = 1_000_000
 """Files larger than this are skipped by grep and the index (generated or data files)."""
+MAX_IGNORE_FILE_BYTES = 1_000_000
+"""A .gitignore is read this far (its rules are matched against every path of a walk)."""
 
 
 @dataclass(frozen=True)
@@ -75,8 +78,8 @@ class IgnoreMatcher:
     rules: list[IgnoreRule] = field(default_factory=list)
 
     def add_file(self, path: Path, base: str) -> None:
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+        try:  # a FIFO named .gitignore would hold every walk forever
+            text, _ = read_regular_text(path, MAX_IGNORE_FILE_BYTES)
         except OSError:
             return
         self.rules.extend(parse_gitignore(text, base))

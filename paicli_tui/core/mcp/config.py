@@ -23,11 +23,13 @@ from typing import Any
 
 from ...config import ConfigError, Settings
 from ...paths import HomePaths
+from ...regular_files import NotRegularFile, read_regular
 
 DEFAULT_STARTUP_TIMEOUT_S = 15.0
 DEFAULT_TOOL_TIMEOUT_S = 60.0
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 APPROVALS_FILE = "mcp_project_approvals.json"
+MAX_PROJECT_FILE_BYTES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -114,11 +116,16 @@ def project_servers(project_root: Path, home: HomePaths) -> ProjectServers | Non
     """The project's .mcp.json, or None when there is none."""
     path = project_root / ".mcp.json"
     try:
-        raw_bytes = path.read_bytes()
+        raw_bytes, whole = read_regular(path, MAX_PROJECT_FILE_BYTES)
+    except NotRegularFile:  # a FIFO here held the session's start forever
+        return ProjectServers(path, (), "", False, error=f"{path} is not a regular file")
     except OSError:
         return None
     digest = hashlib.sha256(raw_bytes).hexdigest()
     approved = _approvals(home).get(str(project_root)) == digest
+    if not whole:
+        return ProjectServers(path, (), digest, False,
+                              error=f"{path} is larger than {MAX_PROJECT_FILE_BYTES:,} bytes")
     try:
         data = json.loads(raw_bytes.decode("utf-8"))
         table = data.get("mcpServers") if isinstance(data, dict) else None

@@ -16,6 +16,8 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
+from ...regular_files import read_regular_text
+
 LANGUAGES = {
     ".py": "Python", ".ts": "TypeScript", ".tsx": "TypeScript", ".js": "JavaScript",
     ".jsx": "JavaScript", ".mjs": "JavaScript", ".go": "Go", ".java": "Java", ".kt": "Kotlin",
@@ -45,8 +47,8 @@ def _count_languages(root: Path) -> Counter[str]:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
+    try:  # a build file is short; a FIFO or a sparse giant in its place is not read
+        return read_regular_text(path, 1_000_000)[0]
     except OSError:
         return ""
 
