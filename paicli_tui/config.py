@@ -262,7 +262,7 @@ def url_secrets(url: str | None) -> list[Secret]:
     errors (``cannot reach http://u:…@host``) quoted it whole."""
     if not url or ("@" not in url and "=" not in url):
         return []
-    from urllib.parse import parse_qsl, unquote, urlsplit
+    from urllib.parse import unquote, unquote_plus, urlsplit
 
     try:
         parts = urlsplit(url if "//" in url else f"//{url}")
@@ -270,9 +270,12 @@ def url_secrets(url: str | None) -> list[Secret]:
     except ValueError:
         return []
     found = [password, unquote(password)] if password else []
-    found += [value for name, value in parse_qsl(parts.query, keep_blank_values=False)
-              if _URL_SECRET_NAMES.search(name)]
-    return [Secret(value) for value in found if len(value) >= MIN_URL_SECRET]
+    # each value as the URL spells it (what an error quotes: a SAS ``sig=`` is base64 with
+    # %2B / %2F / %3D in it) and as it reads decoded
+    for name, _, value in (item.partition("=") for item in parts.query.split("&")):
+        if value and _URL_SECRET_NAMES.search(unquote_plus(name)):
+            found += [value, unquote_plus(value)]
+    return [Secret(value) for value in dict.fromkeys(found) if len(value) >= MIN_URL_SECRET]
 
 
 _ENV_FIELDS = {

@@ -136,6 +136,10 @@ def test_good_config_values_still_load(tmp_path: Path) -> None:
     ("https://h/v1?key=QueryKey123456789&model=m", ["QueryKey123456789"]),
     ("https://h/v1?sig=Sig0123456789abc&token=Tok0123456789", ["Sig0123456789abc",
                                                                "Tok0123456789"]),
+    # an Azure SAS signature is base64: the URL (and every error quoting it) spells it
+    # percent-encoded, so both spellings are secrets
+    ("https://h/v1?sv=2024&sig=AbC%2Bdef%2F123%3D", ["AbC%2Bdef%2F123%3D", "AbC+def/123="]),
+    ("https://h/v1?api%2Dkey=Tok+en0123456789", ["Tok+en0123456789", "Tok en0123456789"]),
     ("http://alice:pw@gateway/v1", []),  # too short to mask without mangling every text
     ("https://api.deepseek.com/v1", []),
     ("https://h/v1?model=secret-model-name", []),  # a parameter not named like a key
@@ -159,3 +163,12 @@ def test_a_base_url_password_never_reaches_a_command_or_an_error(tmp_path: Path)
     assert "PATH" in command_environment(settings, environ)
     said = redact_known(f"cannot reach {url} (ConnectError)", settings.secrets())
     assert said == "cannot reach http://alice:****@127.0.0.1:9/v1 (ConnectError)"
+
+
+def test_an_error_quoting_a_percent_encoded_signature_hides_it(tmp_path: Path) -> None:
+    from paicli_tui.core.llm.redact import redact_known
+
+    url = "https://gw.example/v1?sv=2024-08&sig=Xy9%2BAbCdEf%2FGh%3D"
+    settings = load_settings({"base_url": url}, {"PAICLI_HOME": str(tmp_path)})
+    said = redact_known(f"cannot reach {url} (ConnectError)", settings.secrets())
+    assert said == "cannot reach https://gw.example/v1?sv=2024-08&sig=**** (ConnectError)"
