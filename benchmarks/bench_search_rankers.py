@@ -59,7 +59,7 @@ def rank_all(project: Path, questions: list[dict[str, Any]]) -> list[tuple[dict,
         rows: dict[str, dict[str, Any]] = {}
         related = s.project_words(tables, index_location(settings, project), settings,
                                   embedder, plan)  # as hybrid search adds them
-        rankings = s._fulltext_rankings(tables.chunks, plan, rows, related.words)
+        rankings = s._fulltext_rankings(tables.chunks, plan, rows, related.clauses())
         rankings.update(s._vector_rankings(tables.chunks, plan, embedder, rows))
         out.append((q, rankings, rows))
     return out

@@ -106,6 +106,32 @@ def test_related_words_table(question: str, counts: dict[str, int], chunks: int,
                                embedder.embed_queries) == added
 
 
+# (question, chunk counts of the project's words, already related, abbreviations added)
+ABBREVIATION_CASES = [
+    # a word the project never uses: the project words it starts with, longest first
+    ("timeout in milliseconds", {"millis": 3, "milli": 1, "mill": 1, "timeout": 9}, (),
+     ["millis", "milli"]),
+    # never more than ABBREVIATIONS per word, never under ABBREVIATION_MIN letters
+    ("the repository path", {"repos": 1, "repo": 4, "rep": 9, "path": 9}, (),
+     ["repos", "repo"]),
+    ("the specification", {"specifi": 1, "speci": 1, "spec": 4}, (), ["specifi", "speci"]),
+    ("wait for the answers", {"ans": 3}, (), []),
+    # a word the project uses (or its stem) is its own word: nothing added
+    ("timeout in milliseconds", {"milliseconds": 1, "millis": 3}, (), []),
+    ("parse the configurations", {"configur": 2, "config": 4}, (), []),  # stem configur
+    # already among the related words: not twice
+    ("timeout in milliseconds", {"millis": 3, "milli": 1}, ("millis",), ["milli"]),
+    # a stop word is no abbreviation
+    ("whichever side", {"which": 9, "side": 9}, (), []),
+]
+
+
+@pytest.mark.parametrize(("question", "counts", "taken", "added"), ABBREVIATION_CASES)
+def test_abbreviations_table(question: str, counts: dict[str, int], taken: tuple[str, ...],
+                             added: list[str]) -> None:
+    assert vocab.abbreviations(_vocabulary(counts), question, taken) == added
+
+
 def test_only_rare_words_are_embedded_at_search_time() -> None:
     embedder = GroupEmbedder(GROUPS)
     vocab.related_words(_vocabulary({"send": 50, "back": 40, "ask": 1}), "send back the answer",
@@ -190,6 +216,18 @@ def test_an_added_word_weighs_less_than_a_question_word(indexed) -> None:
     text_ranks = {h.name: h.ranks["text"] for h in response.hits}
     assert text_ranks["post(worker, message)"] == 1
     assert text_ranks["ask(worker, message)"] == 2
+
+
+def test_an_abbreviation_in_the_code_is_found_for_the_word_written_out(indexed) -> None:
+    settings, root, embedder = indexed
+    (root / "rpc" / "clock.py").write_text(
+        'def wait_millis(n):\n    """Sleep n ms."""\n', encoding="utf-8")
+    CodeIndexer(settings, root, embedder).update()
+    response = search_project(settings, root, "pause for some milliseconds", mode="hybrid",
+                              embedder=embedder)
+    assert response.plan["project_abbreviations"] == ["millis", "milli"]  # and its stem
+    assert response.hits[0].name == "wait_millis(n)"
+    assert response.hits[0].ranks["text"] == 1
 
 
 def test_the_vocabulary_is_cached_per_index_version(indexed) -> None:

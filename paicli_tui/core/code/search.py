@@ -114,7 +114,7 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
         related = project_words(tables, index_location(settings, root), settings, embedder,
                                 plan)
     if mode in ("text", "hybrid"):
-        rankings.update(_fulltext_rankings(tables.chunks, plan, rows, related.words))
+        rankings.update(_fulltext_rankings(tables.chunks, plan, rows, related.clauses()))
     if mode in ("semantic", "hybrid"):
         rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows))
     fused = fuse_rankings(rankings)
@@ -248,37 +248,45 @@ class ProjectWords:
     and, when the vocabulary could not be cached, why."""
 
     words: tuple[str, ...] = ()
+    abbreviations: tuple[str, ...] = ()
     note: str = ""
+
+    def clauses(self) -> list[tuple[str, float]]:
+        """(words, weight against a question word) for the full-text query."""
+        from .vocabulary import ABBREVIATION_WEIGHT, WEIGHT
+
+        parts = [(self.words, WEIGHT), (self.abbreviations, ABBREVIATION_WEIGHT)]
+        return [(" ".join(words), weight) for words, weight in parts if words]
 
 
 def project_words(tables: Any, location: str, settings: Settings, embedder: Embedder,
                   plan: Any) -> ProjectWords:
     """The project's nearest words for the rare words of ``plan``'s English reading (none
     for a Chinese question without one)."""
-    from .vocabulary import related_words, vocabulary_for, word_embedder
+    from .vocabulary import abbreviations, related_words, vocabulary_for, word_embedder
 
     english = english_query(plan)
     if not english.strip():
         return ProjectWords()
     vocabulary = vocabulary_for(tables, location, settings.home, embedder)
     words = related_words(vocabulary, english, word_embedder(embedder).embed_queries)
-    return ProjectWords(tuple(words), vocabulary.note)
+    return ProjectWords(tuple(words), tuple(abbreviations(vocabulary, english, words)),
+                        vocabulary.note)
 
 
 def _fulltext_rankings(table: Any, plan: Any, rows: dict[str, dict[str, Any]],
-                       related: Iterable[str] = ()) -> dict[str, list[str]]:
-    """The full-text ranking of ``plan``'s words; ``related`` project words (vocabulary.py)
-    count at vocabulary.WEIGHT of a question word."""
+                       added: Iterable[tuple[str, float]] = ()) -> dict[str, list[str]]:
+    """The full-text ranking of ``plan``'s words; ``added`` (words, weight) pairs, the
+    project's words (:meth:`ProjectWords.clauses`), count at their weight of a question word."""
     words = plan.fulltext_query.strip() or plan.original
-    added = " ".join(related)
+    added = [(extra, weight) for extra, weight in added if extra.strip()]
     try:
         if added:
             from lancedb.query import BooleanQuery, MatchQuery, Occur
 
-            from .vocabulary import WEIGHT
-
-            query = BooleanQuery([(Occur.SHOULD, MatchQuery(words, "fulltext")),
-                                  (Occur.SHOULD, MatchQuery(added, "fulltext", boost=WEIGHT))])
+            query = BooleanQuery([(Occur.SHOULD, MatchQuery(words, "fulltext"))] + [
+                (Occur.SHOULD, MatchQuery(extra, "fulltext", boost=weight))
+                for extra, weight in added])
             search = table.search(query, query_type="fts")
         else:
             search = table.search(words, query_type="fts", fts_columns="fulltext")
@@ -355,7 +363,8 @@ def _plan_json(plan: Any, rankings: dict[str, list[str]],
     related = related or ProjectWords()
     extra = {"vocabulary": related.note} if related.note else {}
     return {"language": plan.language, "fulltext_query": plan.fulltext_query,
-            "project_words": list(related.words), **extra,
+            "project_words": list(related.words),
+            "project_abbreviations": list(related.abbreviations), **extra,
             "embedding_queries": list(plan.embedding_queries),
             "terms_source": getattr(plan, "terms_source", "question"),
             "synonyms": list(getattr(plan, "synonyms", ())),
