@@ -344,3 +344,36 @@ def test_margins_are_two_sided_only_when_meaning_leads(query: str, margin: float
     ranked = rank(query, _entries(3), keywords=_FixedKeywords([1.0, 1.0, 1.0]),
                   vectors=_FixedRows(), now=NOW, explain=True)  # type: ignore[arg-type]
     assert round({r.entry.id: r.margin for r in ranked}["m0"], 2) == margin
+
+
+LONE_STORE = ["Users see dates in their own time zone", "测试环境数据库是 mall_test",
+              "订单服务调用支付网关失败时最多重试三次", "Feature flags live in the config center"]
+
+
+@pytest.mark.parametrize(("query", "margins", "shown", "why_not"), [
+    # one plain shared word ("time") and a margin below the floor 2.5 (no vector part): out
+    ("What is the time complexity of quicksort?", [2.0, 0, 0, 0], [],
+     "one shared word (time) and no meaning behind it: the word can mean something else here"),
+    # the same word with the meaning a little nearer (2.6 sd: a vector part): shown
+    ("What is the time complexity of quicksort?", [2.6, 0, 0, 0], ["m0"], ""),
+    ("How do I center an element with flexbox?", [0, 0, 0, 2.0], [],
+     "one shared word (center) and no meaning behind it: the word can mean something else here"),
+    # two shared words, an identifier, a concept: each enough without a vector part
+    ("Which time zone do users see?", [2.0, 0, 0, 0], ["m0"], ""),
+    ("reset mall_test", [0, 2.0, 0, 0], ["m1"], ""),
+    ("add a retry to the payment client", [0, 0, 2.0, 0], ["m2"], ""),
+])
+def test_one_plain_shared_word_needs_meaning_behind_it(
+        monkeypatch: pytest.MonkeyPatch, settings: Settings, query: str, margins: list[float],
+        shown: list[str], why_not: str) -> None:
+    from paicli_tui.core.memory.keywords import KeywordIndex
+
+    _fixed_vectors(monkeypatch, margins)
+    moment = format_time(NOW)
+    entries = [MemoryEntry(id=f"m{i}", content=text, created_at=moment, last_verified_at=moment,
+                           scope="global") for i, text in enumerate(LONE_STORE)]
+    ranked = rank(query, entries, keywords=KeywordIndex(settings.home), vectors=object(),
+                  now=NOW, explain=True, turn=True)  # type: ignore[arg-type]
+    assert [r.entry.id for r in ranked if r.shown] == shown
+    if why_not:
+        assert [r.why_not for r in ranked if not r.shown][0] == why_not

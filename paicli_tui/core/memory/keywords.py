@@ -99,6 +99,11 @@ class KeywordScores:
     when it holds every word of the message."""
     terms: Terms
     corpus: _Corpus
+    words: Any = None
+    """Per text: how many of the message's words it shares."""
+    named: Any = None
+    """Per text: True when it shares a concept or an identifier / version with the message
+    (not only plain words, which can mean something else in another sentence)."""
 
     @property
     def contentless(self) -> Any:
@@ -215,6 +220,8 @@ class KeywordIndex:
         with self._lock:
             corpus = self._corpus_for(list(texts))
         gained = np.zeros(corpus.size, dtype=np.float32)
+        words = np.zeros(corpus.size, dtype=np.int16)
+        named = np.zeros(corpus.size, dtype=bool)
         total = 0.0
         for group in terms.groups:
             best = None
@@ -227,14 +234,17 @@ class KeywordIndex:
                 idf = corpus.idf(term)
                 potential = max(potential, idf * q_weight)
                 ids, weights = posting
+                if not term.isalpha():  # a concept (§…) or an identifier / version
+                    named[ids] = True
                 if best is None:
                     best = np.zeros(corpus.size, dtype=np.float32)
                 best[ids] = np.maximum(best[ids], idf * q_weight * weights)
             total += potential
             if best is not None:
                 gained += best
+                words += best > 0
         return KeywordScores(gained * corpus.factor, np.minimum(1.0, gained / (total or 1.0)),
-                             terms, corpus)
+                             terms, corpus, words, named)
 
 
 def _plain(term: str) -> bool:

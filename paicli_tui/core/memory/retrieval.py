@@ -256,6 +256,8 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
         full = full & (~read | (vector > 0))
     meaning = np.maximum(margins, english_margins)
     supported = ~read | (meaning >= bars.support) | full
+    lone = _lone_word(matches, read, vector) & ~full
+    supported &= ~lone
     eligible = candidates[supported[candidates]]
     best = float(relevance[eligible].max()) if eligible.size else math.inf
     absolute = (relevance >= bars.relevance) | full
@@ -313,7 +315,10 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     top = failed[np.argsort(-relevance[failed], kind="stable")[:room]] if room else failed[:0]
     missed = top.tolist()
     for i in missed:
-        if not supported[i]:
+        if lone[i]:
+            why = (f"one shared word ({', '.join(matches.matched(i)[:1])}) and no meaning "
+                   f"behind it: the word can mean something else here")
+        elif not supported[i]:
             why = (f"keywords only: the meaning stands {float(meaning[i]):+.1f} sd above "
                    f"unrelated text, below {bars.support}")
         elif not absolute[i]:
@@ -326,6 +331,22 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
         rest.append(scored(i, shown=False, why_not=why))
     rest.sort(key=lambda s: -s.relevance)
     return shown + rest[:max(0, limit - len(shown))]
+
+
+def _lone_word(matches: Any, read: Any, vector: Any) -> Any:
+    """Per entry: the embedders have read it, it shares one plain word with the message and
+    nothing more (no concept, no identifier or version), and its meaning is not near enough
+    for a vector part. "What is the time complexity of quicksort?" and a memory about time
+    zones share "time"; "center an element" and the Apollo "config center" share "center".
+    On dev and the seen blind set this showed 4 memories and no target (targets found by one
+    shared thing share a concept); with the concept table off none is affected (meaning
+    leads there, and its support bar of 3 sd already asks for more)."""
+    import numpy as np
+
+    words, named = getattr(matches, "words", None), getattr(matches, "named", None)
+    if words is None or named is None:
+        return np.zeros(len(read), dtype=bool)
+    return read & (words == 1) & ~named & (vector <= 0)
 
 
 def _replace(item: ScoredEntry, **changes: object) -> ScoredEntry:
