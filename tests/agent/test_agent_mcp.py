@@ -195,3 +195,20 @@ def test_config_toml_shape(tmp_path) -> None:
 def test_bad_server_tables_are_clear_errors(settings, table, message) -> None:
     with pytest.raises(ConfigError, match=message):
         servers_from_settings(with_servers(settings, bad=table))
+
+
+async def test_a_huge_result_is_cut_at_the_command_output_cap(settings, project_dir) -> None:
+    # a server answering ~3 MB (a hostile one: hundreds) was redacted on the event loop and
+    # saved whole; it now stops at the cap commands have, saying how much the server sent
+    small_cap = dataclasses.replace(settings, command_output_cap_chars=100_000)
+    session, _, results = await run_calls(
+        with_servers(small_cap, demo=server_table(allowed_tools=["page"])), project_dir,
+        [("mcp__demo__page", {"lines": 100_000})])
+    sent = len("\n".join(f"line {i} of the remote page" for i in range(100_000)))
+    saved = project_dir / results[0].meta["offload_path"]
+    text = saved.read_text()
+    assert text.startswith("line 0 of the remote page")
+    assert text.endswith(f"\n[MCP result cut at 100,000 characters; the server sent {sent:,}]")
+    assert len(text) == 100_000 + len(f"\n[MCP result cut at 100,000 characters; the server "
+                                      f"sent {sent:,}]")
+    await session.aclose()

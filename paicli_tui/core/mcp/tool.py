@@ -49,6 +49,17 @@ def result_text(result: Any) -> str:
     return "\n".join(parts) if parts else "(the tool returned nothing)"
 
 
+def capped(text: str, cap: int) -> str:
+    """At most ``cap`` characters of a server's answer, saying how much it sent: a hostile or
+    broken server's answer of hundreds of MB was redacted on the event loop (about 1 s per
+    20 MB, the screen frozen meanwhile) and saved whole as a tool output, where command
+    output stops at the same cap."""
+    if len(text) <= cap:
+        return text
+    return (text[:cap] + f"\n[MCP result cut at {cap:,} characters; the server sent "
+            f"{len(text):,}]")
+
+
 class McpTool:
     def __init__(self, status: ServerStatus, tool: Any, name: str) -> None:
         self.status = status
@@ -83,7 +94,7 @@ class McpTool:
             self.status.error = f"{self.remote_name}: {describe_error(exc)}"
             return ToolOutput(f"The MCP call {self.name} failed: {describe_error(exc)}.",
                               status=ToolStatus.FAILED, external=True)
-        text = result_text(result)
+        text = capped(result_text(result), context.settings.command_output_cap_chars)
         if getattr(result, "is_error", False):
             self.status.error = f"{self.remote_name}: {text[:200]}"
             return ToolOutput(text, status=ToolStatus.FAILED, external=True)
