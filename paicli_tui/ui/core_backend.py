@@ -102,14 +102,23 @@ class CoreBackend:
             if s.title or s.message_count > 1
         ]
 
+    def _unwritten(self, session_id: str) -> bool:
+        """Nothing said yet: a new session's ledger reaches the disk with its first message
+        (so no compaction either; reading it said "ledger unavailable: no session …")."""
+        return not self.settings.home.session_ledger(session_id).exists()
+
     def compaction_history(self, session_id: str) -> list[dict]:
         from ..core.context.ledger import SessionLedger
 
+        if self._unwritten(session_id):
+            return []
         return SessionLedger.open(self.settings.home, session_id).compaction_history()
 
     def view_before_last_compaction(self, session_id: str) -> list[Message] | None:
         from ..core.context.ledger import SessionLedger
 
+        if self._unwritten(session_id):
+            return None
         ledger = SessionLedger.open(self.settings.home, session_id)
         return ledger.checkpoint_before_last_compaction()
 

@@ -156,6 +156,27 @@ async def pause(pilot, rounds: int = 6) -> None:
         await pilot.pause(0.05)
 
 
+async def test_inspector_of_a_new_session_says_no_compaction_yet(settings, project_dir):
+    """Found in tmux: F4 before the first message showed a compaction row reading
+    "ledger unavailable: no session '2026…' in …" (a new session's ledger is written with
+    its first message). A person now sees "no compaction in this session yet", and r
+    (restore the view before the last compaction) says there is none."""
+    from paicli_tui.ui.screens.context_inspector import NO_COMPACTION, ContextInspector
+
+    app = make_app(settings, project_dir, ScriptedClient([]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        session_id = app.screen.session.session_id
+        assert not settings.home.session_ledger(session_id).exists()
+        await pilot.press("f4")
+        await wait_for_screen(pilot, ContextInspector)
+        history = app.screen.query_one("#history")
+        await wait_until(pilot, lambda: history.row_count == 1)
+        await pause(pilot)
+        assert [str(c) for c in history.get_row_at(0)][-1] == NO_COMPACTION
+        assert app.backend.view_before_last_compaction(session_id) is None
+
+
 async def test_inspector_shows_ledger_history_and_restores_the_view(settings, project_dir):
     from paicli_tui.ui.modals.confirm import ConfirmModal
     from paicli_tui.ui.screens.context_inspector import ContextInspector
