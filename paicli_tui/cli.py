@@ -14,6 +14,7 @@ import json
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
 from . import __version__
 from .commands.conventions import (
@@ -85,8 +86,33 @@ def _tui_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _UsageError(Exception):
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+
+
+class _CommandParser(argparse.ArgumentParser):
+    """A sub-command's parser (and its own sub-parsers) whose usage errors reach
+    :func:`main`, which also answers on stdout when ``--json`` was asked for."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(self, message)
+
+
+def _usage_error(name: str, module: ModuleType, words: Sequence[str], error: _UsageError
+                 ) -> int:
+    """argparse's usage error (``--max-turns many``, a misspelt flag), also as the JSON
+    refusal when ``--json`` was asked for: a script reading one stream got nothing."""
+    given = words[:words.index("--")] if "--" in words else words
+    if "--json" not in given or "--json" in str(error):  # --json itself is the mistake
+        argparse.ArgumentParser.error(error.parser, str(error))
+    error.parser.print_usage(sys.stderr)
+    return _refuse(name, module, argparse.Namespace(json=True), str(error))
+
+
 def _command_parser(name: str, module: ModuleType) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"paicli-tui {name}", description=module.HELP)
+    parser = _CommandParser(prog=f"paicli-tui {name}", description=module.HELP)
     module.configure(parser)
     add_log_flag(parser)
     return parser
@@ -121,7 +147,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     available = _available_commands()
     if argv and argv[0] in available:
         module = _load(available[argv[0]])
-        args = _command_parser(argv[0], module).parse_args(argv[1:])
+        try:
+            args = _command_parser(argv[0], module).parse_args(argv[1:])
+        except _UsageError as error:
+            return _usage_error(argv[0], module, argv[1:], error)
         folder = missing_project(args)
         if folder is not None:
             return _refuse(argv[0], module, args, f"project folder {folder!r} does not exist")

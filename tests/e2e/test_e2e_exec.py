@@ -143,6 +143,9 @@ def test_usage_errors_exit_2(tmp_path: Path, paicli_home: Path) -> None:
     (["x", "--provider", "nope"], 2, "known: deepseek"),
     (["x", "--resume", "no-such-session"], 2, "no-such-session"),
     (["--plan-continue"], 2, "--plan-continue needs --resume SESSION"),
+    # argparse's own usage errors: a script's empty or mistyped variable
+    (["x", "--max-turns", "many"], 2, "argument --max-turns: invalid int value: 'many'"),
+    (["x", "--no-such-flag"], 2, "unrecognized arguments: --no-such-flag"),
 ])
 def test_json_mode_says_why_a_task_did_not_start_on_stdout(
         tmp_path: Path, paicli_home: Path, args: list[str], code: int, says: str) -> None:
@@ -173,6 +176,20 @@ def test_a_broken_config_is_a_json_error_too(tmp_path: Path, paicli_home: Path) 
     assert memory.returncode == 2
     record = json.loads(memory.stdout)
     assert record["status"] == "error" and "config.toml" in record["message"]
+
+
+def test_a_usage_error_of_another_sub_command_is_its_json_object(tmp_path: Path,
+                                                                  paicli_home: Path) -> None:
+    """argparse's usage error in a sub-command's own sub-parser, with --json: its
+    `status: error` object on stdout (usage on stderr), exit 2."""
+    result = subprocess.run(
+        [sys.executable, "-m", "paicli_tui", "memory", "search", "retry", "--json", "--limit",
+         "many"], cwd=tmp_path, env=_env(paicli_home), capture_output=True, text=True,
+        timeout=60)
+    assert result.returncode == 2
+    assert json.loads(result.stdout) == {
+        "status": "error", "message": "argument --limit: invalid int value: 'many'"}
+    assert "usage: paicli-tui memory search" in result.stderr
 
 
 def test_plain_mode_keeps_stdout_empty_when_a_task_does_not_start(
