@@ -45,7 +45,7 @@ class ToolCall:
         """Arguments as a dict; malformed JSON gives an empty dict rather than an exception."""
         try:
             value = json.loads(self.arguments or "{}")
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return {}
         return value if isinstance(value, dict) else {}
 

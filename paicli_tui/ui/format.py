@@ -54,7 +54,7 @@ def short_args(arguments: str, limit: int = 60) -> str:
 
     try:
         parsed = json.loads(arguments or "{}")
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         parsed = None
     if isinstance(parsed, dict):
         parts = []

@@ -196,6 +196,32 @@ async def test_malformed_tool_arguments_get_an_error_and_a_sendable_history(sett
     assert "not valid JSON" in result.content
 
 
+
+@pytest.mark.parametrize("arguments", ["[" * 100_000, '{"a": ' * 100_000 + "1",
+                                       '{"path": "x", "more": ' + "[" * 50_000 + "]" * 50_000 + "}"])
+async def test_arguments_nested_past_the_recursion_limit_get_an_error_not_a_crash(
+        settings, project_dir, arguments) -> None:
+    # json.loads raises RecursionError (not a JSONDecodeError) for such text: the turn ended
+    # with that exception out of run_turn (exec printed a traceback, no TurnFinished); now the
+    # call is answered like any malformed one and the turn goes on
+    session, client = await start(settings, project_dir,
+                                  [Step(calls=[call("read_file", path="x")]), Step(text="ok")])
+    scripted = client.stream
+
+    async def stream(messages, tools=(), *, model=None):
+        async for event in scripted(messages, tools, model=model):
+            if isinstance(event, StreamDone) and event.tool_calls:
+                deep = ToolCall(event.tool_calls[0].id, "read_file", arguments)
+                event = StreamDone(event.message.evolve(tool_calls=(deep,)), "tool_calls")
+            yield event
+
+    client.stream = stream
+    events = await drain(session.run_turn("read x"))
+    assert events[-1].reason == "done" and events[-1].final_text == "ok"
+    result = next(m for m in session.history if m.role is Role.TOOL)
+    assert "nested too deeply to read" in result.content or "not valid JSON" in result.content
+    assert pairing_problems(session.history) == [] and client.problems == []
+
 class SlowMemory:
     """Memory whose recall takes until ``release`` is set (a first run loading its models)."""
 

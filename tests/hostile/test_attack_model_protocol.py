@@ -125,3 +125,17 @@ async def test_a_stream_of_endless_name_pieces_is_cut_at_the_reply_cap() -> None
     assert isinstance(done, StreamDone) and done.finish_reason == "length"
     # 10,000 characters of names = 100 pieces; the one over the cap is the last read
     assert done.tool_calls == () and body.sent == 101 * len(piece)
+
+
+async def test_a_stream_line_nested_past_the_recursion_limit_is_skipped_like_garbage() -> None:
+    # json.loads raised RecursionError for it, which no handler of the stream expected
+    text = json.dumps({"choices": [{"index": 0, "delta": {"content": "kept"},
+                                    "finish_reason": "stop"}]})
+    body = (b"data: " + b"[" * 100_000 + b"\n\n" + f"data: {text}\n\ndata: [DONE]\n\n".encode())
+    events = await collect(mock_client(body))
+    assert isinstance(events[-1], StreamDone) and events[-1].message.content == "kept"
+
+
+async def test_an_error_body_nested_past_the_recursion_limit_still_says_the_status() -> None:
+    with pytest.raises(LLMError, match="HTTP 400"):
+        await collect(mock_client(b"[" * 60_000, status=400, content_type="application/json"))

@@ -65,7 +65,7 @@ def parse_plan(goal: str, text: str) -> Plan:
     """The plan in a model's answer (JSON, fenced or not), validated; else PlanError."""
     try:
         data = json.loads(_json_text(text))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise PlanError(f"the plan is not valid JSON ({exc})") from None
     return plan_from_json(goal, data)
 

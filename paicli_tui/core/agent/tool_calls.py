@@ -53,7 +53,7 @@ def _call_key(call: ToolCall) -> tuple[str, str]:
     """Identity of a call for the runaway guard: name + arguments in canonical JSON."""
     try:
         canonical = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         canonical = call.arguments.strip()
     return call.name, canonical
 

@@ -53,6 +53,10 @@ class ToolRegistry:
             return {}, ToolOutput(
                 f"The arguments for {name} are not valid JSON ({exc.msg} at position "
                 f"{exc.pos}). Send a JSON object matching the tool's schema.", status="failed")
+        except RecursionError:  # "[[[[…" a hundred thousand deep: no tool takes that
+            return {}, ToolOutput(
+                f"The arguments for {name} are nested too deeply to read. Send a JSON object "
+                "matching the tool's schema.", status="failed")
         if not isinstance(arguments, dict):
             return {}, ToolOutput(f"The arguments for {name} must be a JSON object.",
                                   status="failed")

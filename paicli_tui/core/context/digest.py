@@ -40,7 +40,7 @@ def shorten(text: str, limit: int) -> str:
 def _target(arguments: str) -> str:
     try:
         value = json.loads(arguments or "{}")
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return shorten(arguments, 60)
     if not isinstance(value, dict):
         return ""

@@ -44,7 +44,7 @@ INVALID_ARGUMENTS_KEY = "invalid_arguments"
 def _is_json_object(text: str) -> bool:
     try:
         return isinstance(json.loads(text), dict)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 

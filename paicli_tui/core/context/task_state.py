@@ -32,7 +32,7 @@ def _paths(messages: Sequence[Message]) -> list[str]:
                 continue
             try:
                 path = json.loads(call.arguments or "{}").get("path")
-            except (json.JSONDecodeError, AttributeError):
+            except (ValueError, AttributeError, RecursionError):
                 continue
             if isinstance(path, str) and path.strip() and path not in found:
                 found.append(path.strip())

@@ -232,7 +232,7 @@ def package_scripts(files: ProjectFiles, cwd: str | None, name: str) -> tuple[st
                                      "runs")
     try:
         scripts = json.loads(files.read(path, "package.json")).get("scripts") or {}
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         raise Unreadable("package.json cannot be read as JSON") from None
     if not isinstance(scripts, dict) or not isinstance(scripts.get(name), str):
         raise Unreadable(f"package.json defines no script {name!r}")

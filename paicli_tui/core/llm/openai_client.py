@@ -80,7 +80,7 @@ def _error_message(body: bytes) -> str:
     text = body.decode("utf-8", "replace").strip()
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return text[:500]
     if isinstance(data, dict):
         error = data.get("error", data)
@@ -345,7 +345,7 @@ class OpenAICompatibleClient:
     def _whole_reply(self, raw: bytes, assembler: ReplyAssembler) -> StreamEvent | None:
         try:
             data = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             raise LLMError(f"{self.provider} sent a reply that is not JSON") from None
         if not isinstance(data, dict):
             raise LLMError(f"{self.provider} sent an unexpected reply")
@@ -364,7 +364,7 @@ class OpenAICompatibleClient:
             return None
         try:
             chunk = json.loads(data)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             # One garbled line should not lose a whole reply; the end check still applies.
             log.warning("%s: skipped a malformed stream line", self.provider)
             return None

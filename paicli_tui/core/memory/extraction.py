@@ -153,7 +153,7 @@ def parse_reply(reply: str) -> list[str] | None:
         text = fenced.group(1).strip()
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or set(data) != {"facts"}:
         return None

@@ -87,7 +87,7 @@ def _node(root: Path, commands: list[str], conventions: list[str]) -> None:
         return
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return
     manager = ("pnpm" if (root / "pnpm-lock.yaml").exists() else
                "yarn" if (root / "yarn.lock").exists() else
