@@ -172,10 +172,8 @@ async def test_unexpected_client_exception_ends_the_turn_cleanly(settings, proje
     assert [m.role for m in session.history] == [Role.SYSTEM, Role.USER]
 
 
-async def test_malformed_tool_arguments_get_an_error_and_a_sendable_history(settings,
-                                                                           project_dir) -> None:
-    # The model's broken JSON is answered with a clear error, and the stored call carries
-    # a JSON object so the next request is one a provider accepts.
+async def _read_x_with_arguments(settings, project_dir, arguments: str):
+    """A turn whose one read_file call arrives with ``arguments`` as the model wrote them."""
     session, client = await start(settings, project_dir,
                                   [Step(calls=[call("read_file", path="x")]), Step(text="ok")])
     scripted = client.stream
@@ -183,18 +181,24 @@ async def test_malformed_tool_arguments_get_an_error_and_a_sendable_history(sett
     async def stream(messages, tools=(), *, model=None):
         async for event in scripted(messages, tools, model=model):
             if isinstance(event, StreamDone) and event.tool_calls:
-                bad = ToolCall(event.tool_calls[0].id, "read_file", '{"path": "x')
+                bad = ToolCall(event.tool_calls[0].id, "read_file", arguments)
                 event = StreamDone(event.message.evolve(tool_calls=(bad,)), "tool_calls")
             yield event
 
     client.stream = stream
-    events = await drain(session.run_turn("read x"))
+    return session, client, await drain(session.run_turn("read x"))
+
+
+async def test_malformed_tool_arguments_get_an_error_and_a_sendable_history(settings,
+                                                                           project_dir) -> None:
+    # The model's broken JSON is answered with a clear error, and the stored call carries
+    # a JSON object so the next request is one a provider accepts.
+    session, _, events = await _read_x_with_arguments(settings, project_dir, '{"path": "x')
     assert events[-1].reason == "done"
     assistant = next(m for m in session.history if m.tool_calls)
     assert json.loads(assistant.tool_calls[0].arguments) == {"invalid_arguments": '{"path": "x'}
     result = next(m for m in session.history if m.role is Role.TOOL)
     assert "not valid JSON" in result.content
-
 
 
 @pytest.mark.parametrize("arguments", ["[" * 100_000, '{"a": ' * 100_000 + "1",
@@ -204,19 +208,7 @@ async def test_arguments_nested_past_the_recursion_limit_get_an_error_not_a_cras
     # json.loads raises RecursionError (not a JSONDecodeError) for such text: the turn ended
     # with that exception out of run_turn (exec printed a traceback, no TurnFinished); now the
     # call is answered like any malformed one and the turn goes on
-    session, client = await start(settings, project_dir,
-                                  [Step(calls=[call("read_file", path="x")]), Step(text="ok")])
-    scripted = client.stream
-
-    async def stream(messages, tools=(), *, model=None):
-        async for event in scripted(messages, tools, model=model):
-            if isinstance(event, StreamDone) and event.tool_calls:
-                deep = ToolCall(event.tool_calls[0].id, "read_file", arguments)
-                event = StreamDone(event.message.evolve(tool_calls=(deep,)), "tool_calls")
-            yield event
-
-    client.stream = stream
-    events = await drain(session.run_turn("read x"))
+    session, client, events = await _read_x_with_arguments(settings, project_dir, arguments)
     assert events[-1].reason == "done" and events[-1].final_text == "ok"
     result = next(m for m in session.history if m.role is Role.TOOL)
     assert "nested too deeply to read" in result.content or "not valid JSON" in result.content
