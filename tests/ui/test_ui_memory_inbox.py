@@ -113,3 +113,35 @@ def test_new_since_and_words() -> None:
         "Verified “Uses Java 17”: checked today, no longer possibly stale.")
     assert done_message("replace", "Uses Java 17", "Uses Java 21") == (
         "Replaced “Uses Java 17” with “Uses Java 21”.")
+
+
+async def test_y_on_your_own_memory_and_an_unchanged_replace_change_nothing(settings,
+                                                                            project_dir):
+    """Found in tmux (keys typed into the browser by mistake): `y` on a memory the person
+    saved said "Accepted …: it is yours now" and marked it verified today, and `e` then
+    Enter on the unchanged text said "Replaced “X” with “X”" and wrote it again. Now `y`
+    on such a memory says it is yours already (y is for the inbox), the unchanged replace
+    says "Nothing changed", and neither touches the memory."""
+    memory = FakeMemory(seeded_memories()[:2])
+    backend = FakeBackend(settings, project_dir, memory_=memory, client=FakeClient(),
+                          session=FakeSession())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await open_panel(pilot, "f2", MemoryScreen)
+        panel = app.screen.panel
+        await wait_until(pilot, lambda: len(panel.rows) == 2 and panel.selected() is not None)
+        before = list(memory.rows_)
+        row = panel.selected()
+        await pilot.press("y")
+        await wait_until(pilot, lambda: any("is yours already" in n.message
+                                            for n in app._notifications))
+        await pilot.press("e")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "TextEntryModal")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(n.message == "Nothing changed: the text is the "
+                                            "same." for n in app._notifications))
+        await pilot.pause(0.2)
+        assert memory.rows_ == before
+        assert not any(n.message.startswith(("Accepted", "Replaced"))
+                       for n in app._notifications), row

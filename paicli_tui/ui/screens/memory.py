@@ -258,8 +258,13 @@ class MemoryPanel(Panel):
     def action_accept(self) -> None:
         """Inbox: keep the automatic memory (it is verified, and used from now on)."""
         row = self.selected()
-        if row is not None:
-            self.operate("accept", row.id)
+        if row is None:
+            return
+        if not row.pending:  # "Accepted …: it is yours now" for a memory that always was
+            self.notify(f"{_quote(row.content)} is yours already: y accepts an automatic "
+                        "memory waiting in the inbox.", title="memory")
+            return
+        self.operate("accept", row.id)
 
     def action_reject(self) -> None:
         """Inbox: drop an automatic memory at once (one key, no question: it was never
@@ -305,7 +310,9 @@ class MemoryPanel(Panel):
         from ..modals.text_entry import TextEntryModal
 
         answer = await self.app.push_screen_wait(TextEntryModal("Replace memory", row.content))
-        if answer:
+        if answer and answer[0].strip() == row.content.strip():
+            self.notify("Nothing changed: the text is the same.", title="memory")
+        elif answer:
             await self._apply("replace", row.id, answer[0])
 
     @work(group="memory-op", exit_on_error=False)
