@@ -318,3 +318,28 @@ def test_command_output_json_events_never_hold_the_key(keyed) -> None:
     _, context = keyed
     out = _run_tool(context, "env; cat /proc/self/environ | tr '\\\\0' '\\\\n'")
     assert _leaks(json.dumps(out)) == []
+
+
+def test_ripgrep_started_for_grep_code_gets_no_key(tmp_path: Path, monkeypatch) -> None:
+    """The app itself is not dumpable, but ripgrep is a program of its own: while it ran, its
+    /proc/<pid>/environ held the app's whole environment (the exported key, a key copied into
+    another variable, a gateway URL with its password), readable by an MCP server or another
+    worker's command polling /proc. It gets only what finds the global gitignore."""
+    from paicli_tui.core.code.grep import GrepOptions, grep_code
+
+    seen = tmp_path / "environment.txt"
+    fake_rg = tmp_path / "rg"
+    fake_rg.write_text(f"#!/bin/sh\nenv > '{seen}'\nexit 1\n")
+    fake_rg.chmod(0o755)
+    monkeypatch.setattr("paicli_tui.core.code.grep.ripgrep_path", lambda: str(fake_rg))
+    monkeypatch.setenv("PAICLI_API_KEY", KEY)
+    monkeypatch.setenv("MY_COPY", KEY)
+    monkeypatch.setenv("PAICLI_BASE_URL", f"http://alice:{KEY}@gateway/v1")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    (tmp_path / "project").mkdir()
+    result = grep_code(tmp_path / "project", GrepOptions(pattern="retry"), use_ripgrep=True)
+    assert result.backend == "ripgrep" and result.total == 0
+    environment = seen.read_text()
+    assert KEY not in environment
+    assert f"XDG_CONFIG_HOME={tmp_path / 'config'}" in environment.splitlines()
+    assert "RIPGREP_CONFIG_PATH=" in environment.splitlines()

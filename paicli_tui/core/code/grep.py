@@ -147,6 +147,19 @@ def ripgrep_path() -> str | None:
     return shutil.which("rg")
 
 
+HELPER_ENVIRONMENT = ("PATH", "HOME", "XDG_CONFIG_HOME", "USERPROFILE", "SYSTEMROOT")
+"""All of this process's environment ripgrep gets: what it needs to find the person's global
+gitignore. The rest holds the provider key, and a helper's ``/proc/<pid>/environ`` (unlike
+the app's own, see ``private_process``) is readable by every process of the user meanwhile:
+an MCP server or another worker's command polling for it."""
+
+
+def helper_environment() -> dict[str, str]:
+    env = {name: os.environ[name] for name in HELPER_ENVIRONMENT if name in os.environ}
+    env["RIPGREP_CONFIG_PATH"] = ""  # the person's ripgrep config must not change results
+    return env
+
+
 def _run_cancellable(args: list[str], cwd: Path, control: ScanControl,
                      timeout_s: float = 120.0) -> tuple[int, bytes] | None:
     """(exit code, stdout) of a helper program, None when it failed to run or took too long;
@@ -157,7 +170,7 @@ def _run_cancellable(args: list[str], cwd: Path, control: ScanControl,
         try:
             proc = subprocess.Popen(args, cwd=cwd, stdout=out, stderr=subprocess.DEVNULL,
                                     stdin=subprocess.DEVNULL,
-                                    env={**os.environ, "RIPGREP_CONFIG_PATH": ""})
+                                    env=helper_environment())
         except OSError:
             return None
         waited = 0.0
