@@ -88,3 +88,40 @@ async def test_tool_marks_network_output_external(project_dir, settings) -> None
     out = await ExecuteCommandTool().run({"command": "curl --version >/dev/null 2>&1; true"},
                                          ctx(project_dir, settings))
     assert out.external
+
+
+@pytest.mark.parametrize("command,summary", [
+    ("touch x", "run: touch x"),
+    ("ls\nrm -rf build", "run: ls (+1 more line)"),
+    ("echo ok\n\n\n" + "true\n" * 40 + "rm -rf ~", "run: echo ok (+43 more lines)"),
+])
+async def test_the_approval_summary_says_a_command_has_more_lines(project_dir, settings,
+                                                                  command: str,
+                                                                  summary: str) -> None:
+    # the summary showed the first line only: "run: ls" over a second line "rm -rf build"
+    asked = []
+
+    async def record(request):
+        asked.append(request)
+        return False
+
+    await ExecuteCommandTool().run({"command": command}, ctx(project_dir, settings, record))
+    assert [r.summary for r in asked] == [summary]
+    assert asked[0].detail.startswith(f"$ {command}\n")  # the whole command below it
+
+
+@pytest.mark.parametrize("command", ["echo a\x00b", "ls\x00; rm -rf x"])
+async def test_a_command_with_a_nul_byte_is_refused_before_anything(project_dir, settings,
+                                                                    command: str) -> None:
+    # the read-only check raised ValueError on it ("failed unexpectedly"), or the person was
+    # asked about a command no shell can be given
+    asked = []
+
+    async def record(request):
+        asked.append(request)
+        return True
+
+    out = await ExecuteCommandTool().run({"command": command}, ctx(project_dir, settings, record))
+    assert out.status == "failed" and asked == []
+    assert out.content == ("execute_command failed: the command holds a NUL byte (\\x00); no "
+                           "shell can run it")

@@ -148,6 +148,9 @@ class ExecuteCommandTool:
         try:
             if not isinstance(command, str) or not command.strip():
                 raise ToolArgumentError("command is required")
+            if "\x00" in command:  # no shell can be handed one; the checks below broke on it
+                raise ToolArgumentError("the command holds a NUL byte (\\x00); no shell can "
+                                        "run it")
             default = int(context.settings.command_timeout_s)
             timeout = int_argument(arguments, "timeout_s", default=default, low=1,
                                    high=MAX_TIMEOUT_S) or default
@@ -155,7 +158,11 @@ class ExecuteCommandTool:
             return ToolOutput(f"execute_command failed: {exc}", status="failed")
         verdict = classify_command(command, context.project_root)
         external = verdict.external
-        summary = f"run: {command.strip().splitlines()[0][:200]}"
+        lines = command.strip().splitlines()
+        # the first line alone hid what followed it ("ls" above "rm -rf ~" on the next line)
+        more = f" (+{len(lines) - 1} more line{'s' if len(lines) > 2 else ''})" \
+            if len(lines) > 1 else ""
+        summary = f"run: {lines[0][:200]}{more}"
         detail = f"$ {command}\n(in {context.project_root}, timeout {timeout} s)"
         if external:
             detail += f"\nThis command may reach the network: {verdict.reason}."
