@@ -215,12 +215,13 @@ class _Printer:
 def _printable(text: str) -> str:
     """Text as the terminal gets it: control characters (an escape sequence in the model's
     words, a tool's name or an error body would retitle the window, write the clipboard
-    through OSC 52 or clear the screen) as ``\\xNN``; line breaks and tabs kept. --json keeps
-    every text exactly."""
+    through OSC 52 or clear the screen) as ``\\xNN``; line breaks and tabs kept, a CRLF
+    (an nginx error page, a Windows file quoted) as the line break it is, as on the TUI's
+    screen. --json keeps every text exactly."""
     from ..core.text.fsnames import display_name
 
     return "\n".join("\t".join(display_name(part) for part in line.split("\t"))
-                     for line in text.split("\n"))
+                     for line in text.replace("\r\n", "\n").split("\n"))
 
 
 def _count(n: int, what: str) -> str:

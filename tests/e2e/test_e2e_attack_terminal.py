@@ -44,3 +44,20 @@ def test_escape_sequences_from_the_model_are_printed_as_text(tmp_path: Path,
     deltas = "".join(json.loads(line).get("text", "") for line in as_json.stdout.splitlines()
                      if json.loads(line)["type"] == "text_delta")
     assert deltas == f"You said: hello {TITLE}world"  # exact in --json
+
+
+def test_a_crlf_is_a_line_break_and_a_lone_cr_is_shown() -> None:
+    """An error page from a proxy (nginx writes CRLF) or a quoted Windows file: plain output
+    shows its lines, not a ``\\x0d`` at the end of each; a lone CR (which would let text
+    overwrite the start of its line) is still written out."""
+    import io
+
+    from paicli_tui.commands.exec_cmd import _Printer
+    from paicli_tui.core.contracts import events as ev
+
+    out, err = io.StringIO(), io.StringIO()
+    printer = _Printer(False, out, err)
+    printer.emit(ev.TextDelta(text="first\r\nsecond\rhidden"))
+    printer.emit(ev.AgentError(message="HTTP 502: <html>\r\n<h1>502 Bad Gateway</h1>\r\n"))
+    assert out.getvalue() == "first\nsecond\\x0dhidden\n"
+    assert err.getvalue() == "error: HTTP 502: <html>\n<h1>502 Bad Gateway</h1>\n\n"
