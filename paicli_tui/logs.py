@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 from pathlib import Path
 
 from .config import Settings
@@ -34,6 +35,16 @@ class RedactingFormatter(logging.Formatter):
         from .core.llm.redact import redact
 
         return redact(super().format(record), *self._secrets)
+
+
+class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """The log file and each one it rotates to are readable by the person only (0600): they
+    quote paths, commands and errors of the person's work, like the session ledger (0600)."""
+
+    def _open(self):  # type: ignore[no-untyped-def]
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.fchmod(fd, 0o600)  # a file an earlier version created 0644
+        return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
 
 
 class ErrorTally(logging.Handler):
@@ -61,7 +72,7 @@ def start_logging(settings: Settings) -> ErrorTally:
     stop_logging()
     path = settings.home.logs_dir / LOG_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    file_handler = logging.handlers.RotatingFileHandler(
+    file_handler = PrivateRotatingFileHandler(
         path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
     file_handler.setFormatter(RedactingFormatter(settings))
     tally = ErrorTally(path)

@@ -39,7 +39,10 @@ class InputHistory:
         """Remember one input (best effort: a read-only home only loses the history)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
+            # the person's own prompts: readable by them only, like the session ledger
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            os.fchmod(fd, 0o600)  # a file an earlier version created 0644
+            with os.fdopen(fd, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps(text, ensure_ascii=False) + "\n")
             if self.path.stat().st_size > 400 * self.limit:
                 self._trim()
@@ -49,6 +52,8 @@ class InputHistory:
     def _trim(self) -> None:
         kept = self.load()
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in kept),
-                       encoding="utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in kept))
         os.replace(tmp, self.path)
