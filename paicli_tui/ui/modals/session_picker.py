@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -11,6 +13,15 @@ from textual.widgets.option_list import Option
 
 from ..backend import SessionRow
 from ..widgets.typed_input import TypedInput
+
+
+def _two_lines(session: SessionRow) -> Group:
+    """The title on one line, cut with … at the list's width (a Chinese title is twice as
+    wide as its characters: it wrapped onto two or three lines), then when and the id
+    (whole: wrapped on a narrow screen)."""
+    return Group(Text(session.title, no_wrap=True, overflow="ellipsis"),
+                 Text(f"  {session.updated} · {session.message_count} messages · "
+                      f"{session.session_id}"))
 
 
 class SessionPicker(ModalScreen[str | None]):
@@ -40,10 +51,7 @@ class SessionPicker(ModalScreen[str | None]):
         options.clear_options()
         shown = [s for s in self.sessions
                  if not needle or needle in f"{s.title} {s.session_id} {s.project}".lower()]
-        options.add_options([
-            Option(f"{s.title}\n  {s.updated} · {s.message_count} messages · {s.session_id}",
-                   id=s.session_id)
-            for s in shown])
+        options.add_options([Option(_two_lines(s), id=s.session_id) for s in shown])
         if shown:
             options.highlighted = 0
         self.query_one("#picker-empty", Label).update(
