@@ -94,6 +94,12 @@ async def test_tool_marks_network_output_external(project_dir, settings) -> None
     ("touch x", "run: touch x"),
     ("ls\nrm -rf build", "run: ls (+1 more line)"),
     ("echo ok\n\n\n" + "true\n" * 40 + "rm -rf ~", "run: echo ok (+43 more lines)"),
+    # a first line past the summary's 200 characters says it goes on
+    ("echo hi" + " " * 300 + "; rm -rf ~",
+     "run: echo hi" + " " * 193 + "… (+117 more characters)"),
+    ("x" * 200, "run: " + "x" * 200),
+    ("echo " + "a" * 1200 + "\nrm -rf ~",
+     "run: echo " + "a" * 195 + "… (+1,005 more characters) (+1 more line)"),
 ])
 async def test_the_approval_summary_says_a_command_has_more_lines(project_dir, settings,
                                                                   command: str,

@@ -23,6 +23,8 @@ from .guard import ToolArgumentError, int_argument
 MAX_TIMEOUT_S = 1_800
 READ_BLOCK = 65_536
 
+SUMMARY_CHARS = 200
+"""Characters of a command's first line in its approval summary (the detail has it all)."""
 SUPERVISOR = str(Path(__file__).with_name("command_supervisor.py"))
 SHELL = "/bin/sh"
 DRAIN_AFTER_EXIT_S = 1.0
@@ -162,7 +164,11 @@ class ExecuteCommandTool:
         # the first line alone hid what followed it ("ls" above "rm -rf ~" on the next line)
         more = f" (+{len(lines) - 1} more line{'s' if len(lines) > 2 else ''})" \
             if len(lines) > 1 else ""
-        summary = f"run: {lines[0][:200]}{more}"
+        first = lines[0]
+        # a first line cut without a word hid its end ("echo hi", 200 spaces, "; rm -rf ~")
+        cut = f"… (+{len(first) - SUMMARY_CHARS:,} more characters)" \
+            if len(first) > SUMMARY_CHARS else ""
+        summary = f"run: {first[:SUMMARY_CHARS]}{cut}{more}"
         detail = f"$ {command}\n(in {context.project_root}, timeout {timeout} s)"
         if external:
             detail += f"\nThis command may reach the network: {verdict.reason}."
