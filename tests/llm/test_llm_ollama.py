@@ -119,3 +119,47 @@ async def test_agent_turn_through_ollama(settings, project_dir) -> None:
     assert second[3]["tool_name"] == "read_file" and "alpha" in second[3]["content"]
     assert seen[0]["tools"] and seen[0]["tools"][0]["function"]["name"] == "read_file"
     await session.aclose()
+
+
+def endless(handler_parts, pause_s: float = 0.0):
+    """A handler streaming ``handler_parts()`` NDJSON lines until the safety bound."""
+    sent = {"parts": 0}
+
+    async def body():
+        import asyncio
+
+        while sent["parts"] < 200_000:  # the safety bound: a client without caps still ends
+            if pause_s:
+                await asyncio.sleep(pause_s)
+            sent["parts"] += 1
+            yield (json.dumps(handler_parts()) + "\n").encode()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body())
+
+    return handler, sent
+
+
+async def test_a_reply_that_never_ends_is_cut_at_the_reply_cap() -> None:
+    # a small local model repeating itself streams until stopped: the OpenAI client had a
+    # reply cap and a total deadline, the Ollama client neither
+    handler, sent = endless(lambda: part("again "))
+    client = OllamaClient(host="http://127.0.0.1:11434", model="qwen", window=32_768,
+                          max_reply_chars=6_000, transport=httpx.MockTransport(handler))
+    done = [e async for e in client.stream([Message.user("x")])][-1]
+    assert isinstance(done, StreamDone) and done.finish_reason == "length"
+    assert done.message.content.startswith("again " * 1_000)
+    assert done.message.content.endswith("[reply cut: ollama sent more than 6,000 characters; "
+                                         "the rest was not read]")
+    assert done.tool_calls == () and sent["parts"] == 1_001
+    await client.aclose()
+
+
+async def test_a_reply_trickling_forever_stops_at_the_total_deadline() -> None:
+    handler, sent = endless(lambda: part("."), pause_s=0.05)
+    client = OllamaClient(host="http://127.0.0.1:11434", model="qwen", window=32_768,
+                          total_timeout=0.5, transport=httpx.MockTransport(handler))
+    with pytest.raises(LLMError, match="longer than the 0.5 s cap"):
+        [e async for e in client.stream([Message.user("x")])]
+    assert sent["parts"] < 100
+    await client.aclose()

@@ -7,6 +7,8 @@ loop sees the same events as from an OpenAI-compatible server.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -48,6 +50,7 @@ class OllamaClient:
     """A :class:`~paicli_tui.core.contracts.llm.ChatClient` for Ollama (``OLLAMA_HOST``)."""
 
     def __init__(self, *, host: str, model: str, window: int, timeout: float = 120.0,
+                 total_timeout: float = 1_800.0, max_reply_chars: int = 1_000_000,
                  **httpx_options: Any) -> None:
         import ollama  # imported here: only an Ollama user pays for it
 
@@ -55,6 +58,10 @@ class OllamaClient:
         self.model = model
         self.window = window
         self.host = host
+        self.total_timeout = total_timeout
+        """Seconds one reply may take in all (a small model repeating itself never stops)."""
+        self.max_reply_chars = max_reply_chars
+        """A reply longer than this (text, thinking, tool arguments) is cut here."""
         self._ollama = ollama
         self._client = ollama.AsyncClient(host=host, timeout=timeout, **httpx_options)
 
@@ -71,12 +78,23 @@ class OllamaClient:
         usage: UsageReport | None = None
         finished = False
         call_prefix = uuid.uuid4().hex[:8]  # Ollama gives no ids; ours must be unique
+        size = 0
+        clock = asyncio.get_running_loop().time
+        deadline = clock() + self.total_timeout
         try:
             response = await self._client.chat(
                 model=model or self.model, messages=to_ollama_messages(messages),
                 tools=list(tools) or None, stream=True,
                 options={"num_ctx": self.window})
-            async for part in response:
+            parts = response.__aiter__()
+            while True:
+                try:
+                    part = await asyncio.wait_for(parts.__anext__(), max(0.0, deadline - clock()))
+                except StopAsyncIteration:
+                    break
+                except TimeoutError:
+                    raise LLMError(f"ollama: the reply took longer than the "
+                                   f"{self.total_timeout:g} s cap; stopped") from None
                 message = part.message
                 delta_text = message.content or ""
                 delta_thinking = getattr(message, "thinking", None) or ""
@@ -85,10 +103,22 @@ class OllamaClient:
                     calls.append(ToolCall(
                         f"call_{call_prefix}_{len(calls)}", call.function.name,
                         json.dumps(dict(arguments or {}), ensure_ascii=False)))
+                    size += len(calls[-1].name) + len(calls[-1].arguments)
                 if delta_text or delta_thinking:
                     text.append(delta_text)
                     thinking.append(delta_thinking)
                     yield StreamDelta(text=delta_text, reasoning=delta_thinking)
+                size += len(delta_text) + len(delta_thinking)
+                if size > self.max_reply_chars:  # what arrived is kept, with why it ends
+                    await _close(response)
+                    note = (f"\n\n[reply cut: ollama sent more than {self.max_reply_chars:,} "
+                            "characters; the rest was not read]")
+                    cut = Message.assistant("".join(text)[:self.max_reply_chars] + note,
+                                            reasoning="".join(thinking)[:self.max_reply_chars]
+                                            or None)
+                    yield StreamDone(message=cut, finish_reason="length", usage=None,
+                                     tool_calls=())
+                    return
                 if part.done:
                     finished = True
                     done_reason = part.done_reason or "stop"
@@ -122,3 +152,11 @@ class OllamaClient:
         close = getattr(self._client, "_client", None)
         if close is not None:
             await close.aclose()
+
+
+async def _close(stream: Any) -> None:
+    """Stop reading a cut reply (the connection goes back, the model stops generating)."""
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        with contextlib.suppress(Exception):
+            await close()

@@ -165,7 +165,8 @@ def build_client(settings: Settings, **client_options: Any) -> ChatClient | None
 
         return OllamaClient(host=settings.base_url or settings.ollama_host or spec.base_url,
                             model=model, window=window, timeout=settings.request_timeout_s,
-                            **client_options)
+                            total_timeout=settings.stream_total_timeout_s,
+                            max_reply_chars=settings.reply_max_chars, **client_options)
     from .openai_client import OpenAICompatibleClient
 
     key: Secret | None = settings.key_for(spec.key_variable)
