@@ -25,6 +25,7 @@ from .conventions import (
     add_provider_flags,
     unknown_session,
 )
+from .printable import printable
 
 if TYPE_CHECKING:  # the core loads inside run(): --help stays light
     from ..core.agent.port import SessionPort
@@ -117,14 +118,14 @@ class _Printer:
         """Print the turn's final text (a plan's result is not streamed)."""
 
     def _text(self, text: str) -> None:
-        self.out.write(_printable(text))
+        self.out.write(printable(text))
         self.out.flush()
         self.open_line = not text.endswith("\n")
 
     def _note(self, text: str) -> None:
         if self.open_line:
             self._text("\n")
-        print(_printable(text), file=self.err, flush=True)
+        print(printable(text), file=self.err, flush=True)
 
     @staticmethod
     def _denial_hint(event: ToolCallFinished) -> str:
@@ -210,18 +211,6 @@ class _Printer:
         if not self.as_json:
             print(f"session: {self.session} (continue with: paicli-tui exec --resume "
                   f"{self.session} ...)", file=self.err, flush=True)
-
-
-def _printable(text: str) -> str:
-    """Text as the terminal gets it: control characters (an escape sequence in the model's
-    words, a tool's name or an error body would retitle the window, write the clipboard
-    through OSC 52 or clear the screen) as ``\\xNN``; line breaks and tabs kept, a CRLF
-    (an nginx error page, a Windows file quoted) as the line break it is, as on the TUI's
-    screen. --json keeps every text exactly."""
-    from ..core.text.fsnames import display_name
-
-    return "\n".join("\t".join(display_name(part) for part in line.split("\t"))
-                     for line in text.replace("\r\n", "\n").split("\n"))
 
 
 def _count(n: int, what: str) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..config import Settings
 from .conventions import EXIT_ERROR, EXIT_OK, add_project_flag
+from .printable import printable
 
 HELP = ("Show the code-graph relations of a class, method or module: what it extends, "
         "implements, imports, calls and contains, and who uses it, with file:line locations. "
@@ -35,5 +36,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps(relations.to_json(), ensure_ascii=False))
     else:
-        print(format_relations(relations))
+        print(printable(format_relations(relations)))
     return EXIT_OK

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..config import Settings
 from .conventions import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
+from .printable import printable
 
 HELP = ("Search the project's code. hybrid (default) fuses full-text and semantic ranking; "
         "semantic uses the embedder; text the full-text index; grep exact words (no index "
@@ -58,27 +59,32 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(response.to_json(explain=args.explain), ensure_ascii=False))
         return EXIT_OK
     if not response.hits:
-        print(f"No results for {query!r}. {response.note}".strip())
+        _say(f"No results for {query!r}. {response.note}".strip())
         return EXIT_OK
     if response.mode == "grep":
-        print(f"{response.match_lines} matching line{'s' * (response.match_lines != 1)} in "
-              f"{response.match_files} file{'s' * (response.match_files != 1)}; the best "
-              f"{len(response.hits)} place{'s' * (len(response.hits) != 1)}:")
+        _say(f"{response.match_lines} matching line{'s' * (response.match_lines != 1)} in "
+             f"{response.match_files} file{'s' * (response.match_files != 1)}; the best "
+             f"{len(response.hits)} place{'s' * (len(response.hits) != 1)}:")
     for number, hit in enumerate(response.hits, 1):
         if hit.kind == "line":  # grep without an index: the line is the place
-            print(f"{number}. {hit.path}:{hit.start_line}  ({hit.score:.4f})")
+            _say(f"{number}. {hit.path}:{hit.start_line}  ({hit.score:.4f})")
         else:
-            print(f"{number}. {hit.path}:{hit.start_line}-{hit.end_line}  {hit.kind} "
-                  f"{hit.name}  ({hit.score:.4f})")
+            _say(f"{number}. {hit.path}:{hit.start_line}-{hit.end_line}  {hit.kind} "
+                 f"{hit.name}  ({hit.score:.4f})")
         if hit.match_line:
-            print(f"   {hit.match_line}: {hit.match_text[:200]}")
+            _say(f"   {hit.match_line}: {hit.match_text[:200]}")
         if args.explain and hit.ranks:
             ranks = ", ".join(f"{k} #{v}" if v else f"{k} -" for k, v in hit.ranks.items())
-            print(f"   ranks: {ranks}")
+            _say(f"   ranks: {ranks}")
             if hit.via_declaration:
-                print(f"   answers the declaration {hit.via_declaration} (no body)")
+                _say(f"   answers the declaration {hit.via_declaration} (no body)")
             if hit.via:
-                print(f"   answers the class {hit.via}")
+                _say(f"   answers the class {hit.via}")
     if args.explain:
-        print(f"plan: {json.dumps(response.plan, ensure_ascii=False)}")
+        _say(f"plan: {json.dumps(response.plan, ensure_ascii=False)}")
     return EXIT_OK
+
+
+def _say(line: str) -> None:
+    """A line for the terminal: a matched line of a hostile file cannot drive it."""
+    print(printable(line))

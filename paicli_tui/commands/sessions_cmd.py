@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..config import Settings
 from .conventions import EXIT_OK, add_project_flag
+from .printable import printable
 
 HELP = ("List saved sessions, newest first, with id, title, time and message count "
         "(resume one with `paicli-tui --resume ID`).")
@@ -50,5 +51,5 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                f"{title}"
         if project is None and info.project:
             line += f"  [{info.project}]"
-        print(line)
+        print(printable(line))
     return EXIT_OK

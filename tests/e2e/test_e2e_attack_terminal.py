@@ -61,3 +61,22 @@ def test_a_crlf_is_a_line_break_and_a_lone_cr_is_shown() -> None:
     printer.emit(ev.AgentError(message="HTTP 502: <html>\r\n<h1>502 Bad Gateway</h1>\r\n"))
     assert out.getvalue() == "first\nsecond\\x0dhidden\n"
     assert err.getvalue() == "error: HTTP 502: <html>\n<h1>502 Bad Gateway</h1>\n\n"
+
+
+def test_search_prints_a_hostile_files_line_as_text(tmp_path: Path, paicli_home: Path) -> None:
+    # `paicli-tui search --mode grep` printed the matched line of a project file as it was:
+    # a docstring holding ESC]0;… retitled the window, ESC[2J cleared the screen
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "deploy.py").write_text(
+        f'def deploy_service():\n    """Deploy {TITLE} the \x1b[2J service."""\n')
+    run = subprocess.run([sys.executable, "-m", "paicli_tui", "search", "deploy", "--mode",
+                          "grep"], cwd=project, env=_env(paicli_home), capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "\x1b" not in run.stdout
+    assert '2: """Deploy \\x1b]0;PWNED\\x07 the \\x1b[2J service."""' in run.stdout
+    as_json = subprocess.run([sys.executable, "-m", "paicli_tui", "search", "deploy", "--mode",
+                              "grep", "--json"], cwd=project, env=_env(paicli_home),
+                             capture_output=True, text=True, timeout=120)
+    assert TITLE in json.loads(as_json.stdout)["results"][0]["match_text"]  # exact in --json
