@@ -1,0 +1,44 @@
+"""Code blocks in the conversation: a line wider than the screen wraps, nothing is cut."""
+
+from __future__ import annotations
+
+import pytest
+from pilot_helpers import wait_until
+from textual.geometry import Region
+from textual.widgets import Label
+from textual.widgets.markdown import MarkdownFence
+from ui_fakes import FakeBackend, FakeClient, FakeSession
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.core.contracts import events as ev
+
+COMMAND = ("python -m pip install --upgrade --index-url https://mirrors.example.com/pypi/simple "
+           "some-package==1.2.3 && echo done-with-it")
+REPLY = f"Run this:\n\n```sh\n{COMMAND}\n```\n\nThen check."
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_a_long_code_line_in_a_reply_wraps(settings, project_dir, size):
+    """Found in tmux: a reply's shell command longer than the screen was cut at its right
+    edge ("…--index-url https://m" at 60 columns), with no marker and no way to see the
+    rest: a person would copy a broken command. As in Claude Code and Codex, the line now
+    wraps inside the code block; every character of it is on the screen."""
+    script = [ev.TextDelta(REPLY), ev.AssistantMessage(content=REPLY),
+              ev.TurnFinished(session="s1", reason="done")]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
+                          client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press(*"how do I install it", "enter")
+        await wait_until(pilot, lambda: not app.screen.turn_running
+                         and bool(app.screen.query(MarkdownFence)))
+        await pilot.pause(0.3)
+        fence = app.screen.query_one(MarkdownFence)
+        code = fence.query_one(Label)
+        assert code.region.right <= fence.region.right
+        width, height = code.outer_size  # with its padding
+        lines = [strip.text for strip in code.render_lines(Region(0, 0, width, height))]
+        shown = "".join(line.strip() for line in lines)
+        assert shown.replace(" ", "") == COMMAND.replace(" ", "")
+        assert sum(1 for line in lines if line.strip()) >= 2  # wrapped
