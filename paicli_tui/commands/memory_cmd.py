@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from .conventions import EXIT_CONFLICT, EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
+from .printable import printable
 
 if TYPE_CHECKING:
     from ..core.memory.entry import MemoryEntry
@@ -69,15 +70,6 @@ def _entry_json(service: LocalMemoryService, entry: MemoryEntry) -> dict[str, An
     return {**entry.to_dict(), "stale": service.is_stale(entry)}
 
 
-def _shown(text: str) -> str:
-    """Stored text as the terminal gets it: control characters as ``\\xNN`` (an escape
-    sequence in a memory the model saved from a web page would clear or recolour the screen,
-    or retitle the window), line breaks kept."""
-    from ..core.text.fsnames import display_name
-
-    return "\n".join(display_name(line) for line in text.split("\n"))
-
-
 def _line(service: LocalMemoryService, entry: MemoryEntry) -> str:
     marks = []
     if service.is_stale(entry):
@@ -87,7 +79,7 @@ def _line(service: LocalMemoryService, entry: MemoryEntry) -> str:
     mark = f" [{'; '.join(marks)}]" if marks else ""
     where = entry.effective_scope if entry.is_global or entry.project == service.project_root \
         else f"project {entry.project}"
-    return _shown(f"{entry.id}  {where}  written {entry.created_at[:10]}  "
+    return printable(f"{entry.id}  {where}  written {entry.created_at[:10]}  "
                   f"verified {entry.last_verified_at[:10]}{mark}\n    {entry.content}")
 
 
@@ -143,7 +135,7 @@ def _save_outcome(out: _Out, result: Any, verb: str) -> int:
     if result.status == "conflict":
         payload["conflicts"] = [_entry_json(service, e) for e in result.conflicts]
         text = "\n".join([
-            f"conflict: not {verb}.", "new:", f"    {_shown(entry.content) if entry else ''}",
+            f"conflict: not {verb}.", "new:", f"    {printable(entry.content) if entry else ''}",
             "existing:", *(_line(service, e) for e in result.conflicts),
             "Replace one (paicli-tui memory replace ID TEXT), keep both (--force), or leave it."])
         out.emit(payload, text, error=True)

@@ -44,3 +44,16 @@ def test_json_keeps_the_stored_text_exactly(project_dir: Path,
     code, out, _ = _run(capsys, "list", *p, "--json")
     assert code == 0 and [e["content"] for e in json.loads(out)] == [HOSTILE]
     assert "\x1b" not in out  # JSON escapes it
+
+
+def test_tabs_and_crlf_read_as_layout(project_dir: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A memory quoting a Makefile rule or a Windows file: its tab and CRLF are layout, as on
+    the TUI's screen and in exec's output, not \\x09 and \\x0d."""
+    p = ("--project", str(project_dir))
+    assert _run(capsys, "save", "Makefile recipes start with\ta tab, line one\r\nline two",
+                *p)[0] == 0
+    code, out, _ = _run(capsys, "list", *p)
+    assert code == 0
+    assert "Makefile recipes start with\ta tab, line one\n" in out
+    assert "\\x0" not in out
