@@ -94,3 +94,19 @@ async def test_a_local_page_the_person_approved_may_redirect_locally(settings, p
     pages = Pages("http://127.0.0.1:3000/login")
     out = await _fetch(settings, project_dir, start, pages)
     assert out.status is ToolStatus.DONE and "URL: http://127.0.0.1:3000/login" in out.content
+
+
+async def test_a_page_nested_too_deeply_is_a_clear_failure(settings, project_dir) -> None:
+    # 100,000 nested <div>: the HTML converter raised RecursionError ("web_fetch failed
+    # unexpectedly"); it is a page that cannot be read, said as such
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/html"},
+                              text="<div>" * 100_000 + "deep")
+
+    tool = WebFetchTool(transport=httpx.MockTransport(handler), resolve=resolve)
+    context = ToolContext(project_root=project_dir, settings=settings,
+                          session=SessionState("s"), approve=approve_all)
+    out = await tool.run({"url": "https://docs.example/deep"}, context)
+    assert out.status is ToolStatus.FAILED and out.external
+    assert out.content == ("Cannot read https://docs.example/deep: its HTML is nested too "
+                           "deeply to convert.")

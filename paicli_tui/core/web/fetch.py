@@ -171,6 +171,9 @@ class WebFetchTool:
         except NotText as exc:
             return ToolOutput(f"Cannot read {url}: {exc}.", status=ToolStatus.FAILED,
                               external=True)
+        except RecursionError:  # 100,000 nested tags: the HTML converter cannot walk it
+            return ToolOutput(f"Cannot read {url}: its HTML is nested too deeply to convert.",
+                              status=ToolStatus.FAILED, external=True)
         except httpx.TimeoutException:
             return ToolOutput(f"Cannot fetch {url}: no answer within "
                               f"{context.settings.web_fetch_timeout_s:g} s.",
