@@ -228,3 +228,31 @@ async def test_edit_refuses_invalid_utf8(project, settings) -> None:
                                     "new_string": "fine"}, ctx(project, settings))
     assert out.status == "failed" and "UTF-8" in out.content
     assert target.read_bytes() == original
+
+
+@pytest.mark.parametrize("tool,arguments", [
+    (ReadFileTool(), {"path": "a\x00b"}),
+    (ListDirTool(), {"path": "src\x00"}),
+    (WriteFileTool(), {"path": "new\x00.txt", "content": "x"}),
+    (EditFileTool(), {"path": "README.md\x00", "old_string": "a", "new_string": "b"}),
+])
+async def test_a_path_with_a_nul_byte_is_a_clear_refusal(project, settings, tool,
+                                                         arguments) -> None:
+    # the path functions raised ValueError: "failed unexpectedly: embedded null byte"
+    out = await tool.run(arguments, ctx(project, settings))
+    assert out.status == "failed" and "holds a NUL byte; no file has such a name" in out.content
+    assert "unexpectedly" not in out.content
+
+
+@pytest.mark.parametrize("tool,arguments", [
+    (ReadFileTool(), {"path": "pipe"}),
+    (WriteFileTool(), {"path": "pipe", "content": "x"}),
+    (EditFileTool(), {"path": "pipe", "old_string": "a", "new_string": "b"}),
+])
+async def test_a_fifo_is_named_for_what_it_is_and_never_opened(project, settings, tool,
+                                                               arguments) -> None:
+    os.mkfifo(project / "pipe")  # opening it for reading would wait for a writer forever
+    out = await tool.run(arguments, ctx(project, settings))
+    assert out.status == "failed"
+    assert out.content.endswith("pipe is not a regular file; it cannot be read or edited as "
+                                "text")

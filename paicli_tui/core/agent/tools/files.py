@@ -43,6 +43,9 @@ def read_text_file(path: Path, label: str, *, exact: bool = False) -> str:
     if path.is_dir():
         raise ToolArgumentError(f"{label} is a folder; use list_dir to see what is in it")
     if not path.is_file():
+        if path.exists():  # a FIFO (reading it would wait forever), a device, a socket
+            raise ToolArgumentError(f"{label} is not a regular file; it cannot be read or "
+                                    "edited as text")
         raise ToolArgumentError(f"{label} does not exist")
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:

@@ -26,6 +26,8 @@ def resolve_in_project(project_root: Path, raw: Any, *, must_exist: bool = False
     """
     if not isinstance(raw, str) or not raw.strip():
         raise ToolArgumentError("path is required (relative to the project root)")
+    if "\x00" in raw:  # no file name holds one (the path functions raised ValueError)
+        raise ToolArgumentError(f"path {raw!r} holds a NUL byte; no file has such a name")
     root = Path(os.path.realpath(project_root))
     candidate = Path(os.path.expanduser(raw.strip()))
     if not candidate.is_absolute():
