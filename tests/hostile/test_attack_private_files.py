@@ -60,3 +60,27 @@ def test_the_prompt_history_is_the_persons_only(tmp_path: Path) -> None:
         history.append(f"prompt {n} " + "x" * 100)
     assert history.load()[-1].startswith("prompt 39 ") and len(history.load()) == 5
     assert _mode(path) == 0o600
+
+
+def test_the_memory_keyword_and_vector_caches_are_the_persons_only(paicli_home: Path) -> None:
+    """The memory store is 0600, but the caches made from it were 0644: the keyword cache
+    holds every memory's words ("deploy kubectl rollout restart staging"), readable by any
+    user of the machine."""
+    from doubles.embedders import HashEmbedder
+
+    from paicli_tui.core.memory.keywords import KeywordIndex
+    from paicli_tui.core.memory.vectors import VectorCache
+    from paicli_tui.paths import HomePaths
+
+    home = HomePaths(paicli_home)
+    keywords = KeywordIndex(home)
+    assert keywords.path is not None
+    keywords.path.parent.mkdir(parents=True, exist_ok=True)
+    keywords.path.write_text("")
+    os.chmod(keywords.path, 0o644)  # left by an earlier version
+    keywords.bags(["The deploy uses kubectl rollout restart for staging"])
+    assert "kubectl" in keywords.path.read_text()
+    assert _mode(keywords.path) == 0o600
+    vectors = VectorCache(home.memory_dir / "vectors", HashEmbedder("fake-8"))
+    vectors.matrix(["The deploy uses kubectl rollout restart for staging"])
+    assert _mode(vectors.path) == 0o600

@@ -172,7 +172,10 @@ class KeywordIndex:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             # one write per batch in append mode: concurrent writers interleave whole lines
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            # the person's only, like the store it is made from (its terms are the memories'
+            # words); a file an earlier version created 0644 is narrowed too
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            os.fchmod(fd, 0o600)
             with contextlib.closing(os.fdopen(fd, "a", encoding="utf-8")) as fh:
                 fh.write("".join(lines))
         except OSError as exc:

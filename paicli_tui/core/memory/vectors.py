@@ -156,6 +156,7 @@ class VectorCache:
         tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
         try:
             np.savez(tmp, keys=np.array(list(self._index), dtype=str), vectors=self._base)
+            os.chmod(tmp, 0o600)  # the memories' vectors are the person's, like the store
             os.replace(tmp, self.path)
         except OSError as exc:
             log.warning("could not write vector cache %s: %s", self.path, exc.strerror or exc)
