@@ -1,4 +1,5 @@
-"""Code blocks in the conversation: a line wider than the screen wraps, nothing is cut."""
+"""Code in the conversation: a code line wider than the screen wraps, nothing is cut; an
+error is said in words, not shown as code."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pilot_helpers import wait_until
 from textual.geometry import Region
 from textual.widgets import Label
 from textual.widgets.markdown import MarkdownFence
-from ui_fakes import FakeBackend, FakeClient, FakeSession
+from ui_fakes import FakeBackend, FakeClient, FakeCode, FakeSession
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.core.contracts import events as ev
@@ -42,3 +43,28 @@ async def test_a_long_code_line_in_a_reply_wraps(settings, project_dir, size):
         shown = "".join(line.strip() for line in lines)
         assert shown.replace(" ", "") == COMMAND.replace(" ", "")
         assert sum(1 for line in lines if line.strip()) >= 2  # wrapped
+
+
+async def test_graph_without_an_index_says_so_in_words(settings, project_dir):
+    """Found in tmux: `/graph Loader` before `/index` showed its error inside a code block
+    (grey, with blank rows, cut at the edge: "… no code index yet: run `pai"). A person now
+    sees a warning notice in plain words that says how to build the index."""
+    from paicli_tui.core.code.graph_query import GraphError
+    from paicli_tui.ui.widgets.notice import ChatNotice
+
+    class NoIndex(FakeCode):
+        def graph(self, name: str) -> str:
+            raise GraphError("this project has no code index yet: run `paicli-tui index` "
+                             "(or /index) first; the graph is built with it")
+
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
+                          code_=NoIndex())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press(*"/graph Loader", "enter")
+        await wait_until(pilot, lambda: any("code graph" in n.source
+                                            for n in app.screen.query(ChatNotice)))
+        notice = next(n for n in app.screen.query(ChatNotice) if "code graph" in n.source)
+        assert notice.kind == "warning" and "```" not in notice.source
+        assert not notice.query(MarkdownFence)

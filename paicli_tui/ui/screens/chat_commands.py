@@ -362,6 +362,7 @@ class SlashCommandsMixin:
     def show_graph(self: ChatScreen, name: str) -> None:
         try:
             text = self.backend.code().graph(name)
-        except Exception as exc:
-            text = f"Cannot read the code graph: {exc}"
+        except Exception as exc:  # words, not a code block (one cut its hint off at 80 cols)
+            self.say(f"Cannot read the code graph: {exc}", "warning")
+            return
         self.say(f"```\n{text}\n```")
