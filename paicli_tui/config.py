@@ -524,5 +524,10 @@ def keep_setting(path: Path, name: str, value: str) -> None:
         lines.append(line)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # the person's only: config.toml may hold api_key, and a file the person made 0600 came
+    # back 0644 (the default umask) when /theme rewrote it
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # a temporary file left behind by a killed write
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
     os.replace(temporary, path)

@@ -106,6 +106,27 @@ def test_keep_setting_rewrites_one_line_and_keeps_the_rest(tmp_path, before, aft
     assert load_settings({}, {"PAICLI_HOME": str(tmp_path / "home")}).theme == "light"
 
 
+def test_keep_setting_keeps_a_config_holding_a_key_private(tmp_path) -> None:
+    """config.toml may hold api_key; rewritten for /theme under the default umask it came
+    back readable by every user of the machine (0644), even when the person had made it 0600."""
+    import os
+    import stat
+
+    from paicli_tui.config import keep_setting
+
+    path = tmp_path / "config.toml"
+    path.write_text('api_key = "sk-live-4Tq8Wm2Zr6Yp9Kc3Vn7Xb5"\n', encoding="utf-8")
+    os.chmod(path, 0o600)
+    before = os.umask(0o022)
+    try:
+        keep_setting(path, "theme", "light")
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.read_text(encoding="utf-8") == ('api_key = "sk-live-4Tq8Wm2Zr6Yp9Kc3Vn7Xb5"\n'
+                                                'theme = "light"\n')
+
+
 def test_keep_setting_leaves_a_broken_file_alone(tmp_path) -> None:
     from paicli_tui.config import keep_setting
 
