@@ -296,6 +296,27 @@ async def test_backspace_removes_a_paste_token_whole(settings, project_dir):
         assert sent == ["seea\nb\nc\nd\ne\n ok"]
 
 
+async def test_every_deleting_key_removes_a_paste_token_whole(settings, project_dir):
+    """Backspace and Delete took a paste token whole, but Ctrl+W (the word before), Ctrl+D
+    (Delete's other key) and Alt+D / Alt+Delete (the word after) took part of it: a plain
+    "[Pasted text #1 +9" was left and sent as it stood, the paste lost. A person sees the
+    token go at once with each of these keys."""
+    app = make_app(settings, project_dir, FakeSession())
+    left = {}
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.screen.query_one(PromptInput)
+        for key in ("ctrl+w", "alt+backspace", "ctrl+d", "alt+d", "alt+delete"):
+            prompt.load_text("see ")
+            prompt.move_cursor((0, 4))
+            app.post_message(events.Paste("".join(f"line {i}\n" for i in range(9))))
+            await wait_until(pilot, lambda: prompt.text.endswith("+9 lines]"))
+            if key in ("ctrl+d", "alt+d", "alt+delete"):  # just before the token
+                await pilot.press("home", *["right"] * 4)
+            await pilot.press(key)
+            left[key] = prompt.text
+    assert left == dict.fromkeys(left, "see ")
+
+
 def test_alt_enter_from_a_terminal_is_its_own_key() -> None:
     """ESC CR (what tmux and most terminals send for Alt+Enter) parses as alt+enter; a
     lone CR stays Enter."""

@@ -94,8 +94,6 @@ class PromptInput(TextArea):
             self.close_menu()
         elif key in ("pageup", "pagedown"):
             self.post_message(self.ScrollChat(-1 if key == "pageup" else +1))
-        elif key in ("backspace", "delete") and self.delete_paste(key == "backspace"):
-            pass
         elif key in READLINE_ALT_KEYS:
             await self.run_action(READLINE_ALT_KEYS[key])
         elif key.startswith("alt+") and event.is_printable:
@@ -164,6 +162,24 @@ class PromptInput(TextArea):
             self.close_menu()
         else:  # the screen's Esc (stop the running turn)
             self.app.post_message(events.Key("escape", "\x1b"))
+
+    # every deleting action (Backspace, Delete, Ctrl+D, Ctrl+W, Alt+Backspace, Alt+D,
+    # Alt+Delete) takes a paste token beside the cursor whole
+    def action_delete_left(self) -> None:
+        if not self.delete_paste(before=True):
+            super().action_delete_left()
+
+    def action_delete_right(self) -> None:
+        if not self.delete_paste(before=False):
+            super().action_delete_right()
+
+    def action_delete_word_left(self) -> None:
+        if not self.delete_paste(before=True):
+            super().action_delete_word_left()
+
+    def action_delete_word_right(self) -> None:
+        if not self.delete_paste(before=False):
+            super().action_delete_word_right()
 
     def delete_paste(self, before: bool) -> bool:
         """Backspace just after a paste token (Delete just before one) removes the whole
