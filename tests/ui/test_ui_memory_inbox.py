@@ -145,3 +145,23 @@ async def test_y_on_your_own_memory_and_an_unchanged_replace_change_nothing(sett
         assert memory.rows_ == before
         assert not any(n.message.startswith(("Accepted", "Replaced"))
                        for n in app._notifications), row
+
+
+async def test_a_cut_memory_ends_with_an_ellipsis(settings, project_dir):
+    """Found in tmux at 60x20: the memory column cut its text mid-word with nothing to show
+    it ("用 uv 管理依赖，不要" read as the whole memory). A cut memory now ends with "…"
+    (both seeded ones are wider than the column at 60 columns)."""
+    from textual.widgets import DataTable
+
+    memory = FakeMemory(seeded_memories()[:2])
+    backend = FakeBackend(settings, project_dir, memory_=memory, client=FakeClient(),
+                          session=FakeSession())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await open_panel(pilot, "f2", MemoryScreen)
+        table = app.screen.panel.query_one(DataTable)
+        await wait_until(pilot, lambda: table.row_count == 2)
+        await pilot.pause()
+        lines = [table.render_line(y).text for y in range(1, 3)]  # under the header
+        assert all("…" in line for line in lines), lines

@@ -163,7 +163,8 @@ class MemoryPanel(Panel):
         keys = [str(c.key.value) for c in table.columns.values()]
         for row in shown:
             # Text: a memory is data, not console markup ("arr[/i]" in one crashed the table)
-            cells = {"scope": row.scope, "content": Text(row.content), "written": row.written,
+            cells = {"scope": row.scope, "written": row.written,
+                     "content": Text(row.content, no_wrap=True, overflow="ellipsis"),
                      "verified": row.verified, "mark": self._mark(row), "source": row.source}
             table.add_row(*(cells[k] for k in keys), key=row.id)
         stale = sum(1 for r in shown if r.stale)
