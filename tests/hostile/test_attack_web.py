@@ -96,6 +96,30 @@ async def test_a_local_page_the_person_approved_may_redirect_locally(settings, p
     assert out.status is ToolStatus.DONE and "URL: http://127.0.0.1:3000/login" in out.content
 
 
+@pytest.mark.parametrize("target", [
+    "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+    "http://[fe80::a9fe:a9fe]/",
+    "http://[::ffff:169.254.169.254]/",
+])
+async def test_a_private_page_redirecting_to_the_credential_service_is_not_followed(
+        settings, project_dir, target: str) -> None:
+    # a local or intranet page may redirect locally, but not to the link-local address where
+    # the cloud hands out this machine's credentials
+    pages = Pages(target)
+    out = await _fetch(settings, project_dir, "http://intranet.example/start", pages)
+    assert out.status is ToolStatus.FAILED and out.external
+    assert "a link-local address (where clouds serve instance credentials)" in out.content
+    assert "SECRET" not in out.content
+    assert pages.asked == ["http://intranet.example/start"]
+
+
+async def test_the_credential_service_fetched_itself_may_redirect_on_itself(settings,
+                                                                          project_dir) -> None:
+    pages = Pages("http://169.254.169.254/latest/")
+    out = await _fetch(settings, project_dir, "http://169.254.169.254/start", pages)
+    assert out.status is ToolStatus.DONE and len(pages.asked) == 2
+
+
 async def test_a_page_nested_too_deeply_is_a_clear_failure(settings, project_dir) -> None:
     # 100,000 nested <div>: the HTML converter raised RecursionError ("web_fetch failed
     # unexpectedly"); it is a page that cannot be read, said as such

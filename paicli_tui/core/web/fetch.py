@@ -57,22 +57,44 @@ async def resolve_host(host: str) -> list[str]:
     return [str(info[4][0]) for info in found]
 
 
-def _is_local_address(text: str) -> bool:
+def _address(text: str) -> Any:
+    """The IP address ``text`` spells (an IPv4-mapped IPv6 one as its IPv4), else None."""
     try:
         address = ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
-        return False
-    mapped = getattr(address, "ipv4_mapped", None)
-    return not (mapped or address).is_global
+        return None
+    return getattr(address, "ipv4_mapped", None) or address
 
 
-async def is_local_host(url: str, resolve: Resolver) -> bool:
-    """Whether ``url``'s host is this machine or a private network: by its literal address,
-    ``localhost``, or any address its name resolves to (``2130706433`` and ``127.1`` too)."""
-    host = (urlsplit(url).hostname or "").rstrip(".").lower()
-    if host == "localhost" or host.endswith(".localhost") or _is_local_address(host):
+def _is_local_address(text: str) -> bool:
+    address = _address(text)
+    return address is not None and not address.is_global
+
+
+def _is_link_local_address(text: str) -> bool:
+    address = _address(text)
+    return address is not None and address.is_link_local
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").rstrip(".").lower()
+
+
+async def is_local_host(url: str, resolve: Resolver, *,
+                        test: Callable[[str], bool] = _is_local_address) -> bool:
+    """Whether ``url``'s host is this machine or a private network (``test``): by its literal
+    address, ``localhost``, or any address its name resolves to (``2130706433`` and
+    ``127.1`` too)."""
+    host = _host(url)
+    if test is _is_local_address and (host == "localhost" or host.endswith(".localhost")):
         return True
-    return any(_is_local_address(address) for address in await resolve(host))
+    return test(host) or any(test(address) for address in await resolve(host))
+
+
+async def is_link_local_host(url: str, resolve: Resolver) -> bool:
+    """Whether ``url``'s host is link-local (169.254.x, fe80::): where clouds serve a
+    machine's instance credentials (169.254.169.254)."""
+    return await is_local_host(url, resolve, test=_is_link_local_address)
 
 
 async def fetch_text(url: str, settings: Settings, *, transport: Any = None,
@@ -104,6 +126,13 @@ async def fetch_text(url: str, settings: Settings, *, transport: Any = None,
                             f"{current} redirects to {target}, an address on this machine or "
                             "its private network; not followed (the approval was for a "
                             "public page): fetch that URL itself if it is really meant")
+                    if _host(target) != _host(url) and await is_link_local_host(target, resolve):
+                        # even from a private page: an intranet page is no reason to hand
+                        # the model the machine's cloud credentials
+                        raise FetchError(
+                            f"{current} redirects to {target}, a link-local address (where "
+                            "clouds serve instance credentials); not followed: fetch that URL "
+                            "itself if it is really meant")
                     current = target
                     continue
                 chunks: list[bytes] = []
