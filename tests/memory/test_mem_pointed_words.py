@@ -35,6 +35,15 @@ def _weights(text: str, pointed: float = POINTED_WEIGHT) -> dict[str, float]:
     # a Chinese jieba word is the whole noun: 的颜色 is not pointed at
     ("改一下这个按钮的颜色", {"按钮": 0.5, "颜色": 1.0}, ("按钮",)),
     ("这个报错是什么意思", {"报错": 0.5, "意思": 1.0}, ("报错",)),
+    # "that" after a content word opens a clause about the words after it, not a pointer
+    ("find the code that handles retries", {"code": 1.0, "handl": 1.0, "retri": 1.0}, ()),
+    ("what does that function do", {"function": 0.5}, ("function",)),
+    ("rename those files in that folder", {"file": 0.5, "folder": 0.5}, ("file", "folder")),
+    ("the tests that fail on CI", {"test": 1.0, "fail": 1.0}, ()),
+    ("fix that bug", {"fix": 1.0, "bug": 1.0}, ()),
+    # 那 alone opens a sentence as "then"; with its measure word it points
+    ("那数据库用什么？", {"数据库": 1.0}, ()),
+    ("那个接口返回什么", {"接口": 0.5}, ("接口",)),
     # 该 "should" points at nothing
     ("折扣码那边返回异常，该联系谁", {"异常": 1.0, "联系": 1.0}, ()),
 ])
