@@ -54,6 +54,9 @@ async def test_mcp_without_servers_says_how_to_add_one(settings, project_dir) ->
     backend = FakeBackend(settings, project_dir, session=FakeSession(), client=None)
     text = await _skills_notice(PaicliApp(settings, project_dir, backend=backend), "/mcp")
     assert "No MCP servers" in text and "[mcp_servers.files]" in text
+    # the file to edit is named as a path the person can open, not as a variable
+    assert f"Add one to {settings.home.config_file}" in text.replace("`", "")
+    assert "PAICLI_HOME/config.toml" not in text
 
 
 async def test_init_drafts_pai_md_for_review_and_never_overwrites(settings, project_dir):

@@ -133,11 +133,14 @@ class McpManager:
         return [tool for status in self.statuses if status.state == "running"
                 for tool in status.tools]
 
-    def report(self) -> str:
-        """What ``/mcp`` shows (Markdown)."""
+    def report(self, config_file: Path | None = None) -> str:
+        """What ``/mcp`` shows (Markdown). ``config_file``: the person's config.toml, named
+        in the how-to when no server is configured (a path they can open, not a variable)."""
         lines: list[str] = []
         if not self.statuses and not self.problems:
-            return ("No MCP servers. Add one to `PAICLI_HOME/config.toml`:\n\n```toml\n"
+            where = str(config_file) if config_file is not None else "PAICLI_HOME/config.toml"
+            return (f"No MCP servers. Add one to `{where}` (or a project's `.mcp.json`):"
+                    "\n\n```toml\n"
                     "[mcp_servers.files]\ncommand = \"npx\"\nargs = [\"-y\", "
                     "\"@modelcontextprotocol/server-filesystem\", \".\"]\n```")
         lines.append("**MCP servers**")

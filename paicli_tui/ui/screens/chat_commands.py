@@ -350,7 +350,8 @@ class SlashCommandsMixin:
             await self.chat.add_notice("Usage: `/mcp` or `/mcp approve`", "warning")
             return
         manager = self.session.mcp if self.session is not None else None
-        await self.chat.add_notice((manager or McpManager([])).report())
+        await self.chat.add_notice((manager or McpManager([])).report(
+            self.backend.settings.home.config_file))
 
     async def slash_graph(self: ChatScreen, rest: str) -> None:
         if not rest:
