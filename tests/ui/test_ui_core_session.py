@@ -277,6 +277,30 @@ async def test_resume_shows_the_persons_words(settings, project_dir):
         assert "Hello back." in again.screen.query("AssistantBlock").last().text
 
 
+async def test_the_picker_leaves_out_the_session_open_now(settings, project_dir):
+    """/resume (F5) lists the sessions to go back to. After a first session and a second one
+    with a message each, the picker opened in the second shows the first only: the session
+    on the screen is not one to resume (choosing it reopened it over itself)."""
+    from paicli_tui.ui.modals.session_picker import SessionPicker
+
+    first = make_app(settings, project_dir, ScriptedClient([(["One."], [])]))
+    async with first.run_test(size=SIZE) as pilot:
+        await send(pilot, "first session")
+        await first.workers.wait_for_complete()
+        earlier = first.screen.session.session_id
+    app = make_app(settings, project_dir, ScriptedClient([(["Two."], [])]))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "second session")
+        await app.workers.wait_for_complete()
+        current = app.screen.session.session_id
+        listed = {row.session_id for row in app.screen.backend.sessions()}
+        assert {earlier, current} <= listed  # both are saved
+        await pilot.press("f5")
+        await wait_for_screen(pilot, SessionPicker)
+        assert [row.session_id for row in app.screen.sessions] == [earlier]
+        await pilot.press("escape")
+
+
 async def test_scrolling_up_while_streaming_stays_put(settings, project_dir):
     hold = asyncio.Event()
     long_text = [f"line {n}\n\n" for n in range(60)]

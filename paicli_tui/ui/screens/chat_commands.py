@@ -158,7 +158,9 @@ class SlashCommandsMixin:
     async def pick_session(self: ChatScreen) -> None:
         from ..modals.session_picker import SessionPicker
 
-        rows = self.backend.sessions()
+        # the session open now is not one to go back to: choosing it reopened it over itself
+        current = self.session.session_id if self.session is not None else None
+        rows = [row for row in self.backend.sessions() if row.session_id != current]
         chosen = await self.app.push_screen_wait(SessionPicker(rows))
         if chosen:
             self.start_session(chosen)
