@@ -437,6 +437,30 @@ async def test_the_status_line_moves_while_the_model_is_silent(settings, project
         assert not status.display
 
 
+async def test_the_status_line_says_memories_are_recalled_before_the_request(
+        settings, project_dir):
+    """Between Enter and the first request the core recalls long-term memory (seconds on a
+    first run while the dictionary and the embedder load). The line reads 'Recalling
+    memories' with its seconds and 'Esc to interrupt' then, not a model that seems slow; the
+    request switches it to 'Waiting for <model>'."""
+    from paicli_tui.ui.widgets.turn_status import TurnStatus
+
+    recalled = asyncio.Event()
+    script = [ev.TurnStarted(session="s1", user_input="hi"), recalled,
+              ev.RequestStarted(1, 1_000, 128_000, 57_000, 95_000), ev.TextDelta("Hello"),
+              ev.AssistantMessage("Hello")]
+    app = make_app(settings, project_dir, FakeSession(script=script))
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        status = app.screen.query_one(TurnStatus)
+        await pilot.press(*"hi", "enter")
+        await wait_until(pilot, lambda: "Recalling memories" in status.line().plain)
+        assert "Esc to interrupt" in status.line().plain
+        recalled.set()
+        await wait_until(pilot, lambda: "Recalling" not in status.line().plain)
+        await app.workers.wait_for_complete()
+
+
 async def test_a_running_tool_block_counts_its_seconds(settings, project_dir):
     from paicli_tui.ui.widgets.tool_block import ToolBlock
 

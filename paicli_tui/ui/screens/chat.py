@@ -573,7 +573,11 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         status = self.status
         if not status.running:
             return
-        if isinstance(event, ev.RequestStarted):
+        if isinstance(event, ev.TurnStarted):
+            # the core looks up long-term memory before the first request: seconds on a
+            # first run (the dictionary and the embedder load), which read as a slow model
+            status.phase("Recalling memories")
+        elif isinstance(event, ev.RequestStarted):
             status.phase(f"Waiting for {self.model_label()}")
         elif isinstance(event, ev.TextDelta) and status.label != "Writing":
             status.phase("Writing")
