@@ -245,6 +245,25 @@ def test_the_vocabulary_is_cached_per_index_version(indexed) -> None:
     assert again.plan["project_words"] == ["ask", "respond"]
 
 
+def test_a_session_reads_the_cache_file_once_while_it_is_unchanged(indexed, monkeypatch
+                                                                   ) -> None:
+    """Every hybrid search of a session needs the vocabulary: it is read from its file once
+    and held while the file and the index version stay as they were."""
+    settings, root, embedder = indexed
+    reads = []
+    real = vocab.read_cache
+    monkeypatch.setattr(vocab, "read_cache", lambda path: reads.append(path) or real(path))
+    for _ in range(3):
+        response = search_project(settings, root, QUESTION, mode="hybrid", embedder=embedder)
+        assert response.plan["project_words"] == ["ask"]
+    assert len(reads) <= 1
+    (root / "rpc" / "reply.py").write_text('def respond(x):\n    """Respond to x."""\n',
+                                           encoding="utf-8")
+    CodeIndexer(settings, root, embedder).update()  # a new index version: read again
+    again = search_project(settings, root, QUESTION, mode="hybrid", embedder=embedder)
+    assert again.plan["project_words"] == ["ask", "respond"]
+
+
 def test_an_unwritable_cache_still_searches_and_says_so(indexed) -> None:
     settings, root, embedder = indexed
     shutil.rmtree(settings.home.cache_dir / "code_vocabulary")  # what the indexer made

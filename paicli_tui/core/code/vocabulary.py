@@ -230,9 +230,13 @@ def vocabulary_for(tables: Any, location: str, home: HomePaths, embedder: Any) -
     reader = word_embedder(embedder)
     path = cache_file(home, location, reader.name)
     version = str(tables.chunks.version)
+    stamp = _stamp(path)
+    held = _held.get(path)
+    if held is not None and held[0] == stamp and held[1].version == version:
+        return held[1]  # the file is as it was read: no need to read it again
     cached = read_cache(path)
     if cached is not None and cached.version == version:
-        return cached
+        return _hold(path, stamp, cached)
     found = tables.chunks.search().select(["fulltext"]).limit(None).to_arrow()
     known = dict(zip(cached.candidates, cached.vectors, strict=True)) if cached else None
     vocabulary = build_vocabulary(version, found.column("fulltext").to_pylist(),
@@ -241,4 +245,29 @@ def vocabulary_for(tables: Any, location: str, home: HomePaths, embedder: Any) -
         write_cache(path, vocabulary)
     except OSError as exc:  # an unwritable home: this search still runs, the next rebuilds
         return replace(vocabulary, note=f"not cached ({exc.strerror or exc})")
+    return _hold(path, _stamp(path), vocabulary)
+
+
+HELD = 4
+"""Vocabularies kept in memory per process (one per index an agent session searches): each
+search of a session would otherwise read its cache file again (a few MB, 15-60 ms). One is
+used again only while its file is unchanged (size and modification time)."""
+_held: dict[Path, tuple[tuple[int, int] | None, Vocabulary]] = {}
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns
+
+
+def _hold(path: Path, stamp: tuple[int, int] | None, vocabulary: Vocabulary) -> Vocabulary:
+    if stamp is None:  # no file to check it against: read (or rebuild) it next time
+        return vocabulary
+    _held.pop(path, None)
+    _held[path] = (stamp, vocabulary)
+    while len(_held) > HELD:
+        _held.pop(next(iter(_held)))
     return vocabulary
