@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .shell import classify_command, command_words
+from .shell_files import ProjectFiles, Unreadable
+from .shell_git import git_runs
 
 _SEPARATORS = frozenset({";", "&&", "||", "|", "|&"})
 _TO_NOWHERE = frozenset({">", ">>", ">|", "&>", "&>>"})
@@ -116,6 +118,27 @@ def _program_check(program: str, args: list[str]) -> str:
     return ""
 
 
+def _git_runs_more(args: list[str], named: list[str], root: Path) -> str:
+    """Why the repository's own git configuration or hooks make this git command run a
+    program ("" when they do not). A project that ships its git folder (an archive with
+    ``.git``, a bare repository committed under ``vendor/``) can set ``core.fsmonitor``, a
+    diff driver or ``post-index-change``: ``git status`` would run them, whatever they do."""
+    directory, rest = str(root), list(args)
+    while rest and rest[0].startswith("-"):  # git's own options, before the sub-command
+        if rest.pop(0) == "-C" and rest:
+            directory = os.path.join(directory, rest.pop(0))
+    try:
+        runs = git_runs(ProjectFiles(str(root)), directory, [], named[0] if named else None)
+    except Unreadable as exc:
+        return f"git: {exc}"
+    if runs.commands:
+        source, command = runs.commands[0]
+        return f"the repository's {source} makes git run a program ({command[:40]})"
+    if runs.hooks:
+        return f"git runs the repository's hook {os.path.basename(runs.hooks[0])}"
+    return ""
+
+
 def _git_subcommand(args: list[str]) -> tuple[list[str], str]:
     """The words after git's global options, or why the options are not read-only."""
     rest = list(args)
@@ -157,6 +180,10 @@ class _Allowlist:
         for arg in args:
             if _outside(arg, self.root):
                 return _no(f"reads outside the project ({arg[:40]})")
+        if program == "git":
+            why = _git_runs_more(args, named, self.root)
+            if why:
+                return _no(why)
         if program in _OPTION_RUNNERS:
             for arg in args:
                 if _WILDCARD.search(arg) and not _quoted_often_enough(arg, all_words, text):

@@ -23,7 +23,11 @@ _COMMAND_KEYS = re.compile(
     r"|merge\.\*\.driver|gpg\.(?:\*\.)?program|credential\.(?:\*\.)?helper|pager\.\w+"
     r"|interactive\.difffilter|uploadpack\.packobjectshook)$")
 _INCLUDE_KEYS = re.compile(r"^(?:include|includeif\.\*)\.path$")
+# post-index-change fires whenever git writes the index, and `git status` / `git diff`
+# refresh it on their own (a touched file is enough).
 _HOOKS = {
+    "status": ("post-index-change",), "diff": ("post-index-change",),
+    "add": ("post-index-change",), "rm": ("post-index-change",), "mv": ("post-index-change",),
     "commit": ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit",
                "post-rewrite"),
     "checkout": ("post-checkout",), "switch": ("post-checkout",), "clone": ("post-checkout",),
@@ -35,6 +39,9 @@ _HOOKS = {
     "worktree": ("post-checkout",), "push": ("pre-push",), "pull": ("post-merge",),
     "reset": ("reference-transaction",), "restore": (), "stash": ("post-checkout",),
 }
+for _writes_index in ("commit", "checkout", "switch", "clone", "merge", "rebase", "am",
+                      "cherry-pick", "revert", "worktree", "pull", "reset", "restore", "stash"):
+    _HOOKS[_writes_index] += ("post-index-change",)
 _SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
 
 
@@ -73,11 +80,24 @@ def _config_entries(text: str) -> list[tuple[str, str]]:
     return entries
 
 
+def _is_bare_repository(folder: str) -> bool:
+    """``folder`` is itself a git folder (a bare repository): git's own test, HEAD with
+    objects/ and refs/. A cloned project can carry one (``vendor/x/{HEAD,config,objects,…}``)
+    and ``git -C vendor/x log -p`` then obeys that folder's ``config``."""
+    return (os.path.isfile(os.path.join(folder, "HEAD"))
+            and os.path.isdir(os.path.join(folder, "objects"))
+            and os.path.isdir(os.path.join(folder, "refs")))
+
+
 def _git_dir(files: ProjectFiles, cwd: str | None) -> str | None:
     """The repository's git folder when it lies inside the project (else None: a folder the
-    project did not bring, such as a worktree's main repository, is the person's own)."""
+    project did not bring, such as a worktree's main repository, is the person's own).
+    Found the way git finds it: in each folder from ``cwd`` up, ``.git`` first, then the
+    folder itself as a bare repository."""
     here = files.locate(cwd, ".")
     while not os.path.exists(os.path.join(here, ".git")):
+        if _is_bare_repository(here):
+            return here if files.inside(os.path.realpath(here)) else None
         if here == files.root or here == os.path.dirname(here):
             return None
         here = os.path.dirname(here)
@@ -98,9 +118,10 @@ def git_runs(files: ProjectFiles, cwd: str | None, options: list[tuple[str, str]
     hooks_dir = None
     git_dir = _git_dir(files, cwd) if files.root is not None and cwd is not None else None
     if git_dir is not None:
-        config = os.path.join(git_dir, "config")
-        if os.path.isfile(config):
-            entries = _config_entries(files.read(config, ".git/config")) + entries
+        for name in ("config", "config.worktree"):  # (the second with worktreeConfig)
+            config = os.path.join(git_dir, name)
+            if os.path.isfile(config):
+                entries = _config_entries(files.read(config, f".git/{name}")) + entries
         hooks_dir = os.path.join(git_dir, "hooks")
     aliases = {key.split(".", 1)[1]: value for key, value in
                [(k, v) for k, v in options] + (entries if git_dir else [])
