@@ -16,6 +16,13 @@ score.py hit rule at k=5 for:
 - hybrid without the second embedder and with it at each ``--weights`` value
   (ENGLISH_EMBEDDER_WEIGHT; the app's own value is marked).
 
+Beside recall@5 each variant shows recall@20 (a ranker that has the answer in its top 20
+can still help a fusion, one that does not cannot), and a last block says, in counts only,
+what the app's fusion does with full-text's answers: how many of full-text's top-5 hits it
+keeps, how many it finds that full-text alone does not, and how many questions any single
+ranker answers in its top 5. Counts, no question ids: the block may be printed for a set
+nobody may look into.
+
 Searching in-process skips the per-query start of a CLI run, so a sweep costs seconds; the
 figures equal a ``paicli-tui search`` run's (same functions, same index). Use it to tune on
 the dev set and to report the other sets, never to tune on them.
@@ -65,6 +72,10 @@ def rank_all(project: Path, questions: list[dict[str, Any]]) -> list[tuple[dict,
     return out
 
 
+DEPTH = 20
+"""Results scored per question: recall@5 and MRR@5 read the first 5 of them, recall@20 all."""
+
+
 def first_rank(score: Any, fused: list[Any], rows: dict, q: dict, k: int = 5) -> int | None:
     from paicli_tui.core.code.search import answers_for
 
@@ -110,6 +121,33 @@ def variants(weights: list[float]) -> dict[str, Any]:
     return out
 
 
+def summary(deep: dict[str, int | None], ranked: list[tuple[dict, dict, dict]]
+            ) -> tuple[float, float, float, float, float]:
+    """(recall@5 EN, ZH, all, MRR@5, recall@20) of one variant's first-hit ranks at DEPTH."""
+    def recall(lang: str | None, at: int = 5) -> float:
+        ids = [q["id"] for q, _, _ in ranked if lang is None or q["lang"] == lang]
+        return sum(deep[i] is not None and deep[i] <= at for i in ids) / max(1, len(ids))
+
+    mrr = sum(1 / r for r in deep.values() if r and r <= 5) / max(1, len(deep))
+    return recall("en"), recall("zh"), recall(None), mrr, recall(None, DEPTH)
+
+
+def fusion_summary(table: dict[str, dict[str, int | None]]) -> str:
+    """Counts only: full-text's top-5 hits the app's hybrid keeps, the hits it adds, and the
+    questions some ranker alone answers in its top 5."""
+    app = next((v for name, v in table.items() if name.endswith("(app)")), None)
+    if app is None:
+        return "(the app's weight is not among --weights: no fusion summary)"
+    text = table["text alone"]
+    alone = [table[n] for n in ("text alone", "use alone", "minilm alone")]
+    found = [i for i, rank in text.items() if rank]
+    kept = sum(1 for i in found if app[i])
+    added = sum(1 for i, rank in app.items() if rank and not text[i])
+    any_alone = sum(1 for i in app if any(ranks[i] for ranks in alone))
+    return (f"hybrid (app) keeps {kept} of full-text's {len(found)} top-5 hits, adds {added}; "
+            f"some ranker alone has {any_alone} of {len(app)} in its top 5")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("project")
@@ -125,17 +163,13 @@ def main() -> int:
     ranked = rank_all(Path(a.project), doc["questions"])
     table: dict[str, dict[str, int | None]] = {}
     print(f"# {a.questions}: {len(ranked)} questions, recall@5 / MRR@5")
-    print(f"{'variant':40} {'EN':>6} {'ZH':>6} {'all':>6} {'MRR':>6}")
+    print(f"{'variant':40} {'EN':>6} {'ZH':>6} {'all':>6} {'MRR':>6} {'@20':>6}")
     for name, fuse in variants([float(w) for w in a.weights.split(",") if w]).items():
-        ranks = {q["id"]: first_rank(score, fuse(r), rows, q) for q, r, rows in ranked}
-        table[name] = ranks
-
-        def recall(lang: str | None, ranks=ranks) -> float:
-            ids = [q["id"] for q, _, _ in ranked if lang is None or q["lang"] == lang]
-            return sum(ranks[i] is not None for i in ids) / max(1, len(ids))
-
-        mrr = sum(1 / r for r in ranks.values() if r) / max(1, len(ranks))
-        print(f"{name:40} {recall('en'):6.3f} {recall('zh'):6.3f} {recall(None):6.3f} {mrr:6.3f}")
+        deep = {q["id"]: first_rank(score, fuse(r), rows, q, DEPTH) for q, r, rows in ranked}
+        table[name] = {i: rank if rank is not None and rank <= 5 else None
+                       for i, rank in deep.items()}
+        print(f"{name:40} " + " ".join(f"{x:6.3f}" for x in summary(deep, ranked)))
+    print(fusion_summary(table))
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(table, indent=1), encoding="utf-8")
     return 0
