@@ -46,8 +46,20 @@ _WILDCARD = re.compile(r"[*?\[]")
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
                            "-fprint0", "-fprintf", "-fls"})
 _GIT_GLOBAL_OK = frozenset({"--no-pager", "-P", "--no-optional-locks"})
+# Options that make a listed program read files no word of the command names: a walk that
+# follows links (a project can ship `docs/ref -> ../../../../home`) or a list of file names
+# read from a file (`sort --files0-from=names` prints the files' contents).
+_FOLLOWS_LINKS = {"grep": ("R", ("--dereference-recursive",)), "rg": ("L", ("--follow",)),
+                  "find": ("", ("-L", "-follow")), "du": ("L", ("--dereference",)),
+                  "ls": ("L", ("--dereference",))}
+_NAMES_FROM_FILE = {"sort": ("--files0-from",), "wc": ("--files0-from",),
+                    "du": ("--files0-from",), "file": ("-f", "--files-from")}
 # Programs with such options: a wildcard there must be quoted (see the module docstring).
 _OPTION_RUNNERS = frozenset({"find", "rg", "sort", "git"})
+# ... and here a wildcard must not open a word: a planted file named `-R` becomes an option
+# when `grep x *` expands (`src/*.py` cannot). `ls *`, `wc -l *` stay free: what a planted
+# option there could show from outside is names and sizes, not contents.
+_LEADING_WILDCARD_RUNNERS = frozenset({"grep"})
 
 
 @dataclass(frozen=True)
@@ -94,8 +106,32 @@ def _short_flags(word: str) -> str:
     return word[1:] if word.startswith("-") and not word.startswith("--") else ""
 
 
+def _is_option(arg: str, names: Iterable[str]) -> bool:
+    """``arg`` is one of the options ``names``: exactly, or for a ``--long`` name any prefix
+    of it (GNU programs take ``--deref`` for ``--dereference-recursive``, ``--out=`` for
+    ``--output``; an ambiguous prefix is an error, so refusing it costs nothing)."""
+    given = arg.split("=")[0]
+    return any(given == name or (given.startswith("--") and len(given) > 2
+                                 and name.startswith("--") and name.startswith(given))
+               for name in names)
+
+
+def _reach_check(program: str, args: list[str]) -> str:
+    """Why this listed program would read files outside the words of the command."""
+    letter, names = _FOLLOWS_LINKS.get(program, ("", ()))
+    for arg in args:
+        if _is_option(arg, names) or (letter and letter in _short_flags(arg)):
+            return f"{program} {arg.split('=')[0][:40]} follows links, also out of the project"
+        if _is_option(arg, _NAMES_FROM_FILE.get(program, ())):
+            return f"{program} {arg.split('=')[0]} reads the names of its files from a file"
+    return ""
+
+
 def _program_check(program: str, args: list[str]) -> str:
     """Why this listed program's arguments make it more than a read; "" when they do not."""
+    why = _reach_check(program, args)
+    if why:
+        return why
     if program == "find":
         for arg in args:
             if arg in _FIND_ACTIONS:
@@ -106,7 +142,7 @@ def _program_check(program: str, args: list[str]) -> str:
                 return "rg --pre runs a program on each file"
     elif program == "sort":
         for arg in args:
-            if arg.startswith(("--output", "--compress-program")) or "o" in _short_flags(arg):
+            if _is_option(arg, ("--output", "--compress-program")) or "o" in _short_flags(arg):
                 return "sort -o writes a file"
     elif program == "uniq":
         if len([a for a in args if not a.startswith("-")]) > 1:
@@ -184,8 +220,10 @@ class _Allowlist:
             why = _git_runs_more(args, named, self.root)
             if why:
                 return _no(why)
-        if program in _OPTION_RUNNERS:
+        if program in _OPTION_RUNNERS or program in _LEADING_WILDCARD_RUNNERS:
             for arg in args:
+                if program not in _OPTION_RUNNERS and not _WILDCARD.match(arg):
+                    continue
                 if _WILDCARD.search(arg) and not _quoted_often_enough(arg, all_words, text):
                     return _no(f"an unquoted wildcard ({arg[:40]}) could expand into an "
                                f"option of {program}")
