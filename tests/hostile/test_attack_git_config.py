@@ -17,12 +17,9 @@ import shutil
 import subprocess
 
 import pytest
+from denied_command import run_denied
 
-from paicli_tui.core.agent.tools import ExecuteCommandTool
-from paicli_tui.core.contracts.asks import ApprovalDecision
 from paicli_tui.core.contracts.read_only import read_only_verdict
-from paicli_tui.core.contracts.session_state import SessionState
-from paicli_tui.core.contracts.tools import ToolContext
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -118,17 +115,7 @@ def test_planted_git_programs_run_with_git_itself(plant, reason, project) -> Non
 async def test_planted_git_programs_make_the_command_ask(plant, reason, project,
                                                          settings) -> None:
     command = plant(project)
-    verdict = read_only_verdict(command, settings.read_only_commands, project)
-    assert not verdict.read_only and verdict.reason.startswith(reason), verdict
-    asked: list[str] = []
-
-    async def deny(request):
-        asked.append(request.summary)
-        return ApprovalDecision.DENY
-
-    context = ToolContext(project_root=project, settings=settings, session=SessionState("s"),
-                          approve=deny).for_one_call()
-    out = await ExecuteCommandTool().run({"command": command}, context)
+    out, asked = await run_denied(command, project, settings, reason)
     assert out.status == "denied" and asked == [f"run: {command}"]
     assert not (project / "pwned").exists()
 

@@ -16,12 +16,9 @@ import shutil
 import subprocess
 
 import pytest
+from denied_command import run_denied
 
-from paicli_tui.core.agent.tools import ExecuteCommandTool
-from paicli_tui.core.contracts.asks import ApprovalDecision
 from paicli_tui.core.contracts.read_only import read_only_verdict
-from paicli_tui.core.contracts.session_state import SessionState
-from paicli_tui.core.contracts.tools import ToolContext
 
 SECRET = "OUTSIDE-ONLY-7f3a"
 
@@ -72,17 +69,7 @@ def test_the_row_reads_outside_when_run(command, reason, needs, project) -> None
 @pytest.mark.parametrize("command,reason,needs", ROWS)
 async def test_the_row_asks_and_denied_shows_nothing(command, reason, needs, project,
                                                      settings) -> None:
-    verdict = read_only_verdict(command, settings.read_only_commands, project)
-    assert not verdict.read_only and verdict.reason.startswith(reason), verdict
-    asked: list[str] = []
-
-    async def deny(request):
-        asked.append(request.summary)
-        return ApprovalDecision.DENY
-
-    context = ToolContext(project_root=project, settings=settings, session=SessionState("s"),
-                          approve=deny).for_one_call()
-    out = await ExecuteCommandTool().run({"command": command}, context)
+    out, asked = await run_denied(command, project, settings, reason)
     assert out.status == "denied" and len(asked) == 1 and SECRET not in out.content
 
 
