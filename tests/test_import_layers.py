@@ -22,7 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "paicli_tui"
 
-FOUNDATION = {"paths", "resources", "config", "core.messages", "core.tokens", "regular_files"}
+FOUNDATION = {"paths", "resources", "config", "core.messages", "core.tokens", "regular_files",
+              "core.text_slices"}
 CORE_BELOW_AGENT = {"core.contracts", "core.text", "core.llm", "core.embedders", "core.context",
                     "core.memory", "core.code", "core.skills", "core.web", "core.mcp"}
 
@@ -34,14 +35,16 @@ ALLOWED: dict[str, set[str]] = {
     "paths": {"regular_files"},
     "resources": set(),
     "core.messages": set(),
-    "core.tokens": {"core.messages"},
+    # long texts in short steps (stdlib only)
+    "core.text_slices": set(),
+    "core.tokens": {"core.messages", "core.text_slices"},
     "config": {"paths"},
     # the contracts: tool protocol, session state, asks, events, model/embedder/service
     # protocols, shell-command classification; every layer of the core agrees on them
     "core.contracts": {"config", "core.messages"},
     # providers and shared text tools
     "core.text": {"paths"},
-    "core.llm": {"config", "core.contracts", "core.messages"},
+    "core.llm": {"config", "core.contracts", "core.messages", "core.text_slices"},
     "core.embedders": {"config", "core.contracts"},
     # engines: contracts and the foundation; memory and code take the embedder the settings
     # name by default, code search opens the configured model to rewrite a Chinese question

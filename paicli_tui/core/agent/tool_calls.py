@@ -10,9 +10,9 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..context.tool_results import AdmittedResult, admit_tool_result
+from ..context.tool_results import AdmittedResult, admit_tool_results
 from ..contracts.events import AgentEvent, ToolCallFinished, ToolCallStarted, compaction_event
-from ..contracts.tools import ToolContext
+from ..contracts.tools import ToolContext, ToolOutput
 from ..llm.redact import redact_known
 from ..messages import ToolCall
 from .prompt import runaway_notice
@@ -77,10 +77,20 @@ class RunawayGuard:
         return False
 
 
+@dataclasses.dataclass(frozen=True)
+class _Ran:
+    """One call that ran, before its result is admitted."""
+
+    call: ToolCall
+    arguments: dict
+    output: ToolOutput
+    permission: str
+    """How it went ahead when it needed approval and nobody was asked (``Permission``, "")."""
+
+
 async def _run_tool(session: AgentSession, call: ToolCall,
-                    context: ToolContext | None = None) -> tuple[AdmittedResult, str]:
-    """Run one call and admit its result (redaction, offload, boundary); also say how it went
-    ahead when it needed approval and nobody was asked (``Permission``, or "")."""
+                    context: ToolContext | None = None) -> _Ran:
+    """Run one call; its result is admitted later, with its batch (:func:`_admit`)."""
     context = (context or dataclasses.replace(session.tool_context, call_id=call.id)
                ).for_one_call()  # the call id names the call in its approval request
     arguments, output = await session.tools.run(call.name, call.arguments, context)
@@ -92,11 +102,17 @@ async def _run_tool(session: AgentSession, call: ToolCall,
             session.memory.note_tool_result(call.name, arguments, output, session.state)
         except Exception:
             log.exception("memory.note_tool_result failed")
+    return _Ran(call, arguments, output, permission)
+
+
+async def _admit(session: AgentSession, ran: Sequence[_Ran]) -> list[AdmittedResult]:
+    """The batch's results through redaction, offload and the boundary, in call order (a
+    large one in a worker thread; saved outputs numbered in call order)."""
     secrets = session.settings.secrets()
-    return admit_tool_result(call, output, arguments,
-                             redact=lambda text: redact_known(text, secrets),
-                             project=session.project, session=session.state,
-                             settings=session.settings), permission
+    return await admit_tool_results(
+        [(item.call, item.output, item.arguments) for item in ran],
+        redact=lambda text: redact_known(text, secrets), project=session.project,
+        session=session.state, settings=session.settings)
 
 
 async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: RunawayGuard
@@ -108,22 +124,23 @@ async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: Run
         for call in batch:
             yield ToolCallStarted(call_id=call.id, name=call.name, arguments=call.arguments)
         if any(call.name in POSTS_EVENTS for call in batch):
-            results = []
-            async for event in _run_posting(session, batch, results):
+            ran: list[_Ran] = []
+            async for event in _run_posting(session, batch, ran):
                 yield event
         elif len(batch) == 1:
-            results = [await _run_tool(session, batch[0])]
+            ran = [await _run_tool(session, batch[0])]
         else:
-            results = await asyncio.gather(*(_run_tool(session, c) for c in batch))
+            ran = list(await asyncio.gather(*(_run_tool(session, c) for c in batch)))
         # Results enter the history in call order, whatever order they finished in.
-        for call, (result, permission) in zip(batch, results, strict=True):
+        for call, item, result in zip(batch, ran, await _admit(session, ran), strict=True):
             session.append(result.message)
             if result.offload is not None:  # not a change of the view: no ledger record
                 yield compaction_event(result.offload)
             yield ToolCallFinished(
                 call_id=call.id, name=call.name, status=result.message.meta["status"],
                 preview=_preview(result.shown), chars=len(result.message.content),
-                offload_path=result.message.meta.get("offload_path"), permission=permission)
+                offload_path=result.message.meta.get("offload_path"),
+                permission=item.permission)
             if guard.observe(call):
                 runaway = call
         # A loaded skill's text follows the whole group of results (pairing holds).
@@ -134,8 +151,7 @@ async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: Run
 
 
 async def _run_posting(session: AgentSession, batch: Sequence[ToolCall],
-                       results: list[tuple[AdmittedResult, str]]
-                       ) -> AsyncIterator[AgentEvent]:
+                       results: list[_Ran]) -> AsyncIterator[AgentEvent]:
     """Run a batch whose tools post events while they run: each event is passed on as it
     comes, the results are put in ``results`` (call order). Cancelled, the tools are
     cancelled and awaited, so a sub-agent closes its stream before the turn repairs."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..text_slices import text_slices
+
 _OPEN = '<tool_result tool="{name}" trust="untrusted-data">'
 _CLOSE = "</tool_result>"
 # Both the opening and closing forms, any letter case (models and HTML are case-blind).
@@ -20,10 +22,12 @@ _HEAD = re.compile(r'\A\s*<tool_result tool="([^"]*)"')
 def clean_text(text: str) -> str:
     """Text safe to encode as UTF-8: lone surrogates (undecodable bytes read with
     ``surrogateescape``) become U+FFFD instead of crashing JSON encoding later."""
+    # slice by slice: a worker thread admitting a 20 MB result lets the loop run between
     try:
-        text.encode("utf-8")
+        for piece in text_slices(text):
+            piece.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
+        return "".join(_SURROGATE.sub("\ufffd", piece) for piece in text_slices(text))
     return text
 
 

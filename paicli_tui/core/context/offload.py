@@ -18,6 +18,7 @@ from typing import Any
 from ...config import Settings
 from ...paths import ProjectPaths, keep_dot_dir_out_of_git
 from ..contracts.session_state import SessionState
+from ..text_slices import text_slices
 from .boundary import clean_text
 
 HEAD_CHARS = 2_000
@@ -81,13 +82,14 @@ SaveOutput = Callable[[str, str], str]
 returns its project-relative path; raises OSError when it cannot."""
 
 
-def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,
-                  text: str) -> str:
-    """Save ``text`` and return its project-relative path (raises OSError on failure).
+def reserve_output(project: ProjectPaths, session: SessionState, tool_name: str) -> str:
+    """Take the next number of this session's saved outputs and return the project-relative
+    path a file of ``tool_name`` output gets (raises OSError when outputs cannot be saved).
 
-    The file is 0600 (command output can hold anything), and never written outside the
-    project: a planted symlink anywhere on ``.paicli/tool-outputs/<session>/<file>`` is an
-    OSError, so the caller falls back to truncation."""
+    Numbers are taken here, on the caller's thread, one after another: a batch of results
+    saved by worker threads still gets them in call order. The folder is never outside the
+    project: a planted symlink anywhere on ``.paicli/tool-outputs/<session>/`` is an OSError,
+    so the caller falls back to truncation."""
     outputs = project.tool_outputs_dir
     folder = project.session_tool_outputs(session.session_id)
     root = Path(os.path.realpath(project.root))
@@ -108,8 +110,13 @@ def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,
         name = f"{session.tool_output_counter:03d}-{_safe_name(tool_name)}.txt"
         if not (folder / name).exists():
             break
-    _write_private(folder / name, text, 0o600)
     return f"{TOOL_OUTPUTS_PREFIX}{session.session_id}/{name}"
+
+
+def write_reserved(project: ProjectPaths, path: str, text: str) -> None:
+    """Write ``text`` to the file :func:`reserve_output` named (0600: command output can hold
+    anything; never through a symlink planted at that name). Safe in a worker thread."""
+    _write_private(project.root / path, text, 0o600)
 
 
 def _write_private(path: Path, text: str, mode: int) -> None:
@@ -118,12 +125,20 @@ def _write_private(path: Path, text: str, mode: int) -> None:
                  mode)
     try:
         os.fchmod(fd, mode)
-        data = text.encode("utf-8", "replace")
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        for piece in text_slices(text):  # short steps: a worker thread lets the loop run
+            view = memoryview(piece.encode("utf-8", "replace"))
+            while view:
+                view = view[os.write(fd, view):]
     finally:
         os.close(fd)
+
+
+def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,
+                  text: str) -> str:
+    """Save ``text`` and return its project-relative path (raises OSError on failure)."""
+    path = reserve_output(project, session, tool_name)
+    write_reserved(project, path, text)
+    return path
 
 
 def output_saver(project: ProjectPaths, session: SessionState) -> SaveOutput:
@@ -161,35 +176,90 @@ def offload_notice(subject: str, text: str, path: str | None, error: str | None,
             f"--- last {len(shown_tail):,} characters ---\n{shown_tail}")
 
 
+@dataclass(frozen=True)
+class OffloadPlan:
+    """What tier 1 decided for one result, before any file is written. Computing it touches
+    no session state, so it may run in a worker thread."""
+
+    tool_name: str
+    text: str
+    """The cleaned (and, for a command, capped) text."""
+    original_chars: int
+    capped: bool
+    head: int
+    cap_chars: int
+    kept: OffloadResult | None
+    """The history text when no file is needed (short, bypassed); None: save ``text``."""
+
+    @property
+    def needs_file(self) -> bool:
+        return self.kept is None
+
+
+def plan_offload(*, tool_name: str, content: str, arguments: Mapping[str, Any],
+                 settings: Settings, is_command: bool = False,
+                 bypass: bool = False) -> OffloadPlan:
+    """Whether one result is saved to a file, and the text that would be saved.
+
+    Short results and bypassed reads are kept unchanged; a result over the threshold
+    (``settings.offload_threshold_chars``, or ``command_offload_chars`` for command output,
+    which is first capped at ``command_output_cap_chars``) needs a file."""
+    text = clean_text(content)
+    original = len(text)
+    cap = settings.command_output_cap_chars
+    capped = is_command and original > cap
+    if capped:
+        text = text[:cap]
+    threshold = settings.command_offload_chars if is_command else settings.offload_threshold_chars
+    head = settings.command_offload_chars if is_command else HEAD_CHARS
+    kept = None
+    if _must_bypass(tool_name, arguments, bypass) or len(text) <= threshold:
+        kept = OffloadResult(text, None, original, capped)
+    return OffloadPlan(tool_name, text, original, capped, head, cap, kept)
+
+
+def finish_offload(plan: OffloadPlan, project: ProjectPaths,
+                   reserved: str | OSError | None) -> OffloadResult:
+    """The history text for a planned result: the file :func:`reserve_output` named is written
+    and a notice stands in for the text; if the name could not be had (``reserved`` is the
+    error) or the write fails, the notice keeps the same previews and says so. Safe in a
+    worker thread."""
+    if plan.kept is not None:
+        return plan.kept
+    path, error = None, "no file was reserved"
+    if isinstance(reserved, str):
+        try:
+            write_reserved(project, reserved, plan.text)
+            path, error = reserved, None
+        except OSError as exc:
+            error = exc.strerror or type(exc).__name__
+    elif isinstance(reserved, OSError):
+        error = reserved.strerror or type(reserved).__name__
+    notice = offload_notice(f"output from {plan.tool_name}", plan.text, path, error,
+                            head=plan.head)
+    if plan.capped:
+        notice += (f"\n[Capture stopped at {plan.cap_chars:,} characters; "
+                   f"the command printed {plan.original_chars:,}.]")
+    return OffloadResult(notice, path, plan.original_chars, True)
+
+
+def try_reserve(plan: OffloadPlan, project: ProjectPaths,
+                session: SessionState) -> str | OSError | None:
+    """The saved-output name for a plan that needs a file (the OSError when there is none),
+    None for a plan that does not."""
+    if not plan.needs_file:
+        return None
+    try:
+        return reserve_output(project, session, plan.tool_name)
+    except OSError as exc:
+        return exc
+
+
 def offload_tool_result(*, tool_name: str, content: str, arguments: dict, project: ProjectPaths,
                         session: SessionState, settings: Settings, is_command: bool = False,
                         bypass: bool = False) -> OffloadResult:
-    """The history text for one tool result.
-
-    Promises: short results and bypassed reads come back unchanged; a result over the
-    threshold (``settings.offload_threshold_chars``, or ``command_offload_chars`` for command
-    output, which is first capped at ``command_output_cap_chars``) is saved whole and replaced
-    by a notice; if saving fails, the notice keeps the same previews and says so.
-    """
-    text = clean_text(content)
-    original = len(text)
-    capped = False
-    if is_command and original > settings.command_output_cap_chars:
-        text = text[: settings.command_output_cap_chars]
-        capped = True
-    if _must_bypass(tool_name, arguments, bypass):
-        return OffloadResult(text, None, original, capped)
-    threshold = settings.command_offload_chars if is_command else settings.offload_threshold_chars
-    head = settings.command_offload_chars if is_command else HEAD_CHARS
-    if len(text) <= threshold:
-        return OffloadResult(text, None, original, capped)
-    try:
-        path: str | None = _write_output(project, session, tool_name, text)
-        error = None
-    except OSError as exc:
-        path, error = None, exc.strerror or type(exc).__name__
-    notice = offload_notice(f"output from {tool_name}", text, path, error, head=head)
-    if capped:
-        notice += (f"\n[Capture stopped at {settings.command_output_cap_chars:,} characters; "
-                   f"the command printed {original:,}.]")
-    return OffloadResult(notice, path, original, True)
+    """The history text for one tool result, in one step (:func:`plan_offload`, a number from
+    :func:`reserve_output`, :func:`finish_offload`)."""
+    plan = plan_offload(tool_name=tool_name, content=content, arguments=arguments,
+                        settings=settings, is_command=is_command, bypass=bypass)
+    return finish_offload(plan, project, try_reserve(plan, project, session))

@@ -7,6 +7,9 @@
 3. **Boundary** (:mod:`.boundary`): the text is wrapped as untrusted data that cannot close
    its own wrapper.
 
+A batch is admitted in call order by :func:`admit_tool_results`: the heavy work of a large
+result in a worker thread, the saved outputs numbered on the event loop (in call order).
+
 Every rule about what a tool result looks like in the history is in this folder; the agent
 only runs the tool and hands the output here. The redactor is injected (it belongs to the
 provider layer, which knows every form a key can take).
@@ -14,7 +17,8 @@ provider layer, which knows every form a key can take).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,10 +29,12 @@ from ..contracts.tools import ToolOutput
 from ..messages import Message, ToolCall
 from ..tokens import estimate_text
 from .boundary import wrap_tool_result
-from .offload import offload_tool_result
+from .offload import OffloadPlan, finish_offload, plan_offload, try_reserve
 from .report import CompactionReport
 
 COMMAND_TOOL = "execute_command"
+INLINE_CHARS = 65_536
+"""A batch of results this short is admitted on the loop itself (under a millisecond)."""
 
 
 @dataclass(frozen=True)
@@ -43,21 +49,39 @@ class AdmittedResult:
     """Set when tier 1 saved or cut the result."""
 
 
-def admit_tool_result(call: ToolCall, output: ToolOutput, arguments: Mapping[str, Any], *,
-                      redact: Callable[[str], str], project: ProjectPaths,
-                      session: SessionState, settings: Settings) -> AdmittedResult:
-    """Redaction, then offload, then the boundary: the tool message for ``call``."""
+@dataclass(frozen=True)
+class PreparedResult:
+    """A tool result redacted and planned for offload, before any file is written."""
+
+    call: ToolCall
+    output: ToolOutput
+    content: str
+    """The redacted text."""
+    plan: OffloadPlan
+
+
+def prepare_tool_result(call: ToolCall, output: ToolOutput, arguments: Mapping[str, Any], *,
+                        redact: Callable[[str], str], settings: Settings) -> PreparedResult:
+    """Redaction, then the offload decision; touches no session state (worker-thread safe)."""
     content = redact(output.content)
-    offloaded = offload_tool_result(
-        tool_name=call.name, content=content, arguments=dict(arguments), project=project,
-        session=session, settings=settings, is_command=call.name == COMMAND_TOOL,
-        bypass=output.bypass_offload)
+    plan = plan_offload(tool_name=call.name, content=content, arguments=arguments,
+                        settings=settings, is_command=call.name == COMMAND_TOOL,
+                        bypass=output.bypass_offload)
+    return PreparedResult(call, output, content, plan)
+
+
+def complete_tool_result(prepared: PreparedResult, project: ProjectPaths,
+                         reserved: str | OSError | None) -> AdmittedResult:
+    """The saved output written (to the name reserved for it), then the boundary: the tool
+    message. Worker-thread safe."""
+    call, output = prepared.call, prepared.output
+    offloaded = finish_offload(prepared.plan, project, reserved)
     report = None
     if offloaded.truncated:
         where = (f" saved to {offloaded.offload_path}" if offloaded.offload_path
                  else " truncated")
         report = CompactionReport(
-            "offload", True, estimate_text(content), estimate_text(offloaded.content),
+            "offload", True, estimate_text(prepared.content), estimate_text(offloaded.content),
             f"{call.name}: {offloaded.original_chars:,} characters{where}",
             path=offloaded.offload_path)
     meta: dict[str, object] = {"status": output.status}
@@ -68,3 +92,33 @@ def admit_tool_result(call: ToolCall, output: ToolOutput, arguments: Mapping[str
     message = Message.tool(call.id, call.name, wrap_tool_result(call.name, offloaded.content),
                            **meta)
     return AdmittedResult(message, offloaded.content, report)
+
+
+def admit_tool_result(call: ToolCall, output: ToolOutput, arguments: Mapping[str, Any], *,
+                      redact: Callable[[str], str], project: ProjectPaths,
+                      session: SessionState, settings: Settings) -> AdmittedResult:
+    """Redaction, then offload, then the boundary: the tool message for ``call``, in one step
+    on the caller's thread."""
+    prepared = prepare_tool_result(call, output, arguments, redact=redact, settings=settings)
+    return complete_tool_result(prepared, project,
+                                try_reserve(prepared.plan, project, session))
+
+
+async def admit_tool_results(results: Sequence[tuple[ToolCall, ToolOutput, Mapping[str, Any]]],
+                             *, redact: Callable[[str], str], project: ProjectPaths,
+                             session: SessionState, settings: Settings) -> list[AdmittedResult]:
+    """:func:`admit_tool_result` for a batch of results, in call order, with the heavy work
+    (redacting and saving a 20 MB output takes about a second) in a worker thread so the
+    event loop keeps running. Saved outputs are numbered here, on the loop, in call order:
+    the same numbers as admitting the results one after another."""
+    if sum(len(output.content) for _, output, _ in results) <= INLINE_CHARS:
+        return [admit_tool_result(call, output, arguments, redact=redact, project=project,
+                                  session=session, settings=settings)
+                for call, output, arguments in results]
+    prepared = await asyncio.to_thread(lambda: [
+        prepare_tool_result(call, output, arguments, redact=redact, settings=settings)
+        for call, output, arguments in results])
+    reserved = [try_reserve(item.plan, project, session) for item in prepared]
+    return await asyncio.to_thread(lambda: [
+        complete_tool_result(item, project, name) for item, name in zip(prepared, reserved,
+                                                                         strict=True)])

@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from ...config import Secret
 from ..contracts.secrets import scrub_secret_values
+from ..text_slices import text_slices
 
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
 MIN_TRANSFORMED = 12
@@ -26,7 +27,9 @@ MASK = "****"
 
 
 def _normalise(text: str) -> str:
-    return "".join(_ALNUM_RUN.findall(text)).lower()
+    # slice by slice: one scan of a 20 MB result would hold the interpreter half a second
+    # (a run cut at a slice edge joins up again: every run is kept, in order)
+    return "".join("".join(_ALNUM_RUN.findall(piece)).lower() for piece in text_slices(text))
 
 
 def _base64_cores(data: bytes) -> list[str]:
