@@ -14,6 +14,7 @@ appended once and never rewritten, so every later request extends the previous o
 from __future__ import annotations
 
 import platform
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +32,7 @@ STATIC_PARTS: tuple[str, ...] = ("base", "personality", "{mode}", "approval", "c
                                  "output_format")
 TURN_CONTEXT_OPEN = "<turn_context>"
 TURN_CONTEXT_CLOSE = "</turn_context>"
+_TURN_TAG = re.compile(r"<(/?turn_context)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,9 @@ def format_now(now: datetime) -> str:
 def turn_context_block(now: datetime, memories: str = "") -> str:
     """The per-turn block that opens the newest user message: date and memories."""
     lines = [TURN_CONTEXT_OPEN, f"Today: {format_now(now)}"]
-    if memories.strip():
-        lines.append(memories.strip())
+    if memories.strip():  # a memory's text cannot end the block: what followed would read
+        # as the person's own words (any letter case: models read tags case-blind)
+        lines.append(_TURN_TAG.sub(r"&lt;\1", memories.strip()))
     lines.append(TURN_CONTEXT_CLOSE)
     return "\n".join(lines)
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import heapq
 import logging
 import math
+import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -108,6 +109,9 @@ MESSAGE_READING, GLOSS_READING, CONCEPT_READING = "message", "gloss", "concepts"
 """The readings of a message each embedder is asked (see :func:`rank`)."""
 BLOCK_OPEN = "<long_term_memory>"
 BLOCK_CLOSE = "</long_term_memory>"
+_BLOCK_TAG = re.compile(r"<(/?long_term_memory)", re.IGNORECASE)
+"""The block's own tags inside a memory, any letter case (models read tags case-blind): a
+memory cannot close the block and speak from outside it."""
 
 
 @dataclass(frozen=True)
@@ -487,10 +491,9 @@ def format_line(entry: MemoryEntry, stale: bool) -> str:
                      else "unverified")
     mark = f" [{'; '.join(marks)}]" if marks else ""
     text = " ".join(entry.content.split())
-    text = text.replace(BLOCK_CLOSE, "&lt;/long_term_memory>").replace(BLOCK_OPEN,
-                                                                      "&lt;long_term_memory>")
-    return (f"- [{entry.id}] ({entry.effective_scope}; written {_date(entry.created_at)}; "
-            f"verified {_date(entry.last_verified_at)}){mark} {text}")
+    line = (f"- [{' '.join(entry.id.split())}] ({entry.effective_scope}; written "
+            f"{_date(entry.created_at)}; verified {_date(entry.last_verified_at)}){mark} {text}")
+    return _BLOCK_TAG.sub(r"&lt;\1", line)  # (the id too: a store file can be hand-edited)
 
 
 def build_block(ranked: Sequence[ScoredEntry], budget_tokens: int,
