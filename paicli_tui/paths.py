@@ -135,14 +135,35 @@ _OLD_DOT_DIR_IGNORES = ("index/\nindex.lock\n",)
 """What earlier versions wrote there (replaced; a person's own file is left alone)."""
 
 
+class LeadsOutside(OSError):
+    """A path of the project's own (``.paicli/…``) leads out of the project through a link."""
+
+
+def stay_inside(root: Path, path: Path) -> None:
+    """Raise LeadsOutside when ``path``, named inside the project ``root``, resolves outside
+    it: a project can ship ``.paicli -> ../..``, and what the program writes there (the index,
+    its lock, a ``.gitignore`` holding ``*``) would land in a folder the project chose."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise LeadsOutside(f"{os.path.relpath(path, root)} leads outside the project (to "
+                           f"{real}); the program writes there only inside the project "
+                           "(set index_uri to keep the index elsewhere)")
+
+
 def keep_dot_dir_out_of_git(dot_dir: Path) -> None:
     """Make ``dot_dir`` (a project's ``.paicli``) invisible to git as a whole."""
     ignore = dot_dir / ".gitignore"
     try:
+        stay_inside(dot_dir.parent, ignore)
         # a FIFO planted here held the first offload or index forever
         current = read_regular_text(ignore, 4096)[0] if ignore.exists() else None
         if current is None or current in _OLD_DOT_DIR_IGNORES:
             dot_dir.mkdir(parents=True, exist_ok=True)
-            ignore.write_text(DOT_DIR_IGNORE, encoding="utf-8")
+            # never through a link planted at that name (a dangling one would be created)
+            fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                         | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(DOT_DIR_IGNORE)
     except OSError:
         pass  # a read-only project: the files still work, git just lists them

@@ -22,7 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ...config import Settings
-from ...paths import keep_dot_dir_out_of_git, normalise_project_root
+from ...paths import keep_dot_dir_out_of_git, normalise_project_root, stay_inside
 from ..contracts.embedder import Embedder
 from ..text.fsnames import display_name
 from .chunk import Chunk
@@ -201,6 +201,9 @@ class CodeIndexer:
         """
         report = progress or _noop
         started = time.perf_counter()
+        if not self.settings.index_uri:  # the project's own .paicli/index: never a link out
+            for path in (Path(self.location), Path(self.location + ".lock")):
+                stay_inside(self.root, path)
         embedder = self.embedder
         summary = IndexSummary(embedder=embedder.name, location=self.location)
         lock = _IndexLock(self.location, on_wait=lambda holder: report(

@@ -1,0 +1,78 @@
+"""A project cannot point the program's own folder out of itself.
+
+The program writes into `<project>/.paicli/`: the code index, its lock and a `.gitignore`
+holding `*`. A repository can ship `.paicli` (or `.paicli/index`, `.paicli/index.lock`,
+`.paicli/.gitignore`) as a link to a folder of its choosing, `../..` being the person's home
+for a clone in `~/src/x`. The index then landed there, with a lock file and a `.gitignore` that
+hides every file of that folder from git. Each row plants one link: nothing is written outside,
+and indexing fails with a reason naming the link and `index_uri`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from doubles.embedders import HashEmbedder
+
+from paicli_tui.core.code.indexer import CodeIndexer
+from paicli_tui.paths import LeadsOutside, keep_dot_dir_out_of_git
+
+
+def link_dot_dir(root, outside) -> None:
+    os.symlink(os.path.relpath(outside, root), root / ".paicli")
+
+
+def link_index(root, outside) -> None:
+    (root / ".paicli").mkdir()
+    os.symlink(os.path.relpath(outside, root / ".paicli"), root / ".paicli" / "index")
+
+
+def link_lock(root, outside) -> None:
+    (root / ".paicli").mkdir()
+    os.symlink(os.path.relpath(outside / "index.lock", root / ".paicli"),
+               root / ".paicli" / "index.lock")
+
+
+@pytest.fixture
+def places(tmp_path):
+    root, outside = tmp_path / "project", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (root / "a.py").write_text("def hello():\n    return 1\n")
+    return root, outside
+
+
+@pytest.mark.parametrize("plant,named", [(link_dot_dir, ".paicli/index"),
+                                         (link_index, ".paicli/index"),
+                                         (link_lock, ".paicli/index.lock")])
+def test_the_index_is_never_written_through_a_link_out(plant, named, places,
+                                                        settings) -> None:
+    root, outside = places
+    plant(root, outside)
+    with pytest.raises(LeadsOutside) as raised:
+        CodeIndexer(settings, root, HashEmbedder()).update()
+    assert str(raised.value).startswith(f"{named} leads outside the project")
+    assert "index_uri" in str(raised.value)
+    assert sorted(os.listdir(outside)) == []
+
+
+def test_a_dangling_gitignore_link_is_not_followed(places) -> None:
+    root, outside = places
+    (root / ".paicli").mkdir()
+    os.symlink(os.path.relpath(outside / ".gitignore", root / ".paicli"),
+               root / ".paicli" / ".gitignore")
+    keep_dot_dir_out_of_git(root / ".paicli")
+    assert sorted(os.listdir(outside)) == []
+
+
+def test_a_link_that_stays_inside_still_indexes(places, settings) -> None:
+    """`.paicli -> build/paicli` (inside the project) is the person's own arrangement."""
+    root, outside = places
+    (root / "build" / "paicli").mkdir(parents=True)
+    os.symlink("build/paicli", root / ".paicli")
+    summary = CodeIndexer(settings, root, HashEmbedder()).update()
+    assert summary.files_indexed == 1
+    assert (root / "build" / "paicli" / "index").is_dir()
+    assert (root / "build" / "paicli" / ".gitignore").read_text() == "*\n"
+    assert sorted(os.listdir(outside)) == []
