@@ -3,9 +3,9 @@
 A repository (or a script the agent ran) can leave a FIFO where a file is expected — a
 ``.gitignore``, a ``.mcp.json``, a ``PAI.md`` include — and opening a FIFO for reading waits
 for a writer forever; a sparse file can claim a gigabyte it never stored. Every program-read
-project file (not the files a tool reads on request, which have their own rules) goes
-through :func:`read_regular`: opened without blocking, refused unless it is a regular file,
-and read only up to the bytes its use can need.
+project file goes through :func:`read_regular`, and so does ``read_file`` (with its own
+20 MB bound): opened without blocking, refused unless it is a regular file, and read only up
+to the bytes its use can need (a file growing while it is read is cut at the bound).
 """
 
 from __future__ import annotations
