@@ -3,6 +3,8 @@ error is said in words, not shown as code."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from pilot_helpers import wait_until
 from textual.geometry import Region
@@ -18,23 +20,30 @@ COMMAND = ("python -m pip install --upgrade --index-url https://mirrors.example.
 REPLY = f"Run this:\n\n```sh\n{COMMAND}\n```\n\nThen check."
 
 
-@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
-async def test_a_long_code_line_in_a_reply_wraps(settings, project_dir, size):
-    """Found in tmux: a reply's shell command longer than the screen was cut at its right
-    edge ("…--index-url https://m" at 60 columns), with no marker and no way to see the
-    rest: a person would copy a broken command. As in Claude Code and Codex, the line now
-    wraps inside the code block; every character of it is on the screen."""
-    script = [ev.TextDelta(REPLY), ev.AssistantMessage(content=REPLY),
+@contextlib.asynccontextmanager
+async def replied(settings, project_dir, size, reply: str, shows: type):
+    """The app at ``size`` once ``reply`` (one answer) is on the screen with a ``shows``."""
+    script = [ev.TextDelta(reply), ev.AssistantMessage(content=reply),
               ev.TurnFinished(session="s1", reason="done")]
     backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
                           client=FakeClient())
     app = PaicliApp(settings, project_dir, backend=backend)
     async with app.run_test(size=size) as pilot:
         await wait_until(pilot, lambda: app.screen.session is not None)
-        await pilot.press(*"how do I install it", "enter")
+        await pilot.press(*"tell me", "enter")
         await wait_until(pilot, lambda: not app.screen.turn_running
-                         and bool(app.screen.query(MarkdownFence)))
+                         and bool(app.screen.query(shows)))
         await pilot.pause(0.3)
+        yield app
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_a_long_code_line_in_a_reply_wraps(settings, project_dir, size):
+    """Found in tmux: a reply's shell command longer than the screen was cut at its right
+    edge ("…--index-url https://m" at 60 columns), with no marker and no way to see the
+    rest: a person would copy a broken command. As in Claude Code and Codex, the line now
+    wraps inside the code block; every character of it is on the screen."""
+    async with replied(settings, project_dir, size, REPLY, MarkdownFence) as app:
         fence = app.screen.query_one(MarkdownFence)
         code = fence.query_one(Label)
         assert code.region.right <= fence.region.right
@@ -43,6 +52,36 @@ async def test_a_long_code_line_in_a_reply_wraps(settings, project_dir, size):
         shown = "".join(line.strip() for line in lines)
         assert shown.replace(" ", "") == COMMAND.replace(" ", "")
         assert sum(1 for line in lines if line.strip()) >= 2  # wrapped
+
+
+TABLE = ("Here is a comparison:\n\n| 语言 | Typing | 速度 |\n|---|---|---|\n"
+         "| Python | dynamic | slow-ish |\n| 中文名字很长的一种语言 | gradual | medium |\n")
+WIDE_TABLE = TABLE + ("| Go | static | a cell long enough that the table cannot fit the screen "
+                      "at sixty or eighty columns |\n")
+
+
+async def table_widths(settings, project_dir, size, reply: str) -> tuple[list[int], int]:
+    """The first row's cell widths of the table in ``reply``, and the conversation's
+    width; every cell is checked to end inside the conversation."""
+    from textual.widgets._markdown import MarkdownTableContent
+
+    async with replied(settings, project_dir, size, reply, MarkdownTableContent) as app:
+        table = app.screen.query_one(MarkdownTableContent)
+        log = app.screen.query_one("ChatLog")
+        assert all(cell.region.right <= log.region.right for cell in table.children)
+        return [cell.outer_size.width for cell in table.children][:3], log.content_size.width
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_a_markdown_table_is_as_wide_as_its_cells(settings, project_dir, size):
+    """Found in tmux: a three-column table took the whole width, its first column 39 cells
+    for 22 of content (中文名字很长的一种语言). A person now sees each column as wide as
+    its widest cell plus its padding (24, 9, 10 cells), nothing cut; a table too wide for
+    the screen still shrinks to fit it (its cells wrap)."""
+    widths, _ = await table_widths(settings, project_dir, size, TABLE)
+    assert widths == [24, 9, 10]
+    widths, room = await table_widths(settings, project_dir, size, WIDE_TABLE)
+    assert sum(widths) + 4 <= room
 
 
 async def test_graph_without_an_index_says_so_in_words(settings, project_dir):

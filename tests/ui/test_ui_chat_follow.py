@@ -84,3 +84,29 @@ async def test_a_denied_call_does_not_stop_the_view_following_the_reply(settings
         assert not log.query_one(ToolBlock).collapsed
         await wait_until(pilot, lambda: at_the_end(log))
         assert log.children[-1].region.bottom <= log.region.bottom
+
+
+async def test_a_command_after_scrolling_up_shows_what_it_said(settings, project_dir):
+    """Found in tmux: after PgUp to read back an hour of chat, /compact compacted (the gauge
+    fell from 9.5k to 4.2k) but its notice was below the screen: nothing seemed to happen.
+    A command, like a message, brings the conversation back to its end, so the person sees
+    "Older turns summarised: … tokens" under the last reply."""
+    from paicli_tui.ui.widgets.compaction_notice import CompactionNotice
+
+    history = [Message.system("system")]
+    for n in range(30):
+        history += [Message.user(f"question {n}"), Message.assistant(f"answer {n}")]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(history=history),
+                          client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        log = app.screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: at_the_end(log))
+        await pilot.press("pageup", "pageup")
+        await wait_until(pilot, lambda: log.scroll_y < log.max_scroll_y - 20)
+        await pilot.press(*"/compact", "enter")
+        await wait_until(pilot, lambda: bool(log.query(CompactionNotice)))
+        await wait_until(pilot, lambda: at_the_end(log))
+        notice = log.query_one(CompactionNotice)
+        assert log.region.y <= notice.region.y and notice.region.bottom <= log.region.bottom

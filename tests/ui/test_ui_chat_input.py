@@ -706,3 +706,22 @@ def test_the_slash_menu_says_where_the_hidden_commands_are(highlighted, hint) ->
     menu.matches, menu.highlighted = list(SLASH_COMMANDS), highlighted
     assert len(SLASH_COMMANDS) == 17
     assert rendered(menu.renderable(80)).splitlines()[-1].startswith(hint)
+
+
+@pytest.mark.parametrize("size", [(100, 30), (80, 24), (60, 20)])
+async def test_the_placeholder_fits_the_input(settings, project_dir, size):
+    """Found in tmux: at 60 columns the empty input read "Ask about this project · / for
+    commands · Ctrl+J new" (cut). A person now sees the longest hint that fits, whole: the
+    full one at 80 and 100 columns, "Ask about this project · / for commands" at 60."""
+    from paicli_tui.ui.widgets.prompt_input import PLACEHOLDER
+
+    app = make_app(settings, project_dir, FakeSession())
+    async with app.run_test(size=size) as pilot:
+        await started(pilot)
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.pause(0.1)
+        assert len(prompt.placeholder) < prompt.content_size.width
+        expected = PLACEHOLDER if size[0] >= 80 else "Ask about this project · / for commands"
+        assert prompt.placeholder == expected
+        row = "".join(s.text for s in prompt.render_lines(prompt.region.reset_offset)[1:2])
+        assert expected in row

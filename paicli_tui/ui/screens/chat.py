@@ -393,6 +393,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         if parsed is not None:
             if parsed[0] not in BY_NAME:  # a typo: the text comes back to be corrected
                 self.prompt.put_back(event.text)
+            # what a command says lands at the end: after PgUp to read back, /compact's
+            # notice (or any command's) stayed below the screen, as if nothing happened
+            self.chat.scroll_end(animate=False)
             await self.run_slash(*parsed)
             return
         if self.session is None:

@@ -24,6 +24,14 @@ PASTE_FOLD_CHARS = 800
 """... and so is a paste longer than this, whatever its line count."""
 
 PLACEHOLDER = "Ask about this project · / for commands · Ctrl+J new line"
+PLACEHOLDERS = (PLACEHOLDER, "Ask about this project · / for commands", "Ask about this project")
+"""Longest first: the input shows the longest that fits (at 60 columns the full one was
+cut to "… · Ctrl+J new")."""
+
+
+def placeholder_for(width: int) -> str:
+    """The longest placeholder that fits ``width`` cells (one is the cursor's)."""
+    return next((text for text in PLACEHOLDERS if len(text) < width), PLACEHOLDERS[-1])
 
 
 class PromptInput(TextArea):
@@ -73,6 +81,9 @@ class PromptInput(TextArea):
         self.pastes: dict[str, str] = {}
         self._paste_count = 0
         self.queued: list[str] = []
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.placeholder = placeholder_for(self.content_size.width)
 
     # -- keys ------------------------------------------------------------------------------
     async def _on_key(self, event: events.Key) -> None:
