@@ -178,3 +178,36 @@ async def test_each_retry_is_announced_before_the_wait() -> None:
     assert retries[1].reason == "HTTP 503: overloaded" and retries[1].delay_s == 4.0
     assert [r.delay_s for r in retries] == replay.slept
     assert isinstance(events[0], StreamRetry) and isinstance(events[2], StreamDelta)
+
+
+async def test_a_cancel_while_the_next_line_is_already_read_stops_the_stream() -> None:
+    """Found in tmux: after a long reply was on the screen (the app's loop slowed by its
+    layout), Esc and Ctrl+C no longer stopped a streaming reply: it ran to its end. The
+    cancel arrived while the next SSE line had just been read, and 3.11's wait_for returned
+    that line and dropped the cancel. Cancelled at exactly that moment, the stream stops."""
+    import asyncio
+
+    from doubles.openai_mock import mock_client
+
+    consumer: asyncio.Task | None = None
+
+    async def body():
+        yield sse([delta(role="assistant", content="")], done=False)
+        for n in range(200):
+            await asyncio.sleep(0)  # a read from the network
+            if n == 5:
+                assert consumer is not None
+                consumer.cancel()  # the line below is read in the same step
+            yield sse([delta(content=f"word{n} ")], done=False)
+        yield sse([delta(finish="stop")])
+
+    events: list = []
+
+    async def consume() -> None:
+        async for event in mock_client(body()).stream([Message.user("hi")]):
+            events.append(event)
+
+    consumer = asyncio.ensure_future(consume())
+    await asyncio.gather(consumer, return_exceptions=True)
+    assert consumer.cancelled()
+    assert len(events) <= 8, len(events)  # not the 200 words that followed

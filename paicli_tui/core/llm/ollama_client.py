@@ -24,7 +24,7 @@ from ..contracts.llm import (
     UsageReport,
 )
 from ..messages import Message, Role, ToolCall
-from .openai_client import is_context_length_error
+from .openai_client import is_context_length_error, next_within
 
 
 def to_ollama_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -89,7 +89,7 @@ class OllamaClient:
             parts = response.__aiter__()
             while True:
                 try:
-                    part = await asyncio.wait_for(parts.__anext__(), max(0.0, deadline - clock()))
+                    part = await next_within(parts, max(0.0, deadline - clock()))
                 except StopAsyncIteration:
                     break
                 except TimeoutError:

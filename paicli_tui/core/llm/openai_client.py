@@ -122,6 +122,15 @@ async def bounded_lines(pieces: AsyncIterator[str], limit: int) -> AsyncIterator
         yield "".join(pending)
 
 
+async def next_within(items: AsyncIterator[Any], seconds: float) -> Any:
+    """The next item, or TimeoutError after ``seconds``. Not ``asyncio.wait_for``: on
+    Python 3.11 it returns the item and drops a cancel that arrives just as the item is
+    ready, and when the app's loop is slow (a long conversation on the screen) that is
+    nearly every cancel: Esc no longer stopped a streaming reply."""
+    async with asyncio.timeout(seconds):
+        return await items.__anext__()
+
+
 async def read_bounded(response: httpx.Response, limit: int, seconds: float) -> bytes:
     """The body, read until ``limit`` bytes or ``seconds`` pass; _TooLong past the limit,
     TimeoutError past the time (an answer that drips never holds a request for long)."""
@@ -133,7 +142,8 @@ async def read_bounded(response: httpx.Response, limit: int, seconds: float) -> 
                 raise _TooLong
         return bytes(body)
 
-    return await asyncio.wait_for(read(), seconds)
+    async with asyncio.timeout(seconds):  # not wait_for: see next_within
+        return await read()
 
 
 class _Retry(Exception):
@@ -263,8 +273,7 @@ class OpenAICompatibleClient:
                 lines = bounded_lines(response.aiter_text(), line_cap).__aiter__()
                 while True:
                     try:
-                        line = await asyncio.wait_for(lines.__anext__(),
-                                                      max(0.0, deadline - clock()))
+                        line = await next_within(lines, max(0.0, deadline - clock()))
                     except StopAsyncIteration:
                         break
                     except _TooLong:
