@@ -9,16 +9,18 @@ from .tools import ToolContext
 
 
 async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
-                       read_only: bool = False) -> bool:
+                       read_only: bool = False, always_covers: bool = True) -> bool:
     """True when the call may go ahead.
 
     ``--yes`` (settings.auto_approve), an earlier "always" for this tool and a command the
     caller found read-only approve without asking; otherwise the session's approval callback
     decides (headless default: deny). How a call went ahead unasked is recorded in
-    ``context.granted`` so its block can say so.
+    ``context.granted`` so its block can say so. ``always_covers=False``: this call is asked
+    about even after an "always" for its tool (a write into the git folder).
     """
     unasked = (Permission.AUTO if context.settings.auto_approve
-               else Permission.ALWAYS if request.tool in context.session.always_approved
+               else Permission.ALWAYS if always_covers
+               and request.tool in context.session.always_approved
                else Permission.READ_ONLY if read_only else None)
     if unasked is not None:
         context.granted.append(unasked)

@@ -51,10 +51,21 @@ def _uses_crlf(text: str) -> bool:
     return crlf > 0 and crlf == text.count("\n")
 
 
+def in_git_folder(label: str) -> bool:
+    """``label`` (project-relative) lies in a repository's own folder: git runs what its
+    config (``core.fsmonitor``, aliases, diff drivers) and hooks say, on the person's next
+    ``git status`` or commit in their own terminal, out of reach of any approval."""
+    return any(part.lower() == ".git" for part in Path(label).parts)
+
+
 async def _apply(context: ToolContext, tool: str, path: Path, label: str, before: str,
                  after: str, summary: str) -> ToolOutput:
     diff = unified_diff(label, before, after)
-    if not await ask_approval(context, ApprovalRequest(tool=tool, summary=summary, detail=diff)):
+    git_folder = in_git_folder(label)
+    asked = f"{summary} (in the git folder: git runs its config and hooks)" if git_folder \
+        else summary
+    if not await ask_approval(context, ApprovalRequest(tool=tool, summary=asked, detail=diff),
+                              always_covers=not git_folder):
         return ToolOutput(denied(summary), status="denied")
     await asyncio.to_thread(write_atomically, path, after)
     added = sum(1 for line in diff.splitlines() if line.startswith("+") and
