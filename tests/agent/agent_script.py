@@ -97,3 +97,17 @@ class ScriptedClient:
 
 async def drain(iterator) -> list:
     return [event async for event in iterator]
+
+
+async def one_turn_calls(settings: Any, root: Any, steps: list[Step], approve: Any
+                         ) -> tuple[list[tuple[str, str, str]], list]:
+    """Run one turn of a new session on ``steps``: each finished call as (name, status,
+    permission), and every event."""
+    from paicli_tui.core.agent.session import AgentSession
+    from paicli_tui.core.contracts.events import ToolCallFinished
+
+    session = await AgentSession.start(settings, root, client=ScriptedClient(steps),
+                                       approve=approve)
+    events = await drain(session.run_turn("go"))
+    return [(e.name, e.status, e.permission) for e in events
+            if isinstance(e, ToolCallFinished)], events

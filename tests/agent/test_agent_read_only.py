@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from agent_script import ScriptedClient, Step, call, drain
+from agent_script import ScriptedClient, Step, call, drain, one_turn_calls
 
 from paicli_tui.config import Settings
 from paicli_tui.core.agent.session import AgentSession
@@ -200,11 +200,7 @@ async def test_events_say_how_each_call_went_ahead(settings, root) -> None:
                          call("write_file", path="b.txt", content="2"),
                          call("execute_command", command="touch c.txt")]),
              Step(text="done")]
-    session = await AgentSession.start(settings, root, client=ScriptedClient(steps),
-                                       approve=approve)
-    events = await drain(session.run_turn("go"))
-    finished = [(e.name, e.status, e.permission) for e in events
-                if isinstance(e, ToolCallFinished)]
+    finished, events = await one_turn_calls(settings, root, steps, approve)
     assert finished == [("execute_command", "done", "read-only"),
                         ("write_file", "done", ""),
                         ("write_file", "done", "always"),
