@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "paicli_tui"
 
 FOUNDATION = {"paths", "resources", "config", "core.messages", "core.tokens", "regular_files",
-              "core.text_slices"}
+              "core.text_slices", "process_supervisor"}
 CORE_BELOW_AGENT = {"core.contracts", "core.text", "core.llm", "core.embedders", "core.context",
                     "core.memory", "core.code", "core.skills", "core.web", "core.mcp"}
 
@@ -64,6 +64,8 @@ ALLOWED: dict[str, set[str]] = {
     "logs": {"config", "core.llm"},
     "app": FOUNDATION | {"ui"},
     "paicli_tui": set(),
+    # the script commands and MCP servers run under (stdlib only)
+    "process_supervisor": set(),
     # marks the process so commands cannot read its environment (stdlib only)
     "private_process": set(),
     "cli": {"paicli_tui", "config", "app", "commands", "logs", "private_process"},

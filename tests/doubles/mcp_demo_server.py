@@ -1,6 +1,8 @@
 """A real MCP stdio server written with the SDK, for the MCP tests (run as a subprocess).
 
-``python mcp_demo_server.py`` serves; ``--crash`` exits at once; ``--hang`` never answers.
+``python mcp_demo_server.py`` serves; ``--crash`` exits at once; ``--hang`` never answers;
+``--ignore-eof PID_FILE`` writes its pid to PID_FILE, serves, and then stays running when its
+stdin ends (and ignores SIGTERM and SIGHUP), as a careless server does.
 """
 
 from __future__ import annotations
@@ -46,7 +48,16 @@ def main() -> None:
         """Many lines of text."""
         return "\n".join(f"line {i} of the remote page" for i in range(lines))
 
+    if "--ignore-eof" in sys.argv:
+        import signal
+        from pathlib import Path
+
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, signal.SIG_IGN)
+        Path(sys.argv[sys.argv.index("--ignore-eof") + 1]).write_text(str(os.getpid()))
     server.run("stdio")
+    if "--ignore-eof" in sys.argv:
+        time.sleep(600)
 
 
 if __name__ == "__main__":

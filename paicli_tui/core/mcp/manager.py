@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import re
+import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ...process_supervisor import PARENT_LIFELINE
+from ...process_supervisor import SCRIPT as SUPERVISOR
 from ..contracts.tools import Tool
 from .config import McpServerConfig
 from .status import ServerStatus, describe_error
@@ -38,6 +43,23 @@ def tool_name(server: str, tool: str, taken: set[str]) -> str:
         name, n = base[:MAX_TOOL_NAME - len(suffix)] + suffix, n + 1
     taken.add(name)
     return name
+
+
+def supervised(config: McpServerConfig, env: dict[str, str], cwd: Path) -> list[str]:
+    """The interpreter's arguments that run ``config``'s server under the process supervisor,
+    tied to this process: if the app dies in any way (SIGKILL too) the server's whole tree is
+    killed, even a server that ignores the end of its stdin. FileNotFoundError (the command)
+    when the program cannot be found, as the SDK's own start would say."""
+    command = config.command
+    if os.sep not in command:
+        found = shutil.which(command, path=env.get("PATH", os.defpath))
+        if found is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
+        command = found
+    elif not os.path.isabs(command):
+        command = str(cwd / command)
+    return ["-I", "-S", SUPERVISOR, PARENT_LIFELINE, str(os.getpid()), command,
+            *config.args]
 
 
 class McpManager:
@@ -83,6 +105,7 @@ class McpManager:
                      logs_dir: Path, taken: set[str]) -> None:
         import anyio
         from mcp import ClientSession, StdioServerParameters, stdio_client
+        from mcp.client.stdio import get_default_environment
 
         config = status.config
         cwd = Path(config.cwd).expanduser() if config.cwd else project_root
@@ -97,8 +120,10 @@ class McpManager:
                     os.chmod(status.log_path, 0o600)
                 # The SDK passes only a small safe environment (HOME, PATH, ...) plus `env`:
                 # provider keys never reach a server unless the person put them in `env`.
-                params = StdioServerParameters(command=config.command, args=list(config.args),
-                                               env=dict(config.env) or None, cwd=str(cwd))
+                env = get_default_environment() | dict(config.env)
+                params = StdioServerParameters(
+                    command=sys.executable, args=supervised(config, env, cwd), env=env,
+                    cwd=str(cwd))
                 read, write = await stack.enter_async_context(stdio_client(params,
                                                                            errlog=errlog))
                 session = await stack.enter_async_context(ClientSession(read, write))

@@ -9,9 +9,9 @@ import os
 import signal
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
+from ....process_supervisor import SCRIPT as SUPERVISOR
 from ...contracts.asks import ApprovalRequest
 from ...contracts.read_only import is_read_only
 from ...contracts.shell import classify_command
@@ -25,7 +25,6 @@ READ_BLOCK = 65_536
 
 SUMMARY_CHARS = 200
 """Characters of a command's first line in its approval summary (the detail has it all)."""
-SUPERVISOR = str(Path(__file__).with_name("command_supervisor.py"))
 SHELL = "/bin/sh"
 DRAIN_AFTER_EXIT_S = 1.0
 """After the command exits, output still arriving is read this long (a child that escaped
@@ -49,7 +48,7 @@ async def run_command(command: str, cwd: str, timeout_s: float, cap_chars: int, 
     Returns (exit code or None on timeout, captured text, total characters printed,
     timed out). At most ``cap_chars`` characters are kept; the rest is read and counted so
     the command never blocks on a full pipe. Nothing the command starts outlives it: a
-    supervisor (see ``command_supervisor.py``) kills what it leaves running when it exits,
+    supervisor (see ``process_supervisor.py``) kills what it leaves running when it exits,
     and everything when this call is cancelled, times out, or the app dies (even SIGKILL).
     """
     lifeline_r, lifeline_w = os.pipe()

@@ -1,9 +1,11 @@
-"""Runs one shell command for the agent and makes sure nothing it started outlives it.
+"""Runs one shell command or MCP server for the app and makes sure nothing it started
+outlives it.
 
-Started as a plain script (``python -I -S command_supervisor.py LIFELINE SHELL COMMAND``: no
-package import, so it costs a few milliseconds), in its own session. It runs the shell in a
-process group of its own and becomes the "subreaper" of everything below it (Linux), so even
-a child that calls ``setsid`` to escape the group is re-parented here and found.
+Started as a plain script (``python -I -S process_supervisor.py LIFELINE SHELL COMMAND``, or
+``… --parent APP_PID PROGRAM ARGS…`` for an MCP server: no package import, so it costs a few
+milliseconds), in its own session. It runs the shell (or the server) in a process group of
+its own and becomes the "subreaper" of everything below it (Linux), so even a child that
+calls ``setsid`` to escape the group is re-parented here and found.
 
 - When the shell exits, whatever it left running (``sleep 31 &``, a daemon) is killed, one
   line says so, and the shell's exit code is passed on: a background child holding the output
@@ -11,6 +13,12 @@ a child that calls ``setsid`` to escape the group is re-parented here and found.
 - ``LIFELINE`` is the read end of a pipe whose write end only the app holds. It reads as
   end-of-file the moment the app closes it (turn cancelled, timeout) or dies in any way,
   SIGKILL included; then everything is killed and the supervisor exits with 137.
+- An MCP server is started by the SDK, which passes no file descriptor but the server's
+  stdin/stdout/stderr, so its lifeline is the app process itself (``--parent APP_PID``): when
+  the app dies, SIGKILL included, the supervisor is re-parented and kills the server's tree.
+  Linux says so at once (``PR_SET_PDEATHSIG``); elsewhere the parent is looked at every
+  second. The server keeps stdin and stdout to itself (the supervisor's own are closed), and
+  the line about processes left running goes to stderr, the server's log.
 
 Without Linux's ``/proc`` and subreaper (macOS, the BSDs) only the command's process group can
 be found: it is killed until no member is left (``killpg(group, 0)`` says whether one is), so
@@ -116,21 +124,39 @@ def _kill_everything(group: int) -> int:
     return len(stopped)
 
 
-def _set_subreaper() -> None:
+PARENT_LIFELINE = "--parent"
+"""First argument of the MCP-server form: the app's pid follows, then the program."""
+SCRIPT = os.path.abspath(__file__)
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
+
+
+def _prctl(option: int, value: int) -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
     except (OSError, AttributeError):
         pass
 
 
+def _parse(argv: list[str]) -> tuple[int | None, int | None, list[str], int]:
+    """(lifeline fd, app pid, the program's argv, where the closing note goes)."""
+    if argv[0] == PARENT_LIFELINE:
+        return None, int(argv[1]), argv[2:], 2
+    return int(argv[0]), None, [argv[1], "-c", argv[2]], 1
+
+
+def _orphaned(app: int | None) -> bool:
+    """True when the app this supervisor belongs to has died (it was re-parented)."""
+    return app is not None and os.getppid() != app
+
+
 def main() -> int:
-    lifeline = int(sys.argv[1])
-    shell, command = sys.argv[2], sys.argv[3]
-    _set_subreaper()
+    lifeline, app, program, notes = _parse(sys.argv[1:])
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
@@ -138,15 +164,28 @@ def main() -> int:
     signal.signal(signal.SIGCHLD, lambda *_: None)  # wakes select through the wake-up pipe
     for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(number, lambda signum, _frame: stop.append(signum))
+    if app is not None:
+        # The parent's death wakes select; only a new parent proves it (the signal also
+        # comes when the thread that started this process ends, the app still running).
+        signal.signal(signal.SIGUSR1, lambda *_: None)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGUSR1)
+        if _orphaned(app):  # died before the line above: nothing is started
+            return 137
     try:
-        child = subprocess.Popen([shell, "-c", command], process_group=0)
+        child = subprocess.Popen(program, process_group=0)
     except OSError as exc:
-        os.write(2, f"cannot start {shell}: {exc}\n".encode())
+        os.write(2, f"cannot start {program[0]}: {exc}\n".encode())
         return 127
+    if app is not None:  # the server alone holds the pipes: its exit is their end-of-file
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.close(null)
     group = child.pid
+    watched = [wake_r] if lifeline is None else [lifeline, wake_r]
     while child.poll() is None:
         try:
-            ready, _, _ = select.select([lifeline, wake_r], [], [], 1.0)
+            ready, _, _ = select.select(watched, [], [], 1.0)
         except InterruptedError:
             continue
         if wake_r in ready:
@@ -154,16 +193,17 @@ def main() -> int:
                 os.read(wake_r, 512)
             except BlockingIOError:
                 pass
-        if lifeline in ready or stop:  # the app closed its end or died: nothing may stay
+        if lifeline in ready or stop or _orphaned(app):  # the app is gone: nothing may stay
             _kill_everything(group)
             return 137
     code = child.returncode
     left = _kill_everything(group)
     if left:
         count = "background processes" if left == SOME else f"{left} background process(es)"
-        note = f"\n[the command left {count} running; they were stopped when it finished]\n"
+        what = "command" if app is None else "MCP server"
+        note = f"\n[the {what} left {count} running; they were stopped when it finished]\n"
         try:
-            os.write(1, note.encode())
+            os.write(notes, note.encode())
         except OSError:
             pass
     return code if code >= 0 else 128 - code
