@@ -93,7 +93,7 @@ def explain_parts(item: Any) -> dict[str, Any]:
             "english_margin": round(item.english_margin, 2),
             "english_reading": item.english_reading,
             "time_weight": round(item.time, 4), "leaning": item.leaning,
-            "pointed": list(item.pointed), "why_not": item.why_not}
+            "pointed": list(item.pointed), "rarity": item.rarity, "why_not": item.why_not}
 
 
 def _search_json(service: LocalMemoryService, item: Any, explain: bool) -> dict[str, Any]:

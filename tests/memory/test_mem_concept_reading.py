@@ -21,7 +21,7 @@ from paicli_tui.core.memory import retrieval
 from paicli_tui.core.memory.entry import MemoryEntry, format_time
 from paicli_tui.core.memory.retrieval import concept_reading, describe, rank
 from paicli_tui.core.memory.service import LocalMemoryService
-from paicli_tui.core.memory.terms import english_text, text_terms
+from paicli_tui.core.memory.terms import Terms, english_text, text_terms
 
 
 @pytest.mark.parametrize(("message", "expected"), [
@@ -137,8 +137,10 @@ class _FixedKeywords:
         self.scores = np.array(scores, dtype=np.float32)
         self.coverage = np.array(coverage or [0.5] * len(scores), dtype=np.float32)
 
-    def match(self, query: str, texts: list[str]) -> _Scores:
-        return _Scores(self.scores, self.coverage, text_terms(query))
+    def match(self, query: Any, texts: list[str], *, rarity: float = 1.0) -> _Scores:
+        """The given scores whatever the rarity (rank asks again with the bars' rarity)."""
+        terms = query if isinstance(query, Terms) else text_terms(query)
+        return _Scores(self.scores, self.coverage, terms)
 
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
@@ -265,7 +267,7 @@ def test_a_message_naming_no_concept_leans_on_meaning(
         margins: list[float], shown: list[str], relevance: list[float]) -> None:
     assert retrieval.UNNAMED_BARS == retrieval.Bars(
         vector_floor=1.5, vector_scale=0.6, english_floor=2.5, english_scale=0.6,
-        relevance=0.7, relative=0.7, support=3.0)
+        relevance=0.7, relative=0.7, support=3.0, rarity=1.5)
     _fixed_vectors(monkeypatch, margins)
     ranked = rank(query, _entries(len(scores)), keywords=_FixedKeywords(scores),
                   vectors=object(), now=NOW)  # type: ignore[arg-type]
@@ -274,7 +276,8 @@ def test_a_message_naming_no_concept_leans_on_meaning(
     for r in ranked:  # explain says which bars the message got
         assert r.leaning == retrieval.MEANING_LEADS
         assert ("; the message names no concept: meaning leads (each margin also counted from "
-                "the memory's side, against its own nearness to unrelated text);") in describe(r)
+                "the memory's side, against its own nearness to unrelated text; each shared "
+                "word weighs its rarity to the power 1.5);") in describe(r)
 
 
 @pytest.mark.parametrize(("topic", "read", "bars"), [

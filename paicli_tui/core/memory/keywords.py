@@ -79,13 +79,14 @@ class _Corpus:
         self.contentless = np.array([not bag and has_words(text)
                                      for text, bag in zip(texts, bags, strict=True)], dtype=bool)
 
-    def idf(self, term: str) -> float:
+    def idf(self, term: str, rarity: float = 1.0) -> float:
         """ln(1 + N/df) ÷ ln(1 + N): 1 for a word only one memory has, falling with how
-        many share it, never 0 (a word every memory of a small store has still counts)."""
+        many share it, never 0 (a word every memory of a small store has still counts);
+        raised to ``rarity`` (see :meth:`KeywordIndex.match`)."""
         posting = self.postings.get(term)
         df = len(posting[0]) if posting is not None else 0
         n = max(self.size, 1)
-        return math.log(1 + n / df) / math.log(1 + n) if df else 0.0
+        return (math.log(1 + n / df) / math.log(1 + n)) ** rarity if df else 0.0
 
 
 @dataclass(frozen=True)
@@ -110,13 +111,16 @@ class KeywordScores:
         """Per text: True when it holds words but every one is a stop word."""
         return self.corpus.contentless
 
+    rarity: float = 1.0
+    """The power the rarity weights were raised to (see :meth:`KeywordIndex.match`)."""
+
     def matched(self, i: int) -> tuple[str, ...]:
         """The terms text ``i`` shares with the message, best first (for --explain)."""
         bag = self.corpus.bags[i]
         found = []
         for group in self.terms.groups:
             # on a tie the word itself names the match better than its concept
-            hits = [(self.corpus.idf(t) * w * bag[t], not t.startswith("§"), t)
+            hits = [(self.corpus.idf(t, self.rarity) * w * bag[t], not t.startswith("§"), t)
                     for t, w in group if t in bag]
             if hits:
                 found.append(max(hits))
@@ -215,8 +219,12 @@ class KeywordIndex:
             corpus = self._corpus = _Corpus(list(texts), self.bags(texts))
         return corpus
 
-    def match(self, query: str | Terms, texts: Sequence[str]) -> KeywordScores:
-        """Keyword evidence of every text for ``query``."""
+    def match(self, query: str | Terms, texts: Sequence[str], *, rarity: float = 1.0
+              ) -> KeywordScores:
+        """Keyword evidence of every text for ``query``. ``rarity``: the power each word's
+        rarity weight (IDF, at most 1) is raised to; above 1, a word many memories share
+        counts for less against a rare one (for a message the embedders lead, see
+        :data:`~.retrieval.UNNAMED_BARS`)."""
         import numpy as np
 
         terms = self.query_terms(query) if isinstance(query, str) else query
@@ -234,7 +242,7 @@ class KeywordIndex:
                 if posting is None:
                     potential = max(potential, q_weight)  # a word no memory has: idf 1
                     continue
-                idf = corpus.idf(term)
+                idf = corpus.idf(term, rarity)
                 potential = max(potential, idf * q_weight)
                 ids, weights = posting
                 if not term.isalpha():  # a concept (§…) or an identifier / version
@@ -247,7 +255,7 @@ class KeywordIndex:
                 gained += best
                 words += best > 0
         return KeywordScores(gained * corpus.factor, np.minimum(1.0, gained / (total or 1.0)),
-                             terms, corpus, words, named)
+                             terms, corpus, words, named, rarity)
 
 
 def _plain(term: str) -> bool:
