@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ...resources import load_prompt
+from ..context.boundary import wrap_tool_result
 from ..contracts.events import (
     AgentError,
     AgentEvent,
@@ -79,7 +80,10 @@ def task_input(task: PlanTask, plan: Plan, results: dict[str, str], memories: st
         text = results.get(dep, "")
         if len(text) > DEPENDENCY_RESULT_CHARS:
             text = text[:DEPENDENCY_RESULT_CHARS] + "\n[result cut]"
-        parts.append(f"Result of task {dep} ({plan.by_id[dep].title}):\n{text}")
+        # the answer of a sub-agent that read files and pages: data, as a run_subagent answer
+        # is in the main history, not words of the person's in this task's message
+        parts.append(wrap_tool_result(f"plan task {dep}",
+                                      f"Result of task {dep} ({plan.by_id[dep].title}):\n{text}"))
     if memories.strip():
         parts.append(memories.strip())
     return "\n\n".join(parts)
