@@ -37,7 +37,8 @@ class Pages:
         self.asked: list[str] = []
 
     def handler(self, request: httpx.Request) -> httpx.Response:
-        self.asked.append(str(request.url))
+        # the request goes to the address the name was checked with; the name is its Host
+        self.asked.append(str(request.url.copy_with(netloc=request.headers["host"].encode())))
         if request.url.path == "/start":
             return httpx.Response(302, headers={"location": self.target})
         return httpx.Response(200, headers={"content-type": "text/plain"},

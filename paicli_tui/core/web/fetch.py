@@ -4,7 +4,10 @@ Bounded on every side: http and https only; at most 5 redirects, each checked ag
 connect and a total deadline; at most 5 MB read from the body (the rest is not downloaded).
 A redirect from a public host to this machine or a private network (127.0.0.1, 10.x,
 169.254.169.254 where clouds serve instance credentials, a name resolving there) is not
-followed: the person approved the public URL, not a request to their own services.
+followed: the person approved the public URL, not a request to their own services. Each host
+is resolved once and the connection goes to the address that was checked
+(:class:`PinnedTransport`), so a name cannot answer "public" to the check and "127.0.0.1" to
+the connection.
 The result can be long: the normal offload rule (behaviour §3) puts big pages in a file the
 model pages through with ``read_file``. The call needs the person's approval (a URL can carry
 data out), and its result is marked external, so the memory guard trips (behaviour §16).
@@ -80,21 +83,74 @@ def _host(url: str) -> str:
     return (urlsplit(url).hostname or "").rstrip(".").lower()
 
 
-async def is_local_host(url: str, resolve: Resolver, *,
-                        test: Callable[[str], bool] = _is_local_address) -> bool:
-    """Whether ``url``'s host is this machine or a private network (``test``): by its literal
-    address, ``localhost``, or any address its name resolves to (``2130706433`` and
+def _is_local(host: str, addresses: list[str],
+              test: Callable[[str], bool] = _is_local_address) -> bool:
+    """Whether ``host`` is this machine or a private network (``test``): by its literal
+    address, ``localhost``, or any of the ``addresses`` it resolved to (``2130706433`` and
     ``127.1`` too)."""
-    host = _host(url)
     if test is _is_local_address and (host == "localhost" or host.endswith(".localhost")):
         return True
-    return test(host) or any(test(address) for address in await resolve(host))
+    return test(host) or any(test(address) for address in addresses)
 
 
-async def is_link_local_host(url: str, resolve: Resolver) -> bool:
-    """Whether ``url``'s host is link-local (169.254.x, fe80::): where clouds serve a
-    machine's instance credentials (169.254.169.254)."""
-    return await is_local_host(url, resolve, test=_is_link_local_address)
+class PinnedTransport:
+    """An httpx transport that connects only to the addresses a host was checked with.
+
+    The redirect check resolves a name; left to itself httpx would resolve it again when it
+    connects, and a name whose DNS answer changes in between (DNS rebinding: public for the
+    check, 127.0.0.1 for the connection) would reach what the check refused. Here every host
+    is resolved once (:meth:`pin`), checked on those addresses, and the request goes to one of
+    them: the URL carries the address, the ``Host`` header and the TLS server name (so the
+    certificate checked) stay the name's."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.pins: dict[str, list[str]] = {}
+
+    async def pin(self, url: str, resolve: Resolver) -> list[str]:
+        """The addresses ``url``'s host resolves to now, which its requests will use (the
+        literal address itself for an IP host; none when it does not resolve)."""
+        import httpx
+
+        host = _host(url)
+        if _address(host) is not None:
+            return [host]
+        addresses = await resolve(host)
+        self.pins[httpx.URL(url).host] = addresses
+        return addresses
+
+    async def handle_async_request(self, request: Any) -> Any:
+        import httpx
+
+        host = request.url.host
+        if _address(host) is not None:
+            return await self.inner.handle_async_request(request)
+        addresses = self.pins.get(host)
+        if not addresses:  # never checked: fail closed rather than let httpx resolve it
+            raise FetchError(f"{host} does not resolve to any address")
+        failure: Exception | None = None
+        for address in addresses:
+            pinned = httpx.Request(
+                request.method, request.url.copy_with(host=address), headers=request.headers,
+                stream=request.stream, extensions={**request.extensions,
+                                                   "sni_hostname": host})
+            try:
+                return await self.inner.handle_async_request(pinned)
+            except httpx.ConnectError as exc:  # nothing sent yet: the next address may answer
+                failure = exc
+        assert failure is not None
+        raise failure
+
+    # httpx.AsyncBaseTransport's shape, without importing httpx when this module loads
+    async def __aenter__(self) -> PinnedTransport:
+        await self.inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.inner.__aexit__(*exc_info)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 async def fetch_text(url: str, settings: Settings, *, transport: Any = None,
@@ -106,12 +162,13 @@ async def fetch_text(url: str, settings: Settings, *, transport: Any = None,
     timeout = httpx.Timeout(settings.web_fetch_timeout_s, connect=min(
         10.0, settings.web_fetch_timeout_s))
     limit = settings.web_fetch_max_bytes
-    async with httpx.AsyncClient(timeout=timeout, follow_redirects=False, transport=transport,
+    pinned = PinnedTransport(transport if transport is not None else httpx.AsyncHTTPTransport())
+    async with httpx.AsyncClient(timeout=timeout, follow_redirects=False, transport=pinned,
                                  headers={"User-Agent": USER_AGENT,
                                           "Accept": "text/html, text/*;q=0.9, */*;q=0.5"}
                                  ) as client:
         current = check_url(url)
-        approved_local: bool | None = None  # asked only when a redirect comes
+        approved_local = _is_local(_host(current), await pinned.pin(current, resolve))
         for _ in range(MAX_REDIRECTS + 1):
             async with client.stream("GET", current) as response:
                 if response.is_redirect:
@@ -119,14 +176,14 @@ async def fetch_text(url: str, settings: Settings, *, transport: Any = None,
                     if not location:
                         raise FetchError(f"{current} redirects without a Location header")
                     target = check_url(urljoin(current, location))
-                    if approved_local is None:
-                        approved_local = await is_local_host(url, resolve)
-                    if not approved_local and await is_local_host(target, resolve):
+                    addresses = await pinned.pin(target, resolve)
+                    if not approved_local and _is_local(_host(target), addresses):
                         raise FetchError(
                             f"{current} redirects to {target}, an address on this machine or "
                             "its private network; not followed (the approval was for a "
                             "public page): fetch that URL itself if it is really meant")
-                    if _host(target) != _host(url) and await is_link_local_host(target, resolve):
+                    if _host(target) != _host(url) and _is_local(
+                            _host(target), addresses, _is_link_local_address):
                         # even from a private page: an intranet page is no reason to hand
                         # the model the machine's cloud credentials
                         raise FetchError(
