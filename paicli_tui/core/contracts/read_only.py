@@ -41,6 +41,9 @@ _PUNCTUATION = frozenset(";&|()<>")
 _EXPANSION = re.compile(r"\$[A-Za-z0-9_{(\[@*#?$!\-'\"]|`")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 _WILDCARD = re.compile(r"[*?\[]")
+_BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
+"""A brace expansion: bash turns ``{-exec,touch}`` into two words, ``{/etc/passwd,x}`` into
+a path outside."""
 
 # Options that make a listed program run a command or write a file.
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint",
@@ -76,6 +79,28 @@ class ReadOnlyVerdict:
 
 _YES = ReadOnlyVerdict(True)
 _no = ReadOnlyVerdict.refused
+
+
+def _dollar_quote(command: str) -> int:
+    """Where ``$'…'`` or ``$"…"`` opens outside quotes (-1: nowhere). Bash (the ``/bin/sh`` of
+    macOS, Fedora, Arch) decodes ``$'\x2dexec'`` into ``-exec`` after the reader has read
+    the words, so no option or path check could hold. (``'foo$'`` is a quoted ``$``.)"""
+    quote = ""
+    index = 0
+    while index < len(command):
+        char = command[index]
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif char == "\\":
+            index += 1  # the next character is literal (inside double quotes too)
+        elif quote == '"':
+            quote = "" if char == '"' else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "$" and command[index + 1:index + 2] in ("'", '"'):
+            return index
+        index += 1
+    return -1
 
 
 def _quoted_often_enough(word: str, words: list[str], text: str) -> bool:
@@ -254,9 +279,14 @@ def read_only_verdict(command: str, allowed: Iterable[str], project_root: Path
     words = command_words(command)
     if words is None:
         return _no("cannot be parsed (unbalanced quotes)")
+    opened = _dollar_quote(command)
+    if opened >= 0:
+        return _no(f"expands or substitutes something ({command[opened:][:40]})")
     for word in words:
         if _EXPANSION.search(word):
             return _no(f"expands or substitutes something ({word[:40]})")
+        if _BRACES.search(word) and not _quoted_often_enough(word, words, command):
+            return _no(f"a brace expansion ({word[:40]}) becomes other words in the shell")
     allowlist = _Allowlist(allowed, root)
     simple: list[str] = []
     index = 0
