@@ -1,4 +1,4 @@
-"""A project cannot point the program's own folder out of itself.
+"""A project cannot point the program's own folder out of itself, nor jam it.
 
 The program writes into `<project>/.paicli/`: the code index, its lock and a `.gitignore`
 holding `*`. A repository can ship `.paicli` (or `.paicli/index`, `.paicli/index.lock`,
@@ -11,6 +11,7 @@ and indexing fails with a reason naming the link and `index_uri`.
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 from doubles.embedders import HashEmbedder
@@ -76,3 +77,27 @@ def test_a_link_that_stays_inside_still_indexes(places, settings) -> None:
     assert (root / "build" / "paicli" / "index").is_dir()
     assert (root / "build" / "paicli" / ".gitignore").read_text() == "*\n"
     assert sorted(os.listdir(outside)) == []
+
+
+def test_a_fifo_shipped_as_the_index_lock_is_refused_at_once(places, settings) -> None:
+    """Opening a FIFO for writing waits for a reader: every index build hung for good."""
+    root, _ = places
+    (root / ".paicli").mkdir()
+    os.mkfifo(root / ".paicli" / "index.lock")
+    outcome: list[BaseException | None] = []
+
+    def build() -> None:
+        try:
+            CodeIndexer(settings, root, HashEmbedder()).update()
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=build, daemon=True)
+    worker.start()
+    worker.join(30)
+    if worker.is_alive():  # release the writer's open so the thread can end
+        os.close(os.open(root / ".paicli" / "index.lock", os.O_RDONLY | os.O_NONBLOCK))
+        pytest.fail("the index build waited on the FIFO")
+    (error,) = outcome
+    assert isinstance(error, OSError) and "index.lock is not a regular file" in str(error)

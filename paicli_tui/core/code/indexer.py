@@ -9,9 +9,11 @@ Progress is reported through a callback of typed events.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import queue
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -762,6 +764,25 @@ def _edge_rows(batch: list[tuple[_Candidate, ChunkedFile]]) -> list[dict[str, An
     return list(rows.values())
 
 
+def _regular_lock_file(path: Path) -> None:
+    """Make sure the lock file is a regular file before the lock opens it: a FIFO a project
+    ships as ``.paicli/index.lock`` held every index build forever (opening a FIFO for
+    writing waits for a reader). Opened without blocking; anything else is an OSError."""
+    refused = f"{path} is not a regular file; remove it to index again"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO nobody reads
+            raise OSError(exc.errno, refused) from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, refused)
+    finally:
+        os.close(fd)
+
+
 class _IndexLock:
     """One index update at a time per index (another process waits, then proceeds): a lock
     file beside a local index, a lease object beside an ``s3://`` one (:mod:`.index_lease`);
@@ -803,6 +824,7 @@ class _IndexLock:
             if self.path.parent.name == ".paicli":
                 # the index and its lock are local build products, never committed
                 keep_dot_dir_out_of_git(self.path.parent)
+            _regular_lock_file(self.path)
             self._lock = portalocker.Lock(str(self.path), timeout=600)
             self._lock.acquire()
         elif self.lease is not None:
