@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .paths import HomePaths
+from .private_files import replace_private
 
 
 class Secret:
@@ -523,11 +524,6 @@ def keep_setting(path: Path, name: str, value: str) -> None:
     else:
         lines.append(line)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
     # the person's only: config.toml may hold api_key, and a file the person made 0600 came
     # back 0644 (the default umask) when /theme rewrote it
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.fchmod(fd, 0o600)  # a temporary file left behind by a killed write
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines) + "\n")
-    os.replace(temporary, path)
+    replace_private(path, ("\n".join(lines) + "\n").encode("utf-8"))

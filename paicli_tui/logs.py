@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from .config import Settings
+from .private_files import open_private
 
 LOG_FILE = "paicli-tui.log"
 MAX_BYTES = 1_000_000
@@ -42,8 +43,7 @@ class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
     quote paths, commands and errors of the person's work, like the session ledger (0600)."""
 
     def _open(self):  # type: ignore[no-untyped-def]
-        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        os.fchmod(fd, 0o600)  # a file an earlier version created 0644
+        fd = open_private(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
 
 

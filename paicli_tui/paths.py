@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .private_files import write_private
 from .regular_files import read_regular_text
 
 
@@ -161,9 +162,7 @@ def keep_dot_dir_out_of_git(dot_dir: Path) -> None:
         if current is None or current in _OLD_DOT_DIR_IGNORES:
             dot_dir.mkdir(parents=True, exist_ok=True)
             # never through a link planted at that name (a dangling one would be created)
-            fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-                         | getattr(os, "O_NOFOLLOW", 0), 0o644)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(DOT_DIR_IGNORE)
+            write_private(ignore, DOT_DIR_IGNORE.encode("utf-8"), mode=0o644,
+                          follow_symlinks=False)
     except OSError:
         pass  # a read-only project: the files still work, git just lists them

@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "paicli_tui"
 
 FOUNDATION = {"paths", "resources", "config", "core.messages", "core.tokens", "regular_files",
-              "core.text_slices", "process_supervisor"}
+              "core.text_slices", "process_supervisor",
+              "private_files"}
 CORE_BELOW_AGENT = {"core.contracts", "core.text", "core.llm", "core.embedders", "core.context",
                     "core.memory", "core.code", "core.skills", "core.web", "core.mcp"}
 
@@ -32,13 +33,15 @@ CORE_BELOW_AGENT = {"core.contracts", "core.text", "core.llm", "core.embedders",
 ALLOWED: dict[str, set[str]] = {
     # reading a project file that may be a FIFO or a sparse giant (stdlib only)
     "regular_files": set(),
-    "paths": {"regular_files"},
+    # files only the person may read (stdlib only)
+    "private_files": set(),
+    "paths": {"regular_files", "private_files"},
     "resources": set(),
     "core.messages": set(),
     # long texts in short steps (stdlib only)
     "core.text_slices": set(),
     "core.tokens": {"core.messages", "core.text_slices"},
-    "config": {"paths"},
+    "config": {"paths", "private_files"},
     # the contracts: tool protocol, session state, asks, events, model/embedder/service
     # protocols, shell-command classification; every layer of the core agrees on them
     "core.contracts": {"config", "core.messages"},
@@ -61,7 +64,7 @@ ALLOWED: dict[str, set[str]] = {
     "ui": FOUNDATION | CORE_BELOW_AGENT | {"core.agent", "logs"},
     "commands": FOUNDATION | CORE_BELOW_AGENT | {"core.agent"},
     # the log file: masks secrets with the llm layer's redactor
-    "logs": {"config", "core.llm"},
+    "logs": {"config", "core.llm", "private_files"},
     "app": FOUNDATION | {"ui"},
     "paicli_tui": set(),
     # the script commands and MCP servers run under (stdlib only)

@@ -8,8 +8,9 @@ line is skipped, never fatal: losing one remembered prompt is better than refusi
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+
+from ..private_files import replace_private, write_private
 
 DEFAULT_LIMIT = 500
 
@@ -40,10 +41,8 @@ class InputHistory:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # the person's own prompts: readable by them only, like the session ledger
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            os.fchmod(fd, 0o600)  # a file an earlier version created 0644
-            with os.fdopen(fd, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(text, ensure_ascii=False) + "\n")
+            write_private(self.path, (json.dumps(text, ensure_ascii=False) + "\n").encode(),
+                          append=True)
             if self.path.stat().st_size > 400 * self.limit:
                 self._trim()
         except OSError:
@@ -51,9 +50,5 @@ class InputHistory:
 
     def _trim(self) -> None:
         kept = self.load()
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write("".join(json.dumps(t, ensure_ascii=False) + "\n" for t in kept))
-        os.replace(tmp, self.path)
+        replace_private(self.path, "".join(json.dumps(t, ensure_ascii=False) + "\n"
+                                           for t in kept).encode())

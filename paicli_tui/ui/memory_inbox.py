@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ from textual.message import Message
 from textual.signal import Signal
 
 from ..core.contracts import events as ev
+from ..private_files import replace_private
 from .backend import Backend, MemoryRow
 
 if TYPE_CHECKING:
@@ -74,9 +74,9 @@ class SeenTimes:
         data[self.project] = moment.isoformat()
         with contextlib.suppress(OSError):  # a read-only home: the count just stays
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-            os.replace(tmp, self.path)
+            # project paths and times: the person's own, like the prompt history
+            replace_private(self.path, json.dumps(data, ensure_ascii=False,
+                                                  indent=1).encode("utf-8"))
 
 
 class MemoryInbox:

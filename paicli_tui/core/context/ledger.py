@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ...paths import HomePaths, normalise_project_root
+from ...private_files import write_private
 from ..messages import Message, Role
 from . import ledger_claim
 from .ledger_read import (
@@ -214,11 +215,7 @@ class SessionLedger:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.claim()
         kept, self._pending = bytes(self._pending), None
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            os.write(fd, kept)
-        finally:
-            os.close(fd)
+        write_private(self.path, kept, append=True, exclusive=True)
 
     def claim(self) -> None:
         """Become the one writer of this session (LedgerBusy if another process is)."""
@@ -300,11 +297,7 @@ class SessionLedger:
             self._pending += data
             self._since_full += len(data)
             return
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
+        write_private(self.path, data, append=True)
         self._since_full += len(data)
 
     def _write(self, record: dict[str, Any]) -> None:

@@ -14,6 +14,8 @@ import threading
 from pathlib import Path
 from typing import IO
 
+from ...private_files import open_private
+
 _held: dict[str, tuple[IO[bytes], int]] = {}
 _guard = threading.Lock()
 
@@ -36,7 +38,7 @@ def claim(lock_path: Path) -> None:
             handle, count = _held[key]
             _held[key] = (handle, count + 1)
             return
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_private(lock_path, os.O_RDWR | os.O_CREAT)
         handle = os.fdopen(fd, "r+b")
         try:
             portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...config import Settings
 from ...paths import ProjectPaths, keep_dot_dir_out_of_git
+from ...private_files import write_private
 from ..contracts.session_state import SessionState
 from ..text_slices import text_slices
 from .boundary import clean_text
@@ -102,7 +103,7 @@ def reserve_output(project: ProjectPaths, session: SessionState, tool_name: str)
         raise OSError("the tool-outputs folder leads outside the project")
     ignore = outputs / ".gitignore"
     if not ignore.exists():
-        _write_private(ignore, "*\n", 0o644)
+        write_private(ignore, b"*\n", mode=0o644, follow_symlinks=False)
     keep_dot_dir_out_of_git(project.dot_dir)
     while True:
         # A resumed session starts counting at 0 again: never overwrite an earlier output.
@@ -116,21 +117,10 @@ def reserve_output(project: ProjectPaths, session: SessionState, tool_name: str)
 def write_reserved(project: ProjectPaths, path: str, text: str) -> None:
     """Write ``text`` to the file :func:`reserve_output` named (0600: command output can hold
     anything; never through a symlink planted at that name). Safe in a worker thread."""
-    _write_private(project.root / path, text, 0o600)
-
-
-def _write_private(path: Path, text: str, mode: int) -> None:
-    """Write ``text`` to ``path`` itself, never through a symlink planted at that name."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
-                 mode)
-    try:
-        os.fchmod(fd, mode)
-        for piece in text_slices(text):  # short steps: a worker thread lets the loop run
-            view = memoryview(piece.encode("utf-8", "replace"))
-            while view:
-                view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
+    # encoded in short steps: a worker thread lets the event loop run between them
+    write_private(project.root / path, (piece.encode("utf-8", "replace")
+                                        for piece in text_slices(text)),
+                  follow_symlinks=False)
 
 
 def _write_output(project: ProjectPaths, session: SessionState, tool_name: str,

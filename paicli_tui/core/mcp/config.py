@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from typing import Any
 
 from ...config import ConfigError, Settings
 from ...paths import HomePaths
+from ...private_files import replace_private
 from ...regular_files import NotRegularFile, read_regular
 
 DEFAULT_STARTUP_TIMEOUT_S = 15.0
@@ -144,7 +144,4 @@ def approve_project_servers(project_root: Path, home: HomePaths, digest: str) ->
     approvals[str(project_root)] = digest
     path = _approvals_path(home)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(approvals, indent=2, sort_keys=True), encoding="utf-8")
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    replace_private(path, json.dumps(approvals, indent=2, sort_keys=True).encode("utf-8"))

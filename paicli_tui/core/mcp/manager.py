@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ...private_files import open_private
 from ...process_supervisor import PARENT_LIFELINE
 from ...process_supervisor import SCRIPT as SUPERVISOR
 from ..contracts.tools import Tool
@@ -115,9 +116,9 @@ class McpManager:
             logs_dir.mkdir(parents=True, exist_ok=True)
             status.log_path = logs_dir / f"mcp-{config.name}.log"
             async with contextlib.AsyncExitStack() as stack:
-                errlog = stack.enter_context(open(status.log_path, "a", encoding="utf-8"))
-                with contextlib.suppress(OSError):
-                    os.chmod(status.log_path, 0o600)
+                errlog = stack.enter_context(os.fdopen(open_private(
+                    status.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "a",
+                    encoding="utf-8"))
                 # The SDK passes only a small safe environment (HOME, PATH, ...) plus `env`:
                 # provider keys never reach a server unless the person put them in `env`.
                 env = get_default_environment() | dict(config.env)

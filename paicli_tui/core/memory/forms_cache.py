@@ -24,6 +24,7 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
+from ...private_files import write_private
 from . import canonical as canonical_module
 from .canonical import SIGNATURE_BUCKETS, Forms, has_digit
 from .entry import MemoryEntry
@@ -194,10 +195,5 @@ class FormsCache:
 
 
 def _write_all(path: Path, mode: int, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | mode | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        view = memoryview(text.encode("utf-8", "surrogatepass"))
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
+    write_private(path, text.encode("utf-8", "surrogatepass"), append=mode == os.O_APPEND,
+                  follow_symlinks=False)

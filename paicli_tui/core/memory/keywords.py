@@ -15,11 +15,9 @@ nothing; a rare shared identifier is worth the most.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import math
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...paths import HomePaths
+from ...private_files import write_private
 from .terms import POINTED_WEIGHT, Terms, has_words, text_terms
 
 log = logging.getLogger(__name__)
@@ -178,10 +177,7 @@ class KeywordIndex:
             # one write per batch in append mode: concurrent writers interleave whole lines
             # the person's only, like the store it is made from (its terms are the memories'
             # words); a file an earlier version created 0644 is narrowed too
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            os.fchmod(fd, 0o600)
-            with contextlib.closing(os.fdopen(fd, "a", encoding="utf-8")) as fh:
-                fh.write("".join(lines))
+            write_private(path, "".join(lines).encode("utf-8"), append=True)
         except OSError as exc:
             log.warning("could not write keyword cache %s: %s", path, exc.strerror or exc)
 

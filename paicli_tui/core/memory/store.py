@@ -36,6 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
+from ...private_files import open_private, write_private
 from .entry import SCHEMA_VERSION, SURROGATE_ESCAPE, MemoryEntry, clean_text, utc_now
 from .forms_cache import FormsCache
 
@@ -354,7 +355,7 @@ class MemoryStore:
         try:
             self.target.parent.mkdir(parents=True, exist_ok=True)
             lock_handle = open(self.lock_path, "a",  # noqa: SIM115 - closed below
-                               opener=lambda name, flags: os.open(name, flags, 0o600))
+                               opener=open_private)
         except OSError as exc:
             raise MemoryFileError(
                 f"could not open {self.lock_path}: {exc.strerror or exc}") from None
@@ -448,33 +449,17 @@ class MemoryStore:
     @staticmethod
     def _private_append(path: Path, data: bytes) -> None:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            write_private(path, data, append=True, sync=True)
         except OSError as exc:
             raise MemoryFileError(f"could not write {path}: {exc.strerror or exc}") from None
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
     @staticmethod
     def _private_write(path: Path, data: bytes) -> None:
         """Write ``data`` to a new file only this user can read (0600), synced to disk."""
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-        try:
-            fd = os.open(path, flags, 0o600)
+        try:  # an older file of that name may have had wider rights: narrowed too
+            write_private(path, data, follow_symlinks=False, sync=True)
         except OSError as exc:
             raise MemoryFileError(f"could not write {path}: {exc.strerror or exc}") from None
-        try:
-            os.fchmod(fd, 0o600)  # an older file of that name may have had wider rights
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        except OSError as exc:
-            raise MemoryFileError(f"could not write {path}: {exc.strerror or exc}") from None
-        finally:
-            os.close(fd)
 
     def _write(self, data: bytes) -> None:
         target = self.target

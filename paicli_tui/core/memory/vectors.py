@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...private_files import open_private
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -155,8 +157,9 @@ class VectorCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
         try:
-            np.savez(tmp, keys=np.array(list(self._index), dtype=str), vectors=self._base)
-            os.chmod(tmp, 0o600)  # the memories' vectors are the person's, like the store
+            # the memories' vectors are the person's, like the store
+            with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as fh:
+                np.savez(fh, keys=np.array(list(self._index), dtype=str), vectors=self._base)
             os.replace(tmp, self.path)
         except OSError as exc:
             log.warning("could not write vector cache %s: %s", self.path, exc.strerror or exc)
