@@ -107,3 +107,32 @@ async def test_graph_without_an_index_says_so_in_words(settings, project_dir):
         notice = next(n for n in app.screen.query(ChatNotice) if "code graph" in n.source)
         assert notice.kind == "warning" and "```" not in notice.source
         assert not notice.query(MarkdownFence)
+
+
+async def test_a_long_block_title_wraps_with_its_status(settings, project_dir):
+    """Found in tmux: at 80 columns a sub-agent's title ran off the edge ("… · 3 tools ·
+    3.3k to") and at 60 a tool's lost its status ("… · done · 41k char"). A person now sees
+    the whole title, wrapped onto a second line inside the block."""
+    from textual.widgets._collapsible import CollapsibleTitle
+
+    from paicli_tui.ui.widgets.tool_block import ToolBlock
+
+    args = '{"pattern": "load_settings_from_the_environment", "path": "paicli_tui/core"}'
+    script = [ev.ToolCallStarted("c1", "grep_code", args),
+              ev.ToolCallFinished("c1", "grep_code", "done", "config.py:204: def load(", 41_000),
+              ev.TurnFinished(session="s1", reason="done")]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
+                          client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press(*"find it", "enter")
+        await wait_until(pilot, lambda: not app.screen.turn_running
+                         and bool(app.screen.query(ToolBlock)))
+        await pilot.pause(0.3)
+        block = app.screen.query_one(ToolBlock)
+        title = block.query_one(CollapsibleTitle)
+        assert title.region.right <= block.region.right
+        width, height = title.outer_size
+        shown = " ".join(s.text.strip() for s in title.render_lines(Region(0, 0, width, height)))
+        assert height >= 2 and shown.endswith("· done · 41k chars"), shown

@@ -461,6 +461,34 @@ async def test_the_status_line_says_memories_are_recalled_before_the_request(
         await app.workers.wait_for_complete()
 
 
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_a_long_status_keeps_its_seconds_and_the_key_to_stop(settings, project_dir,
+                                                                   size):
+    """Found in tmux: at 60 columns a sub-agent's step filled the status line and cut its
+    end ("sub-agent explore indexer: grep_code · 3 s · Esc to"). A person now sees the
+    seconds and "Esc to interrupt" whole, the step's name shortened with "…" before them;
+    a short status is left as it is."""
+    from paicli_tui.ui.widgets.turn_status import TurnStatus
+
+    hold = asyncio.Event()
+    app = make_app(settings, project_dir, FakeSession(script=[hold]))
+    async with app.run_test(size=size) as pilot:
+        await started(pilot)
+        status = app.screen.query_one(TurnStatus)
+        await pilot.press(*"hi", "enter")
+        await wait_until(pilot, lambda: status.display)
+        for label, cut in (("sub-agent explore the indexer and its 子任务: grep_code", True),
+                           ("Writing", False)):
+            status.phase(label)
+            await pilot.pause(0.1)
+            line = status.line()
+            assert line.cell_len <= status.content_size.width
+            assert line.plain.endswith(" s · Esc to interrupt")
+            assert ("…" in line.plain) is cut and (label in line.plain) is not cut
+        hold.set()
+        await app.workers.wait_for_complete()
+
+
 async def test_a_running_tool_block_counts_its_seconds(settings, project_dir):
     from paicli_tui.ui.widgets.tool_block import ToolBlock
 

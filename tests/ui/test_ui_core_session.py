@@ -451,3 +451,26 @@ async def test_a_tool_blocks_seconds_leave_out_the_wait_for_approval(settings, p
         assert (block.waited, block.seconds) == (30.0, 0.0)
         assert str(block.title).startswith("✓ execute_command command=touch made.txt · done")
         assert " s" not in str(block.title).split("· done")[1], block.title
+
+
+async def test_the_write_approval_diff_has_no_empty_last_row(settings, project_dir):
+    """Found in tmux: the write_file dialog's diff ended with an empty row under its last
+    line (`+第三行`, then a blank row before the box closed). A person now sees the box close
+    right under the diff's last line: as many rows as the diff has lines (6 here)."""
+    from textual.widgets import Static
+
+    from paicli_tui.ui.modals.approval import ApprovalModal
+
+    call = ToolCall("w1", "write_file", json.dumps({"path": "notes.txt",
+                                                    "content": "line one\nline two\n第三行\n"}))
+    app = make_app(settings, project_dir, ScriptedClient([(["Writing."], [call]),
+                                                          (["Done."], [])]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "write the notes")
+        await wait_for_screen(pilot, ApprovalModal)
+        await pilot.pause(0.2)
+        diff = app.screen.request.detail
+        shown = app.screen.query_one(".approval-detail Static", Static)
+        assert diff.endswith("\n") and diff.count("\n") == 6
+        assert shown.size.height == 6, shown.size
+        await pilot.press("n")

@@ -59,6 +59,39 @@ async def test_mcp_without_servers_says_how_to_add_one(settings, project_dir) ->
     assert "PAICLI_HOME/config.toml" not in text
 
 
+async def test_a_server_that_did_not_start_is_said_when_the_session_opens(settings,
+                                                                          project_dir):
+    """Found in tmux: with a server in config.toml whose command does not exist, the chat
+    opened as if all were well; its tools were just missing until the person thought of
+    `/mcp`. A person now sees, under the welcome line, a warning naming the server and why
+    (`command not found: …`), and an unapproved .mcp.json, with `/mcp` for the details.
+    With every server running nothing is said."""
+    from paicli_tui.core.mcp import McpManager
+    from paicli_tui.core.mcp.config import McpServerConfig
+    from paicli_tui.core.mcp.status import ServerStatus
+
+    broken = ServerStatus(McpServerConfig(name="broken", command="/nonexistent/mcp-server"),
+                          state="failed", error="command not found: /nonexistent/mcp-server")
+    running = ServerStatus(McpServerConfig(name="files", command="npx"), state="running")
+    for statuses, problems, expected in (
+            ([broken, running], ["1 server(s) in .mcp.json not started: not approved."],
+             ["`broken` did not start: command not found: /nonexistent/mcp-server",
+              "1 server(s) in .mcp.json not started", "`/mcp` shows every server and its log"]),
+            ([running], [], [])):
+        session = FakeSession()
+        session.mcp = McpManager(statuses, problems)
+        backend = FakeBackend(settings, project_dir, session=session, client=FakeClient())
+        app = PaicliApp(settings, project_dir, backend=backend)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause(0.3)
+            warnings = [n.source for n in app.screen.query(ChatNotice) if n.kind == "warning"]
+        if expected:
+            assert len(warnings) == 1 and all(part in warnings[0] for part in expected)
+            assert "`files`" not in warnings[0]
+        else:
+            assert warnings == []
+
+
 async def test_init_drafts_pai_md_for_review_and_never_overwrites(settings, project_dir):
     from textual.widgets import TextArea
 

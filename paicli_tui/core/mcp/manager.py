@@ -184,6 +184,18 @@ class McpManager:
         lines.extend(f"- {problem}" for problem in self.problems)
         return "\n".join(lines)
 
+    def startup_warning(self) -> str:
+        """What a person must hear when the session opens: servers that did not start and
+        configuration trouble ('' when every server runs). Without it a failed server was
+        silent: its tools were just missing until the person thought of ``/mcp``."""
+        failed = [s for s in self.statuses if s.state == "failed"]
+        lines = [f"MCP server `{s.config.name}` did not start: {s.error}" for s in failed]
+        lines.extend(self.problems)
+        if not lines:
+            return ""
+        return "\n".join(f"- {line}" for line in lines) + "\n\n`/mcp` shows every server" \
+            + (" and its log." if failed else ".")
+
     async def aclose(self) -> None:
         """Stop every server (each task leaves its SDK contexts itself)."""
         self._stop.set()

@@ -42,7 +42,9 @@ class ApprovalModal(ModalScreen[ApprovalDecision]):
                     else "bash"
                 with VerticalScroll(classes="approval-detail"):
                     theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
-                    yield Static(Syntax(request.detail, lexer, word_wrap=True, theme=theme))
+                    # a diff ends with a line break: Syntax drew it as an empty last row
+                    yield Static(Syntax(request.detail.rstrip("\n"), lexer, word_wrap=True,
+                                        theme=theme))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Approve once (y)", id="once", variant="success")
                 yield Button("Always (a)", id="always", variant="primary")

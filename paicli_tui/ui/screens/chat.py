@@ -216,6 +216,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             await self.chat.add_notice(message.welcome, "welcome")
         if message.error:
             await self.chat.add_notice(message.error, "error")
+        mcp = getattr(self.session, "mcp", None)
+        if mcp is not None and mcp.startup_warning():
+            await self.chat.add_notice(mcp.startup_warning(), "warning")
         if self.session.client is None:
             await self.chat.add_notice(self.backend.how_to_configure(), "setup")
         if message.resumed:

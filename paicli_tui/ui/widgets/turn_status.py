@@ -12,6 +12,8 @@ from textual.widgets import Static
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK_S = 0.1
+MIN_LABEL = 12
+"""Cells of the label kept however narrow the line is."""
 
 
 class TurnStatus(Static):
@@ -75,9 +77,16 @@ class TurnStatus(Static):
                 countdown = f" in {max(0.0, self.until - now):.0f} s"
             out.append(f"{self.warning}{countdown}", style="bold")
             out.append(" · ")
-        out.append(self.waiting_for_person or self.label)
-        out.append(f" · {now - self.started_at:.0f} s", style="bold")
-        out.append(" · Esc to interrupt", style="dim")
+        tail = Text.assemble((f" · {now - self.started_at:.0f} s", "bold"),
+                             (" · Esc to interrupt", "dim"))
+        label = Text(self.waiting_for_person or self.label)
+        # too narrow for all of it (a sub-agent's step at 60 columns): the label gives way,
+        # the seconds and the key to stop stay whole
+        room = self.content_size.width - out.cell_len - tail.cell_len
+        if self.content_size.width and label.cell_len > room:
+            label.truncate(max(room, MIN_LABEL), overflow="ellipsis")
+        out.append_text(label)
+        out.append_text(tail)
         return out
 
     def tick(self) -> None:
