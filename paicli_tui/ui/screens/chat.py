@@ -80,6 +80,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         self.session: SessionPort | None = None
         self.client: ChatClient | None = None
         self.turn_worker: Worker[None] | None = None
+        self._asking = asyncio.Lock()
+        """One question to the person at a time: plan tasks and sub-agents run in parallel,
+        and a second dialog pushed over the first took the key meant for the first."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -313,20 +316,23 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
     async def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         from ..modals.approval import ApprovalModal
 
-        chat = self.chat  # the tool's seconds stop while the person reads the dialog
-        chat.approval_asked(request.call_id, True)
-        try:
-            with self.waiting_for_the_person(f"Waiting for your approval of {request.tool}"):
-                return await self.app.push_screen_wait(ApprovalModal(request))
-        finally:
-            chat.approval_asked(request.call_id, False)
+        async with self._asking:
+            chat = self.chat  # the tool's seconds stop while the person reads the dialog
+            chat.approval_asked(request.call_id, True)
+            try:
+                with self.waiting_for_the_person(f"Waiting for your approval of "
+                                                 f"{request.tool}"):
+                    return await self.app.push_screen_wait(ApprovalModal(request))
+            finally:
+                chat.approval_asked(request.call_id, False)
 
     async def resolve_conflict(self, request: ConflictRequest
                                ) -> tuple[ConflictDecision, str | None]:
         from ..modals.conflict import ConflictModal
 
-        with self.waiting_for_the_person("Waiting for your choice on the memory conflict"):
-            return await self.app.push_screen_wait(ConflictModal(request))
+        async with self._asking:
+            with self.waiting_for_the_person("Waiting for your choice on the memory conflict"):
+                return await self.app.push_screen_wait(ConflictModal(request))
 
     @contextlib.contextmanager
     def waiting_for_the_person(self, label: str) -> Iterator[None]:
@@ -342,9 +348,10 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         """``ask_before_summary``: summarise the older turns now, or not yet."""
         from ..modals.summary_consent import SummaryConsentModal
 
-        if self.status.running:
-            self.status.phase("Waiting for your answer: summarise now?")
-        return await self.app.push_screen_wait(SummaryConsentModal(request))
+        async with self._asking:
+            if self.status.running:
+                self.status.phase("Waiting for your answer: summarise now?")
+            return await self.app.push_screen_wait(SummaryConsentModal(request))
 
     # -- input ---------------------------------------------------------------------------------
     @on(PromptInput.MenuChanged)

@@ -72,9 +72,10 @@ class PlanViewMixin:
             return chosen
 
         async def on_failure(task: Any, why: str) -> str:
-            again = await self.app.push_screen_wait(ConfirmModal(
-                f"Task {task.id} failed twice", f"{task.title}\n\n{why}\n\nRetry it? "
-                "(No stops the plan.)", yes="Retry"))
+            async with self._asking:  # tasks run in parallel: one question at a time
+                again = await self.app.push_screen_wait(ConfirmModal(
+                    f"Task {task.id} failed twice", f"{task.title}\n\n{why}\n\nRetry it? "
+                    "(No stops the plan.)", yes="Retry"))
             return "retry" if again else "stop"
 
         await self.relay_events(self.session.run_plan(goal, review=review,
