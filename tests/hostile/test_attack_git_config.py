@@ -64,6 +64,19 @@ def plant_hook(root) -> str:
     return "git status"
 
 
+def plant_hooks_path(root) -> str:
+    """core.hooksPath is relative to the work tree's top, whatever folder git -C names."""
+    repository(root)
+    (root / "src").mkdir()
+    git("config", "core.hooksPath", "tools/hooks", cwd=root)
+    hook = root / "tools" / "hooks" / "post-index-change"
+    hook.parent.mkdir(parents=True)
+    hook.write_text(f"#!/bin/sh\ntouch '{root}/pwned'\n")
+    hook.chmod(0o755)
+    os.utime(root / "a.txt", (1, 1))
+    return "git -C src status"
+
+
 def plant_bare_repository(root) -> str:
     """The clonable one: a bare repository's files committed under vendor/."""
     git("init", "-q", ".", cwd=root)
@@ -90,6 +103,7 @@ PLANTED = [
     (plant_fsmonitor, "the repository's git config core.fsmonitor makes git run a program"),
     (plant_textconv, "the repository's git config diff.*.textconv makes git run a program"),
     (plant_hook, "git runs the repository's hook post-index-change"),
+    (plant_hooks_path, "git runs the repository's hook post-index-change"),
     (plant_bare_repository, "the repository's git config diff.*.textconv makes git run"),
     (plant_worktree_config, "the repository's git config core.fsmonitor makes git run"),
 ]

@@ -89,15 +89,16 @@ def _is_bare_repository(folder: str) -> bool:
             and os.path.isdir(os.path.join(folder, "refs")))
 
 
-def _git_dir(files: ProjectFiles, cwd: str | None) -> str | None:
-    """The repository's git folder when it lies inside the project (else None: a folder the
-    project did not bring, such as a worktree's main repository, is the person's own).
+def _git_dir(files: ProjectFiles, cwd: str | None) -> tuple[str, str] | None:
+    """The repository's git folder when it lies inside the project, with the folder its
+    hooks run in (the work tree's top; a bare repository's own folder). None: a folder the
+    project did not bring, such as a worktree's main repository, is the person's own.
     Found the way git finds it: in each folder from ``cwd`` up, ``.git`` first, then the
     folder itself as a bare repository."""
     here = files.locate(cwd, ".")
     while not os.path.exists(os.path.join(here, ".git")):
         if _is_bare_repository(here):
-            return here if files.inside(os.path.realpath(here)) else None
+            return (here, here) if files.inside(os.path.realpath(here)) else None
         if here == files.root or here == os.path.dirname(here):
             return None
         here = os.path.dirname(here)
@@ -106,7 +107,7 @@ def _git_dir(files: ProjectFiles, cwd: str | None) -> str | None:
         text = files.read(found, ".git")
         target = text.partition("gitdir:")[2].strip()
         found = os.path.realpath(os.path.join(os.path.dirname(found), target))
-    return found if files.inside(os.path.realpath(found)) else None
+    return (found, here) if files.inside(os.path.realpath(found)) else None
 
 
 def git_runs(files: ProjectFiles, cwd: str | None, options: list[tuple[str, str]],
@@ -116,7 +117,8 @@ def git_runs(files: ProjectFiles, cwd: str | None, options: list[tuple[str, str]
     entries = [(re.sub(r"^([^.]+)\.(.+)\.([^.]+)$", r"\1.*.\3", key.lower())
                 if key.count(".") >= 2 else key.lower(), value) for key, value in options]
     hooks_dir = None
-    git_dir = _git_dir(files, cwd) if files.root is not None and cwd is not None else None
+    located = _git_dir(files, cwd) if files.root is not None and cwd is not None else None
+    git_dir, top = located if located is not None else (None, cwd)
     if git_dir is not None:
         for name in ("config", "config.worktree"):  # (the second with worktreeConfig)
             config = os.path.join(git_dir, name)
@@ -129,8 +131,8 @@ def git_runs(files: ProjectFiles, cwd: str | None, options: list[tuple[str, str]
     for key, value in entries:
         if _INCLUDE_KEYS.match(key):
             raise Unreadable("the repository's git configuration includes another file")
-        if key == "core.hookspath":
-            hooks_dir = os.path.join(cwd or "", value)
+        if key == "core.hookspath":  # relative to where hooks run, not to git -C's folder
+            hooks_dir = os.path.join(top or "", os.path.expanduser(value))
         elif _COMMAND_KEYS.match(key) and value.lower() not in ("true", "false", "", "cat"):
             runs.commands.append((f"git config {key}", value))
     if subcommand in aliases:
