@@ -77,6 +77,14 @@ def plant_hooks_path(root) -> str:
     return "git -C src status"
 
 
+def plant_linked_worktree(root) -> str:
+    """A linked worktree keeps only a .git file; git reads the main repository's config."""
+    repository(root)
+    git("worktree", "add", "-q", "wt", cwd=root)
+    git("config", "core.fsmonitor", f"touch '{root}/pwned'; false", cwd=root)
+    return "git -C wt status"
+
+
 def plant_bare_repository(root) -> str:
     """The clonable one: a bare repository's files committed under vendor/."""
     git("init", "-q", ".", cwd=root)
@@ -104,6 +112,7 @@ PLANTED = [
     (plant_textconv, "the repository's git config diff.*.textconv makes git run a program"),
     (plant_hook, "git runs the repository's hook post-index-change"),
     (plant_hooks_path, "git runs the repository's hook post-index-change"),
+    (plant_linked_worktree, "the repository's git config core.fsmonitor makes git run"),
     (plant_bare_repository, "the repository's git config diff.*.textconv makes git run"),
     (plant_worktree_config, "the repository's git config core.fsmonitor makes git run"),
 ]

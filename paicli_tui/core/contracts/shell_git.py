@@ -110,6 +110,19 @@ def _git_dir(files: ProjectFiles, cwd: str | None) -> tuple[str, str] | None:
     return (found, here) if files.inside(os.path.realpath(found)) else None
 
 
+def _common_dir(files: ProjectFiles, git_dir: str) -> str:
+    """Where a linked worktree's repository keeps its config and hooks (``commondir``: the
+    main ``.git``); the git folder itself for any other repository."""
+    pointer = os.path.join(git_dir, "commondir")
+    if not os.path.isfile(pointer):
+        return git_dir
+    common = os.path.realpath(os.path.join(git_dir, files.read(pointer, ".git/commondir")
+                                           .strip()))
+    if not files.inside(common):
+        raise Unreadable("the worktree's repository lies outside the project")
+    return common
+
+
 def git_runs(files: ProjectFiles, cwd: str | None, options: list[tuple[str, str]],
              subcommand: str | None) -> GitRuns:
     """The commands and hooks ``git [-c key=value …] subcommand`` would run."""
@@ -120,11 +133,12 @@ def git_runs(files: ProjectFiles, cwd: str | None, options: list[tuple[str, str]
     located = _git_dir(files, cwd) if files.root is not None and cwd is not None else None
     git_dir, top = located if located is not None else (None, cwd)
     if git_dir is not None:
-        for name in ("config", "config.worktree"):  # (the second with worktreeConfig)
-            config = os.path.join(git_dir, name)
+        common = _common_dir(files, git_dir)
+        for folder, name in ((common, "config"), (git_dir, "config.worktree")):
+            config = os.path.join(folder, name)  # (the second with worktreeConfig)
             if os.path.isfile(config):
                 entries = _config_entries(files.read(config, f".git/{name}")) + entries
-        hooks_dir = os.path.join(git_dir, "hooks")
+        hooks_dir = os.path.join(common, "hooks")
     aliases = {key.split(".", 1)[1]: value for key, value in
                [(k, v) for k, v in options] + (entries if git_dir else [])
                if key.lower().startswith("alias.")}
