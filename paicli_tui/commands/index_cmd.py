@@ -80,6 +80,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"Note: {summary.lock_note}.")
     if summary.vocabulary_note:  # searches still run: they prepare the words themselves
         print(f"Note: the project's words for search: {summary.vocabulary_note}.")
+    if summary.vocabulary_caches_removed:
+        from ..core.code.vocabulary_prune import describe_removed
+
+        removed = describe_removed(summary.vocabulary_caches_removed)
+        print(f"{removed[0].upper()}{removed[1:]}.")
     print(f"Index: {summary.location}")
     sys.stdout.flush()
     return EXIT_OK

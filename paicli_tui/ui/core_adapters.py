@@ -91,11 +91,15 @@ class CodeAdapter:
                                    event.phase, event.detail))
 
         summary = CodeIndexer(self.settings, self.project_root).update(on_progress)
-        retried = (f"; {summary.commit_conflicts_retried} commit conflict(s) with another "
-                   "indexer retried" if summary.commit_conflicts_retried else "")
+        from ..core.code.vocabulary_prune import describe_removed
+
+        notes = (f"; {summary.commit_conflicts_retried} commit conflict(s) with another "
+                 "indexer retried" if summary.commit_conflicts_retried else "")
+        if summary.vocabulary_caches_removed:
+            notes += f"; {describe_removed(summary.vocabulary_caches_removed)}"
         return (f"indexed {summary.files_indexed} files ({summary.files_unchanged} unchanged, "
                 f"{summary.files_deleted} deleted), {summary.chunks_total} chunks in "
-                f"{summary.seconds:.1f} s{retried}")
+                f"{summary.seconds:.1f} s{notes}")
 
     def graph(self, name: str) -> str:
         from ..core.code.graph_query import format_relations, relations_for

@@ -125,6 +125,9 @@ class IndexSummary:
     words new since)."""
     vocabulary_note: str = ""
     """Why they were not prepared (the first search then prepares them)."""
+    vocabulary_caches_removed: list[dict[str, Any]] = field(default_factory=list)
+    """Cached project words removed by this run (``name``, ``size``, ``reason``): of
+    indexes that are gone, or the oldest beyond the cache's limits."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -216,6 +219,7 @@ class CodeIndexer:
             self._update_locked(lock, report, summary, embedder, rebuild)
         finally:
             summary.commit_conflicts_retried = self.commits.retried - retried_before
+        summary.vocabulary_caches_removed = self._prune_vocabularies(embedder)
         summary.seconds = time.perf_counter() - started
         report(IndexProgress("done", summary.files_seen, summary.files_seen))
         return summary
@@ -590,6 +594,16 @@ class CodeIndexer:
             return
         summary.vocabulary_words = len(vocabulary.candidates)
         summary.vocabulary_note = vocabulary.note
+
+    def _prune_vocabularies(self, embedder: Embedder) -> list[dict[str, Any]]:
+        """Remove the cached project words of indexes that are gone, and the oldest beyond
+        the cache's limits (:mod:`.vocabulary_prune`); this index's own stays."""
+        from .vocabulary import cache_file, word_embedder
+        from .vocabulary_prune import prune_vocabulary_caches
+
+        home = self.settings.home
+        keep = cache_file(home, self.location, word_embedder(embedder).name)
+        return [r._asdict() for r in prune_vocabulary_caches(home, keep)]
 
     def _refresh_fulltext(self, tables: IndexTables, report: ProgressCallback) -> None:
         """Keep the full-text index current (ICU segmentation splits Chinese words offline).

@@ -32,6 +32,7 @@ import numpy as np
 
 from ...paths import HomePaths
 from .query.terms import STOP_WORDS, stem
+from .vocabulary_prune import cache_folder
 
 RARE_CHUNKS = 3
 """A question word found in at most this many chunks (0: the project never uses it) is
@@ -174,7 +175,7 @@ def build_vocabulary(version: str, texts: Sequence[str],
 def cache_file(home: HomePaths, location: str, embedder_name: str) -> Path:
     """Where the vocabulary of the index at ``location`` read by ``embedder_name`` is kept."""
     key = hashlib.sha1(f"{location}\n{embedder_name}".encode()).hexdigest()[:20]
-    return home.cache_dir / "code_vocabulary" / f"{key}.npz"
+    return cache_folder(home) / f"{key}.npz"
 
 
 def read_cache(path: Path) -> Vocabulary | None:
@@ -193,9 +194,10 @@ def read_cache(path: Path) -> Vocabulary | None:
         return None
 
 
-def write_cache(path: Path, vocabulary: Vocabulary) -> None:
+def write_cache(path: Path, vocabulary: Vocabulary, location: str = "") -> None:
     """Write atomically (a temporary file renamed over the old one): a reader sees the old
-    file or the new one, never half of it."""
+    file or the new one, never half of it. ``location`` (the index's) is kept in the file, so
+    the cache of an index that is gone can be found (:mod:`.vocabulary_prune`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     words = sorted(vocabulary.counts)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -205,7 +207,7 @@ def write_cache(path: Path, vocabulary: Vocabulary) -> None:
                      chunks=np.asarray(vocabulary.chunks), words=np.asarray(words, dtype=str),
                      counts=np.asarray([vocabulary.counts[w] for w in words], dtype=np.int64),
                      candidates=np.asarray(vocabulary.candidates, dtype=str),
-                     vectors=vocabulary.vectors)
+                     vectors=vocabulary.vectors, location=np.asarray(location))
         os.replace(tmp, path)
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -242,7 +244,7 @@ def vocabulary_for(tables: Any, location: str, home: HomePaths, embedder: Any) -
     vocabulary = build_vocabulary(version, found.column("fulltext").to_pylist(),
                                   reader.embed_queries, known)
     try:
-        write_cache(path, vocabulary)
+        write_cache(path, vocabulary, location)
     except OSError as exc:  # an unwritable home: this search still runs, the next rebuilds
         return replace(vocabulary, note=f"not cached ({exc.strerror or exc})")
     return _hold(path, _stamp(path), vocabulary)
