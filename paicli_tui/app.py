@@ -62,6 +62,19 @@ class PaicliApp(App[int]):
         read as console markup ("arr[/i]" in a memory crashed the screen)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Only web links open. A link in the model's words is clicked as easily as any, and
+        the system opens whatever a URL names: ``file:///…/x.app`` starts a program the
+        repository shipped (macOS), ``vscode://…`` or another app's scheme hands it an
+        action. Anything but http(s) is named in a notice instead."""
+        from urllib.parse import urlsplit
+
+        if urlsplit(url.strip()).scheme.lower() in ("http", "https"):
+            super().open_url(url, new_tab=new_tab)
+            return
+        self.notify(f"Not opened: only http(s) links open from paicli-tui ({url[:200]})",
+                    severity="warning")
+
     def on_agent_event_posted(self, message: AgentEventPosted) -> None:
         # bubbled up from the chat: an automatic save changes the inbox's count
         self.memory_inbox.after_event(message.event)
