@@ -38,6 +38,7 @@ from .ledger_read import (
     LedgerScan,
     NotRegular,
     open_regular,
+    read_events,
     read_ledger,
     summarise,
 )
@@ -393,17 +394,13 @@ class SessionLedger:
             raise LedgerError(f"cannot read {self.path}: {exc.strerror or exc}") from None
 
     def compaction_history(self) -> list[dict]:
-        """Every compaction event (failed attempts included), oldest first (reads the
-        whole file: rare)."""
-        events: list[dict] = []
-
-        def collect(record: dict[str, Any]) -> bool:
-            if record.get("type") == "event" and record.get("kind") == "compaction":
-                events.append(record)
-            return False
-
-        self._read_top(collect)
-        return events
+        """Every compaction event (failed attempts included), oldest first (only the lines
+        that name a compaction are parsed)."""
+        try:
+            with self._open_for_reading() as handle:
+                return read_events(handle, "compaction")
+        except OSError as exc:
+            raise LedgerError(f"cannot read {self.path}: {exc.strerror or exc}") from None
 
     def checkpoint_before_last_compaction(self) -> list[Message] | None:
         """The view as it was just before the most recent compaction event (None if there

@@ -33,6 +33,9 @@ SCHEMA_VERSION = 2
 FULL_MARK = b'{"schema_version":2,"type":"view_checkpoint",'
 MESSAGES_KEY = b',"messages":['
 _BLOCK = 1 << 18
+EVENT_HEAD = 400
+"""An event's kind is within this many bytes of its line's start (the writer puts it right
+after the version, type and time stamp; a hand-edited line has room for a few more keys)."""
 
 
 class NotRegular(OSError):
@@ -240,6 +243,31 @@ class LedgerReader:
                 return length + cut + 1
             length += len(block)
         return length
+
+
+def read_events(handle: BinaryIO, kind: str, *, prefix: bool = False) -> list[dict[str, Any]]:
+    """The ``event`` records of ``kind`` (``prefix``: whose kind starts with it), oldest
+    first. Only the lines whose head names such a kind are decoded (an event line is short
+    and its kind comes in its first bytes; messages and checkpoints, the bulk of the file,
+    are neither decoded nor searched): a day-long session's file holds tens of MB, and
+    decoding every line made each look at its compaction history cost a second. Torn or
+    corrupt lines are skipped (the view's reader reports them)."""
+    name = re.escape(kind.encode())
+    marker = re.compile(rb'"kind"\s*:\s*"' + name + (rb"" if prefix else rb'"'))
+    events = []
+    handle.seek(0)
+    for line in handle:
+        if marker.search(line, 0, EVENT_HEAD) is None:
+            continue
+        try:
+            record = json.loads(line.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict) and record.get("type") == "event" and (
+                str(record.get("kind", "")).startswith(kind) if prefix
+                else record.get("kind") == kind):
+            events.append(record)
+    return events
 
 
 def first_record(handle: BinaryIO) -> dict[str, Any]:
