@@ -20,10 +20,24 @@ if TYPE_CHECKING:
 
 # The reply widgets import Markdown and friends: loaded with the first reply, not at start-up.
 
+LIVE_BLOCKS = 80
+"""At most this many blocks stay live widgets (to open, to update) when a message is sent;
+beyond it the oldest are folded into the compact view (:mod:`.chat_archive`), FOLD_BATCH at
+a time, so adding a message costs the same after hours of chat as in the first minutes."""
+FOLD_BATCH = 30
+
 
 class ChatLog(VerticalScroll):
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, live_blocks: int | None = LIVE_BLOCKS,
+                 fold_batch: int = FOLD_BATCH) -> None:
+        """``live_blocks``: None keeps every block live (the benchmark's "before")."""
         super().__init__(id=id, classes="chat-log")
+        self.live_blocks = live_blocks
+        self.fold_batch = fold_batch
+        self.folded = 0
+        """Blocks folded into the compact view so far."""
+        self.archives = 0
+        """Compact-view widgets among the children."""
         self.tool_blocks: dict[str, ToolBlock] = {}
         self.subagents: dict[str, SubAgentBlock] = {}
         """Sub-agent blocks by the sub-agent's stream id."""
@@ -35,13 +49,57 @@ class ChatLog(VerticalScroll):
         self.anchor()
 
     async def _add(self, widget: Widget) -> Widget:
+        following = self.scroll_y >= self.max_scroll_y
         await self.mount(widget)
+        if following and self.live_blocks is not None and \
+                len(self.children) - self.archives > self.live_blocks + self.fold_batch:
+            await self.fold_old()  # a long turn while the view follows the end
         return widget
+
+    async def fold_old(self) -> int:
+        """Fold the oldest blocks beyond ``live_blocks`` into the compact view, a batch at a
+        time (finished ones, in order; a block still at work stays live in its place);
+        returns how many were folded. Runs when the person sends a message (the view goes to
+        the end anyway) and while blocks are added with the view following the end (a long
+        turn, a resumed session being drawn): never while the person reads further up, so
+        their place does not jump."""
+        if self.live_blocks is None:
+            return 0
+        from .chat_archive import ArchivedBlocks, fold, foldable
+
+        done = 0
+        while len(self.children) - self.archives > self.live_blocks:
+            batch: list[Widget] = []
+            for block in self.children:
+                if isinstance(block, ArchivedBlocks):
+                    continue
+                if block is not self.current and foldable(block):
+                    batch.append(block)
+                    if len(batch) == self.fold_batch:
+                        break
+                elif batch:  # a block at work stays live, in its place
+                    break
+            if not batch:
+                break
+            await self.mount(fold(batch), before=batch[0])
+            self.archives += 1
+            await self.remove_children(batch)
+            for block in batch:
+                self._forget(block)
+            done += len(batch)
+        self.folded += done
+        return done
+
+    def _forget(self, block: Widget) -> None:
+        for table in (self.tool_blocks, self.subagents):
+            for key in [k for k, v in table.items() if v is block]:
+                del table[key]
 
     async def add_user(self, text: str) -> UserMessage:
         """A sent message: the view goes back to the end and follows the reply again, even
         after the person scrolled up to read (as Claude Code and Codex do on send)."""
         self.current = None
+        await self.fold_old()
         message = await self._add(UserMessage(text))
         self.scroll_end(animate=False)
         return message  # type: ignore[return-value]
@@ -137,4 +195,5 @@ class ChatLog(VerticalScroll):
         self.current = None
         self.tool_blocks.clear()
         self.subagents.clear()
+        self.folded = self.archives = 0
         await self.remove_children()
