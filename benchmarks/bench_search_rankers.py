@@ -67,7 +67,8 @@ def rank_all(project: Path, questions: list[dict[str, Any]]) -> list[tuple[dict,
         related = s.project_words(tables, index_location(settings, project), settings,
                                   embedder, plan)  # as hybrid search adds them
         rankings = s._fulltext_rankings(tables.chunks, plan, rows, related.clauses())
-        rankings.update(s._vector_rankings(tables.chunks, plan, embedder, rows))
+        docs = s.doc_sentences(tables, index_location(settings, project), settings, embedder)
+        rankings.update(s._vector_rankings(tables.chunks, plan, embedder, rows, docs))
         out.append((q, rankings, rows))
     return out
 

@@ -85,6 +85,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
         removed = describe_removed(summary.vocabulary_caches_removed)
         print(f"{removed[0].upper()}{removed[1:]}.")
+    if summary.doc_sentences_note:
+        print(f"Note: the doc sentences for search: {summary.doc_sentences_note}.")
     print(f"Index: {summary.location}")
     sys.stdout.flush()
     return EXIT_OK

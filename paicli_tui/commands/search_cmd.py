@@ -80,6 +80,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 _say(f"   answers the declaration {hit.via_declaration} (no body)")
             if hit.via:
                 _say(f"   answers the class {hit.via}")
+            if hit.doc_sentence:
+                _say(f"   semantic read its doc sentence: {hit.doc_sentence}")
     if args.explain:
         _say(f"plan: {json.dumps(response.plan, ensure_ascii=False)}")
     return EXIT_OK

@@ -182,19 +182,24 @@ def test_each_part_embeds_the_text_it_asks_for(tmp_path: Path) -> None:
                           EmbedderPart("minilm", words, english_only=True)])
     assert ranking_texts(emb) == ("plain", "words")
     summary = CodeIndexer(cfg, root, emb).update()
-    # the English part also reads the project's words once (vocabulary.py), after the chunks
-    assert summary.chunks_embedded == len(plain.texts) > 10
+    # after the chunks the English part also reads the project's words once (vocabulary.py)
+    # and the multilingual one the documented chunks' first doc sentences (doc_sentences.py)
+    assert summary.chunks_embedded > 10 and summary.doc_sentences > 0
+    assert len(plain.texts) == summary.chunks_embedded + summary.doc_sentences
     assert len(words.texts) == summary.chunks_embedded + summary.vocabulary_words
     chunks = [c for rel in list_index_files(root)
               for c in chunk_file(rel, (root / rel).read_text(encoding="utf-8")).chunks]
     attach_parent_docs(chunks)
-    assert sorted(plain.texts) == sorted(embedding_text(c) for c in chunks)
+    assert sorted(plain.texts[:summary.chunks_embedded]) == sorted(
+        embedding_text(c) for c in chunks)
     assert sorted(words.texts[:summary.chunks_embedded]) == sorted(
         words_embedding_text(c) for c in chunks)
-    pairs = dict(zip(words.texts[:summary.chunks_embedded], plain.texts, strict=True))
+    pairs = dict(zip(words.texts[:summary.chunks_embedded],
+                     plain.texts[:summary.chunks_embedded], strict=True))
     assert all(pairs[words_embedding_text(c)] == embedding_text(c) for c in chunks)
     again = CodeIndexer(cfg, root, emb).update()
-    assert again.chunks_embedded == 0 and len(plain.texts) == summary.chunks_embedded
+    assert again.chunks_embedded == 0
+    assert len(plain.texts) == summary.chunks_embedded + summary.doc_sentences
 
 
 def test_embed_parts_puts_each_text_in_its_parts_slot() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from doubles.files import write_files
 
 from paicli_tui.core.code import vocabulary as vocab
 from paicli_tui.core.code.indexer import CodeIndexer
@@ -186,10 +187,7 @@ QUESTION = "who gives the answer"
 
 @pytest.fixture
 def indexed(settings, project_dir: Path):
-    for rel, text in PROJECT.items():
-        path = project_dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(project_dir, PROJECT)
     embedder = GroupEmbedder(GROUPS)
     CodeIndexer(settings, project_dir, embedder).update()
     return settings, project_dir, embedder
@@ -277,10 +275,7 @@ def test_an_unwritable_cache_still_searches_and_says_so(indexed) -> None:
 
 def test_a_new_index_prepares_the_words_and_an_incremental_run_leaves_them(settings,
                                                                          project_dir) -> None:
-    for rel, text in PROJECT.items():
-        path = project_dir / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(project_dir, PROJECT)
     embedder = GroupEmbedder(GROUPS)
     first = CodeIndexer(settings, project_dir, embedder).update()
     assert first.vocabulary_words > 0 and first.vocabulary_note == ""

@@ -24,6 +24,9 @@ class SearchHit:
     via_declaration: str = ""
     """The bodiless declaration (interface or abstract method) whose hit led to this
     implementation (see core.code.declarations)."""
+    doc_sentence: str = ""
+    """The doc sentence by which the multilingual embedder ranked this hit, when that
+    reading ranked it higher than its chunk text (core.code.doc_sentences)."""
     match_line: int = 0
     """grep mode: the line that matched best (0 in other modes)."""
     match_text: str = ""
@@ -39,6 +42,8 @@ class SearchHit:
                 data["via_class"] = self.via
             if self.via_declaration:
                 data["via_declaration"] = self.via_declaration
+            if self.doc_sentence:
+                data["doc_sentence"] = self.doc_sentence
         if self.match_line:
             data["match_line"], data["match_text"] = self.match_line, self.match_text
         if with_source:

@@ -128,6 +128,12 @@ class IndexSummary:
     vocabulary_caches_removed: list[dict[str, Any]] = field(default_factory=list)
     """Cached project words removed by this run (``name``, ``size``, ``reason``): of
     indexes that are gone, or the oldest beyond the cache's limits."""
+    doc_sentences: int = 0
+    """Doc sentences embedded for the multilingual embedder's second reading of each
+    documented chunk (core.code.doc_sentences), on a new or rebuilt index; 0 on other runs
+    (the first search after a change embeds the sentences new since)."""
+    doc_sentences_note: str = ""
+    """Why they were not prepared (the first search then prepares them)."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -581,19 +587,26 @@ class CodeIndexer:
 
     def _prepare_vocabulary(self, tables: IndexTables, embedder: Embedder,
                             summary: IndexSummary) -> None:
-        """Embed the project's words once for a new or rebuilt index, so that its first
-        search does not. Nothing here is part of the index: a failure is only noted."""
+        """Embed the project's words and the doc sentences once for a new or rebuilt index,
+        so that its first search does not. Nothing here is part of the index: a failure is
+        only noted (the first search then makes them)."""
+        from .doc_sentences import doc_vectors_for, sentence_embedder
         from .vocabulary import vocabulary_for
 
         self._guard()
         refresh(tables)
-        try:
-            vocabulary = vocabulary_for(tables, self.location, self.settings.home, embedder)
-        except Exception as exc:  # noqa: BLE001 - a derived cache: the search makes it later
-            summary.vocabulary_note = f"project words not prepared: {exc}"
-            return
-        summary.vocabulary_words = len(vocabulary.candidates)
-        summary.vocabulary_note = vocabulary.note
+        home = self.settings.home
+        vocabulary, error = _derived(lambda: vocabulary_for(tables, self.location, home,
+                                                            embedder))
+        summary.vocabulary_words = len(vocabulary.candidates) if vocabulary else 0
+        summary.vocabulary_note = (vocabulary.note if vocabulary
+                                   else f"project words not prepared: {error}")
+        reader = sentence_embedder(embedder)
+        if reader is not None:
+            found, error = _derived(lambda: doc_vectors_for(tables, self.location, home, reader))
+            summary.doc_sentences = len(found.ids) if found else 0
+            summary.doc_sentences_note = (found.note if found
+                                          else f"doc sentences not prepared: {error}")
 
     def _prune_vocabularies(self, embedder: Embedder) -> list[dict[str, Any]]:
         """Remove the cached project words of indexes that are gone, and the oldest beyond
@@ -855,3 +868,12 @@ class _IndexLock:
             self._lock.release()
         if self.lease is not None:
             self.lease.release()
+
+
+def _derived(make: Callable[[], Any]) -> tuple[Any, str]:
+    """(what ``make`` returns, "") or (None, why it failed): a cache derived from the index
+    that a search can make later never fails the indexing run."""
+    try:
+        return make(), ""
+    except Exception as exc:  # noqa: BLE001 - a derived cache: the search makes it later
+        return None, str(exc)

@@ -13,7 +13,7 @@ import asyncio
 import concurrent.futures
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -115,8 +115,10 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
                                 plan)
     if mode in ("text", "hybrid"):
         rankings.update(_fulltext_rankings(tables.chunks, plan, rows, related.clauses()))
+    docs = DocSentences()
     if mode in ("semantic", "hybrid"):
-        rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows))
+        docs = doc_sentences(tables, index_location(settings, root), settings, embedder)
+        rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows, docs))
     fused = fuse_rankings(rankings)
     hits = []
     for item, via, declaration in answers_for(fused, rows, supertype_lookup(tables))[:k]:
@@ -125,8 +127,9 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
             path=row["path"], start_line=int(row["start_line"]), end_line=int(row["end_line"]),
             name=row["name"], kind=row["kind"], score=item.score, language=row["language"],
             signature=row["signature"], source=row["source"], id=item.id,
-            ranks=dict(item.ranks), via=via, via_declaration=declaration))
-    response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings, related))
+            ranks=dict(item.ranks), via=via, via_declaration=declaration,
+            doc_sentence=docs.read.get(item.id, "")))
+    response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings, related, docs))
     response.seconds = time.perf_counter() - started
     return response
 
@@ -274,6 +277,30 @@ def project_words(tables: Any, location: str, settings: Settings, embedder: Embe
                         vocabulary.note)
 
 
+@dataclass
+class DocSentences:
+    """The documented chunks' first doc sentences and their vectors (core.code.doc_sentences)
+    for the multilingual embedder, and, filled while ranking, the chunks that embedder
+    ranked by their doc sentence (id -> sentence, for --explain)."""
+
+    found: Any = None
+    read: dict[str, str] = field(default_factory=dict)
+    note: str = ""
+
+
+def doc_sentences(tables: Any, location: str, settings: Settings, embedder: Embedder
+                  ) -> DocSentences:
+    """The doc sentences' vectors for a paired embedder's multilingual part (none for any
+    other embedder: only that one was measured)."""
+    from .doc_sentences import doc_vectors_for, sentence_embedder
+
+    reader = sentence_embedder(embedder)
+    if reader is None:
+        return DocSentences()
+    found = doc_vectors_for(tables, location, settings.home, reader)
+    return DocSentences(found, note=found.note)
+
+
 def _fulltext_rankings(table: Any, plan: Any, rows: dict[str, dict[str, Any]],
                        added: Iterable[tuple[str, float]] = ()) -> dict[str, list[str]]:
     """The full-text ranking of ``plan``'s words; ``added`` (words, weight) pairs, the
@@ -303,9 +330,12 @@ def _fulltext_rankings(table: Any, plan: Any, rows: dict[str, dict[str, Any]],
 
 
 def _vector_rankings(table: Any, plan: Any, embedder: Embedder,
-                     rows: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+                     rows: dict[str, dict[str, Any]], docs: DocSentences | None = None
+                     ) -> dict[str, list[str]]:
     """One ranking per embedding query; an embedder made of parts (paired.py) gives each
-    part its own rankings, named by its label (``semantic``, ``semantic:en``, ``minilm``)."""
+    part its own rankings, named by its label (``semantic``, ``semantic:en``, ``minilm``).
+    With ``docs`` (doc sentences read by the multilingual part) that part ranks each chunk
+    by the better of its chunk text and its doc sentence (:func:`_ranked_with_docs`)."""
     queries = list(dict.fromkeys(plan.embedding_queries)) or [plan.original]
     hypothesis = getattr(plan, "hypothesis", "")
     parts = getattr(embedder, "parts", None)
@@ -326,6 +356,11 @@ def _vector_rankings(table: Any, plan: Any, embedder: Embedder,
             if asked:
                 rankings.update(_ranked(table, embedder.part_queries(part.label, asked),
                                         names, rows))
+        elif docs is not None and docs.found is not None and len(docs.found.ids):
+            own = part.embedder.embed_queries(queries)  # read against the sentences too
+            rankings.update(_ranked_with_docs(
+                table, embedder.in_slot(part.label, own), own,
+                [part.label, f"{part.label}:en"], rows, docs))
         else:
             rankings.update(_ranked(table, embedder.part_queries(part.label, queries),
                                     [part.label, f"{part.label}:en"], rows))
@@ -358,10 +393,47 @@ def _ranked(table: Any, vectors: Any, names: list[str], rows: dict[str, dict[str
     return rankings
 
 
+def _ranked_with_docs(table: Any, vectors: Any, sentence_vectors: Any, names: list[str],
+                      rows: dict[str, dict[str, Any]], docs: DocSentences
+                      ) -> dict[str, list[str]]:
+    """Each query's ranking by the better z-score of a chunk's two readings (chunk text,
+    doc sentence; core.code.doc_sentences.best_of_two). Standardising needs every chunk's
+    similarity: the vector search is a full scan either way, so it returns them all."""
+    import numpy as np
+
+    from .doc_sentences import best_of_two
+    from .lance_store import id_filter
+
+    found = docs.found
+    every = max(1, table.count_rows())
+    rankings: dict[str, list[str]] = {}
+    for name, vector, sentence_vector in zip(names, vectors, sentence_vectors, strict=False):
+        scanned = (table.search(vector.tolist(), vector_column_name="vector")
+                   .distance_type("cosine").select(["id"]).limit(every).to_arrow())
+        similarities = 1.0 - np.asarray(scanned.column("_distance").to_pylist(), dtype=float)
+        ids, by_doc = best_of_two(scanned.column("id").to_pylist(), similarities, found.ids,
+                                  found.vectors @ np.asarray(sentence_vector, dtype=np.float32),
+                                  RANKER_DEPTH)
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            for row in (table.search().where(id_filter(missing)).select(_COLUMNS)
+                        .limit(len(missing)).to_list()):
+                rows.setdefault(row["id"], row)
+        sentence_of = dict(zip(found.ids, found.sentences, strict=True))
+        docs.read.update({i: sentence_of[i] for i in by_doc})
+        rankings[name] = [i for i in ids if i in rows]
+    return rankings
+
+
 def _plan_json(plan: Any, rankings: dict[str, list[str]],
-               related: ProjectWords | None = None) -> dict[str, Any]:
+               related: ProjectWords | None = None,
+               docs: DocSentences | None = None) -> dict[str, Any]:
     related = related or ProjectWords()
     extra = {"vocabulary": related.note} if related.note else {}
+    if docs is not None and docs.found is not None:
+        extra["doc_sentences"] = len(docs.found.ids)
+        if docs.note:
+            extra["doc_sentences_note"] = docs.note
     return {"language": plan.language, "fulltext_query": plan.fulltext_query,
             "project_words": list(related.words),
             "project_abbreviations": list(related.abbreviations), **extra,

@@ -18,9 +18,7 @@ recall@5 132 -> 136, no set lower, MRR up on every set (docs/search-quality.md).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -31,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...paths import HomePaths
+from .derived_cache import Held, file_stamp, stacked, with_vectors, write_npz_atomic
 from .query.terms import STOP_WORDS, stem
 from .vocabulary_prune import cache_folder
 
@@ -159,16 +158,7 @@ def build_vocabulary(version: str, texts: Sequence[str],
     counts = word_counts(texts)
     limit = max(2.0, MAX_SHARE * len(texts))
     candidates = tuple(sorted(w for w, n in counts.items() if n <= limit))
-    known = dict(known or {})
-    missing = [w for w in candidates if w not in known]
-    for start in range(0, len(missing), EMBED_BATCH):
-        part = missing[start:start + EMBED_BATCH]
-        for word, vector in zip(part, np.asarray(embed_words(part), dtype=np.float32),
-                                strict=True):
-            known[word] = vector
-    dim = next(iter(known.values())).shape[0] if known else 0
-    vectors = (np.stack([known[w] for w in candidates]).astype(np.float32) if candidates
-               else np.zeros((0, dim), dtype=np.float32))
+    vectors = stacked(with_vectors(candidates, known, embed_words, EMBED_BATCH), candidates)
     return Vocabulary(version, len(texts), dict(counts), candidates, vectors)
 
 
@@ -198,20 +188,13 @@ def write_cache(path: Path, vocabulary: Vocabulary, location: str = "") -> None:
     """Write atomically (a temporary file renamed over the old one): a reader sees the old
     file or the new one, never half of it. ``location`` (the index's) is kept in the file, so
     the cache of an index that is gone can be found (:mod:`.vocabulary_prune`)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     words = sorted(vocabulary.counts)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as out:
-            np.savez(out, format=np.asarray(CACHE_FORMAT), version=np.asarray(vocabulary.version),
-                     chunks=np.asarray(vocabulary.chunks), words=np.asarray(words, dtype=str),
-                     counts=np.asarray([vocabulary.counts[w] for w in words], dtype=np.int64),
-                     candidates=np.asarray(vocabulary.candidates, dtype=str),
-                     vectors=vocabulary.vectors, location=np.asarray(location))
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+    write_npz_atomic(path, {
+        "format": np.asarray(CACHE_FORMAT), "version": np.asarray(vocabulary.version),
+        "chunks": np.asarray(vocabulary.chunks), "words": np.asarray(words, dtype=str),
+        "counts": np.asarray([vocabulary.counts[w] for w in words], dtype=np.int64),
+        "candidates": np.asarray(vocabulary.candidates, dtype=str),
+        "vectors": vocabulary.vectors, "location": np.asarray(location)})
 
 
 def word_embedder(embedder: Any) -> Any:
@@ -232,13 +215,13 @@ def vocabulary_for(tables: Any, location: str, home: HomePaths, embedder: Any) -
     reader = word_embedder(embedder)
     path = cache_file(home, location, reader.name)
     version = str(tables.chunks.version)
-    stamp = _stamp(path)
-    held = _held.get(path)
-    if held is not None and held[0] == stamp and held[1].version == version:
-        return held[1]  # the file is as it was read: no need to read it again
+    stamp = file_stamp(path)
+    held = _held.get(path, stamp)
+    if held is not None and held.version == version:
+        return held  # the file is as it was read: no need to read it again
     cached = read_cache(path)
     if cached is not None and cached.version == version:
-        return _hold(path, stamp, cached)
+        return _held.put(path, stamp, cached)
     found = tables.chunks.search().select(["fulltext"]).limit(None).to_arrow()
     known = dict(zip(cached.candidates, cached.vectors, strict=True)) if cached else None
     vocabulary = build_vocabulary(version, found.column("fulltext").to_pylist(),
@@ -247,29 +230,11 @@ def vocabulary_for(tables: Any, location: str, home: HomePaths, embedder: Any) -
         write_cache(path, vocabulary, location)
     except OSError as exc:  # an unwritable home: this search still runs, the next rebuilds
         return replace(vocabulary, note=f"not cached ({exc.strerror or exc})")
-    return _hold(path, _stamp(path), vocabulary)
+    return _held.put(path, file_stamp(path), vocabulary)
 
 
 HELD = 4
 """Vocabularies kept in memory per process (one per index an agent session searches): each
 search of a session would otherwise read its cache file again (a few MB, 15-60 ms). One is
 used again only while its file is unchanged (size and modification time)."""
-_held: dict[Path, tuple[tuple[int, int] | None, Vocabulary]] = {}
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_size, found.st_mtime_ns
-
-
-def _hold(path: Path, stamp: tuple[int, int] | None, vocabulary: Vocabulary) -> Vocabulary:
-    if stamp is None:  # no file to check it against: read (or rebuild) it next time
-        return vocabulary
-    _held.pop(path, None)
-    _held[path] = (stamp, vocabulary)
-    while len(_held) > HELD:
-        _held.pop(next(iter(_held)))
-    return vocabulary
+_held: Held[Vocabulary] = Held(HELD)

@@ -71,15 +71,25 @@ class PairedEmbedder:
     def part_queries(self, label: str, texts: Sequence[str]) -> np.ndarray:
         """Query vectors that rank as part ``label`` alone: its vectors in its slot, zeros
         elsewhere (full dimension, unit length)."""
-        index = next((i for i, p in enumerate(self.parts) if p.label == label), None)
-        if index is None:
-            raise KeyError(f"no embedder part {label!r}")
-        part = self.parts[index]
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        if texts:
+        part = self._part(label)
+        return self.in_slot(label, part.embedder.embed_queries(texts) if texts else
+                            np.zeros((0, part.embedder.dim), dtype=np.float32))
+
+    def in_slot(self, label: str, vectors: np.ndarray) -> np.ndarray:
+        """Part ``label``'s own vectors (e.g. its query vectors, already made) placed in its
+        slot of the full dimension, zeros elsewhere."""
+        index = self.parts.index(self._part(label))
+        out = np.zeros((len(vectors), self._dim), dtype=np.float32)
+        if len(vectors):
             start = self._offsets[index]
-            out[:, start : start + part.embedder.dim] = part.embedder.embed_queries(texts)
+            out[:, start : start + self.parts[index].embedder.dim] = vectors
         return out
+
+    def _part(self, label: str) -> EmbedderPart:
+        part = next((p for p in self.parts if p.label == label), None)
+        if part is None:
+            raise KeyError(f"no embedder part {label!r}")
+        return part
 
     def _joined(self, blocks: list[np.ndarray], count: int) -> np.ndarray:
         if count == 0:
