@@ -21,7 +21,9 @@ CLEARED_MARKER = "[Cleared to save context]"
 
 def is_cleared(message: Message) -> bool:
     """True for a tool result that clearing already replaced."""
-    return bool(message.meta.get("cleared")) or CLEARED_MARKER in message.content[:200]
+    # by the mark clearing sets, never by the text: a page, an MCP answer or a file opening
+    # with the marker text stayed in the history for good, "already cleared"
+    return bool(message.meta.get("cleared"))
 
 
 def placeholder(tool_name: str, original_chars: int, approx_tokens: int,
