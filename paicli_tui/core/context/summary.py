@@ -83,7 +83,8 @@ def _has_new_material(head: Sequence[Message]) -> bool:
 
 
 _POSED_LABEL = re.compile(
-    r"^([ \t>]*)((?:USER|ASSISTANT|SYSTEM|PREVIOUS SUMMARY|TOOL\s*\[[^\]\n]*\])\s*:"
+    r"(?:^|(?<=[\r\x0b\x0c\x85\u2028\u2029]))"  # (any line break a model may read as one)
+    r"([ \t>]*)((?:USER|ASSISTANT|SYSTEM|PREVIOUS SUMMARY|TOOL\s*\[[^\]\n]*\])\s*:"
     r"|TOOL_CALL\s*\[)", re.IGNORECASE | re.MULTILINE)
 """A line of a tool result (or the agent's words) that opens like a transcript entry."""
 
