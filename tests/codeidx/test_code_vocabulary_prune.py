@@ -133,7 +133,7 @@ def test_the_index_command_says_what_it_removed(tmp_path, monkeypatch, capsys) -
     size_mb = stale.stat().st_size / 1e6
     assert cli.main(["index"]) == 0
     out = capsys.readouterr().out
-    assert (f"Removed 1 cached project-word file ({size_mb:.1f} MB): 1 of indexes that no "
+    assert (f"Removed 1 cached search file ({size_mb:.1f} MB): 1 of indexes that no "
             "longer exist, 0 over the cache's limits or left unfinished.") in out
     assert not stale.exists()
     assert len(list(cache_folder(settings.home).glob("*.npz"))) == 1  # this project's own

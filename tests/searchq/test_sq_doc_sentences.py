@@ -254,3 +254,22 @@ def test_index_command_says_when_the_sentences_could_not_be_cached(settings, pro
     monkeypatch.chdir(project_dir)
     assert cli.main(["index"]) == 0
     assert "Note: the doc sentences for search: not cached (" in capsys.readouterr().out
+
+
+def test_an_index_run_removes_the_doc_sentences_of_an_index_that_is_gone(indexed,
+                                                                         tmp_path) -> None:
+    """Pruned like the project words' caches (core.code.vocabulary_prune): another project's
+    file naming a deleted index goes, this index's own stays, and the run says so."""
+    settings, root, embedder, _, _ = indexed
+    reader = HashEmbedder("fake-use", 8)
+    stale = ds.cache_folder(settings.home) / "deleted-project.npz"
+    ds.write_cache(stale, ds.build_doc_vectors("1", ["a"], ["One."], reader.embed),
+                   str(tmp_path / "deleted" / ".paicli" / "index"))
+    (root / "rpc" / "reply.py").write_text('def respond(x):\n    """Respond to x."""\n',
+                                           encoding="utf-8")
+    summary = CodeIndexer(settings, root, embedder).update()
+    assert not stale.exists()
+    assert [r["name"] for r in summary.vocabulary_caches_removed] == ["deleted-project.npz"]
+    assert summary.vocabulary_caches_removed[0]["reason"].startswith("its index is gone (")
+    own = list(ds.cache_folder(settings.home).glob("*.npz"))
+    assert len(own) == 1 and ds.read_cache(own[0]) is not None

@@ -105,10 +105,15 @@ def _z(values: np.ndarray) -> np.ndarray:
     return (values - values.mean()) / spread if spread > 0 else np.zeros_like(values)
 
 
+def cache_folder(home: HomePaths) -> Path:
+    """Pruned like the project words' folder (core.code.vocabulary_prune) by index runs."""
+    return home.cache_dir / "code_doc_sentences"
+
+
 def cache_file(home: HomePaths, location: str, embedder_name: str) -> Path:
     """Where the doc sentences of the index at ``location`` read by ``embedder_name`` are."""
     key = hashlib.sha1(f"{location}\n{embedder_name}".encode()).hexdigest()[:20]
-    return home.cache_dir / "code_doc_sentences" / f"{key}.npz"
+    return cache_folder(home) / f"{key}.npz"
 
 
 def read_cache(path: Path) -> DocVectors | None:
@@ -125,11 +130,13 @@ def read_cache(path: Path) -> DocVectors | None:
         return None
 
 
-def write_cache(path: Path, found: DocVectors) -> None:
+def write_cache(path: Path, found: DocVectors, location: str = "") -> None:
+    """Written whole (core.code.derived_cache); ``location`` (the index's) is kept in the
+    file so that the cache of an index that is gone can be found and removed."""
     write_npz_atomic(path, {
         "format": np.asarray(CACHE_FORMAT), "version": np.asarray(found.version),
         "ids": np.asarray(found.ids, dtype=str), "sentences": np.asarray(found.sentences, dtype=str),
-        "vectors": found.vectors})
+        "vectors": found.vectors, "location": np.asarray(location)})
 
 
 def sentence_embedder(embedder: Any) -> Any:
@@ -162,7 +169,7 @@ def doc_vectors_for(tables: Any, location: str, home: HomePaths, reader: Any) ->
     built = build_doc_vectors(version, found.column("id").to_pylist(),
                               found.column("doc").to_pylist(), reader.embed, known)
     try:
-        write_cache(path, built)
+        write_cache(path, built, location)
     except OSError as exc:  # an unwritable home: this search still runs, the next rebuilds
         return replace(built, note=f"not cached ({exc.strerror or exc})")
     return _held.put(path, file_stamp(path), built)

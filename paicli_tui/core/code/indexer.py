@@ -609,14 +609,20 @@ class CodeIndexer:
                                           else f"doc sentences not prepared: {error}")
 
     def _prune_vocabularies(self, embedder: Embedder) -> list[dict[str, Any]]:
-        """Remove the cached project words of indexes that are gone, and the oldest beyond
-        the cache's limits (:mod:`.vocabulary_prune`); this index's own stays."""
+        """Remove the cached project words and doc sentences of indexes that are gone, and
+        the oldest beyond the caches' limits (:mod:`.vocabulary_prune`); this index's own
+        stay."""
+        from . import doc_sentences
         from .vocabulary import cache_file, word_embedder
         from .vocabulary_prune import prune_vocabulary_caches
 
         home = self.settings.home
         keep = cache_file(home, self.location, word_embedder(embedder).name)
-        return [r._asdict() for r in prune_vocabulary_caches(home, keep)]
+        removed = prune_vocabulary_caches(home, keep)
+        reader = doc_sentences.sentence_embedder(embedder)
+        own = doc_sentences.cache_file(home, self.location, reader.name) if reader else None
+        removed += prune_vocabulary_caches(home, own, folder=doc_sentences.cache_folder(home))
+        return [r._asdict() for r in removed]
 
     def _refresh_fulltext(self, tables: IndexTables, report: ProgressCallback) -> None:
         """Keep the full-text index current (ICU segmentation splits Chinese words offline).

@@ -68,9 +68,12 @@ def _index_gone(location: str | None) -> bool:
 
 def prune_vocabulary_caches(home: HomePaths, keep: Path | None = None, *,
                             max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES,
-                            now: float | None = None) -> list[RemovedCache]:
-    """Remove the caches described above; what was removed (by this call)."""
-    folder = cache_folder(home)
+                            now: float | None = None, folder: Path | None = None
+                            ) -> list[RemovedCache]:
+    """Remove the caches described above; what was removed (by this call). ``folder`` is
+    another folder of per-index caches kept the same way (the doc sentences' vectors,
+    core.code.doc_sentences: each file names its index too)."""
+    folder = cache_folder(home) if folder is None else folder
     now = time.time() if now is None else now
     try:
         entries = [(e.name, e.stat()) for e in os.scandir(folder) if e.is_file()]
@@ -82,7 +85,7 @@ def prune_vocabulary_caches(home: HomePaths, keep: Path | None = None, *,
         with contextlib.suppress(FileNotFoundError):
             (folder / name).unlink()
             removed.append(RemovedCache(name, size, reason))
-            log.info("removed the cached project words %s (%d bytes): %s", name, size, reason)
+            log.info("removed the cached %s/%s (%d bytes): %s", folder.name, name, size, reason)
 
     kept: list[tuple[str, os.stat_result]] = []
     for name, info in entries:
@@ -113,6 +116,6 @@ def describe_removed(removed: list[dict]) -> str:
         return ""
     size = sum(r["size"] for r in removed) / 1e6
     gone = sum(r["reason"].startswith("its index is gone") for r in removed)
-    files = f"{len(removed)} cached project-word file" + ("" if len(removed) == 1 else "s")
+    files = f"{len(removed)} cached search file" + ("" if len(removed) == 1 else "s")
     return (f"removed {files} ({size:.1f} MB): {gone} of indexes that no longer exist, "
             f"{len(removed) - gone} over the cache's limits or left unfinished")
