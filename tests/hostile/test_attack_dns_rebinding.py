@@ -114,3 +114,35 @@ async def test_a_redirect_target_is_fetched_from_the_public_address_it_was_check
     assert asked == [("https://93.184.216.34/start", "docs.example", "docs.example"),
                      ("https://93.184.216.40/admin", "rebind.example", "rebind.example")]
     assert answers["rebind.example"] == [["127.0.0.1"]], "the name was looked up once"
+
+
+def _clear_proxies(monkeypatch) -> None:
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+
+
+async def test_a_proxy_the_environment_names_is_still_used(settings, project_dir,
+                                                           monkeypatch) -> None:
+    # Behind a proxy the names often do not resolve here at all: the proxy resolves them.
+    # The pinned transport had replaced httpx's own, which dropped HTTP(S)_PROXY: every
+    # fetch failed with "does not resolve". A name NO_PROXY lists is pinned as before.
+    _clear_proxies(monkeypatch)
+    with _server("proxy") as (proxy_port, proxied), _server("direct") as (port, direct):
+        monkeypatch.setenv("HTTP_PROXY", f"127.0.0.1:{proxy_port}")  # no scheme: http://
+        monkeypatch.setenv("NO_PROXY", "intranet.example")
+
+        async def resolve(host: str) -> list[str]:
+            return ["127.0.0.1"] if host == "intranet.example" else []
+
+        tool = WebFetchTool(resolve=resolve)
+        outside = await tool.run({"url": "http://docs.example/page"},
+                                 _context(settings, project_dir))
+        inside = await tool.run({"url": f"http://intranet.example:{port}/page"},
+                                _context(settings, project_dir))
+    assert outside.status is ToolStatus.DONE, outside.content
+    assert "proxy saw Host: docs.example" in outside.content
+    assert inside.status is ToolStatus.DONE, inside.content
+    assert f"direct saw Host: intranet.example:{port}" in inside.content
+    assert proxied == ["docs.example"] and direct == [f"intranet.example:{port}"]
+

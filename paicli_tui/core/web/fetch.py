@@ -93,6 +93,17 @@ def _is_local(host: str, addresses: list[str],
     return test(host) or any(test(address) for address in addresses)
 
 
+def environment_proxies() -> dict[str, str]:
+    """The proxies the environment names (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``,
+    ``NO_PROXY``, any letter case), as scheme -> proxy URL and ``"no"`` -> the bypass list:
+    what httpx itself honoured before the transport was replaced."""
+    import urllib.request
+
+    proxies = urllib.request.getproxies_environment()
+    return {scheme: value if scheme == "no" or "://" in value else f"http://{value}"
+            for scheme, value in proxies.items() if value}
+
+
 class PinnedTransport:
     """An httpx transport that connects only to the addresses a host was checked with.
 
@@ -101,11 +112,17 @@ class PinnedTransport:
     check, 127.0.0.1 for the connection) would reach what the check refused. Here every host
     is resolved once (:meth:`pin`), checked on those addresses, and the request goes to one of
     them: the URL carries the address, the ``Host`` header and the TLS server name (so the
-    certificate checked) stay the name's."""
+    certificate checked) stay the name's.
 
-    def __init__(self, inner: Any) -> None:
+    A request that goes through a proxy the environment names (``proxies``, see
+    :func:`environment_proxies`) is the proxy's to resolve, as it was before: not pinned."""
+
+    def __init__(self, inner: Any = None, proxies: dict[str, str] | None = None) -> None:
         self.inner = inner
+        """One transport for every request (tests fake the HTTP protocol); None: the network."""
+        self.proxies = dict(proxies or {})
         self.pins: dict[str, list[str]] = {}
+        self._opened: dict[str | None, Any] = {}  # a proxy URL (None: direct) -> transport
 
     async def pin(self, url: str, resolve: Resolver) -> list[str]:
         """The addresses ``url``'s host resolves to now, which its requests will use (the
@@ -119,12 +136,32 @@ class PinnedTransport:
         self.pins[httpx.URL(url).host] = addresses
         return addresses
 
+    def _transport(self, proxy: str | None = None) -> Any:
+        if self.inner is not None:
+            return self.inner
+        transport = self._opened.get(proxy)
+        if transport is None:
+            import httpx
+
+            transport = self._opened[proxy] = httpx.AsyncHTTPTransport(proxy=proxy)
+        return transport
+
+    def _proxy_for(self, url: Any) -> str | None:
+        import urllib.request
+
+        if not self.proxies or urllib.request.proxy_bypass_environment(url.host, self.proxies):
+            return None
+        return self.proxies.get(url.scheme) or self.proxies.get("all")
+
     async def handle_async_request(self, request: Any) -> Any:
         import httpx
 
         host = request.url.host
+        proxy = self._proxy_for(request.url)
+        if proxy is not None:
+            return await self._transport(proxy).handle_async_request(request)
         if _address(host) is not None:
-            return await self.inner.handle_async_request(request)
+            return await self._transport().handle_async_request(request)
         addresses = self.pins.get(host)
         if not addresses:  # never checked: fail closed rather than let httpx resolve it
             raise FetchError(f"{host} does not resolve to any address")
@@ -135,7 +172,7 @@ class PinnedTransport:
                 stream=request.stream, extensions={**request.extensions,
                                                    "sni_hostname": host})
             try:
-                return await self.inner.handle_async_request(pinned)
+                return await self._transport().handle_async_request(pinned)
             except httpx.ConnectError as exc:  # nothing sent yet: the next address may answer
                 failure = exc
         assert failure is not None
@@ -143,14 +180,18 @@ class PinnedTransport:
 
     # httpx.AsyncBaseTransport's shape, without importing httpx when this module loads
     async def __aenter__(self) -> PinnedTransport:
-        await self.inner.__aenter__()
+        if self.inner is not None:
+            await self.inner.__aenter__()
         return self
 
     async def __aexit__(self, *exc_info: Any) -> None:
-        await self.inner.__aexit__(*exc_info)
+        await self.aclose()
 
     async def aclose(self) -> None:
-        await self.inner.aclose()
+        for transport in [self.inner, *self._opened.values()]:
+            if transport is not None:
+                await transport.aclose()
+        self._opened.clear()
 
 
 async def fetch_text(url: str, settings: Settings, *, transport: Any = None,
@@ -162,7 +203,8 @@ async def fetch_text(url: str, settings: Settings, *, transport: Any = None,
     timeout = httpx.Timeout(settings.web_fetch_timeout_s, connect=min(
         10.0, settings.web_fetch_timeout_s))
     limit = settings.web_fetch_max_bytes
-    pinned = PinnedTransport(transport if transport is not None else httpx.AsyncHTTPTransport())
+    pinned = PinnedTransport(
+        transport, proxies=environment_proxies() if transport is None else None)
     async with httpx.AsyncClient(timeout=timeout, follow_redirects=False, transport=pinned,
                                  headers={"User-Agent": USER_AGENT,
                                           "Accept": "text/html, text/*;q=0.9, */*;q=0.5"}
