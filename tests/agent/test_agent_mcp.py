@@ -212,3 +212,20 @@ async def test_a_huge_result_is_cut_at_the_command_output_cap(settings, project_
     assert len(text) == 100_000 + len(f"\n[MCP result cut at 100,000 characters; the server "
                                       f"sent {sent:,}]")
     await session.aclose()
+
+
+async def test_a_long_call_says_its_summary_is_cut(settings, project_dir) -> None:
+    """The summary showed the first 120 characters of the arguments and nothing after: a
+    long first argument hid the ones that matter. The cut now says how much follows."""
+    summaries: list[str] = []
+
+    async def deny(request):
+        summaries.append(request.summary)
+        return ApprovalDecision.DENY
+
+    arguments = {"note": "n" * 150, "b": "~/.bashrc"}
+    session, _, _ = await run_calls(with_servers(settings, demo=server_table()), project_dir,
+                                    [("mcp__demo__add", arguments)], deny)
+    shown = json.dumps(arguments)
+    assert summaries == [f"demo: add {shown[:120]}… (+{len(shown) - 120} more characters)"]
+    await session.aclose()

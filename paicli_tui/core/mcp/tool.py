@@ -16,6 +16,8 @@ from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
 from .status import ServerStatus, describe_error
 
 DESCRIPTION_CHARS = 1_024
+SUMMARY_CHARS = 120
+"""Characters of a call's arguments in its approval summary (the detail has them all)."""
 
 
 def _schema(raw: Any) -> dict[str, Any]:
@@ -80,8 +82,12 @@ class McpTool:
                               status=ToolStatus.FAILED)
         if self.requires_approval:
             shown = json.dumps(arguments, ensure_ascii=False)
+            # a cut without a word hid what followed ({"note": "<150 chars>", "path": …})
+            cut = f"… (+{len(shown) - SUMMARY_CHARS:,} more characters)" \
+                if len(shown) > SUMMARY_CHARS else ""
             request = ApprovalRequest(tool=self.name,
-                                      summary=f"{self.server}: {self.remote_name} {shown[:120]}",
+                                      summary=f"{self.server}: {self.remote_name} "
+                                              f"{shown[:SUMMARY_CHARS]}{cut}",
                                       detail=json.dumps(arguments, ensure_ascii=False, indent=2))
             if not await ask_approval(context, request):
                 return ToolOutput(f"The person declined {self.name}. Do not retry it; ask how to "
