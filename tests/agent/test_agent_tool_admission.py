@@ -163,3 +163,41 @@ def test_read_file_splits_and_numbers_in_steps_as_in_one(text, size, block) -> N
         files.SLICE_CHARS, files.NUMBER_BLOCK = real_slice, real_block
     assert lines == text.splitlines()
     assert numbered == "\n".join(f"{7 + i:>6}\t{line}" for i, line in enumerate(lines))
+
+
+async def test_esc_while_a_large_result_is_admitted_keeps_the_calls_results(
+        settings, project_dir, monkeypatch) -> None:
+    # The calls have run (a command, an edit: done on disk) when their results are admitted
+    # in the worker thread; Esc arriving then used to drop both results, and the history said
+    # "this call was interrupted", so the model would run them again. The admission is
+    # finished first (it is bounded: about a second for 20 MB), then the turn stops.
+    redacting, release = threading.Event(), threading.Event()
+    real = tool_calls.redact_known
+
+    def held_redact(text, secrets):
+        if len(text) >= BIG:
+            redacting.set()
+            release.wait(10)
+        return real(text, secrets)
+
+    monkeypatch.setattr(tool_calls, "redact_known", held_redact)
+    steps = [Step(calls=[call("read_file", n=0, size=BIG, delay=0),
+                         call("read_file", n=1, size=10, delay=0)]), Step(text="never")]
+    session = await _session(settings, project_dir, steps)
+    task = asyncio.create_task(drain(session.run_turn("read both")))
+    assert await asyncio.to_thread(redacting.wait, 10)
+    task.cancel()
+    await asyncio.sleep(0.05)  # the cancel has reached the turn while the thread still works
+    release.set()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    assert task.cancelled()
+    tools = [m for m in session.history if m.role is Role.TOOL]
+    assert [m.meta.get("offload_path", "").rsplit("/", 1)[-1] for m in tools] == [
+        "001-read_file.txt", ""]
+    assert "1:xxxxxxxxxx" in tools[1].content and "interrupted" not in tools[1].content
+    assert (project_dir / tools[0].meta["offload_path"]).read_text() == "0:" + "x" * BIG
+    restored = [m for m in session.ledger.restore().messages if m.role is Role.TOOL]
+    assert [m.content for m in restored] == [m.content for m in tools]

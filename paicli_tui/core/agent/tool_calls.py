@@ -107,12 +107,23 @@ async def _run_tool(session: AgentSession, call: ToolCall,
 
 async def _admit(session: AgentSession, ran: Sequence[_Ran]) -> list[AdmittedResult]:
     """The batch's results through redaction, offload and the boundary, in call order (a
-    large one in a worker thread; saved outputs numbered in call order)."""
+    large one in a worker thread; saved outputs numbered in call order).
+
+    Not interrupted by a cancel (Esc): the calls have already run (a command, an edit done
+    on disk), and a result dropped here would be repaired as "interrupted" and run again.
+    Admission is bounded (about a second for 20 MB), so it is finished, its results are put
+    in the history, and then the cancel goes on."""
     secrets = session.settings.secrets()
-    return await admit_tool_results(
+    admitting = asyncio.ensure_future(admit_tool_results(
         [(item.call, item.output, item.arguments) for item in ran],
         redact=lambda text: redact_known(text, secrets), project=session.project,
-        session=session.state, settings=session.settings)
+        session=session.state, settings=session.settings))
+    try:
+        return await asyncio.shield(admitting)
+    except asyncio.CancelledError:
+        for result in await admitting:
+            session.append(result.message)
+        raise
 
 
 async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: RunawayGuard
