@@ -51,21 +51,38 @@ def _uses_crlf(text: str) -> bool:
     return crlf > 0 and crlf == text.count("\n")
 
 
-def in_git_folder(label: str) -> bool:
-    """``label`` (project-relative) lies in a repository's own folder: git runs what its
-    config (``core.fsmonitor``, aliases, diff drivers) and hooks say, on the person's next
-    ``git status`` or commit in their own terminal, out of reach of any approval."""
-    return any(part.lower() == ".git" for part in Path(label).parts)
+_INSTRUCTION_FILES = frozenset({"pai.md", "pai.local.md", ".paicli/pai.md",
+                                ".paicli/pai.local.md", "agents.md", "claude.md",
+                                ".claude/claude.md"})
+_SKILL_FOLDERS = (".paicli/skills/", ".claude/skills/")
+
+
+def asked_every_time(label: str) -> str:
+    """Why a write to ``label`` (project-relative) is asked about even after an "Always"
+    ("" for an ordinary file):
+
+    - the git folder: git runs what its config (``core.fsmonitor``, aliases, diff drivers)
+      and hooks say, on the person's next ``git status`` or commit in their own terminal,
+      out of reach of any approval;
+    - the agent's own instructions (PAI.md, AGENTS.md, CLAUDE.md, skills): read into every
+      later session's prompt, so one write would steer all of them.
+    """
+    parts = Path(label).parts
+    if any(part.lower() == ".git" for part in parts):
+        return "in the git folder: git runs its config and hooks"
+    name = "/".join(parts).lower()
+    if name in _INSTRUCTION_FILES or name.startswith(_SKILL_FOLDERS):
+        return "the agent's own instructions: read into every later session"
+    return ""
 
 
 async def _apply(context: ToolContext, tool: str, path: Path, label: str, before: str,
                  after: str, summary: str) -> ToolOutput:
     diff = unified_diff(label, before, after)
-    git_folder = in_git_folder(label)
-    asked = f"{summary} (in the git folder: git runs its config and hooks)" if git_folder \
-        else summary
+    why = asked_every_time(label)
+    asked = f"{summary} ({why})" if why else summary
     if not await ask_approval(context, ApprovalRequest(tool=tool, summary=asked, detail=diff),
-                              always_covers=not git_folder):
+                              always_covers=not why):
         return ToolOutput(denied(summary), status="denied")
     await asyncio.to_thread(write_atomically, path, after)
     added = sum(1 for line in diff.splitlines() if line.startswith("+") and
