@@ -150,6 +150,12 @@ def stay_inside(root: Path, path: Path) -> None:
         raise LeadsOutside(f"{os.path.relpath(path, root)} leads outside the project (to "
                            f"{real}); the program writes there only inside the project "
                            "(set index_uri to keep the index elsewhere)")
+    # Inside, but in git's own folder: `.paicli -> .git` made the index lock .git/index.lock,
+    # git's own lock, left behind after the build (every git add / commit then failed).
+    if ".git" in (part.lower() for part in os.path.relpath(real, real_root).split(os.sep)):
+        raise LeadsOutside(f"{os.path.relpath(path, root)} leads into the repository's .git "
+                           f"folder (to {real}); the program never writes there (set "
+                           "index_uri to keep the index elsewhere)")
 
 
 def keep_dot_dir_out_of_git(dot_dir: Path) -> None:

@@ -11,6 +11,7 @@ and indexing fails with a reason naming the link and `index_uri`.
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 
 import pytest
@@ -77,6 +78,25 @@ def test_a_link_that_stays_inside_still_indexes(places, settings) -> None:
     assert (root / "build" / "paicli" / "index").is_dir()
     assert (root / "build" / "paicli" / ".gitignore").read_text() == "*\n"
     assert sorted(os.listdir(outside)) == []
+
+
+def test_a_link_into_the_git_folder_is_refused(places, settings) -> None:
+    """`.paicli -> .git` stays inside the project, but made the index lock `.git/index.lock`,
+    git's own lock: left after the build, every `git add` and `git commit` failed ("Another
+    git process seems to be running") until the person found and removed it."""
+    root, _ = places
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "a.py"], check=True)
+    os.symlink(".git", root / ".paicli")
+    with pytest.raises(LeadsOutside) as raised:
+        CodeIndexer(settings, root, HashEmbedder()).update()
+    assert str(raised.value).startswith(".paicli/index leads into the repository's .git folder")
+    assert not (root / ".git" / "index.lock").exists()
+    assert not (root / ".git" / ".gitignore").exists()
+    (root / "a.py").write_text("def hello():\n    return 2\n")
+    added = subprocess.run(["git", "-C", str(root), "add", "a.py"], capture_output=True,
+                           text=True)
+    assert added.returncode == 0, added.stderr
 
 
 def test_a_fifo_shipped_as_the_index_lock_is_refused_at_once(places, settings) -> None:
