@@ -12,7 +12,9 @@ TUI (no key read, nothing drawn). Side by side in one run:
 
 - on the loop: the batch admitted on the event loop itself (as before; forced here by raising
   the inline limit), the whole redaction and save one stall;
-- in a worker: the heavy part in a worker thread, scans in slices (now).
+- in a worker: the heavy part in a worker thread, scans in slices (now);
+- key found: the same, the file holding the key reversed once (as ``rev`` prints it), so
+  redaction also places the key in the text.
 """
 
 from __future__ import annotations
@@ -33,10 +35,11 @@ from paicli_tui.core.agent.session import AgentSession  # noqa: E402
 from paicli_tui.core.context import tool_results  # noqa: E402
 
 LINE = "    def handle_retry(self, request, attempts=3):  # 重试三次后放弃\n"
+KEY = "sk-bench-Zq81mWv0Lr5TbN3xJd7Y"
 
 
 async def _turn(home: Path, project: Path) -> tuple[float, float, str]:
-    settings = load_settings({"api_key": "sk-bench-Zq81mWv0Lr5TbN3xJd7Y"},
+    settings = load_settings({"api_key": KEY},
                              {"PAICLI_HOME": str(home)})
     steps = [Step(calls=[call("read_file", path="big.py")]), Step(text="done")]
     session = await AgentSession.start(settings, project, client=ScriptedClient(steps))
@@ -71,12 +74,15 @@ def main() -> None:
         project = Path(tmp, "project")
         project.mkdir()
         size = int(args.mb * 1_000_000)
-        (project / "big.py").write_text(LINE * (size // len(LINE.encode())))
+        lines = LINE * (size // len(LINE.encode()) // 2)
         print(f"read_file of a {args.mb:g} MB file, admitted with a configured key")
         print(f"{'where':<14}{'longest stall':>15}{'turn':>10}  saved as")
         rows = {}
         real_inline = tool_results.INLINE_CHARS
-        for label, inline in (("on the loop", 10**12), ("in a worker", real_inline)):
+        for label, inline, middle in (("on the loop", 10**12, ""),
+                                      ("in a worker", real_inline, ""),
+                                      ("key found", real_inline, KEY[::-1] + "\n")):
+            (project / "big.py").write_text(lines + middle + lines)
             tool_results.INLINE_CHARS = inline
             home = Path(tmp, f"home-{len(rows)}")
             home.mkdir()
