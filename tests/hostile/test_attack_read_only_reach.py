@@ -30,6 +30,8 @@ ROWS = [
     ("grep --deref OUTSIDE .", "grep --deref follows links", "grep"),
     ("grep -r OUTSIDE *", "an unquoted wildcard (*) could expand into an option of grep",
      "grep"),  # the planted file named -R
+    # a quoted decoy spelling the word once vouched for the bare copy beside it
+    ("grep -r OUTSIDE \"'*'\" *", "an unquoted wildcard (*) could expand", "grep"),
     ("rg -L OUTSIDE", "rg -L follows links", "rg"),
     ("rg --follow OUTSIDE", "rg --follow follows links", "rg"),
     ("find -L . -name 'key.txt' -exec cat {} ;", "find -L follows links", "find"),

@@ -29,6 +29,12 @@ ROWS = [
     ("sort {-o,pwned} README.md", "pwned", "a brace expansion ({-o,pwned})"),
     ("cat {../outside.txt,README.md}", "OUTSIDE", "a brace expansion"),
     ("cat $'..\\x2foutside.txt'", "OUTSIDE", "expands or substitutes something"),
+    # a quoted decoy spelling the braces once vouched for the bare copy beside it
+    ("find . -maxdepth 0 -name \"'{-exec,touch}'\" -o {-exec,touch} pwned ';'", "pwned",
+     "a brace expansion ({-exec,touch}) becomes other words"),
+    ("cat \"'{../outside.txt,README.md}'\" {../outside.txt,README.md}", "OUTSIDE",
+     "a brace expansion ({../outside.txt,README.md})"),
+    ('cat {"../outside.txt",README.md}', "OUTSIDE", "a brace expansion"),  # quoted inside
 ]
 
 
@@ -59,7 +65,7 @@ async def test_the_row_asks(command, effect, reason, project, settings) -> None:
 @pytest.mark.parametrize("command", [
     "grep -rn 'foo$' .", 'grep -rn "foo$" .',  # a quoted $ at a pattern's end
     "rg 'a{2,3}' .", 'rg -n "x{1,2}"',  # quoted braces are the program's
-    'find . -name "{a,b}"', "ls {}",
+    'find . -name "{a,b}"', "ls {}", 'cat "{"README.md,x}',  # a quoted { opens none
 ])
 def test_quoted_dollars_and_braces_stay_read_only(command, project, settings) -> None:
     assert read_only_verdict(command, settings.read_only_commands, project).read_only

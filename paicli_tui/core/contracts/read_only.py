@@ -103,11 +103,57 @@ def _dollar_quote(command: str) -> int:
     return -1
 
 
-def _quoted_often_enough(word: str, words: list[str], text: str) -> bool:
-    """Every occurrence of ``word`` among the words is quoted in the text (so the shell does
-    not expand it); counted, so one quoted copy cannot vouch for an unquoted one."""
-    quoted = text.count(f"'{word}'") + text.count(f'"{word}"')
-    return quoted >= words.count(word)
+def _bare_words(command: str) -> list[tuple[str, str]]:
+    """The shell's words of ``command`` as (the word, the same word with every character that
+    was quoted or escaped replaced by NUL): the second is what the shell may still expand.
+    Split at unquoted blanks and operators, like :func:`command_words`."""
+    words: list[tuple[str, str]] = []
+    value: list[str] = []
+    bare: list[str] = []
+    quote = ""
+    index = 0
+    while index < len(command):
+        char = command[index]
+        if quote == "'":
+            quote = "" if char == "'" else quote
+            if quote:
+                value.append(char)
+            bare.append("\0")
+        elif quote == '"':
+            if char == '"':
+                quote = ""
+            else:
+                if char == "\\" and command[index + 1:index + 2] in ('"', "\\", "$", "`"):
+                    index += 1
+                value.append(command[index])
+            bare.append("\0")
+        elif char == "\\":
+            index += 1
+            value.append(command[index:index + 1])
+            bare.append("\0")
+        elif char in "'\"":
+            quote = char
+            bare.append("\0")
+        elif char.isspace() or char in _PUNCTUATION:
+            if bare:
+                words.append(("".join(value), "".join(bare)))
+            value, bare = [], []
+        else:
+            value.append(char)
+            bare.append(char)
+        index += 1
+    if bare:
+        words.append(("".join(value), "".join(bare)))
+    return words
+
+
+def _expanded(word: str, text: str, pattern: re.Pattern[str]) -> bool:
+    """Whether the shell may expand ``pattern`` in some copy of ``word`` in ``text`` (found
+    outside quotes). Decided per word, not by looking for a quoted copy in the text: a
+    decoy ``"'{-exec,touch}'"`` once vouched for the bare ``{-exec,touch}`` beside it. A word
+    not found is taken as expanded (to be safe)."""
+    copies = [bare for value, bare in _bare_words(text) if value == word]
+    return not copies or any(pattern.search(bare) for bare in copies)
 
 
 def _outside(word: str, root: Path) -> bool:
@@ -249,7 +295,7 @@ class _Allowlist:
             for arg in args:
                 if program not in _OPTION_RUNNERS and not _WILDCARD.match(arg):
                     continue
-                if _WILDCARD.search(arg) and not _quoted_often_enough(arg, all_words, text):
+                if _WILDCARD.search(arg) and _expanded(arg, text, _WILDCARD):
                     return _no(f"an unquoted wildcard ({arg[:40]}) could expand into an "
                                f"option of {program}")
         return _YES
@@ -285,7 +331,7 @@ def read_only_verdict(command: str, allowed: Iterable[str], project_root: Path
     for word in words:
         if _EXPANSION.search(word):
             return _no(f"expands or substitutes something ({word[:40]})")
-        if _BRACES.search(word) and not _quoted_often_enough(word, words, command):
+        if _BRACES.search(word) and _expanded(word, command, _BRACES):
             return _no(f"a brace expansion ({word[:40]}) becomes other words in the shell")
     allowlist = _Allowlist(allowed, root)
     simple: list[str] = []
