@@ -81,70 +81,64 @@ _YES = ReadOnlyVerdict(True)
 _no = ReadOnlyVerdict.refused
 
 
-def _dollar_quote(command: str) -> int:
-    """Where ``$'…'`` or ``$"…"`` opens outside quotes (-1: nowhere). Bash (the ``/bin/sh`` of
-    macOS, Fedora, Arch) decodes ``$'\x2dexec'`` into ``-exec`` after the reader has read
-    the words, so no option or path check could hold. (``'foo$'`` is a quoted ``$``.)"""
-    quote = ""
-    index = 0
-    while index < len(command):
-        char = command[index]
-        if quote == "'":
-            quote = "" if char == "'" else quote
-        elif char == "\\":
-            index += 1  # the next character is literal (inside double quotes too)
-        elif quote == '"':
-            quote = "" if char == '"' else quote
-        elif char in "'\"":
-            quote = char
-        elif char == "$" and command[index + 1:index + 2] in ("'", '"'):
-            return index
-        index += 1
-    return -1
+_OPENS = "\1"
+"""In a word's bare form (:func:`_bare_words`): a quote opening here."""
 
 
-def _bare_words(command: str) -> list[tuple[str, str]]:
-    """The shell's words of ``command`` as (the word, the same word with every character that
-    was quoted or escaped replaced by NUL): the second is what the shell may still expand.
-    Split at unquoted blanks and operators, like :func:`command_words`."""
-    words: list[tuple[str, str]] = []
+def _bare_words(command: str) -> list[tuple[str, str, int]]:
+    """The shell's words of ``command`` as (the word, its bare form, where it starts). The
+    bare form is the word's text with every quoted or escaped character (quotes and
+    backslashes too) replaced by NUL and an opening quote by :data:`_OPENS`, one for one:
+    what is left is what the shell may still expand. Split at unquoted blanks and operators,
+    like :func:`command_words`."""
+    words: list[tuple[str, str, int]] = []
     value: list[str] = []
     bare: list[str] = []
     quote = ""
-    index = 0
+    index = start = 0
     while index < len(command):
         char = command[index]
+        if not bare:
+            start = index
         if quote == "'":
             quote = "" if char == "'" else quote
-            if quote:
-                value.append(char)
+            value.extend(char if quote else "")
             bare.append("\0")
-        elif quote == '"':
-            if char == '"':
-                quote = ""
-            else:
-                if char == "\\" and command[index + 1:index + 2] in ('"', "\\", "$", "`"):
-                    index += 1
-                value.append(command[index])
+        elif quote == '"' and char == '"':
+            quote = ""
             bare.append("\0")
-        elif char == "\\":
+        elif char == "\\" and (not quote or command[index + 1:index + 2] in '"\\$`'):
+            value.append(command[index + 1:index + 2])  # the next character is literal
+            bare.append("\0" * len(command[index:index + 2]))
             index += 1
-            value.append(command[index:index + 1])
+        elif quote == '"':
+            value.append(char)
             bare.append("\0")
         elif char in "'\"":
             quote = char
-            bare.append("\0")
+            bare.append(_OPENS)
         elif char.isspace() or char in _PUNCTUATION:
             if bare:
-                words.append(("".join(value), "".join(bare)))
+                words.append(("".join(value), "".join(bare), start))
             value, bare = [], []
         else:
             value.append(char)
             bare.append(char)
         index += 1
     if bare:
-        words.append(("".join(value), "".join(bare)))
+        words.append(("".join(value), "".join(bare), start))
     return words
+
+
+def _dollar_quote(command: str) -> int:
+    """Where ``$'…'`` or ``$"…"`` opens outside quotes (-1: nowhere). Bash (the ``/bin/sh`` of
+    macOS, Fedora, Arch) decodes ``$'\x2dexec'`` into ``-exec`` after the reader has read
+    the words, so no option or path check could hold. (``'foo$'`` is a quoted ``$``.)"""
+    for _value, bare, start in _bare_words(command):
+        found = bare.find("$" + _OPENS)
+        if found >= 0:
+            return start + found
+    return -1
 
 
 def _expanded(word: str, text: str, pattern: re.Pattern[str]) -> bool:
@@ -152,7 +146,7 @@ def _expanded(word: str, text: str, pattern: re.Pattern[str]) -> bool:
     outside quotes). Decided per word, not by looking for a quoted copy in the text: a
     decoy ``"'{-exec,touch}'"`` once vouched for the bare ``{-exec,touch}`` beside it. A word
     not found is taken as expanded (to be safe)."""
-    copies = [bare for value, bare in _bare_words(text) if value == word]
+    copies = [bare for value, bare, _start in _bare_words(text) if value == word]
     return not copies or any(pattern.search(bare) for bare in copies)
 
 
