@@ -3,7 +3,8 @@
 The read-only reader checks every path a command names. Two ways read files no word names:
 a walk that follows links (a project can ship `docs/ref -> ../../<outside>`, and
 `grep -R KEY .` prints the outside file's lines) and a list of names read from a file
-(`sort --files0-from=names` prints the contents of the files listed there). GNU programs
+(`sort --files0-from=names` prints the contents of the files listed there), and a wildcard the
+shell expands into such a link (`head docs/*.md`). GNU programs
 also take any unambiguous prefix of a long option (`--deref`, `--files0=`, `sort --out=`).
 Each row is run for real first (the outside text shows), then through `execute_command`:
 it asks, and denied, prints nothing.
@@ -38,6 +39,10 @@ ROWS = [
     ("sort --files0-from=names.bin", "sort --files0-from reads the names", "sort"),
     ("sort --files0=names.bin", "sort --files0 reads the names", "sort"),
     ("cat names.bin | sort --files0-from=-", "sort --files0-from reads the names", "sort"),
+    # a wildcard the shell expands into a link the project ships
+    ("head -n 5 docs/*.md", "reads outside the project (docs/*.md matches docs/key.md)", "head"),
+    ("cat */*.md", "reads outside the project (*/*.md matches docs/key.md)", "cat"),
+    ("grep -r OUTSIDE docs/r*", "reads outside the project (docs/r* matches docs/ref)", "grep"),
 ]
 
 
@@ -49,6 +54,7 @@ def project(tmp_path):
     root = tmp_path / "project"
     (root / "docs").mkdir(parents=True)
     os.symlink("../../outside", root / "docs" / "ref")
+    os.symlink("../../outside/key.txt", root / "docs" / "key.md")
     (root / "names.bin").write_bytes(b"docs/ref/key.txt\0")
     (root / "-R").write_text("")
     (root / "README.md").write_text("hello\n")
@@ -86,7 +92,7 @@ def test_an_abbreviated_long_option_is_the_option(command, reason, project, sett
 
 @pytest.mark.parametrize("command", [
     "grep -r OUTSIDE .",  # -r follows only links named on the command line
-    "grep -rn OUTSIDE docs/*.md",
+    "wc -l *.md", "head -n 3 src*/x*",  # wildcards matching only the project's files
     "rg -n OUTSIDE",
     "find . -name '*.md'",
     "ls *", "ls -la", "wc -l *", "du -sh .",

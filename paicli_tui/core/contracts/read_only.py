@@ -23,6 +23,7 @@ Anything the reader is unsure of is not read-only: the person is asked, as for a
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 from collections.abc import Iterable
@@ -41,6 +42,8 @@ _PUNCTUATION = frozenset(";&|()<>")
 _EXPANSION = re.compile(r"\$[A-Za-z0-9_{(\[@*#?$!\-'\"]|`")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 _WILDCARD = re.compile(r"[*?\[]")
+MAX_EXPANDED_NAMES = 5_000
+"""Names a wildcard may match before the reader stops checking them (and asks)."""
 _BRACES = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 """A brace expansion: bash turns ``{-exec,touch}`` into two words, ``{/etc/passwd,x}`` into
 a path outside."""
@@ -166,6 +169,18 @@ def _outside(word: str, root: Path) -> bool:
     return False
 
 
+def _expansion_leads_out(pattern: str, root: Path) -> str:
+    """Why the names the shell will put in place of ``pattern`` (run in ``root``) are more
+    than a read of the project ("" when they are not): ``head docs/*`` read a link the project
+    ships (``docs/notes.md -> ../../../.ssh/id_rsa``) although no word named it."""
+    for count, match in enumerate(glob.iglob(pattern, root_dir=root)):
+        if count >= MAX_EXPANDED_NAMES:
+            return f"a wildcard ({pattern[:40]}) matches more than {MAX_EXPANDED_NAMES:,} names"
+        if _outside(match, root):
+            return f"reads outside the project ({pattern[:40]} matches {match[:40]})"
+    return ""
+
+
 def _short_flags(word: str) -> str:
     """The letters of a short-option cluster (``-uo`` → ``uo``); "" for anything else."""
     return word[1:] if word.startswith("-") and not word.startswith("--") else ""
@@ -281,6 +296,10 @@ class _Allowlist:
         for arg in args:
             if _outside(arg, self.root):
                 return _no(f"reads outside the project ({arg[:40]})")
+            if _WILDCARD.search(arg) and not _quoted_often_enough(arg, all_words, text):
+                why = _expansion_leads_out(arg, self.root)
+                if why:
+                    return _no(why)
         if program == "git":
             why = _git_runs_more(args, named, self.root)
             if why:
