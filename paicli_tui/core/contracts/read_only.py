@@ -296,10 +296,6 @@ class _Allowlist:
         for arg in args:
             if _outside(arg, self.root):
                 return _no(f"reads outside the project ({arg[:40]})")
-            if _WILDCARD.search(arg) and not _quoted_often_enough(arg, all_words, text):
-                why = _expansion_leads_out(arg, self.root)
-                if why:
-                    return _no(why)
         if program == "git":
             why = _git_runs_more(args, named, self.root)
             if why:
@@ -311,6 +307,11 @@ class _Allowlist:
                 if _WILDCARD.search(arg) and _expanded(arg, text, _WILDCARD):
                     return _no(f"an unquoted wildcard ({arg[:40]}) could expand into an "
                                f"option of {program}")
+        for arg in args:  # what the shell will put in place of a wildcard
+            if _WILDCARD.search(arg) and not _quoted_often_enough(arg, all_words, text):
+                why = _expansion_leads_out(arg, self.root)
+                if why:
+                    return _no(why)
         return _YES
 
 
