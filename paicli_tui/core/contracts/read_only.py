@@ -308,7 +308,7 @@ class _Allowlist:
                     return _no(f"an unquoted wildcard ({arg[:40]}) could expand into an "
                                f"option of {program}")
         for arg in args:  # what the shell will put in place of a wildcard
-            if _WILDCARD.search(arg) and not _quoted_often_enough(arg, all_words, text):
+            if _WILDCARD.search(arg) and _expanded(arg, text, _WILDCARD):
                 why = _expansion_leads_out(arg, self.root)
                 if why:
                     return _no(why)
