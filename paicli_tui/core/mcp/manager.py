@@ -27,7 +27,7 @@ from ...process_supervisor import PARENT_LIFELINE
 from ...process_supervisor import SCRIPT as SUPERVISOR
 from ..contracts.tools import Tool
 from .config import McpServerConfig
-from .status import ServerStatus, describe_error
+from .status import ServerStatus, describe_error, markdown_literal
 from .tool import McpTool
 
 log = logging.getLogger(__name__)
@@ -178,7 +178,7 @@ class McpManager:
             if status.tools:
                 lines.append("  - " + ", ".join(f"`{t.name}`" for t in status.tools))
             if status.error:
-                lines.append(f"  - last error: {status.error}")
+                lines.append(f"  - last error: {markdown_literal(status.error)}")
             if status.log_path and status.state == "failed":
                 lines.append(f"  - server log: `{status.log_path}`")
         lines.extend(f"- {problem}" for problem in self.problems)
@@ -189,7 +189,8 @@ class McpManager:
         configuration trouble ('' when every server runs). Without it a failed server was
         silent: its tools were just missing until the person thought of ``/mcp``."""
         failed = [s for s in self.statuses if s.state == "failed"]
-        lines = [f"MCP server `{s.config.name}` did not start: {s.error}" for s in failed]
+        lines = [f"MCP server `{s.config.name}` did not start: {markdown_literal(s.error or '')}"
+                 for s in failed]
         lines.extend(self.problems)
         if not lines:
             return ""

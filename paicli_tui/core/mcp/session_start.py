@@ -7,7 +7,7 @@ from pathlib import Path
 from ...config import ConfigError, Settings
 from .config import approve_project_servers, project_servers, servers_from_settings
 from .manager import McpManager
-from .status import ServerStatus
+from .status import ServerStatus, markdown_literal
 
 NOT_APPROVED = ("{n} server(s) in {path} not started: this project's .mcp.json has not been "
                 "approved (it can run any command). Review it, then `/mcp approve`.")
@@ -19,11 +19,11 @@ async def start_mcp(settings: Settings, project_root: Path) -> McpManager | None
     try:
         configs = servers_from_settings(settings)
     except ConfigError as exc:
-        configs, problems = [], [str(exc)]
+        configs, problems = [], [markdown_literal(str(exc))]
     project = project_servers(project_root, settings.home)
     if project is not None:
-        if project.error:
-            problems.append(project.error)
+        if project.error:  # the file's own words (a server name) shown as text
+            problems.append(markdown_literal(project.error))
         elif project.approved:
             names = {c.name for c in configs}
             configs += [c for c in project.servers if c.name not in names]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,3 +33,15 @@ def describe_error(exc: BaseException) -> str:
         return f"command not found: {exc.filename or exc}"
     text = str(exc).strip() or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+_MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>&~!|])")
+
+
+def markdown_literal(text: str) -> str:
+    """``text`` to be read as it stands inside a line of the Markdown the chat shows (the
+    startup warning, ``/mcp``): the characters Markdown acts on escaped and line breaks made
+    spaces. A project's .mcp.json is quoted there before anyone trusted it; a server name
+    ``x](https://…) **sign in again**`` must not become a link and bold words in the
+    program's voice."""
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", " ".join(text.split()))
