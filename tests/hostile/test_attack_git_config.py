@@ -85,6 +85,25 @@ def plant_linked_worktree(root) -> str:
     return "git -C wt status"
 
 
+def plant_bom_config(root) -> str:
+    """Git skips a BOM at the start of its config; the reader missed the [core] after it."""
+    repository(root)
+    config = root / ".git" / "config"
+    config.write_bytes(b"\xef\xbb\xbf[core]\n\trepositoryformatversion = 0\n"
+                       b"\tfsmonitor = \"touch pwned; false\"\n")
+    return "git status"
+
+
+def plant_line_separator(root) -> str:
+    """Only \\n ends a line for git: a U+2028 inside a value started a section for the
+    reader alone."""
+    repository(root)
+    config = root / ".git" / "config"
+    config.write_bytes("[core]\n\trepositoryformatversion = 0\n\tfoo = bar\u2028[x]\n"
+                       "\tfsmonitor = \"touch pwned; false\"\n".encode())
+    return "git status"
+
+
 def plant_bare_repository(root) -> str:
     """The clonable one: a bare repository's files committed under vendor/."""
     git("init", "-q", ".", cwd=root)
@@ -113,6 +132,8 @@ PLANTED = [
     (plant_hook, "git runs the repository's hook post-index-change"),
     (plant_hooks_path, "git runs the repository's hook post-index-change"),
     (plant_linked_worktree, "the repository's git config core.fsmonitor makes git run"),
+    (plant_bom_config, "the repository's git config core.fsmonitor makes git run"),
+    (plant_line_separator, "the repository's git config core.fsmonitor makes git run"),
     (plant_bare_repository, "the repository's git config diff.*.textconv makes git run"),
     (plant_worktree_config, "the repository's git config core.fsmonitor makes git run"),
 ]

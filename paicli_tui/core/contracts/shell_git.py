@@ -59,7 +59,10 @@ def _config_entries(text: str) -> list[tuple[str, str]]:
     """(key with subsection as '*', value) of a git config file, lower-case keys."""
     entries: list[tuple[str, str]] = []
     section = ""
-    for raw in text.splitlines():
+    # read as git reads it: a BOM at the start is skipped, and only "\n" ends a line
+    # (splitlines also broke at U+2028 inside a value: "foo = bar\u2028[x]" moved the next
+    # key into a section git never saw, and a BOM hid the [core] header)
+    for raw in text.removeprefix("\ufeff").split("\n"):
         line = raw.strip()
         if not line or line.startswith(("#", ";")):
             continue
