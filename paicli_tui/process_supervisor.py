@@ -149,6 +149,25 @@ def _parse(argv: list[str]) -> tuple[int | None, int | None, list[str], int]:
     return int(argv[0]), None, [argv[1], "-c", argv[2]], 1
 
 
+STOP_GRACE_S = 1.0
+"""How long an MCP server has to end on SIGTERM before it is killed: under the SDK's own
+2 s between its SIGTERM and its SIGKILL, which reach only the supervisor's group."""
+
+
+def _let_the_server_stop(child: subprocess.Popen, group: int) -> None:
+    """Pass a stop on to the server's group and give it :data:`STOP_GRACE_S` to end. The SDK
+    closes a server by SIGTERM to the process it started, which is this supervisor; the
+    server (a group of its own) was killed outright, and one that tidies up on SIGTERM (a
+    lock file, a database it writes) never could."""
+    try:
+        os.killpg(group, signal.SIGTERM)
+    except OSError:
+        return
+    deadline = time.monotonic() + STOP_GRACE_S
+    while child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def _orphaned(app: int | None) -> bool:
     """True when the app this supervisor belongs to has died (it was re-parented)."""
     return app is not None and os.getppid() != app
@@ -194,6 +213,8 @@ def main() -> int:
             except BlockingIOError:
                 pass
         if lifeline in ready or stop or _orphaned(app):  # the app is gone: nothing may stay
+            if app is not None and stop and not _orphaned(app):
+                _let_the_server_stop(child, group)
             _kill_everything(group)
             return 137
     code = child.returncode

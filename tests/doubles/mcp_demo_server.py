@@ -2,7 +2,8 @@
 
 ``python mcp_demo_server.py`` serves; ``--crash`` exits at once; ``--hang`` never answers;
 ``--ignore-eof PID_FILE`` writes its pid to PID_FILE, serves, and then stays running when its
-stdin ends (and ignores SIGTERM and SIGHUP), as a careless server does.
+stdin ends (and ignores SIGTERM and SIGHUP), as a careless server does; ``--tidy-on-term FILE``
+stays running when its stdin ends too, and on SIGTERM writes "tidied" to FILE and exits.
 """
 
 from __future__ import annotations
@@ -55,7 +56,20 @@ def main() -> None:
         for number in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(number, signal.SIG_IGN)
         Path(sys.argv[sys.argv.index("--ignore-eof") + 1]).write_text(str(os.getpid()))
+    if "--tidy-on-term" in sys.argv:
+        import signal
+        from pathlib import Path
+
+        note = Path(sys.argv[sys.argv.index("--tidy-on-term") + 1])
+
+        def tidy(*_: object) -> None:
+            note.write_text("tidied")
+            os._exit(0)
+
+        signal.signal(signal.SIGTERM, tidy)
     server.run("stdio")
+    if "--tidy-on-term" in sys.argv:
+        time.sleep(600)
     if "--ignore-eof" in sys.argv:
         time.sleep(600)
 
