@@ -104,6 +104,24 @@ def plant_line_separator(root) -> str:
     return "git status"
 
 
+def plant_continued_value(root) -> str:
+    """A value ending in a backslash goes on on the next line: "[x]" there is no section."""
+    repository(root)
+    (root / ".git" / "config").write_text(
+        "[core]\n\trepositoryformatversion = 0\n\tfoo = bar \\\n[x]\n"
+        "\tfsmonitor = \"touch pwned; false\"\n")
+    return "git status"
+
+
+def plant_backslash_in_comment(root) -> str:
+    """A backslash in a comment continues nothing: the next line is a key of its own."""
+    repository(root)
+    (root / ".git" / "config").write_text(
+        "[core]\n\trepositoryformatversion = 0\n\tfoo = bar ; note \\\n"
+        "\tfsmonitor = \"touch pwned; false\"\n")
+    return "git status"
+
+
 def plant_bare_repository(root) -> str:
     """The clonable one: a bare repository's files committed under vendor/."""
     git("init", "-q", ".", cwd=root)
@@ -134,6 +152,8 @@ PLANTED = [
     (plant_linked_worktree, "the repository's git config core.fsmonitor makes git run"),
     (plant_bom_config, "the repository's git config core.fsmonitor makes git run"),
     (plant_line_separator, "the repository's git config core.fsmonitor makes git run"),
+    (plant_continued_value, "the repository's git config core.fsmonitor makes git run"),
+    (plant_backslash_in_comment, "the repository's git config core.fsmonitor makes git run"),
     (plant_bare_repository, "the repository's git config diff.*.textconv makes git run"),
     (plant_worktree_config, "the repository's git config core.fsmonitor makes git run"),
 ]

@@ -55,14 +55,57 @@ class GitRuns:
     """Paths (relative to the command's directory) of hooks that exist."""
 
 
+def _continues(line: str) -> bool:
+    """The line's value ends with a backslash that escapes the line break (outside a
+    comment): git joins the next line to the value."""
+    text = line.strip()
+    if not text or text.startswith(("#", ";")):
+        return False
+    if text.startswith("["):
+        text = text.partition("]")[2]
+    value = text.partition("=")[2]
+    quoted = False
+    index = 0
+    while index < len(value):
+        char = value[index]
+        if char == "\\":
+            if index == len(value) - 1:
+                return True
+            index += 2
+            continue
+        if char == '"':
+            quoted = not quoted
+        elif char in "#;" and not quoted:
+            return False  # the rest is a comment, its backslash too
+        index += 1
+    return False
+
+
+def _logical_lines(text: str) -> list[str]:
+    """The config's lines as git reads them: only "\n" ends one (splitlines also broke at
+    U+2028 inside a value), and a value ending in a backslash goes on on the next line
+    ("foo = bar \\" then "[x]" is one value for git, not a section)."""
+    lines: list[str] = []
+    pending = ""
+    for raw in text.split("\n"):
+        line = pending + raw.removesuffix("\r")
+        if _continues(line):
+            pending = line.rstrip()[:-1]
+            continue
+        pending = ""
+        lines.append(line)
+    if pending:
+        lines.append(pending)
+    return lines
+
+
 def _config_entries(text: str) -> list[tuple[str, str]]:
     """(key with subsection as '*', value) of a git config file, lower-case keys."""
     entries: list[tuple[str, str]] = []
     section = ""
-    # read as git reads it: a BOM at the start is skipped, and only "\n" ends a line
-    # (splitlines also broke at U+2028 inside a value: "foo = bar\u2028[x]" moved the next
-    # key into a section git never saw, and a BOM hid the [core] header)
-    for raw in text.removeprefix("\ufeff").split("\n"):
+    # read as git reads it: a BOM at the start is skipped (it hid the [core] header), lines
+    # as _logical_lines says
+    for raw in _logical_lines(text.removeprefix("\ufeff")):
         line = raw.strip()
         if not line or line.startswith(("#", ";")):
             continue
