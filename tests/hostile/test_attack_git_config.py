@@ -85,41 +85,37 @@ def plant_linked_worktree(root) -> str:
     return "git -C wt status"
 
 
+def planted_config(root, text: str | bytes) -> str:
+    """A repository whose .git/config is ``text`` as it stands; git status is the command."""
+    repository(root)
+    data = text if isinstance(text, bytes) else text.encode()
+    (root / ".git" / "config").write_bytes(data)
+    return "git status"
+
+
 def plant_bom_config(root) -> str:
     """Git skips a BOM at the start of its config; the reader missed the [core] after it."""
-    repository(root)
-    config = root / ".git" / "config"
-    config.write_bytes(b"\xef\xbb\xbf[core]\n\trepositoryformatversion = 0\n"
-                       b"\tfsmonitor = \"touch pwned; false\"\n")
-    return "git status"
+    return planted_config(root, b"\xef\xbb\xbf[core]\n\trepositoryformatversion = 0\n"
+                                b"\tfsmonitor = \"touch pwned; false\"\n")
 
 
 def plant_line_separator(root) -> str:
     """Only \\n ends a line for git: a U+2028 inside a value started a section for the
     reader alone."""
-    repository(root)
-    config = root / ".git" / "config"
-    config.write_bytes("[core]\n\trepositoryformatversion = 0\n\tfoo = bar\u2028[x]\n"
-                       "\tfsmonitor = \"touch pwned; false\"\n".encode())
-    return "git status"
+    return planted_config(root, "[core]\n\trepositoryformatversion = 0\n\tfoo = bar"
+                                "\u2028[x]\n\tfsmonitor = \"touch pwned; false\"\n")
 
 
 def plant_continued_value(root) -> str:
     """A value ending in a backslash goes on on the next line: "[x]" there is no section."""
-    repository(root)
-    (root / ".git" / "config").write_text(
-        "[core]\n\trepositoryformatversion = 0\n\tfoo = bar \\\n[x]\n"
-        "\tfsmonitor = \"touch pwned; false\"\n")
-    return "git status"
+    return planted_config(root, "[core]\n\trepositoryformatversion = 0\n\tfoo = bar \\\n"
+                                "[x]\n\tfsmonitor = \"touch pwned; false\"\n")
 
 
 def plant_backslash_in_comment(root) -> str:
     """A backslash in a comment continues nothing: the next line is a key of its own."""
-    repository(root)
-    (root / ".git" / "config").write_text(
-        "[core]\n\trepositoryformatversion = 0\n\tfoo = bar ; note \\\n"
-        "\tfsmonitor = \"touch pwned; false\"\n")
-    return "git status"
+    return planted_config(root, "[core]\n\trepositoryformatversion = 0\n\tfoo = bar ; note "
+                                "\\\n\tfsmonitor = \"touch pwned; false\"\n")
 
 
 def plant_bare_repository(root) -> str:
