@@ -15,8 +15,9 @@ side by side: RSS after turn 10 and at the end, time per turn (median of the fir
 the last 10; the model takes no time, so this is the program's own cost plus the commands
 it runs) and its CPU seconds in this process (the steadier figure on a shared machine), the session file, log and saved-output sizes, compactions, the largest request of
 any turn against the window, and after the session closed: resume (open + restore), the
-listing of sessions, the inspector's compaction history (best CPU time of 3, beside the
-same read decoding every line, as it was before), and whether the resumed history is
+listing of sessions, the inspector's compaction history and its view before the last
+compaction (`r`), each the best CPU time of 3 beside the same read as it was before (every
+line decoded; the file read from the top), and whether the resumed history is
 the one the session ended with.
 
 **TUI.** A headless Textual pilot appends hours of chat to the real ``ChatLog`` (a message
@@ -210,6 +211,12 @@ async def run_core(turns: int, window: int) -> dict[str, Any]:
         assert every_line_decoded(home.session_ledger(session_id)) == events
         inspector_s = best_cpu(lambda: SessionLedger.open(home, session_id).compaction_history())
         inspector_before_s = best_cpu(lambda: every_line_decoded(home.session_ledger(session_id)))
+        path = home.session_ledger(session_id)
+        restore_view = SessionLedger.open(home, session_id).checkpoint_before_last_compaction
+        assert [m.to_record(strip_images=True) for m in restore_view()] == \
+            view_before_from_the_top(path)
+        restore_s = best_cpu(restore_view)
+        restore_before_s = best_cpu(lambda: view_before_from_the_top(path))
         same = [m.to_record() for m in resumed.messages] == history
         return {
             "turns": turns,
@@ -227,6 +234,7 @@ async def run_core(turns: int, window: int) -> dict[str, Any]:
             "history_messages": len(history),
             "resume_ms": resume_s * 1000, "sessions_ms": list_s * 1000,
             "inspector_ms": inspector_s * 1000, "inspector_before_ms": inspector_before_s * 1000,
+            "restore_ms": restore_s * 1000, "restore_before_ms": restore_before_s * 1000,
             "resumed_same": same,
         }
 
@@ -246,6 +254,25 @@ def every_line_decoded(path: Path) -> list[dict[str, Any]]:
     with open_regular(path) as handle:
         read_ledger(handle, tail=False, stop=collect)
     return events
+
+
+def view_before_from_the_top(path: Path) -> list[dict[str, Any]]:
+    """The view before the last compaction as the inspector's `r` read it before: the
+    compaction events counted, then the file read from the top up to the last one."""
+    from paicli_tui.core.context.ledger_read import open_regular, read_events, read_ledger
+
+    with open_regular(path) as handle:
+        total = len([e for e in read_events(handle, "compaction") if e.get("changed") is not False])
+    seen = [0]
+
+    def at_last(record: dict[str, Any]) -> bool:
+        if record.get("type") == "event" and record.get("kind") == "compaction" \
+                and record.get("changed") is not False:
+            seen[0] += 1
+        return seen[0] == total
+
+    with open_regular(path) as handle:
+        return read_ledger(handle, tail=False, stop=at_last).view
 
 
 # -- the TUI ---------------------------------------------------------------------------------
@@ -338,6 +365,8 @@ CORE_ROWS = [
     ("list sessions (ms)", "sessions_ms", "{:.1f}"),
     ("inspector's compaction history (CPU ms)", "inspector_ms", "{:.1f}"),
     ("  the same, every line decoded (CPU ms)", "inspector_before_ms", "{:.1f}"),
+    ("inspector's view before last compaction", "restore_ms", "{:.1f}"),
+    ("  the same, read from the top (CPU ms)", "restore_before_ms", "{:.1f}"),
     ("resumed history == history at close", "resumed_same", "{}"),
 ]
 

@@ -37,9 +37,11 @@ from .ledger_read import (
     SCHEMA_VERSION,
     LedgerScan,
     NotRegular,
+    find_events,
     open_regular,
     read_events,
     read_ledger,
+    read_view_before,
     summarise,
 )
 from .ledger_splices import view_splices
@@ -386,13 +388,6 @@ class SessionLedger:
         restored, self._restored = self._restored, None  # a second call reads again
         return restored
 
-    def _read_top(self, stop: Any = None) -> LedgerScan:
-        try:
-            with self._open_for_reading() as handle:
-                return read_ledger(handle, tail=False, stop=stop)
-        except OSError as exc:
-            raise LedgerError(f"cannot read {self.path}: {exc.strerror or exc}") from None
-
     def compaction_history(self) -> list[dict]:
         """Every compaction event (failed attempts included), oldest first (only the lines
         that name a compaction are parsed)."""
@@ -404,19 +399,17 @@ class SessionLedger:
 
     def checkpoint_before_last_compaction(self) -> list[Message] | None:
         """The view as it was just before the most recent compaction event (None if there
-        was none): what an 'undo compaction' would go back to."""
-        total = len([e for e in self.compaction_history() if _changed_view(e)])
-        if not total:
-            return None
-        seen = [0]
-
-        def at_last_compaction(record: dict[str, Any]) -> bool:
-            if record.get("type") == "event" and record.get("kind") == "compaction" \
-                    and _changed_view(record):
-                seen[0] += 1
-            return seen[0] == total
-
-        scan = self._read_top(at_last_compaction)
+        was none): what an 'undo compaction' would go back to. Read from the last full
+        checkpoint before that event, not from the top of the file."""
+        try:
+            with self._open_for_reading() as handle:
+                found = [offset for offset, event in find_events(handle, "compaction")
+                         if _changed_view(event)]
+                if not found:
+                    return None
+                scan = read_view_before(handle, found[-1])
+        except OSError as exc:
+            raise LedgerError(f"cannot read {self.path}: {exc.strerror or exc}") from None
         messages = []
         for record in scan.view:
             try:

@@ -247,16 +247,25 @@ class LedgerReader:
 
 def read_events(handle: BinaryIO, kind: str, *, prefix: bool = False) -> list[dict[str, Any]]:
     """The ``event`` records of ``kind`` (``prefix``: whose kind starts with it), oldest
-    first. Only the lines whose head names such a kind are decoded (an event line is short
-    and its kind comes in its first bytes; messages and checkpoints, the bulk of the file,
-    are neither decoded nor searched): a day-long session's file holds tens of MB, and
-    decoding every line made each look at its compaction history cost a second. Torn or
-    corrupt lines are skipped (the view's reader reports them)."""
+    first (see :func:`find_events`)."""
+    return [record for _, record in find_events(handle, kind, prefix=prefix)]
+
+
+def find_events(handle: BinaryIO, kind: str, *, prefix: bool = False
+                ) -> list[tuple[int, dict[str, Any]]]:
+    """(byte offset of the line, record) of each ``event`` of ``kind``, oldest first. Only
+    the lines whose head names such a kind are decoded (an event line is short and its kind
+    comes in its first bytes; messages and checkpoints, the bulk of the file, are neither
+    decoded nor searched): a day-long session's file holds tens of MB, and decoding every
+    line made each look at its compaction history cost a second. Torn or corrupt lines are
+    skipped (the view's reader reports them)."""
     name = re.escape(kind.encode())
     marker = re.compile(rb'"kind"\s*:\s*"' + name + (rb"" if prefix else rb'"'))
     events = []
     handle.seek(0)
+    at = 0
     for line in handle:
+        here, at = at, at + len(line)
         if marker.search(line, 0, EVENT_HEAD) is None:
             continue
         try:
@@ -266,8 +275,21 @@ def read_events(handle: BinaryIO, kind: str, *, prefix: bool = False) -> list[di
         if isinstance(record, dict) and record.get("type") == "event" and (
                 str(record.get("kind", "")).startswith(kind) if prefix
                 else record.get("kind") == kind):
-            events.append(record)
+            events.append((here, record))
     return events
+
+
+def read_view_before(handle: BinaryIO, offset: int) -> LedgerScan:
+    """The view as it stood just before the line at ``offset``: read from the last full
+    checkpoint before it when there is one (every reference after a full checkpoint
+    resolves from there, as for a resume), else from the top."""
+    reader = LedgerReader(handle, offset)
+    start = find_last_full(handle, offset)
+    if start is not None:
+        scan = reader.read(LedgerScan(size=offset, from_tail=True), start)
+        if scan.full_offset == start and not scan.unresolved:
+            return scan
+    return reader.read(LedgerScan(size=offset), 0)
 
 
 def first_record(handle: BinaryIO) -> dict[str, Any]:
