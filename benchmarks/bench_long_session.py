@@ -25,7 +25,10 @@ from the person, a Markdown reply with a code block and a list, two tool blocks;
 and measures at 100 / 500 / 2,000 blocks: the CPU time to add one more exchange (median of
 3) and to scroll to the top and back to the end, RSS, and how many widgets the chat holds;
 "folded" is the chat as it is, "all live" keeps every block a widget (as before older
-blocks were folded into the compact view), at the sizes of ``--tui-before``.
+blocks were folded into the compact view), at the sizes of ``--tui-before``. Then the app
+itself (with the UI's test doubles for the core) opens a resumed session whose view holds
+100 / 500 turns (``--resume``; a large window compacts rarely), both ways: CPU until the
+"Resumed session" line shows, RSS, widgets.
 
 Prints figures; asserts nothing. Run it under ``nice -n 10`` on a shared machine.
 """
@@ -343,6 +346,48 @@ async def run_tui(sizes: list[int], keep_all: bool) -> list[dict[str, Any]]:
     return rows
 
 
+async def run_tui_resume(turns: int, keep_all: bool) -> dict[str, Any]:
+    """The app opening a resumed session whose view holds ``turns`` turns (a model with a
+    large window compacts rarely): CPU seconds until the "Resumed session" line shows."""
+    sys.path[:0] = [str(HERE.parents[1] / "tests"), str(HERE.parents[1] / "tests" / "ui")]
+    from ui_fakes import FakeBackend, FakeClient, FakeSession
+
+    from paicli_tui.app import PaicliApp
+    from paicli_tui.config import load_settings
+    from paicli_tui.ui.widgets import chat_log
+
+    if keep_all:  # as before folding: every block stays a widget
+        chat_log.ChatLog.__init__.__kwdefaults__["live_blocks"] = None
+    history = [Message.system("sys")]
+    for n in range(1, turns + 1):
+        call = ToolCall(f"c{n}", "read_file", json.dumps({"path": f"src/mod{n % 40}.py"}))
+        history += [Message.user(f"turn {n}: 请检查 mod{n % 40} 的重试逻辑"),
+                    Message.assistant("Reading it.", (call,)),
+                    Message.tool(call.id, "read_file", "def retry():\n    pass\n" * 10),
+                    Message.assistant(REPLY.format(k=n % 40))]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "project").mkdir()
+        settings = load_settings({}, {"PAICLI_HOME": str(root / "home")})
+        backend = FakeBackend(settings, root / "project",
+                              session=FakeSession(history=history), client=FakeClient())
+        app = PaicliApp(settings, root / "project", resume="a1b2c3", backend=backend)
+        start = time.process_time()
+        async with app.run_test(size=(100, 30)) as pilot:
+            chat = None
+            while chat is None or not any("Resumed session" in str(getattr(w, "source", ""))
+                                          for w in chat.children[-3:]):
+                await pilot.pause(0.05)
+                chat = app.screen.query_one(chat_log.ChatLog) \
+                    if type(app.screen).__name__ == "ChatScreen" else None
+            await pilot.pause()
+            opened = time.process_time() - start
+            gc.collect()
+            return {"mode": "all live" if keep_all else "folded", "blocks": turns * 4,
+                    "open_ms": opened * 1000, "rss": rss_mb(),
+                    "widgets": len(list(chat.walk_children()))}
+
+
 # -- the report ------------------------------------------------------------------------------
 
 CORE_ROWS = [
@@ -368,6 +413,12 @@ CORE_ROWS = [
     ("inspector's view before last compaction", "restore_ms", "{:.1f}"),
     ("  the same, read from the top (CPU ms)", "restore_before_ms", "{:.1f}"),
     ("resumed history == history at close", "resumed_same", "{}"),
+]
+
+RESUME_ROWS = [
+    ("open the resumed session (CPU ms)", "open_ms", "{:.0f}"),
+    ("RSS (MB)", "rss", "{:.0f}"),
+    ("widgets in the chat", "widgets", "{:,}"),
 ]
 
 TUI_ROWS = [
@@ -405,9 +456,15 @@ def main() -> int:
     parser.add_argument("--one-core", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--one-tui", help=argparse.SUPPRESS)
     parser.add_argument("--keep-all", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--resume", default="100,500",
+                        help="turns in the view of a session the app resumes")
+    parser.add_argument("--one-resume", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_core:
         print(json.dumps(asyncio.run(run_core(args.one_core, args.window))))
+        return 0
+    if args.one_resume:
+        print(json.dumps(asyncio.run(run_tui_resume(args.one_resume, args.keep_all))))
         return 0
     if args.one_tui:
         sizes = [int(s) for s in args.one_tui.split(",")]
@@ -424,6 +481,11 @@ def main() -> int:
         tui += child(["--one-tui", ",".join(sizes)])
         table("TUI: the chat log (100x30, headless)", "blocks appended", tui, "blocks",
               [("", "mode", "{}"), *TUI_ROWS])
+    resumed = [child(["--one-resume", n, *flag]) for n in args.resume.split(",") if n and sizes
+               for flag in (["--keep-all"], [])]
+    if resumed:
+        table("TUI: opening a resumed session (100x30, headless)", "blocks in its view",
+              resumed, "blocks", [("", "mode", "{}"), *RESUME_ROWS])
     return 0
 
 
