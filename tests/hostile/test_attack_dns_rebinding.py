@@ -146,3 +146,23 @@ async def test_a_proxy_the_environment_names_is_still_used(settings, project_dir
     assert f"direct saw Host: intranet.example:{port}" in inside.content
     assert proxied == ["docs.example"] and direct == [f"intranet.example:{port}"]
 
+
+
+async def test_the_systems_proxy_is_used_as_httpx_used_it(settings, project_dir,
+                                                          monkeypatch) -> None:
+    # macOS and Windows: with no proxy variable set, httpx took the system's proxy settings
+    # (a proxy app's "system proxy"); urllib's getproxies is where both read them.
+    import urllib.request
+
+    _clear_proxies(monkeypatch)
+    with _server("proxy") as (proxy_port, proxied):
+        monkeypatch.setattr(urllib.request, "getproxies",
+                            lambda: {"http": f"http://127.0.0.1:{proxy_port}"})
+
+        async def resolve(host: str) -> list[str]:
+            return []
+
+        out = await WebFetchTool(resolve=resolve).run({"url": "http://docs.example/page"},
+                                                      _context(settings, project_dir))
+    assert out.status is ToolStatus.DONE, out.content
+    assert proxied == ["docs.example"]

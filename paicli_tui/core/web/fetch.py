@@ -95,11 +95,12 @@ def _is_local(host: str, addresses: list[str],
 
 def environment_proxies() -> dict[str, str]:
     """The proxies the environment names (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``,
-    ``NO_PROXY``, any letter case), as scheme -> proxy URL and ``"no"`` -> the bypass list:
-    what httpx itself honoured before the transport was replaced."""
+    ``NO_PROXY``, any letter case; on macOS and Windows the system's proxy settings when none
+    is set), as scheme -> proxy URL and ``"no"`` -> the bypass list: what httpx itself
+    honoured (through the same ``getproxies``) before the transport was replaced."""
     import urllib.request
 
-    proxies = urllib.request.getproxies_environment()
+    proxies = urllib.request.getproxies()
     return {scheme: value if scheme == "no" or "://" in value else f"http://{value}"
             for scheme, value in proxies.items() if value}
 
