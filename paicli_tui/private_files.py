@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -45,6 +46,11 @@ def write_private(path: str | os.PathLike[str], data: bytes | Iterable[bytes], *
     if exclusive:
         flags |= os.O_EXCL
     fd = open_private(path, flags, mode=mode, follow_symlinks=follow_symlinks)
+    _write_all_and_close(fd, data, sync=sync)
+
+
+def _write_all_and_close(fd: int, data: bytes | Iterable[bytes], *, sync: bool) -> None:
+    """Every byte of ``data`` to ``fd`` (a short write is resumed), synced when ``sync``."""
     try:
         for piece in (data,) if isinstance(data, bytes | bytearray | memoryview) else data:
             view = memoryview(piece)
@@ -57,9 +63,18 @@ def write_private(path: str | os.PathLike[str], data: bytes | Iterable[bytes], *
 
 
 def replace_private(path: str | os.PathLike[str], data: bytes, *, sync: bool = False) -> None:
-    """Replace ``path`` whole by a private file holding ``data``: written to ``<name>.tmp``
-    beside it, then renamed over it (a reader sees the old file or the new one, never half)."""
+    """Replace ``path`` whole by a private file holding ``data``: written to a temporary file
+    of this write's own beside it, then renamed over it, so a reader sees the old file or the
+    new one, never half. The temporary name is unique per write: with one fixed name, two
+    processes rewriting ``config.toml`` at once (two apps changing /theme) wrote into the same
+    file while the other renamed it, and a reader in between saw it empty and wrote its own
+    line back alone."""
     path = Path(path)
-    temporary = path.with_name(path.name + ".tmp")
-    write_private(temporary, data, sync=sync)
-    os.replace(temporary, path)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        _write_all_and_close(fd, data, sync=sync)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -55,3 +55,57 @@ def test_exclusive_refuses_an_existing_file_and_a_link_is_not_followed(tmp_path)
     with pytest.raises(OSError):
         write_private(planted, b"mine", follow_symlinks=False)
     assert outside.read_bytes() == b"theirs" and planted.is_symlink()
+
+
+_THEME_WRITER = """
+import sys
+from pathlib import Path
+from paicli_tui.config import keep_setting
+path = Path(sys.argv[1])
+for i in range(int(sys.argv[2])):
+    keep_setting(path, "theme", "light" if i % 2 else "dark")
+"""
+
+_READER = """
+import sys, time, tomllib
+from pathlib import Path
+path = Path(sys.argv[1])
+deadline = time.monotonic() + 60
+bad = 0
+while not Path(sys.argv[2]).exists() and time.monotonic() < deadline:
+    try:
+        settings = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        bad += 1
+        continue
+    if settings.get("model") != "deepseek-chat" or settings.get("log_level") != "info":
+        bad += 1
+print(bad)
+"""
+
+
+def test_two_processes_rewriting_config_at_once_never_lose_its_other_lines(tmp_path) -> None:
+    """Two apps changing /theme at the same moment, a third reading config.toml meanwhile:
+    every write succeeds, every read sees a whole file holding model and log_level, and so
+    does the end. With one fixed temporary name the writers wrote into the same file while the
+    other renamed it: renames failed (FileNotFoundError) and a read saw it empty or half."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "config.toml"
+    path.write_text('model = "deepseek-chat"\nlog_level = "info"\ntheme = "dark"\n',
+                    encoding="utf-8")
+    done = tmp_path / "writers-done"
+    reader = subprocess.Popen([sys.executable, "-c", _READER, str(path), str(done)],
+                              stdout=subprocess.PIPE, text=True)
+    writers = [subprocess.Popen([sys.executable, "-c", _THEME_WRITER, str(path), "300"],
+                                stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    errors = [w.communicate(timeout=120)[1] for w in writers]
+    done.touch()
+    bad_reads = reader.communicate(timeout=120)[0].strip()
+    assert [w.returncode for w in writers] == [0, 0], errors
+    assert bad_reads == "0"
+    final = path.read_text(encoding="utf-8")
+    assert final.startswith('model = "deepseek-chat"\nlog_level = "info"\ntheme = "')
+    assert final.count("\n") == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml", "writers-done"]
