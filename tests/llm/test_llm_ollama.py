@@ -163,3 +163,32 @@ async def test_a_reply_trickling_forever_stops_at_the_total_deadline() -> None:
         [e async for e in client.stream([Message.user("x")])]
     assert sent["parts"] < 100
     await client.aclose()
+
+
+async def test_a_cancel_while_the_next_part_is_already_read_stops_the_stream() -> None:
+    """As the OpenAI client's (7d0c0af): 3.11's wait_for returned a part that was ready and
+    dropped the cancel (Esc) that came with it; the Ollama stream shares the wait."""
+    import asyncio
+
+    consumer: asyncio.Task | None = None
+
+    async def body():
+        for n in range(200):
+            await asyncio.sleep(0)  # a read from the network
+            if n == 5:
+                assert consumer is not None
+                consumer.cancel()  # the part below is read in the same step
+            yield ndjson([part(f"word{n} ")])
+        yield ndjson([part("", done=True, done_reason="stop")])
+
+    events: list = []
+
+    async def consume() -> None:
+        client = make(lambda request: httpx.Response(200, content=body()))
+        async for event in client.stream([Message.user("hi")]):
+            events.append(event)
+
+    consumer = asyncio.ensure_future(consume())
+    await asyncio.gather(consumer, return_exceptions=True)
+    assert consumer.cancelled()
+    assert len(events) <= 8, len(events)  # not the 200 words that followed
