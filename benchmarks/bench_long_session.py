@@ -27,7 +27,7 @@ and measures at 100 / 500 / 2,000 blocks: the CPU time to add one more exchange 
 "folded" is the chat as it is, "all live" keeps every block a widget (as before older
 blocks were folded into the compact view), at the sizes of ``--tui-before``. Then the app
 itself (with the UI's test doubles for the core) opens a resumed session whose view holds
-100 / 500 turns (``--resume``; a large window compacts rarely), both ways: CPU until the
+100 / 300 turns (``--resume``; a large window compacts rarely), both ways: CPU until the
 "Resumed session" line shows, RSS, widgets.
 
 Prints figures; asserts nothing. Run it under ``nice -n 10`` on a shared machine.
@@ -439,9 +439,11 @@ def table(title: str, head: str, results: list[dict[str, Any]], key: str,
         print(f"{label:<40}" + "".join(f"{fmt.format(r[field]):>12}" for r in results))
 
 
-def child(args: list[str]) -> dict[str, Any] | list[dict[str, Any]]:
-    out = subprocess.run([sys.executable, str(HERE), *args], capture_output=True, text=True,
-                         check=True)
+def child(args: list[str]) -> Any:
+    out = subprocess.run([sys.executable, str(HERE), *args], capture_output=True, text=True)
+    if out.returncode:
+        print(f"{' '.join(args)} failed:\n{out.stderr.strip().splitlines()[-1]}")
+        return None
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -456,7 +458,7 @@ def main() -> int:
     parser.add_argument("--one-core", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--one-tui", help=argparse.SUPPRESS)
     parser.add_argument("--keep-all", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--resume", default="100,500",
+    parser.add_argument("--resume", default="100,300",
                         help="turns in the view of a session the app resumes")
     parser.add_argument("--one-resume", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -472,17 +474,18 @@ def main() -> int:
         return 0
     turns = [int(s) for s in args.turns.split(",") if s]
     if turns:
-        core = [child(["--one-core", str(n), "--window", str(args.window)]) for n in turns]
+        core = [r for n in turns
+                if (r := child(["--one-core", str(n), "--window", str(args.window)]))]
         table(f"core: one session, window {args.window:,}", "turns", core, "turns", CORE_ROWS)
     before = [s for s in args.tui_before.split(",") if s]
     sizes = [s for s in args.tui.split(",") if s]
-    tui = child(["--one-tui", ",".join(before), "--keep-all"]) if before and sizes else []
+    tui = (child(["--one-tui", ",".join(before), "--keep-all"]) or []) if before and sizes else []
     if sizes:
-        tui += child(["--one-tui", ",".join(sizes)])
+        tui += child(["--one-tui", ",".join(sizes)]) or []
         table("TUI: the chat log (100x30, headless)", "blocks appended", tui, "blocks",
               [("", "mode", "{}"), *TUI_ROWS])
-    resumed = [child(["--one-resume", n, *flag]) for n in args.resume.split(",") if n and sizes
-               for flag in (["--keep-all"], [])]
+    resumed = [r for n in args.resume.split(",") if n and sizes
+               for flag in (["--keep-all"], []) if (r := child(["--one-resume", n, *flag]))]
     if resumed:
         table("TUI: opening a resumed session (100x30, headless)", "blocks in its view",
               resumed, "blocks", [("", "mode", "{}"), *RESUME_ROWS])
