@@ -12,6 +12,25 @@ async def wait_until(pilot, check, seconds: float = 30.0) -> None:
     assert check()
 
 
+def resumed_app(settings, project_dir, history):
+    """The app resuming a session (the UI's fakes) whose view is ``history``."""
+    from ui_fakes import FakeBackend, FakeClient, FakeSession
+
+    from paicli_tui.app import PaicliApp
+
+    backend = FakeBackend(settings, project_dir, session=FakeSession(history=history),
+                          client=FakeClient())
+    return PaicliApp(settings, project_dir, resume="a1b2c3", backend=backend)
+
+
+async def wait_resumed(pilot, log) -> None:
+    """Until the chat ``log`` of a resumed session says "Resumed session"."""
+    from paicli_tui.ui.widgets.notice import ChatNotice
+
+    await wait_until(pilot, lambda: any("Resumed session" in str(w.source)
+                                        for w in log.query(ChatNotice)))
+
+
 async def wait_for_screen(pilot, kind: type, seconds: float = 30.0) -> None:
     for _ in range(int(seconds / 0.05)):
         if isinstance(pilot.app.screen, kind):

@@ -4,7 +4,7 @@ that block, live or when a session is resumed."""
 
 from __future__ import annotations
 
-from pilot_helpers import wait_until
+from pilot_helpers import resumed_app, wait_resumed, wait_until
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
@@ -12,7 +12,6 @@ from paicli_tui.core.contracts import events as ev
 from paicli_tui.core.messages import Message, ToolCall
 from paicli_tui.ui.widgets.assistant_block import AssistantBlock
 from paicli_tui.ui.widgets.chat_log import ChatLog
-from paicli_tui.ui.widgets.notice import ChatNotice
 from paicli_tui.ui.widgets.tool_block import ToolBlock
 
 DENIED = ("The person declined: create notes.txt (1 line). Nothing was changed. Do not try "
@@ -39,13 +38,10 @@ async def test_a_resumed_session_opens_at_its_end(settings, project_dir):
     for n in range(1, 4):
         history += denied_turn(n)
         history += [Message.user(f"question {n}"), Message.assistant(f"answer {n}\n\n" * 3)]
-    backend = FakeBackend(settings, project_dir, session=FakeSession(history=history),
-                          client=FakeClient())
-    app = PaicliApp(settings, project_dir, resume="a1b2c3", backend=backend)
+    app = resumed_app(settings, project_dir, history)
     async with app.run_test(size=(80, 24)) as pilot:
         log = app.screen.query_one(ChatLog)
-        await wait_until(pilot, lambda: any("Resumed session" in str(w.source)
-                                            for w in log.query(ChatNotice)))
+        await wait_resumed(pilot, log)
         await wait_until(pilot, lambda: all(not b.collapsed for b in log.query(ToolBlock)))
         await pilot.pause(0.5)  # the opened blocks' scroll requests run after a refresh
         assert at_the_end(log), (log.scroll_y, log.max_scroll_y)

@@ -8,12 +8,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from pilot_helpers import wait_until
+from pilot_helpers import resumed_app, wait_resumed, wait_until
 from textual.app import App, ComposeResult
-from ui_fakes import FakeBackend, FakeClient, FakeSession
 from ui_scenarios import settle
 
-from paicli_tui.app import PaicliApp
 from paicli_tui.core.messages import Message, ToolCall
 from paicli_tui.resources import style_paths
 from paicli_tui.ui.widgets.assistant_block import AssistantBlock
@@ -191,9 +189,7 @@ def test_snapshot_the_top_of_a_long_resumed_session(size, snap_compare, settings
     question in bold, each tool call as its dim title line (✓ read_file src/mod1.py ·
     done), the answer as Markdown (bold "Answer 1", a bulleted list); no folded blocks to
     open up there. The input and the gauge are at the bottom as usual."""
-    backend = FakeBackend(settings, stable_project,
-                          session=FakeSession(history=long_history(30)), client=FakeClient())
-    app = PaicliApp(settings, stable_project, resume="a1b2c3", backend=backend)
+    app = resumed_app(settings, stable_project, long_history(30))
 
     async def to_the_top(pilot) -> None:
         log = app.screen.query_one(ChatLog)
@@ -203,3 +199,37 @@ def test_snapshot_the_top_of_a_long_resumed_session(size, snap_compare, settings
         await settle(pilot, 2)
 
     assert snap_compare(app, terminal_size=size, run_before=to_the_top)
+
+
+async def test_a_long_resumed_session_draws_its_older_part_without_widgets(
+        settings, project_dir, monkeypatch) -> None:
+    """Opening a resumed session of 100 turns (400 blocks) made and styled every block's
+    widgets before folding the older ones (11-15 s of CPU). The older part is now drawn
+    straight into the compact view: only the newest turns become widgets, and every
+    question and answer is still there, in order, with "No reply" where a turn got none."""
+    made = []
+    original = UserMessage.__init__
+
+    def counting(self, text):
+        made.append(text)
+        original(self, text)
+
+    monkeypatch.setattr(UserMessage, "__init__", counting)
+    history = long_history(100)
+    history.insert(5, Message.user("a question that got no reply"))
+    app = resumed_app(settings, project_dir, history)
+    async with app.run_test(size=(100, 30)) as pilot:
+        log = app.screen.query_one(ChatLog)
+        await wait_resumed(pilot, log)
+        said = everything_said(log)
+        questions = [m.content for m in history if m.role.value == "user"]
+        answers = [m.content for m in history if m.role.value == "assistant" and m.content]
+        assert [t for t in said if t in questions] == questions
+        assert [t for t in said if t in answers] == answers
+        assert len(made) == 20 and len(live(log)) <= LIVE_BLOCKS + 2
+        archives = [c for c in log.children if isinstance(c, ArchivedBlocks)]
+        assert log.folded == sum(a.count for a in archives) == 322
+        first = archives[0].render_line(0).text + "".join(
+            "\n" + archives[0].render_line(y).text for y in range(1, 30))
+        assert "No reply: that turn was cancelled or failed." in first
+        assert "✓ read_file path=src/mod1.py · done" in first

@@ -259,6 +259,11 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         session = self.session
         subagents = {r.call_id: r for r in (session.subagent_records if session else ())
                      if r.call_id}
+        if self.chat.live_blocks is not None:  # the older part: text, no widgets to build
+            from ..widgets.chat_archive import split_restored
+
+            older, history = split_restored(history, self.chat.live_blocks)
+            await self.chat.add_restored(older, NO_ANSWER)
         unanswered = False  # a message of the person's with no reply after it yet
         for message in history:
             if message.role is Role.USER:

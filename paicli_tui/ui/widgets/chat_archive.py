@@ -6,10 +6,13 @@ message: adding one exchange took seconds after a few hundred. The chat keeps it
 blocks live and folds older ones, a batch at a time, into one :class:`ArchivedBlocks`
 that draws them as text: your messages and the replies in full (Markdown), each tool call,
 sub-agent and notice as its title line. Nothing is removed from the session: the ledger
-keeps every message, and the text stays on the screen to scroll back to.
+keeps every message, and the text stays on the screen to scroll back to. A resumed
+session's older part is drawn into it from the messages, without making widgets first.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown as RichMarkdown
@@ -22,18 +25,28 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
+from ...core.messages import InternalKind, Message, Role
 from .assistant_block import AssistantBlock
+from .compaction_notice import TIER_LABELS
+from .tool_block import call_title, recorded_status
 from .user_message import UserMessage
+
+
+def user_part(text: str) -> RenderableType:
+    return Padding(Text.assemble(("› ", "bold"), (text, "bold")), (1, 0, 1, 0))
+
+
+def reply_part(text: str) -> RenderableType:
+    return Padding(RichMarkdown(text), (0, 0, 0, 2))
 
 
 def transcript(widget: Widget) -> RenderableType | None:
     """How a finished block reads in the compact view; None: it cannot be folded (an
     unknown kind of block) and stays live."""
     if isinstance(widget, UserMessage):
-        return Padding(Text.assemble(("› ", "bold"), (str(widget.content), "bold")),
-                       (1, 0, 1, 0))
+        return user_part(str(widget.content))
     if isinstance(widget, AssistantBlock):
-        return Padding(RichMarkdown(widget.text), (0, 0, 0, 2))
+        return reply_part(widget.text)
     if isinstance(widget, Collapsible):  # a tool call, a sub-agent, a compaction notice
         return Padding(Text(str(widget.title), style="dim", overflow="ellipsis", no_wrap=True),
                        (0, 0, 0, 2))
@@ -89,6 +102,68 @@ def foldable(widget: Widget) -> bool:
     if getattr(widget, "status", "done") == "running":  # a tool call or sub-agent at work
         return False
     return transcript(widget) is not None
+
+
+def restored_parts(messages: Sequence[Message], no_answer: str
+                   ) -> list[tuple[RenderableType, str | None]]:
+    """The older part of a resumed session drawn straight into the compact view: each block
+    the chat would have made, as the compact view shows it (and the words said), without
+    making the widgets first (building and styling them took seconds per hundred turns)."""
+    results = {m.tool_call_id: m for m in messages if m.role is Role.TOOL and m.tool_call_id}
+    parts: list[tuple[RenderableType, str | None]] = []
+    unanswered = False
+
+    def line(text: str) -> RenderableType:
+        return Padding(Text(text, style="dim", overflow="ellipsis", no_wrap=True),
+                       (0, 0, 0, 2))
+
+    for message in messages:
+        if message.role is Role.USER and message.internal is InternalKind.SUMMARY:
+            parts.append((line(f"⇣ {TIER_LABELS['summary']} (restored summary)"), None))
+        elif message.role is Role.USER and message.internal is None:
+            if unanswered:
+                parts.append((line(no_answer), None))
+            unanswered = True
+            words = message.meta.get("user_input")
+            said = words if isinstance(words, str) else message.content
+            parts.append((user_part(said), said))
+        elif message.role is Role.ASSISTANT:
+            unanswered = False
+            if message.content:
+                parts.append((reply_part(message.content), message.content))
+            for call in message.tool_calls:
+                status = recorded_status(results.get(call.id))
+                parts.append((line(f"{call_title(call.name, call.arguments, status)} · {status}"),
+                              None))
+    if unanswered:
+        parts.append((line(no_answer), None))
+    return parts
+
+
+def split_restored(history: Sequence[Message], live_blocks: int
+                   ) -> tuple[list[Message], list[Message]]:
+    """(older, newer): the newer part makes about ``live_blocks`` blocks and starts at a
+    message of the person's (so each call and its result stay on one side)."""
+    blocks = 0
+    for index in range(len(history) - 1, -1, -1):
+        message = history[index]
+        if message.role is Role.USER:
+            blocks += 1
+        elif message.role is Role.ASSISTANT:
+            blocks += bool(message.content) + len(message.tool_calls)
+        if blocks >= live_blocks and message.role is Role.USER and message.internal is None:
+            return list(history[:index]), list(history[index:])
+    return [], list(history)
+
+
+def restored_archives(parts: list[tuple[RenderableType, str | None]], batch: int
+                      ) -> list[ArchivedBlocks]:
+    out = []
+    for start in range(0, len(parts), batch):
+        chunk = parts[start:start + batch]
+        out.append(ArchivedBlocks([p for p, _ in chunk], len(chunk),
+                                  [t for _, t in chunk if t is not None]))
+    return out
 
 
 def fold(blocks: list[Widget]) -> ArchivedBlocks:

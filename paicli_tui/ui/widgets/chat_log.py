@@ -13,6 +13,7 @@ from .user_message import UserMessage
 
 if TYPE_CHECKING:
     from ...core.contracts.events import SubAgentStarted
+    from ...core.messages import Message
     from .assistant_block import AssistantBlock
     from .compaction_notice import CompactionNotice
     from .subagent_block import SubAgentBlock
@@ -89,6 +90,17 @@ class ChatLog(VerticalScroll):
             done += len(batch)
         self.folded += done
         return done
+
+    async def add_restored(self, older: list[Message], no_answer: str) -> None:
+        """The older part of a resumed session, straight into the compact view."""
+        from .chat_archive import restored_archives, restored_parts
+
+        parts = restored_parts(older, no_answer)
+        archives = restored_archives(parts, self.fold_batch)
+        if archives:
+            await self.mount_all(archives)
+            self.archives += len(archives)
+            self.folded += len(parts)
 
     def _forget(self, block: Widget) -> None:
         for table in (self.tool_blocks, self.subagents):

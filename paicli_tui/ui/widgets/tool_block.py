@@ -39,6 +39,11 @@ def recorded_status(result: Message | None) -> str:
                                              else "done"))
 
 
+def call_title(name: str, arguments: str, status: str) -> str:
+    """``✓ read_file path=src/a.py``: the start of every call's title."""
+    return f"{STATUS_ICONS.get(status, '?')} {name} {short_args(arguments)}"
+
+
 class ToolBlock(ChatCollapsible):
     """Title: ``icon name args · status [· seconds] [· note]``; body: full arguments,
     preview, offload path."""
@@ -71,7 +76,7 @@ class ToolBlock(ChatCollapsible):
 
     def title_text(self, status: str | None = None) -> str:
         status = status or self.status
-        title = f"{STATUS_ICONS.get(status, '?')} {self.tool_name} {short_args(self.arguments)}"
+        title = call_title(self.tool_name, self.arguments, status)
         seconds = self.seconds if self.seconds is not None else self.elapsed()
         if status == "running" and self._waiting_since is not None:
             return title + " · waiting for your approval" + self.extra
