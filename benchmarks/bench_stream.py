@@ -5,7 +5,11 @@ Prints, per token: the lag from the model yielding it to the chat's Markdown str
 it (median, p95, max); the longest gap of a 10 ms UI ticker while streaming (how long the
 interface could not react); and the wall time against the ideal tokens/rate.
 
-    python benchmarks/bench_stream.py [--tokens 1000] [--rate 200]
+``--history N`` puts N earlier turns on the screen first (each: a question, three tool
+calls, a reply with a list and a code block: an hour of work is 40-60), and runs the stream
+twice side by side: with far blocks parked (the product) and with parking switched off.
+
+    python benchmarks/bench_stream.py [--tokens 1000] [--rate 200] [--history 60]
 """
 
 from __future__ import annotations
@@ -19,11 +23,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "ui"))
+from ui_fakes import long_session_history  # noqa: E402 - the tests' hour of work
+
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import load_settings
 from paicli_tui.core.contracts.llm import StreamDelta, StreamDone, UsageReport
 from paicli_tui.core.messages import Message
-from paicli_tui.ui.backend import CoreBackend
+from paicli_tui.ui.core_backend import CoreBackend
 from paicli_tui.ui.widgets import assistant_block
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 
@@ -74,7 +81,12 @@ class Backend(CoreBackend):
         return self.client
 
 
-async def run(tokens: int, rate: float) -> None:
+async def run(tokens: int, rate: float, history: int = 0, parking: bool = True) -> None:
+    from paicli_tui.ui.widgets import chat_parking
+
+    if not parking:
+        update = chat_parking.ChatParking.update
+        chat_parking.ChatParking.update = lambda self, live: False  # type: ignore[method-assign]
     received: list[tuple[float, int]] = []
     """(time, characters shown so far) after each Markdown update."""
     original = assistant_block.AssistantBlock.append_text
@@ -96,6 +108,9 @@ async def run(tokens: int, rate: float) -> None:
                 await pilot.pause(0.05)
                 if app.screen.session is not None:
                     break
+            if history:
+                await app.screen.render_history(long_session_history(history))
+                await pilot.pause(1.0)
             app.set_interval(0.01, lambda: ticks.append(time.perf_counter()))
             app.screen.query_one(PromptInput).load_text("stream please")
             started = time.perf_counter()
@@ -107,6 +122,10 @@ async def run(tokens: int, rate: float) -> None:
             finished = time.perf_counter()
             await app.workers.wait_for_complete()
     assistant_block.AssistantBlock.append_text = original  # type: ignore[method-assign]
+    if not parking:
+        chat_parking.ChatParking.update = update  # type: ignore[method-assign]
+    if history:
+        print(f"-- {history} earlier turns on the screen, parking {'on' if parking else 'off'}")
     lags = []
     for sent_at, chars in client.sent:  # when did the chat first show this token?
         shown = next((t for t, n in received if n >= chars), None)
@@ -129,8 +148,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=1000)
     parser.add_argument("--rate", type=float, default=200.0)
+    parser.add_argument("--history", type=int, default=0)
     args = parser.parse_args()
-    asyncio.run(run(args.tokens, args.rate))
+    if not args.history:
+        asyncio.run(run(args.tokens, args.rate))
+        return
+    for parking in (True, False):
+        asyncio.run(run(args.tokens, args.rate, args.history, parking))
 
 
 if __name__ == "__main__":

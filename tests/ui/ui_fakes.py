@@ -8,6 +8,7 @@ tested before and independently of the real agent loop.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +81,24 @@ def chat_script(session: str = "s1") -> list[ev.AgentEvent]:
         ev.Usage(44_100, 80, 41_000, 44_000),
         ev.TurnFinished(session, "done", "The loader is …"),
     ]
+
+
+LONG_SESSION_REPLY = ("Here is what I found in `loader.py`:\n\n1. The config is read by `load_settings`.\n"
+         "2. Then the environment overrides it.\n\n```python\ndef load(path):\n    return 1\n```"
+         "\n\n- one detail\n- another detail\n\nSo the fix is to call `validate()`. **Done.**")
+
+
+def long_session_history(turns: int) -> list[Message]:
+    """An hour of work, ``turns`` of it: a question, three read_file calls and their results,
+    a reply with a list and a code block (about 45 widgets a turn on the screen)."""
+    history = [Message.system("sys")]
+    for n in range(turns):
+        calls = tuple(ToolCall(f"c{n}_{k}", "read_file", json.dumps({"path": f"f{k}.py"}))
+                      for k in range(3))
+        history += [Message.user(f"question {n}"), Message.assistant("", calls)]
+        history += [Message.tool(c.id, "read_file", "x = 1\n" * 5) for c in calls]
+        history.append(Message.assistant(f"Answer {n}. {LONG_SESSION_REPLY}"))
+    return history
 
 
 class FakeSession:

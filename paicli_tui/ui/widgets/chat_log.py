@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
+from .chat_parking import ChatParking
 from .setup_notice import SetupNotice, WelcomeLine
 from .user_message import UserMessage
 
@@ -45,6 +47,8 @@ class ChatLog(VerticalScroll):
         self.current: AssistantBlock | None = None
         self._asking: set[str] = set()
         """Calls whose approval dialog is open."""
+        self.parking = ChatParking(self)
+        self._park_pending = False
 
     def on_mount(self) -> None:
         self.anchor()
@@ -55,6 +59,7 @@ class ChatLog(VerticalScroll):
         if following and self.live_blocks is not None and \
                 len(self.children) - self.archives > self.live_blocks + self.fold_batch:
             await self.fold_old()  # a long turn while the view follows the end
+        self.park_soon()
         return widget
 
     async def fold_old(self) -> int:
@@ -106,6 +111,34 @@ class ChatLog(VerticalScroll):
         for table in (self.tool_blocks, self.subagents):
             for key in [k for k, v in table.items() if v is block]:
                 del table[key]
+
+    # -- parking (chat_parking.py says why) ------------------------------------------------
+    def working_blocks(self) -> list[Widget]:
+        """Blocks that may still change: the reply being written, running tools and
+        sub-agents (theirs or inside a sub-agent)."""
+        live: list[Widget] = [] if self.current is None else [self.current]
+        live += [b for b in self.tool_blocks.values() if b.status == "running"]
+        live += [b for b in self.subagents.values() if b.status == "running"]
+        return live
+
+    def park_soon(self) -> None:
+        """Park and unpark after the next layout (many changes come at once)."""
+        if not self._park_pending:
+            self._park_pending = True
+            self.set_timer(0.2, self._park_now)
+
+    def _park_now(self) -> None:
+        self._park_pending = False
+        if self.parking.update(self.working_blocks()):
+            self.park_soon()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.parking.unpark_near()
+        self.park_soon()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.park_soon()
 
     async def add_user(self, text: str) -> UserMessage:
         """A sent message: the view goes back to the end and follows the reply again, even
@@ -204,6 +237,7 @@ class ChatLog(VerticalScroll):
         return await self._add(ChatNotice(text, kind))
 
     async def reset(self) -> None:
+        self.parking.forget()
         self.current = None
         self.tool_blocks.clear()
         self.subagents.clear()
