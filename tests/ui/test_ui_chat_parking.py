@@ -69,14 +69,17 @@ async def test_paging_back_through_the_session_shows_every_block(settings, proje
         previous = log.scroll_y
         while log.scroll_y > 0:
             await pilot.press("pageup")
-            await pilot.pause(0.3)
-            assert log.scroll_y < previous and whole_in_view(log) == [], log.scroll_y
+            await wait_until(pilot, lambda p=previous: log.scroll_y < p)  # a loaded machine
+            await pilot.pause(0.1)
+            assert whole_in_view(log) == [], log.scroll_y
             previous = log.scroll_y
         first = log.query(UserMessage).first()
         assert first.region.y >= log.region.y and "question 0" in str(first.render())
         while log.scroll_y < log.max_scroll_y:
+            below = log.scroll_y
             await pilot.press("pagedown")
-            await pilot.pause(0.3)
+            await wait_until(pilot, lambda b=below: log.scroll_y > b)
+            await pilot.pause(0.1)
             assert whole_in_view(log) == []
         assert log.max_scroll_y == end
 
