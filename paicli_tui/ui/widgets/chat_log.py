@@ -108,6 +108,9 @@ class ChatLog(VerticalScroll):
             self.folded += len(parts)
 
     def _forget(self, block: Widget) -> None:
+        # folded blocks are the oldest, so nearly always parked: held there, each one (and
+        # its widget tree) stayed for the session and was looked at on every scroll
+        self.parking.parked.pop(block, None)
         for table in (self.tool_blocks, self.subagents):
             for key in [k for k, v in table.items() if v is block]:
                 del table[key]
