@@ -132,3 +132,29 @@ def test_inspector_names_the_rule_files(tmp_path) -> None:
     assert line == ("project rules: PAI.md, AGENTS.md, /home/me/.paicli/PAI.md "
                     "(cut at 24,000 characters)")
     assert "/init drafts one" in rules_line(None, tmp_path)
+
+
+async def test_mcp_how_to_has_one_blank_row_before_its_toml(settings, project_dir) -> None:
+    """Found in tmux (a known item): `/mcp` with no servers showed two blank rows between
+    "Add one to … (or a project's .mcp.json):" and the TOML to paste (the paragraph's margin
+    and the code block's empty first row). A person now sees one blank row, then
+    `[mcp_servers.files]` on the code block's first row; the same for a reply's code."""
+    from textual.widgets import Label
+    from textual.widgets._markdown import MarkdownFence, MarkdownParagraph
+
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=None)
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one(PromptInput).load_text("/mcp")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.3)
+        notice = next(n for n in app.screen.query(ChatNotice) if "No MCP servers" in n.source)
+        paragraph = notice.query(MarkdownParagraph).first()
+        fence = notice.query_one(MarkdownFence)
+        code = fence.query_one(Label)
+        assert fence.region.y - paragraph.region.bottom == 1
+        assert code.region.y == fence.region.y
+        first_row = code.render_lines(code.region.reset_offset)[0].text
+        assert "[mcp_servers.files]" in first_row
