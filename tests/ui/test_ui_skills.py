@@ -18,13 +18,18 @@ def _skill(folder, name: str, front: str) -> None:
     path.write_text(f"---\n{front}\n---\nbody\n", encoding="utf-8")
 
 
+async def _run_command(pilot, app, command: str) -> None:
+    """Type ``command`` into the input, send it, wait until it has answered."""
+    await pilot.pause()
+    app.screen.query_one(PromptInput).load_text(command)
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause(0.3)
+
+
 async def _skills_notice(app, command: str = "/skills") -> str:
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        app.screen.query_one(PromptInput).load_text(command)
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await _run_command(pilot, app, command)
         return "\n".join(n.source for n in app.screen.query_one(ChatLog).query(ChatNotice))
 
 
@@ -145,11 +150,7 @@ async def test_mcp_how_to_has_one_blank_row_before_its_toml(settings, project_di
     backend = FakeBackend(settings, project_dir, session=FakeSession(), client=None)
     app = PaicliApp(settings, project_dir, backend=backend)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        app.screen.query_one(PromptInput).load_text("/mcp")
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.3)
+        await _run_command(pilot, app, "/mcp")
         notice = next(n for n in app.screen.query(ChatNotice) if "No MCP servers" in n.source)
         paragraph = notice.query(MarkdownParagraph).first()
         fence = notice.query_one(MarkdownFence)
