@@ -84,7 +84,11 @@ def _has_new_material(head: Sequence[Message]) -> bool:
 
 _POSED_LABEL = re.compile(
     r"(?:^|(?<=[\r\x0b\x0c\x85\u2028\u2029]))"  # (any line break a model may read as one)
-    r"([ \t>]*)((?:USER|ASSISTANT|SYSTEM|PREVIOUS SUMMARY|TOOL\s*\[[^\]\n]*\])\s*:"
+    # what may stand before a label and still read as one: any blank but a line break (NBSP,
+    # the ideographic space), zero-width marks, Markdown's quote/emphasis/heading/list marks
+    r"((?:[^\S\r\n\x0b\x0c\x85\u2028\u2029]|[>*#_`~\-\u200b-\u200d\u2060\ufeff])*)"
+    # and the fullwidth colon, the colon of Chinese text
+    r"((?:USER|ASSISTANT|SYSTEM|PREVIOUS SUMMARY|TOOL\s*\[[^\]\n]*\])\s*[:\uff1a]"
     r"|TOOL_CALL\s*\[)", re.IGNORECASE | re.MULTILINE)
 """A line of a tool result (or the agent's words) that opens like a transcript entry."""
 
