@@ -139,6 +139,32 @@ def plant_worktree_config(root) -> str:
     return "git diff"
 
 
+def plant_submodule(root) -> str:
+    """git status looks into each submodule and obeys its own config, kept in
+    .git/modules/<name>/config: the submodule's core.fsmonitor runs."""
+    seed = root.parent / "seed"
+    seed.mkdir()
+    repository(seed)
+    repository(root)
+    git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(seed), "sub",
+        cwd=root)
+    git("commit", "-q", "-m", "sub", cwd=root)
+    git("config", "core.fsmonitor", f"touch '{root}/pwned'; false", cwd=root / "sub")
+    (root / "sub" / "a.txt").write_text("changed\n")
+    return "git status"
+
+
+def plant_submodule_own_git_folder(root) -> str:
+    """A submodule whose .git is a folder of its own (not absorbed into .git/modules)."""
+    plant_submodule(root)
+    modules = root / ".git" / "modules" / "sub"
+    (root / "sub" / ".git").unlink()
+    shutil.move(str(modules), str(root / "sub" / ".git"))
+    own = str(root / "sub" / ".git" / "config")
+    git("config", "--file", own, "--unset", "core.worktree", cwd=root)
+    return "git status"
+
+
 # (how it is planted, the reason's opening words)
 PLANTED = [
     (plant_fsmonitor, "the repository's git config core.fsmonitor makes git run a program"),
@@ -152,6 +178,9 @@ PLANTED = [
     (plant_backslash_in_comment, "the repository's git config core.fsmonitor makes git run"),
     (plant_bare_repository, "the repository's git config diff.*.textconv makes git run"),
     (plant_worktree_config, "the repository's git config core.fsmonitor makes git run"),
+    (plant_submodule, "the repository's git config core.fsmonitor (a submodule's) makes git"),
+    (plant_submodule_own_git_folder,
+     "the repository's git config core.fsmonitor (a submodule's) makes git run"),
 ]
 
 
@@ -194,4 +223,11 @@ def test_a_hook_other_commands_fire_does_not_spoil_git_status(project, settings)
     hook = project / ".git" / "hooks" / "pre-commit"
     hook.write_text("#!/bin/sh\nexit 0\n")
     hook.chmod(0o755)
+    assert read_only_verdict("git status", settings.read_only_commands, project).read_only
+
+
+def test_a_plain_submodule_keeps_git_status_read_only(project, settings) -> None:
+    """A submodule with nothing planted in its config: git status still runs unasked."""
+    plant_submodule(project)
+    git("config", "--unset", "core.fsmonitor", cwd=project / "sub")
     assert read_only_verdict("git status", settings.read_only_commands, project).read_only

@@ -169,6 +169,35 @@ def _common_dir(files: ProjectFiles, git_dir: str) -> str:
     return common
 
 
+# `git status` / `git diff` look into each submodule for changes, and git then obeys that
+# submodule's own config and hooks (its core.fsmonitor runs): they live in the repository's
+# modules/ folder (absorbed, nested ones in modules/a/modules/b) or in the submodule's own
+# .git folder.
+_RECURSE_INTO_SUBMODULES = ("status", "diff")
+_SUBMODULES_READ = 64
+
+
+def _submodule_git_dirs(files: ProjectFiles, common: str, top: str | None) -> list[str]:
+    """Every submodule git folder inside the project that ``git status`` would enter."""
+    found: list[str] = []
+    modules = os.path.join(common, "modules")
+    if os.path.isdir(modules):
+        for folder, subfolders, names in os.walk(modules):
+            subfolders[:] = [name for name in subfolders if name not in ("objects", "refs",
+                                                                         "logs", "hooks")]
+            if "config" in names and folder != modules:
+                found.append(folder)
+    listing = os.path.join(top or "", ".gitmodules")
+    if top and os.path.isfile(listing):
+        for key, value in _config_entries(files.read(listing, ".gitmodules")):
+            own = os.path.join(top, value, ".git")
+            if key == "submodule.*.path" and os.path.isdir(own):
+                found.append(own)
+    if len(found) > _SUBMODULES_READ:
+        raise Unreadable(f"the repository has over {_SUBMODULES_READ} submodules")
+    return [folder for folder in found if files.inside(os.path.realpath(folder))]
+
+
 def git_runs(files: ProjectFiles, cwd: str | None, options: list[tuple[str, str]],
              subcommand: str | None) -> GitRuns:
     """The commands and hooks ``git [-c key=value …] subcommand`` would run."""
@@ -204,4 +233,20 @@ def git_runs(files: ProjectFiles, cwd: str | None, options: list[tuple[str, str]
             path = os.path.join(hooks_dir, hook)
             if os.path.isfile(path) and os.access(path, os.X_OK):
                 runs.hooks.append(path)
+    if git_dir is not None and subcommand in _RECURSE_INTO_SUBMODULES:
+        for folder in _submodule_git_dirs(files, common, top):
+            config = os.path.join(folder, "config")
+            for key, value in (_config_entries(files.read(config, ".git/modules/config"))
+                               if os.path.isfile(config) else []):
+                if _INCLUDE_KEYS.match(key):
+                    raise Unreadable("a submodule's git configuration includes another file")
+                if key == "core.hookspath":
+                    raise Unreadable("a submodule's git configuration moves its hooks")
+                if _COMMAND_KEYS.match(key) and value.lower() not in ("true", "false", "",
+                                                                       "cat"):
+                    runs.commands.append((f"git config {key} (a submodule's)", value))
+            for hook in _HOOKS[subcommand]:
+                path = os.path.join(folder, "hooks", hook)
+                if os.path.isfile(path) and os.access(path, os.X_OK):
+                    runs.hooks.append(path)
     return runs
