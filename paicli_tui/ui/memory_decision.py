@@ -31,3 +31,23 @@ async def save_asking(app: Any, memory: MemoryBackend, text: str, scope: str, fo
     done = await asyncio.to_thread(memory.decide, text, scope, decision, target,
                                    tuple(e.id for e in outcome.conflicts))
     return decision, done
+
+
+def quoted(text: str, limit: int = 60) -> str:
+    """A memory in a toast: on one line, its start when long."""
+    text = " ".join(text.split())
+    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
+
+
+def saved_message(decision: ConflictDecision | None, outcome: SaveOutcome, text: str,
+                  scope: str) -> str:
+    """What a save did, in words, quoting the memory (``/save`` said only its id)."""
+    if decision is ConflictDecision.CANCEL:
+        return "Nothing saved: the conflict was left as it was."
+    if outcome.replaced_id:
+        return f"Saved {quoted(text)} in place of the memory it conflicted with."
+    if decision is ConflictDecision.KEEP_BOTH:
+        return f"Saved {quoted(text)} beside the one it conflicts with (kept both)."
+    if outcome.duplicate_of:
+        return f"Already remembered (as {outcome.duplicate_of}); marked verified now."
+    return outcome.message or f"Saved {quoted(text)} ({scope})."

@@ -165,3 +165,28 @@ async def test_a_cut_memory_ends_with_an_ellipsis(settings, project_dir):
         await pilot.pause()
         lines = [table.render_line(y).text for y in range(1, 3)]  # under the header
         assert all("…" in line for line in lines), lines
+
+
+async def test_save_in_the_chat_quotes_what_it_saved(settings, project_dir):
+    """Found in tmux: `/save 测试用 pytest -q 跑，不要用 unittest` answered "Saved
+    738733f283 (project).", an id, where every other memory toast says what it did in words.
+    A person now reads "Saved “测试用 pytest -q 跑，不要用 unittest” (project).", as the
+    memory browser's add says."""
+    from ui_fakes import FakeBackend, FakeClient, FakeSession
+
+    from paicli_tui.app import PaicliApp
+
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    said: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.3)
+        app.notify = lambda message, **kw: said.append(str(message))  # type: ignore
+        app.screen.notify = app.notify  # type: ignore
+        from paicli_tui.ui.widgets.prompt_input import PromptInput
+
+        app.screen.query_one(PromptInput).load_text("/save 测试用 pytest -q 跑，不要用 unittest")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+    assert said == ["Saved “测试用 pytest -q 跑，不要用 unittest” (project)."], said

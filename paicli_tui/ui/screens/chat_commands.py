@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.message import Message
 
-from ...core.contracts.asks import ConflictDecision
-from ..memory_decision import save_asking
+from ..memory_decision import save_asking, saved_message
 from ..slash import BY_NAME, closest_command
 
 if TYPE_CHECKING:
@@ -281,19 +280,7 @@ class SlashCommandsMixin:
                            sensitive: bool = False) -> None:
         decision, outcome = await save_asking(self.app, self.backend.memory(), text, scope,
                                               force, sensitive)
-        if decision is not None:
-            if outcome.replaced_id:
-                self.notify(f"Replaced memory {outcome.replaced_id}.", title="memory")
-            elif decision is ConflictDecision.KEEP_BOTH:
-                self.notify(f"Saved as {outcome.saved_id} (kept both).", title="memory")
-            else:
-                self.notify("Nothing saved.", title="memory")
-        elif outcome.duplicate_of:
-            self.notify(f"Already known as {outcome.duplicate_of}; marked verified now.",
-                        title="memory")
-        else:
-            self.notify(outcome.message or f"Saved {outcome.saved_id} ({scope}).",
-                        title="memory")
+        self.notify(saved_message(decision, outcome, text, scope), title="memory")
 
     async def slash_skills(self: ChatScreen, rest: str) -> None:
         from ...core.skills import SkillCatalog

@@ -13,9 +13,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Input, Label, Select
 
-from ...core.contracts.asks import ConflictDecision
 from ..backend import Backend, MemoryRow
-from ..memory_decision import save_asking
+from ..memory_decision import quoted, save_asking, saved_message
 from ..memory_inbox import MemoryInbox, new_since
 from ..widgets.panel import Panel
 from ..widgets.typed_input import TypedInput
@@ -332,20 +331,7 @@ class MemoryPanel(Panel):
     async def _add(self, text: str, scope: str) -> None:
         decision, outcome = await save_asking(self.app, self.backend.memory(), text, scope,
                                               False)
-        if decision is ConflictDecision.CANCEL:
-            self.notify("Nothing saved: the conflict was left as it was.", title="memory")
-            return
-        if outcome.replaced_id:
-            self.notify(f"Saved {_quote(text)} in place of the memory it conflicted with.",
-                        title="memory")
-        elif decision is ConflictDecision.KEEP_BOTH:
-            self.notify(f"Saved {_quote(text)} beside the one it conflicts with (kept both).",
-                        title="memory")
-        elif outcome.duplicate_of:
-            self.notify(f"Already remembered (as {outcome.duplicate_of}); marked verified now.",
-                        title="memory")
-        else:
-            self.notify(f"Saved {_quote(text)} ({scope}).", title="memory")
+        self.notify(saved_message(decision, outcome, text, scope), title="memory")
         self.reload()
 
     def operate(self, action: str, memory_id: str, text: str = "") -> None:
@@ -399,9 +385,7 @@ def done_message(action: str, content: str, new_text: str = "") -> str:
     }.get(action, f"{action}: {quoted}")
 
 
-def _quote(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
+_quote = quoted
 
 
 class MemoryScreen(PanelScreen):
