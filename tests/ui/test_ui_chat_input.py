@@ -753,3 +753,22 @@ async def test_the_placeholder_fits_the_input(settings, project_dir, size):
         assert prompt.placeholder == expected
         row = "".join(s.text for s in prompt.render_lines(prompt.region.reset_offset)[1:2])
         assert expected in row
+
+
+async def test_a_plan_does_not_say_it_recalls_memories(settings, project_dir):
+    """Found in tmux: `/plan add a CHANGELOG` showed "Recalling memories · 9 s" while the
+    planner ran (a plan starts with a planning request, not a memory recall). A person now
+    reads "Planning" from Enter until the plan's own steps take over."""
+    session = FakeSession()
+    app = make_app(settings, project_dir, session)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        labels: list[str] = []
+        status = app.screen.status
+        phase = status.phase
+        status.phase = lambda label, **kw: (labels.append(label), phase(label, **kw))[1]
+        app.screen.query_one(PromptInput).load_text("/plan add a CHANGELOG")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+    assert labels and "Recalling memories" not in labels and labels[0] == "Planning", labels

@@ -593,8 +593,10 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             return
         if isinstance(event, ev.TurnStarted):
             # the core looks up long-term memory before the first request: seconds on a
-            # first run (the dictionary and the embedder load), which read as a slow model
-            status.phase("Recalling memories")
+            # first run (the dictionary and the embedder load), which read as a slow model.
+            # A plan starts with a planning request, not a recall: its line stays "Planning"
+            if status.label == "Sending the request":
+                status.phase("Recalling memories")
         elif isinstance(event, ev.RequestStarted):
             status.phase(f"Waiting for {self.model_label()}")
         elif isinstance(event, ev.TextDelta) and status.label != "Writing":
