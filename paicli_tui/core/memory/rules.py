@@ -30,6 +30,8 @@ _TRUNCATED_MARK = "\n[PAI.md text cut at 24,000 characters]"
 class _Walk:
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    """Includes inside the project whose file does not exist (yet)."""
 
 
 def _inside(path: Path, base: Path) -> bool:
@@ -79,6 +81,7 @@ def _expand(path: Path, base: Path, depth: int, stack: tuple[Path, ...], walk: _
             reason = "already included"
         elif not target.is_file():
             reason = "not found"
+            walk.missing.append(str(target))
         if reason:
             walk.skipped.append(f"{target_text} ({reason})")
             out.append(f"[include @{target_text} skipped: {reason}]")
@@ -115,3 +118,19 @@ def load_project_rules(project_root: str | os.PathLike[str], home: HomePaths) ->
     if truncated:
         text = text[:MAX_RULES_CHARS - len(_TRUNCATED_MARK)] + _TRUNCATED_MARK
     return ProjectRules(text=text, files=tuple(walk.files), truncated=truncated)
+
+
+def project_instruction_files(project_root: str | os.PathLike[str]) -> frozenset[str]:
+    """Real paths of the project's own rule files and of every file they include (``@docs/
+    conventions.md`` in CLAUDE.md), an include not written yet too: all of them are read
+    into every later session's prompt, so a write to any is asked about every time."""
+    project = ProjectPaths.for_dir(project_root)
+    walk = _Walk()
+    locations = [project.root / "PAI.md", project.dot_dir / "PAI.md",
+                 project.root / "PAI.local.md", project.dot_dir / "PAI.local.md",
+                 *project.other_agent_rules_files()]
+    for location in locations:
+        real = Path(os.path.realpath(location))
+        if location.is_file() and _inside(real, project.root) and str(real) not in walk.files:
+            _expand(real, project.root, 0, (real,), walk)
+    return frozenset(walk.files) | frozenset(walk.missing)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...contracts.asks import ApprovalRequest
 from ...contracts.tools import ToolContext, ToolOutput
+from ...memory.rules import project_instruction_files
 from .approval import ask_approval, denied
 from .files import read_text_file
 from .guard import ToolArgumentError, relative_label, resolve_in_project
@@ -57,7 +58,8 @@ _INSTRUCTION_FILES = frozenset({"pai.md", "pai.local.md", ".paicli/pai.md",
 _SKILL_FOLDERS = (".paicli/skills/", ".claude/skills/")
 
 
-def asked_every_time(label: str) -> str:
+def asked_every_time(label: str, included: frozenset[str] = frozenset(),
+                     path: Path | None = None) -> str:
     """Why a write to ``label`` (project-relative) is asked about even after an "Always"
     ("" for an ordinary file):
 
@@ -71,7 +73,8 @@ def asked_every_time(label: str) -> str:
     if any(part.lower() == ".git" for part in parts):
         return "in the git folder: git runs its config and hooks"
     name = "/".join(parts).lower()
-    if name in _INSTRUCTION_FILES or name.startswith(_SKILL_FOLDERS):
+    if (name in _INSTRUCTION_FILES or name.startswith(_SKILL_FOLDERS)
+            or (path is not None and os.path.realpath(path) in included)):
         return "the agent's own instructions: read into every later session"
     return ""
 
@@ -79,7 +82,10 @@ def asked_every_time(label: str) -> str:
 async def _apply(context: ToolContext, tool: str, path: Path, label: str, before: str,
                  after: str, summary: str) -> ToolOutput:
     diff = unified_diff(label, before, after)
-    why = asked_every_time(label)
+    # a file the rules include (@docs/conventions.md in CLAUDE.md) steers later sessions too;
+    # looked up at write time (a handful of small files)
+    included = await asyncio.to_thread(project_instruction_files, context.project_root)
+    why = asked_every_time(label, included, path)
     asked = f"{summary} ({why})" if why else summary
     if not await ask_approval(context, ApprovalRequest(tool=tool, summary=asked, detail=diff),
                               always_covers=not why):
