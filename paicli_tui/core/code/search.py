@@ -468,7 +468,10 @@ REWRITE_TIMEOUT_S = 20.0
 
 def _bounded(complete: TextCompleter, timeout_s: float) -> TextCompleter:
     async def bounded(system: str, user: str) -> str:
-        return await asyncio.wait_for(complete(system, user), timeout_s)
+        # asyncio.timeout, not wait_for: on 3.11 wait_for returns an answer that is ready at
+        # the moment of a cancel and drops the cancel (Esc during the rewrite went unheard)
+        async with asyncio.timeout(timeout_s):
+            return await complete(system, user)
 
     return bounded
 

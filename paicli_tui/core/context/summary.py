@@ -289,7 +289,10 @@ async def write_summary(entries: list[str], complete: TextCompleter, options: Su
     ``options.max_calls`` requests and ``options.timeout_s``), or why there is none."""
     counting = _Counting(complete)
     try:
-        draft = await asyncio.wait_for(_write(entries, counting, options), options.timeout_s)
+        # asyncio.timeout, not wait_for: on 3.11 wait_for returns an answer that is ready at
+        # the moment of a cancel and drops the cancel (Esc during compaction went unheard)
+        async with asyncio.timeout(options.timeout_s):
+            draft = await _write(entries, counting, options)
     except TimeoutError:
         return SummaryAttempt(None, f"summary timed out after {options.timeout_s:g} s",
                               counting.calls)
