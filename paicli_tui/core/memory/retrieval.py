@@ -278,10 +278,6 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
         full = full & (~read | (vector > 0))
     meaning = np.maximum(margins, english_margins)
     supported = ~read | (meaning >= bars.support) | full
-    import os as _os
-    _S = float(_os.environ.get('MR_SUM', '0'))
-    if _S and bars is UNNAMED_BARS:
-        supported |= (np.where(np.isfinite(margins), margins, -9) + np.where(np.isfinite(english_margins), english_margins, -9)) >= _S
     lone = _lone_word(matches, read, vector) & ~full
     supported &= ~lone
     eligible = candidates[supported[candidates]]
