@@ -26,7 +26,7 @@ from bench_memory_retrieval import (  # noqa: E402
     score_everyday,
 )
 
-SETS = ["blind", "blind2", "blind3", "dev"]
+SETS = ["blind", "blind2", "blind3", "dev", "dev2"]
 FUNCTION_WORDS = {"the", "in", "to", "a", "an", "of", "on", "for", "and", "is", "it"}
 """Words a message may share with a target: they carry no topic (the README says so)."""
 
