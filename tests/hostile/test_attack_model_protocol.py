@@ -139,3 +139,26 @@ async def test_a_stream_line_nested_past_the_recursion_limit_is_skipped_like_gar
 async def test_an_error_body_nested_past_the_recursion_limit_still_says_the_status() -> None:
     with pytest.raises(LLMError, match="HTTP 400"):
         await collect(mock_client(b"[" * 60_000, status=400, content_type="application/json"))
+
+
+# A usage block is the provider's word about tokens: JSON allows numbers no int holds
+# (1e400 is infinity to Python, and so is the Infinity literal Python's json accepts),
+# and a broken proxy reports negatives. Reading one used to raise OverflowError out of the
+# stream: the turn ended with "unexpected failure" and the reply that had arrived was lost.
+@pytest.mark.parametrize("raw", [
+    '1e400', '-1e400', 'Infinity', '-Infinity', 'NaN', '-5', '-1.5', '"-7"', '1e30',
+    '"1e400"', '[1]', '{"a": 1}', 'true', 'null', '"x"',
+])
+async def test_an_absurd_usage_number_keeps_the_reply(raw: str) -> None:
+    usage = (f'{{"prompt_tokens": {raw}, "completion_tokens": {raw}, '
+             f'"prompt_tokens_details": {{"cached_tokens": {raw}}}}}')
+    text = json.dumps({"choices": [{"index": 0, "delta": {"content": "kept"},
+                                    "finish_reason": "stop"}]})
+    body = f'data: {text}\n\ndata: {{"choices": [], "usage": {usage}}}\n\ndata: [DONE]\n\n'
+    events = await collect(mock_client(body.encode()))
+    done = events[-1]
+    assert isinstance(done, StreamDone) and done.message.content == "kept"
+    assert done.usage is not None
+    numbers = (done.usage.prompt_tokens, done.usage.completion_tokens,
+               done.usage.cached_tokens)
+    assert all(type(n) is int and n >= 0 for n in numbers)

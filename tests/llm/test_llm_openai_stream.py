@@ -7,6 +7,9 @@ import json
 import httpx
 import pytest
 from doubles.llm_replay import Replay, client_for, delta, sse, text_reply
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from paicli_tui.core.contracts.llm import StreamDelta, StreamDone
 from paicli_tui.core.llm.assembly import ReplyAssembler, parse_usage
@@ -193,3 +196,22 @@ async def test_tool_call_messages_always_carry_reasoning_for_thinking_providers(
     assert sent[1]["reasoning_content"] == "" and "reasoning_content" not in sent[3]
     await collect(client_for(replay, send_reasoning=False), history)
     assert "reasoning_content" not in replay.bodies()[1]["messages"][1]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                                max_size=3),
+    max_leaves=6)
+
+
+@hypothesis_settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(["prompt_tokens", "completion_tokens", "input_tokens",
+                                        "output_tokens", "cached_tokens",
+                                        "prompt_cache_hit_tokens", "prompt_tokens_details"]),
+                       json_values, max_size=5))
+def test_any_usage_block_reads_as_counts_that_are_never_negative(usage: dict) -> None:
+    report = parse_usage(usage)  # never raises, whatever a provider (or a proxy) wrote
+    assert report is not None
+    for number in (report.prompt_tokens, report.completion_tokens, report.cached_tokens):
+        assert type(number) is int and number >= 0

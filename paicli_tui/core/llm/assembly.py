@@ -34,9 +34,12 @@ def _dig(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
 
 
 def _int(value: Any) -> int:
+    """A token count as a provider wrote it, never negative; 0 when it is not a number an
+    int can hold (JSON's 1e400 and Python's Infinity literal are infinite floats: int()
+    raised OverflowError out of the stream and the reply that had arrived was lost)."""
     try:
-        return int(value or 0)
-    except (TypeError, ValueError):
+        return max(0, int(value or 0))
+    except (TypeError, ValueError, OverflowError):
         return 0
 
 
