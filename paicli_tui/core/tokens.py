@@ -107,11 +107,13 @@ class TokenCalibrator:
 
     The factor is an exponential moving average of the observed ratios, clamped to
     [0.5, 3.0] so one odd report (a provider counting cached tokens oddly, a tiny request)
-    cannot make the estimate absurd.
+    cannot make the estimate absurd; a ratio outside [0.25, 6] is not taken at all.
     """
 
     MIN_FACTOR = 0.5
     MAX_FACTOR = 3.0
+    CREDIBLE = (0.25, 6.0)
+    """Ratios outside this range are no tokenizer's count of the request: ignored."""
 
     def __init__(self, factor: float = 1.0, smoothing: float = 0.3,
                  min_estimate: int = 200) -> None:
@@ -127,6 +129,10 @@ class TokenCalibrator:
         if estimated < self.min_estimate or reported_prompt_tokens <= 0:
             return
         ratio = reported_prompt_tokens / estimated
+        if not self.CREDIBLE[0] <= ratio <= self.CREDIBLE[1]:
+            # not a count of this request (a proxy's running total, 10^12, or 1): folded
+            # in, one such report pinned the factor to its clamp for many requests
+            return
         if self.observations == 0:
             blended = ratio
         else:

@@ -115,11 +115,30 @@ def test_calibrator_learns_and_clamps() -> None:
     assert cal.adjust(1000) == 1200
     cal.observe(1000, 1200)
     assert cal.factor == pytest.approx(1.2)
-    cal.observe(1000, 100_000)  # absurd report: clamped
+    cal.observe(1000, 5_000)  # far above: clamped
     assert cal.factor <= 3.0
     for _ in range(50):
-        cal.observe(1000, 10)
+        cal.observe(1000, 300)
     assert cal.factor == pytest.approx(0.5)
+
+
+# A report no tokenizer could give for this request (a proxy's total for the day, prompt
+# tokens 10^12, or 1) is not a count of it: folded in, one such report set the factor to its
+# clamp, so every later estimate was tripled (a 128k window compacted from ~32k real tokens)
+# or halved (requests up to twice the window were sent and refused).
+@pytest.mark.parametrize(("reported", "factor"), [
+    (10**12, None), (10**7, None), (6_001, None), (1, None), (249, None),  # not credible
+    (6_000, 3.0), (2_000, 2.0), (1_000, 1.0), (600, 0.6), (250, 0.5),      # taken, clamped
+])
+def test_calibrator_ignores_a_report_no_tokenizer_could_give(reported: int,
+                                                             factor: float | None) -> None:
+    cal = TokenCalibrator()
+    cal.observe(1000, reported)  # the first report
+    assert cal.factor == pytest.approx(factor or 1.0)
+    learned = TokenCalibrator()
+    learned.observe(1000, 1200)
+    learned.observe(1000, reported)  # a later one
+    assert (learned.factor == pytest.approx(1.2)) is (factor is None)
 
 
 def test_calibrator_ignores_useless_observations() -> None:
