@@ -23,7 +23,12 @@ from paicli_tui.core.context.manager import ContextManager
 from paicli_tui.core.context.offload import output_saver
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.context.profile import ContextProfile
-from paicli_tui.core.context.summary import MAX_SUMMARY_CALLS, fit_entries
+from paicli_tui.core.context.summary import (
+    MAX_SUMMARY_CALLS,
+    SummaryOptions,
+    fit_entries,
+    write_summary,
+)
 from paicli_tui.core.context.summary_format import normalise_summary, validate_summary
 from paicli_tui.core.contracts.session_state import SessionState
 from paicli_tui.core.llm.complete import completer_for
@@ -152,6 +157,25 @@ async def test_many_medium_messages_fit_eight_calls(tmp_path: Path) -> None:
     assert 2 <= len(fake.calls) <= MAX_SUMMARY_CALLS
     assert prepared.messages[1].meta["tier"] == "summary"
     assert prepared.estimated_tokens < PROFILE.compaction_trigger
+
+
+# Entries a little over half a chunk each cannot share one: packed whole, each took a chunk
+# of its own, so the transcript's 6 chunks' worth became up to 12 (an exec run against a
+# weak summariser made 9 calls, the 64-call reply of 15,000-character arguments behind it).
+@pytest.mark.parametrize(("count", "size"), [
+    (11, 30_001), (9, 40_000), (7, 50_000), (12, 31_000), (300, 2_000), (6, 59_999),
+    (2, 200_000),
+])
+async def test_a_summary_makes_at_most_eight_calls_whatever_the_entries(
+        count: int, size: int) -> None:
+    fake = ScriptedCompleter("notes without the sections")  # partials, merge and repair
+    entries = [(f"TOOL_CALL[c{n}] read_file: " + "x" * size)[:size - 2] + "\n\n"
+               for n in range(count)]
+    assert all(len(e) == size for e in entries)
+    attempt = await write_summary(entries, fake, SummaryOptions(chunk_chars=60_000))
+    assert attempt.text is None  # prose: the repair was asked for too
+    assert len(fake.calls) <= MAX_SUMMARY_CALLS
+    assert all(len(user) <= 60_000 for _, user in fake.calls)
 
 
 def test_fit_entries_shortens_the_longest_first() -> None:

@@ -244,6 +244,13 @@ async def _draft(entries: list[str], complete: TextCompleter, options: SummaryOp
     most_chunks = max(1, options.max_calls - 2)
     fitted = fit_entries(entries, options.chunk_chars * most_chunks)
     chunks = chunk_entries(fitted, options.chunk_chars)
+    if len(chunks) > most_chunks:
+        # whole entries left chunks part empty (two of 30,001 characters cannot share one of
+        # 60,000): up to twice the calls. Cut the transcript at the chunk size instead, an
+        # entry split where a chunk ends; the fitted text fills at most ``most_chunks``.
+        flat = "".join(fitted)
+        chunks = [flat[i:i + options.chunk_chars]
+                  for i in range(0, len(flat), options.chunk_chars)]
     if len(chunks) == 1:
         return await complete(_system_prompt("summary", options), chunks[0])
     # the merge request carries every partial: together they fit one chunk
