@@ -19,6 +19,10 @@ log = logging.getLogger(__name__)
 
 KEPT = frozenset({9, 10})
 """Tab and line feed mean layout, not commands."""
+REORDERING = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+"""The bidirectional embedding, override and isolate controls (Trojan Source): a terminal
+that lays out bidirectional text (VTE's, Konsole's) draws what follows one in another order,
+so a command in the approval dialog could read as another. Shown as ``\\u202e`` text too."""
 
 
 def shown_as(code: int) -> str:
@@ -37,6 +41,6 @@ def show_control_characters() -> None:
             log.warning("%s has no control-character table: escape sequences in shown text "
                         "are not neutralised", module.__name__)
             continue
-        for code in (*range(0x20), *range(0x7f, 0xa0)):
+        for code in (*range(0x20), *range(0x7f, 0xa0), *REORDERING):
             if code not in KEPT and code not in table:  # BEL, BS, VT, FF, CR stay stripped
                 table[code] = shown_as(code)

@@ -15,7 +15,10 @@ import os
 import re
 from pathlib import Path
 
-_NEEDS_ESCAPE = re.compile("[\x00-\x1f\x7f\x80-\x9f\ud800-\udfff]")
+_NEEDS_ESCAPE = re.compile("[\x00-\x1f\x7f\x80-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""Control characters, undecodable bytes, and the bidirectional embedding, override and
+isolate controls (Trojan Source): a terminal that lays out bidirectional text draws what
+follows one in another order (``invoice\\u202egnp.py`` reads ``invoiceyp.png``)."""
 _ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})")
 
 
@@ -28,8 +31,9 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def display_name(name: str) -> str:
-    """``name`` as safe text: undecodable bytes and control characters as ``\\xNN`` (a name
-    that is plain UTF-8 without control characters comes back unchanged)."""
+    """``name`` as safe text: undecodable bytes and control characters as ``\\xNN``, the
+    bidirectional controls as ``\\uNNNN`` (a name that is plain UTF-8 without them comes
+    back unchanged)."""
     return _NEEDS_ESCAPE.sub(_escape, name)
 
 
