@@ -315,3 +315,42 @@ async def test_an_approval_pauses_the_running_call_of_that_id(settings, project_
         inner = sub.tools["call_0"]
         assert str(inner.title).endswith("waiting for your approval")
         assert log.find_tool("call_0") is inner and parent.waited == 0.0
+
+
+async def test_model_switch_to_another_provider_leaves_the_first_ones_url_and_key(
+        settings, project_dir):
+    """Started on a custom server (its URL, its PAICLI_API_KEY, model x, --window 32000),
+    `/model deepseek` sent DeepSeek's key to the custom server, asked it for model x and kept
+    the 32k window. Another provider starts from its own defaults; the same provider keeps
+    what was given for it."""
+    from paicli_tui.config import Secret
+    from paicli_tui.core.llm.registry import build_client
+
+    started = settings.with_overrides(
+        provider="custom", base_url="http://127.0.0.1:9/v1", model="x", window=32_000,
+        api_key=Secret("sk-gateway"), provider_keys={"DEEPSEEK_API_KEY": Secret("sk-deep")})
+    built: list[Settings] = []
+
+    class Recording(FakeBackend):
+        def build_client(self, settings: Settings) -> object:
+            built.append(settings)
+            return build_client(settings)
+
+    backend = Recording(started, project_dir, session=FakeSession(script=[]),
+                        client=FakeClient())
+    app = PaicliApp(started, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "/model deepseek")
+        await wait_turn(pilot)
+        client = backend.session.client
+        assert client.provider == "deepseek" and client.model == "deepseek-v4-flash"
+        assert client.window == 1_000_000
+        assert client.base_url.startswith("https://api.deepseek.com")
+        assert built[-1].key_for("DEEPSEEK_API_KEY").reveal() == "sk-deep"
+        await send(pilot, "/model custom:y")
+        await wait_turn(pilot)
+        client = backend.session.client
+        assert (client.provider, client.model, client.window) == ("custom", "y", 32_000)
+        assert client.base_url == "http://127.0.0.1:9/v1"
+        assert built[-1].key_for(None).reveal() == "sk-gateway"

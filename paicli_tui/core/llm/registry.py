@@ -9,7 +9,7 @@ opens and says how to connect one).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ...config import Secret, Settings
@@ -147,6 +147,26 @@ def configuration_problem(settings: Settings) -> str | None:
         return (f"provider {spec.name!r} needs an API key: set {spec.key_variable} "
                 "(or PAICLI_API_KEY)")
     return None
+
+
+def switched_settings(settings: Settings, provider: str, model: str | None) -> Settings:
+    """The settings for a model chosen mid-session (``/model provider[:model]``).
+
+    The provider the session started with keeps everything given for it (base URL, explicit
+    key, window); ``model`` replaces its model. Another provider starts from its own
+    defaults: the first one's base URL, explicit key (PAICLI_API_KEY), model and window are
+    not carried over, or DeepSeek's key went to a custom server's URL, asking it for the
+    custom model in the custom window. Raises ProviderConfigError for an unknown name.
+    """
+    spec = provider_spec(provider)
+    try:
+        first = _chosen_provider(settings)
+    except ProviderConfigError:  # started on an unknown name: nothing of it to keep
+        first = None
+    if first is not None and first.name == spec.name:
+        return settings.with_overrides(provider=spec.name, model=model or None)
+    return replace(settings, provider=spec.name, model=model or None, base_url=None,
+                   api_key=None, window=None)
 
 
 def build_client(settings: Settings, **client_options: Any) -> ChatClient | None:

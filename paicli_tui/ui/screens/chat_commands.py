@@ -169,6 +169,7 @@ class SlashCommandsMixin:
 
     @work(group="model", exit_on_error=False)
     async def pick_model(self: ChatScreen, rest: str) -> None:
+        from ...core.llm.registry import switched_settings
         from ..modals.model_picker import ModelPicker
 
         if rest:
@@ -180,8 +181,8 @@ class SlashCommandsMixin:
         if not answer or self.session is None:
             return
         provider, model = answer
-        settings = self.backend.settings.with_overrides(provider=provider, model=model)
         try:
+            settings = switched_settings(self.backend.settings, provider, model)
             client = self.backend.build_client(settings)
         except Exception as exc:
             self.notify(f"Cannot use {provider}: {exc}", severity="error")
