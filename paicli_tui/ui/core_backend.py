@@ -62,14 +62,21 @@ class CoreBackend:
         return has_index(self.settings, self.project_root)
 
     def models(self) -> list[ModelChoice]:
-        from ..core.llm.registry import PROVIDERS
+        """Each provider as /model would start it: the one in use with what it was given
+        (its model, --window, base URL), the others with their defaults and their own key."""
+        from ..core.llm.registry import (
+            PROVIDERS,
+            chosen_model,
+            configuration_problem,
+            switched_settings,
+        )
 
         out = []
-        for name, spec in PROVIDERS.items():
-            key_variable = spec.key_variable
-            configured = (not key_variable) or bool(self.settings.key_for(key_variable))
-            out.append(ModelChoice(name, spec.default_model or "", int(spec.window or 0),
-                                   configured))
+        for name in PROVIDERS:
+            settings = switched_settings(self.settings, name, None)
+            _, model, window, _ = chosen_model(settings)
+            out.append(ModelChoice(name, model or "", window,
+                                   configuration_problem(settings) is None))
         return out
 
     async def start_session(self, client: ChatClient | None, approve: ApprovalCallback,

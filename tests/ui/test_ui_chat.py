@@ -354,3 +354,34 @@ async def test_model_switch_to_another_provider_leaves_the_first_ones_url_and_ke
         assert (client.provider, client.model, client.window) == ("custom", "y", 32_000)
         assert client.base_url == "http://127.0.0.1:9/v1"
         assert built[-1].key_for(None).reveal() == "sk-gateway"
+
+
+async def test_model_picker_opens_on_the_model_in_use(settings, project_dir):
+    """F8 opened on DeepSeek, the first row, whatever was in use, and listed the custom
+    server started with (model x, --window 32000) as `custom  128k` with no model: Enter,
+    Enter switched away from it. The picker opens on the provider in use, its row says the
+    model and window in use, and a provider that has no key of its own says `no key`."""
+    from textual.widgets import Input, OptionList
+
+    from paicli_tui.config import Secret
+    from paicli_tui.ui.core_backend import CoreBackend
+    from paicli_tui.ui.modals.model_picker import ModelPicker
+
+    started = settings.with_overrides(
+        provider="custom", base_url="http://127.0.0.1:9/v1", model="x", window=32_000,
+        api_key=Secret("sk-gateway"))
+    app = PaicliApp(started, project_dir, backend=CoreBackend(started, project_dir))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "session", None) is not None)
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
+        options = app.screen.query_one(OptionList)
+        rows = {options.get_option_at_index(i).id: str(options.get_option_at_index(i).prompt)
+                for i in range(options.option_count)}
+        highlighted = options.get_option_at_index(options.highlighted)
+        assert highlighted.id == "custom"
+        assert rows["custom"].split() == ["custom", "x", "32k", "ready"]
+        assert rows["deepseek"].split()[-2:] == ["no", "key"]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.query_one("#model-name", Input).value == "x"

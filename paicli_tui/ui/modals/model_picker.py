@@ -36,11 +36,18 @@ class ModelPicker(ModalScreen[ModelAnswer]):
             # the model column as wide as the longest default, so a row fits at 60 columns
             wide = min(28, max((len(c.model) for c in self.choices), default=0))
             yield OptionList(*[
-                Option(f"{c.provider:<10} {c.model:<{wide}} {fmt_tokens(c.window):>6}  "
-                       f"{'ready' if c.configured else 'no key'}", id=c.provider)
+                Option(f"{c.provider:<10} {self._model_of(c):<{wide}} "
+                       f"{fmt_tokens(c.window):>6}  {'ready' if c.configured else 'no key'}",
+                       id=c.provider)
                 for c in self.choices], id="model-options")
             yield TypedInput(placeholder="model name (Enter to use the provider's default)",
                         id="model-name")
+
+    def _model_of(self, choice: ModelChoice) -> str:
+        """The model in use for the provider in use (/model may have changed it), else the
+        one the provider would start with."""
+        provider, _, model = self.current.partition(":")
+        return model if provider == choice.provider and model else choice.model
 
     def on_resize(self, event: events.Resize) -> None:
         # a short terminal: less padding and a shorter list, so the name box stays whole
@@ -50,7 +57,10 @@ class ModelPicker(ModalScreen[ModelAnswer]):
         self.set_class(self.size.height < SMALL_HEIGHT, "-small")
         options = self.query_one(OptionList)
         if options.option_count:
-            options.highlighted = 0
+            # on the provider in use: Enter, Enter keeps it (with an edited model name)
+            in_use = self.current.partition(":")[0]
+            options.highlighted = next(
+                (i for i, c in enumerate(self.choices) if c.provider == in_use), 0)
         options.focus()
 
     def _chosen(self) -> ModelChoice | None:
@@ -63,7 +73,7 @@ class ModelPicker(ModalScreen[ModelAnswer]):
         choice = self._chosen()
         if choice is not None:
             name = self.query_one("#model-name", Input)
-            name.value = choice.model
+            name.value = self._model_of(choice)
             name.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
