@@ -9,6 +9,7 @@ import asyncio
 import base64
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -111,7 +112,8 @@ def test_remote_index_credentials_never_reach_a_command(
 
 
 @pytest.mark.parametrize("transform", [
-    "rev", "base64", "spaced", "upper", "folded", "hex", "rot13", "base64-offset",
+    "rev", "base64", "spaced", "upper", "folded", "hex", "rot13", "base64-offset", "base32",
+    "base32-offset",
 ])
 def test_transformed_key_in_output_is_redacted(transform: str) -> None:
     raw = KEY.encode()
@@ -123,10 +125,41 @@ def test_transformed_key_in_output_is_redacted(transform: str) -> None:
             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
             "nopqrstuvwxyzabcdefghijklmNOPQRSTUVWXYZABCDEFGHIJKLM")),
         "base64-offset": base64.b64encode(b"KEY=" + raw).decode(),
+        "base32": base64.b32encode(raw + b"\n").decode(),
+        "base32-offset": base64.b32encode(b"KEY=" + raw).decode(),
     }[transform]
     out = redact_known(f"before {shown} after", [KEY])
     assert "****" in out and out.startswith("before") and out.endswith("after")
     assert shown not in out
+
+
+DUMPS = {"xxd": ["xxd"], "xxd -g1": ["xxd", "-g1"], "hexdump -C": ["hexdump", "-C"],
+         "hexdump": ["hexdump"], "od -c": ["od", "-c"], "od -x": ["od", "-x"],
+         "od -tx1": ["od", "-tx1"]}
+"""Programs that dump a file 16 bytes a line, each line opened by its offset."""
+
+
+# The offsets broke the run of the key's characters or hex digits the search looks for, and
+# xxd's and hexdump -C's printable column shows the key itself, 16 characters a line: all
+# these printed the key of config.toml whole (od -c was named as covered).
+@pytest.mark.parametrize("dump", DUMPS)
+@pytest.mark.parametrize("offset", [0, 1, 2, 3, 11])
+def test_a_key_in_a_dump_is_masked_on_every_line_holding_a_part_of_it(
+        dump: str, offset: int, tmp_path: Path) -> None:
+    program = DUMPS[dump]
+    if shutil.which(program[0]) is None:
+        pytest.skip(f"{program[0]} is not installed")
+    head = b"#" * offset + b'api_key = "'
+    path = tmp_path / "config.toml"
+    path.write_bytes(head + KEY.encode() + b'"\nmodel = "deepseek-chat-and-more"\n')
+    shown = subprocess.run([*program, str(path)], capture_output=True, text=True,
+                           check=True).stdout
+    lines = shown.splitlines()
+    first, last = len(head) // 16, (len(head) + len(KEY) - 1) // 16
+    holding, free = lines[first:last + 1], lines[last + 1:]
+    out = redact_known(shown, [KEY])
+    assert [line for line in holding if line in out] == []
+    assert all(line in out for line in free)  # the rest of the dump is left as it was
 
 
 def test_transformed_key_from_a_real_command_is_redacted_in_history(keyed) -> None:

@@ -4,8 +4,10 @@ Removing the keys from a command's environment is the real protection (see
 ``core/agent/tools/command_env.py``); this is the second line, for a key that reaches text
 anyway (a ``.env`` file the model reads, a config dump). A key is found not only verbatim but
 also transformed the way a shell one-liner would: reversed (``rev``), upper/lower-cased or
-rot13 (``tr``), spaced out or split over lines (``fold``, ``od -c``, ``sed 's/./& /g'``), as
-hex (``xxd -p``) or base64 (``base64``, at any offset in the stream).
+rot13 (``tr``), spaced out or split over lines (``fold``, ``sed 's/./& /g'``), as hex
+(``xxd -p``), base64 or base32 (at any offset in the stream), or in a dump whose lines open
+with an offset (``xxd``, ``hexdump -C``, ``od -c``, ``od -x``): each line of the dump that
+holds a part of the key is masked whole, its printable column too.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import base64
 import codecs
 import re
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import accumulate
 
@@ -44,14 +46,100 @@ def _base64_cores(data: bytes) -> list[str]:
     return cores
 
 
+def _base32_cores(data: bytes) -> list[str]:
+    """As :func:`_base64_cores`, for base32 (5 bytes make 8 characters: five offsets)."""
+    cores = []
+    for offset in range(5):
+        encoded = base64.b32encode(b"\0" * offset + data).decode("ascii").rstrip("=")
+        start = -(-8 * offset // 5)
+        end = 8 * (offset + len(data)) // 5
+        cores.append(encoded[start:end])
+    return cores
+
+
+def _swapped_hex(data: bytes) -> str:
+    """Hex of ``data`` read as little-endian 16-bit words (``od -x``, plain ``hexdump``)."""
+    even = data[:len(data) - len(data) % 2]
+    return b"".join(even[i + 1:i + 2] + even[i:i + 1] for i in range(0, len(even), 2)).hex()
+
+
 @lru_cache(maxsize=64)
 def _variants(value: str) -> tuple[str, ...]:
     """Normalised (alphanumerics only, lower case) forms of a secret and its transforms."""
     raw = value.encode("utf-8", "surrogatepass")
     forms = [value, value[::-1], codecs.encode(value, "rot13"), raw.hex(), raw[::-1].hex(),
-             *_base64_cores(raw), *_base64_cores(raw + b"\n")]
+             *_base64_cores(raw), *_base64_cores(raw + b"\n"), *_base32_cores(raw),
+             *_base32_cores(raw + b"\n")]
     normalised = (_normalise(f) for f in forms)
     return tuple(dict.fromkeys(f for f in normalised if len(f) >= MIN_TRANSFORMED))
+
+
+@lru_cache(maxsize=64)
+def _dump_variants(value: str) -> tuple[str, ...]:
+    """What a dump's data columns spell for the secret: its own forms, and its bytes as
+    little-endian words (the key at an even or an odd offset of the file)."""
+    raw = value.encode("utf-8", "surrogatepass")
+    swapped = (_swapped_hex(raw), _swapped_hex(raw[1:]))
+    return tuple(dict.fromkeys([*_variants(value),
+                                *(f for f in swapped if len(f) >= MIN_TRANSFORMED)]))
+
+
+_DUMP_LINE = re.compile(r"^[ \t]*[0-9A-Fa-f]{6,}(:?)[ \t]+([^\n]*)", re.MULTILINE)
+"""A line of a dump: an offset (hex or octal, at least 6 digits; ``xxd`` puts a colon after
+it), then the data."""
+
+
+def _dump_data(colon: str, rest: str) -> str:
+    """A dump line's data columns, without its printable column: ``hexdump -C`` puts that
+    between bars, ``xxd`` after two spaces."""
+    if "|" in rest:
+        return rest.split("|", 1)[0]
+    if colon:
+        return rest.split("  ", 1)[0]
+    return rest
+
+
+def _line_slices(text: str, size: int = SLICE_CHARS) -> Iterator[tuple[int, str]]:
+    """``text`` in pieces of about ``size`` characters that end at a line's end."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + size)
+        end = len(text) if end == -1 else end + 1
+        yield start, text[start:end]
+        start = end
+
+
+def _dump_spans(text: str, variants: Iterable[str]) -> list[tuple[int, int]]:
+    """Whole lines of a dump (``xxd``, ``hexdump -C``, ``od -c``, ``od -x``) whose data
+    columns, with the offsets that open every line left out, spell one of ``variants``:
+    the offsets broke the run the flat search looks for, and the printable column beside the
+    data shows the key itself, sixteen characters a line."""
+    variants = tuple(variants)
+    spans: list[tuple[int, int]] = []
+    group: list[tuple[int, int, str]] = []  # (line start, line end, normalised data)
+
+    def close() -> None:
+        if not group:
+            return
+        flat = "".join(data for *_, data in group)
+        ends = list(accumulate(len(data) for *_, data in group))
+        for variant in variants:
+            at = flat.find(variant)
+            while at != -1:
+                first = bisect_right(ends, at)
+                last = bisect_right(ends, at + len(variant) - 1)
+                spans.append((group[first][0], group[last][1]))
+                at = flat.find(variant, at + len(variant))
+        group.clear()
+
+    for base, piece in _line_slices(text):
+        for found in _DUMP_LINE.finditer(piece):
+            start, end = base + found.start(), base + found.end()
+            if group and start != group[-1][1] + 1:
+                close()
+            group.append((start, end, _normalise(_dump_data(found.group(1), found.group(2)))))
+    close()
+    return spans
 
 
 def _transformed_spans(text: str, variants: Iterable[str],
@@ -122,6 +210,7 @@ def redact_known(text: str, secrets: Iterable[Secret | str | None]) -> str:
     if not variants or len(text) < MIN_TRANSFORMED:
         return text
     spans = _transformed_spans(text, variants)
+    spans += _dump_spans(text, [v for value in values for v in _dump_variants(value)])
     if not spans:
         return text
     merged: list[tuple[int, int]] = []
