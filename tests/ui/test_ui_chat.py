@@ -74,6 +74,24 @@ async def test_no_model_shows_how_to_connect_and_keeps_the_input(settings, proje
         assert len(await _wait_for_notices(pilot, app, 2)) == 2
 
 
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_no_model_guide_opens_at_its_first_line(settings, project_dir, size):
+    """At 80×24 the guide is taller than the chat, and the chat opened at its end: a person
+    read `│   --provider hunyuan …` without `No model connected` or the first example above
+    it. The guide's first line is in view; sending a message follows the end again."""
+    app, _ = make_app(settings, project_dir, FakeSession(), None)
+    async with app.run_test(size=size) as pilot:
+        notice = (await _wait_for_notices(pilot, app, 1))[0]
+        log = app.screen.query_one(ChatLog)
+        await pilot.pause(0.2)
+        assert notice.virtual_region.height > log.scrollable_content_region.height
+        assert log.scroll_y <= notice.virtual_region.y < log.scroll_y + log.size.height
+        await send(pilot, "hello")
+        second = (await _wait_for_notices(pilot, app, 2))[1]
+        await pilot.pause(0.2)
+        assert log.scroll_y <= second.virtual_region.y < log.scroll_y + log.size.height
+
+
 async def _wait_for_notices(pilot, app, count: int) -> list[SetupNotice]:
     for _ in range(300):
         await pilot.pause(0.05)

@@ -234,7 +234,11 @@ class ChatLog(VerticalScroll):
 
         await self.end_assistant()
         if kind == "setup":
-            return await self._add(SetupNotice(text))
+            guide = await self._add(SetupNotice(text))
+            # taller than the chat on 80×24: its first line in view, not its last (sending
+            # a message follows the end again)
+            self.call_after_refresh(self.scroll_to_widget, guide, animate=False, top=True)
+            return guide
         if kind == "welcome":
             return await self._add(WelcomeLine(text))
         return await self._add(ChatNotice(text, kind))
