@@ -256,6 +256,47 @@ async def test_a_tail_that_cannot_fit_is_not_sent_and_says_why(tmp_path: Path) -
     assert pairing_problems(prepared.messages) == []
 
 
+def _writes(step: int, calls: int, chars: int) -> list[Message]:
+    """One step of a turn: ``calls`` write_file calls of ``chars`` characters, answered."""
+    batch = [ToolCall(f"w{step}-{n}", "write_file",
+                      json.dumps({"path": f"gen/f{step}_{n}.py", "content": "c" * chars}))
+             for n in range(calls)]
+    return [Message.assistant(f"step {step}", tool_calls=batch),
+            *(Message.tool(c.id, "write_file", wrap_tool_result("write_file", f"wrote {c.id}"))
+              for c in batch)]
+
+
+# One turn that writes many files: each call's arguments are below the offload threshold
+# (20,000 characters at this window), so nothing was saved, clearing leaves arguments alone
+# and the turn cannot be summarised: "Not sent", and the task stopped mid-way. A model can
+# do it in one reply too (64 calls of 15,000 characters each, within the reply cap). The
+# arguments of calls that ran are saved to files, largest first, until the request fits.
+@pytest.mark.parametrize(("steps", "calls", "chars"), [
+    (12, 1, 12_000),   # a long task: twelve files of 12,000 characters, one per step
+    (1, 20, 8_000),    # one reply asking for twenty writes at once
+    (30, 2, 3_000),
+])
+async def test_a_turn_of_many_medium_writes_is_sent_with_their_arguments_saved(
+        tmp_path: Path, steps: int, calls: int, chars: int) -> None:
+    manager = _manager(tmp_path, ScriptedCompleter(VALID_SUMMARY))
+    msgs = [Message.system("s"), *_turn(0, 100), Message.user("generate the package")]
+    for step in range(steps):
+        msgs += _writes(step, calls, chars)
+    assert estimate_request(msgs) > PROFILE.window
+    prepared = await manager.prepare(msgs)
+    assert prepared.overflow is None
+    assert prepared.estimated_tokens < PROFILE.compaction_trigger
+    assert pairing_problems(prepared.messages) == []
+    sent = [c for m in prepared.messages for c in m.tool_calls if c.name == "write_file"]
+    assert len(sent) == steps * calls  # every call is still there, with its id
+    saved = [c for c in sent if "offloaded_arguments" in json.loads(c.arguments)]
+    assert saved and all(len(c.arguments) < 2_000 for c in saved)
+    notice = json.loads(saved[0].arguments)["offloaded_arguments"]
+    path = tmp_path / notice.split("Full output saved in: ")[1].split()[0]
+    assert json.loads(path.read_text())["content"] == "c" * chars  # lossless
+    assert any(r.tier == "offload" and "arguments" in r.detail for r in prepared.reports)
+
+
 async def test_small_window_is_honoured(tmp_path: Path) -> None:
     manager = _manager(tmp_path, ScriptedCompleter(VALID_SUMMARY))
     manager.set_window(4_000)

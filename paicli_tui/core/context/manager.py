@@ -8,7 +8,8 @@ A readable sequence of tiers, each a pure function plus a report:
    first when ``ask_before_summary`` is on (:mod:`.consent`: "not yet" holds only up to a
    hard limit);
 4. when no valid summary can be had: the model-free digest and a transcript file;
-5. last resort: clearing every older tool result; then the pairing guarantee.
+5. last resort: clearing every older tool result, then saving the arguments of tool calls
+   that ran (largest first) to files; then the pairing guarantee.
 
 Once per approach to the trigger ``Prepared.notes`` carries a warning that a summary is
 coming. Whatever happens, the request handed back is within the window, or ``Prepared.overflow``
@@ -18,6 +19,7 @@ when tool results arrive (see :mod:`.offload`).
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -34,7 +36,12 @@ from .consent import ContextNote, SummaryGate
 from .fallback import digest_history
 from .fastpath import SummaryCache
 from .offload import SaveOutput
-from .oversized import message_threshold, offload_old_reasoning, offload_oversized
+from .oversized import (
+    message_threshold,
+    offload_arguments_to_fit,
+    offload_old_reasoning,
+    offload_oversized,
+)
 from .pairing import pairing_problems, repair_pairing
 from .profile import ContextProfile
 from .report import CompactionReport
@@ -361,6 +368,17 @@ class ContextManager:
                 tokens = self.estimate(history, tool_schemas)
             if tokens < self.profile.compaction_trigger:
                 break
+        if tokens >= self.profile.compaction_trigger:
+            # the turn's own tool-call arguments (each below the offload threshold: many
+            # files written in one task) are what is left to take off
+            over = math.ceil((tokens - self.profile.compaction_trigger)
+                             / self.calibrator.factor) + self.profile.compaction_trigger // 10
+            history, report = offload_arguments_to_fit(history, self.save_output, over)
+            if report.changed:
+                reports.append(self._calibrated(
+                    replace(report, detail=f"forced (kept tail too big): {report.detail}"),
+                    schema_tokens))
+                tokens = self.estimate(history, tool_schemas)
         return history, tokens
 
     def overflow_reason(self, history: Sequence[Message], tool_schemas: Sequence[dict],

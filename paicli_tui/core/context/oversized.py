@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 
 from ..messages import Message, Role, ToolCall
-from ..tokens import estimate_request
+from ..tokens import estimate_request, estimate_text
 from .boundary import unwrap_tool_result, wrap_tool_result
 from .offload import HEAD_CHARS, TAIL_CHARS, SaveOutput, offload_notice
 from .pairing import call_names, tool_name_of
@@ -154,3 +154,52 @@ def offload_oversized(messages: Sequence[Message], save: SaveOutput | None, *,
     shown = ", ".join(labels[:4]) + (f" and {len(labels) - 4} more" if len(labels) > 4 else "")
     return out, CompactionReport("offload", True, before, after,
                                  f"saved {len(labels)} oversized part(s) to files: {shown}")
+
+
+ARGUMENT_HEAD_CHARS = 300
+ARGUMENT_TAIL_CHARS = 100
+"""Previews kept for arguments saved to make a turn fit: many go at once, so they are short."""
+MIN_ARGUMENT_CHARS = 1_000
+"""Arguments shorter than this are left in place (their notice would save next to nothing)."""
+
+
+def offload_arguments_to_fit(messages: Sequence[Message], save: SaveOutput | None,
+                             over: int) -> tuple[list[Message], CompactionReport]:
+    """The arguments of tool calls that were answered, largest first, saved to files and
+    replaced by short notices until about ``over`` tokens are taken off. For a kept turn that
+    is itself too big (a task writing many files, a reply of dozens of calls): no summary
+    reaches it, clearing replaces results only, and each of these arguments is below the
+    offload threshold. The calls ran; their ids, names and results stay, and the arguments
+    stay a JSON object."""
+    before = estimate_request(messages)
+    answered = {m.tool_call_id for m in messages if m.role is Role.TOOL}
+    picked = sorted(((len(call.arguments), i, j) for i, m in enumerate(messages)
+                     if m.role is Role.ASSISTANT for j, call in enumerate(m.tool_calls)
+                     if call.id in answered and len(call.arguments) > MIN_ARGUMENT_CHARS
+                     and OFFLOADED_ARGUMENTS_KEY not in call.arguments[:40]),
+                    key=lambda item: (-item[0], item[1], item[2]))
+    changed: dict[int, list[ToolCall]] = {}
+    gained, saved, chars = 0, 0, 0
+    for _, i, j in picked:
+        if gained >= over:
+            break
+        calls = changed.setdefault(i, list(messages[i].tool_calls))
+        call = calls[j]
+        path, error = _save(save, f"{call.name}-arguments", call.arguments)
+        notice = offload_notice(f"arguments of a {call.name} call", call.arguments, path,
+                                error, head=ARGUMENT_HEAD_CHARS, tail=ARGUMENT_TAIL_CHARS)
+        arguments = json.dumps({OFFLOADED_ARGUMENTS_KEY: notice}, ensure_ascii=False)
+        calls[j] = ToolCall(call.id, call.name, arguments)
+        gained += estimate_text(call.arguments) - estimate_text(arguments)
+        saved += 1
+        chars += len(call.arguments)
+    if not changed:
+        return list(messages), CompactionReport("offload", False, before, before,
+                                                "no tool-call arguments to save")
+    out = list(messages)
+    for i, calls in changed.items():
+        out[i] = out[i].evolve(tool_calls=tuple(calls))
+    return out, CompactionReport(
+        "offload", True, before, estimate_request(out),
+        f"saved the arguments of {saved} tool call(s) that ran ({chars:,} characters) to "
+        "files, largest first")
