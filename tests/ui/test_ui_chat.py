@@ -92,6 +92,19 @@ async def test_no_model_guide_opens_at_its_first_line(settings, project_dir, siz
         assert log.scroll_y <= second.virtual_region.y < log.scroll_y + log.size.height
 
 
+async def test_no_model_guide_fits_80_columns_unwrapped(settings, project_dir):
+    """The guide is laid out in columns, and at 80 columns half its rows wrapped: the default
+    model fell under the key variable's column (`│ deepseek-v4-flash`), the custom server's
+    line broke in three. Every row fits the chat of an 80-column terminal."""
+    app, _ = make_app(settings, project_dir, FakeSession(), None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        notice = (await _wait_for_notices(pilot, app, 1))[0]
+        await pilot.pause(0.2)
+        text = app.screen.backend.how_to_configure()
+        rows = notice.virtual_region.height - notice.styles.gutter.height
+        assert rows == len(text.splitlines()), text
+
+
 async def _wait_for_notices(pilot, app, count: int) -> list[SetupNotice]:
     for _ in range(300):
         await pilot.pause(0.05)

@@ -211,24 +211,26 @@ def how_to_configure(settings: Settings | None = None) -> str:
         lines.append(f"No model connected: {problem}.")
     else:
         lines.append("No model connected.")
+    # rows of at most 72 characters: shown verbatim in an 80-column chat, none wraps
     lines += [
         "Connect one with a provider key in the environment, for example:",
-        "  export DEEPSEEK_API_KEY=sk-...        # then: paicli-tui  (or --provider deepseek)",
-        "Providers and their key variables:",
+        "  export DEEPSEEK_API_KEY=sk-...   # then start paicli-tui again",
+        "Providers, their key variables and default models:",
     ]
     for spec in PROVIDERS.values():
         if spec.name in ("ollama", "custom"):
             continue
-        lines.append(f"  --provider {spec.name:<9} {spec.key_variable:<18} {spec.label}, "
-                     f"default model {spec.default_model}")
+        lines.append(f"  --provider {spec.name:<9} {spec.key_variable:<18} {spec.default_model}")
     lines += [
-        "  --provider ollama    (no key; OLLAMA_HOST, default http://127.0.0.1:11434)",
-        "  --provider custom --base-url URL --model NAME [--window N]   any OpenAI-compatible "
-        "server (key from PAICLI_API_KEY, optional)",
-        "The same settings work as PAICLI_PROVIDER / PAICLI_MODEL / PAICLI_BASE_URL, or kept "
-        "in PAICLI_HOME/config.toml (PAICLI_HOME is ~/.paicli unless set):",
+        "  --provider ollama    no key; OLLAMA_HOST, else http://127.0.0.1:11434",
+        "  --provider custom --base-url URL --model NAME [--window N]",
+        "                       any OpenAI-compatible server (a key, if it needs",
+        "                       one, in PAICLI_API_KEY)",
+        "The same settings work as PAICLI_PROVIDER / PAICLI_MODEL /",
+        "PAICLI_BASE_URL, or kept in PAICLI_HOME/config.toml (PAICLI_HOME is",
+        "~/.paicli unless set):",
         '  provider = "deepseek"',
-        '  model = "deepseek-v4-flash"      # optional: the provider\'s default otherwise',
+        '  model = "deepseek-v4-flash"   # optional: else the provider\'s default',
         "paicli-tui --help lists every flag.",
     ]
     return "\n".join(lines)

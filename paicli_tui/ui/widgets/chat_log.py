@@ -235,13 +235,17 @@ class ChatLog(VerticalScroll):
         await self.end_assistant()
         if kind == "setup":
             guide = await self._add(SetupNotice(text))
-            # taller than the chat on 80×24: its first line in view, not its last (sending
-            # a message follows the end again)
-            self.call_after_refresh(self.scroll_to_widget, guide, animate=False, top=True)
+            self.call_after_refresh(self._guide_from_its_top, guide)
             return guide
         if kind == "welcome":
             return await self._add(WelcomeLine(text))
         return await self._add(ChatNotice(text, kind))
+
+    def _guide_from_its_top(self, guide: Widget) -> None:
+        """A guide taller than the chat (on 80×24) is read from its first line, not its
+        last; sending a message follows the end again."""
+        if guide.outer_size.height > self.scrollable_content_region.height:
+            self.scroll_to_widget(guide, animate=False, top=True)
 
     async def reset(self) -> None:
         self.parking.forget()
