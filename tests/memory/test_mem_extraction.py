@@ -3,6 +3,7 @@ and the development set in oracle and adversarial mode."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -187,6 +188,21 @@ async def test_model_errors_yield_nothing() -> None:
 
     result = await extract_facts("我们团队统一用 pytest 写测试。", broken)
     assert result.quotes == [] and result.called_model
+
+
+# A light model that never finishes its answer (a stream of dots, keep-alives between them)
+# held the extraction until the stream's 30-minute cap: `paicli-tui exec` printed its answer
+# and then waited that long for the background extraction before it ended. The extraction's
+# own answer is a few hundred characters; it has a time limit of its own.
+async def test_a_model_that_never_answers_ends_the_extraction_at_its_limit() -> None:
+    async def endless(system: str, user: str) -> str:
+        await asyncio.Event().wait()
+        return '{"facts": []}'
+
+    result = await asyncio.wait_for(  # a hang guard; the limit under test is 0.05 s
+        extract_facts("我们团队统一用 pytest 写测试。", endless, timeout_s=0.05), 60)
+    assert result.quotes == [] and result.called_model
+    assert result.rejected == [("<batch>", "model timed out")]
 
 
 async def test_model_sees_the_filtered_input_and_the_prompt() -> None:

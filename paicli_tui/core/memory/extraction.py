@@ -9,6 +9,7 @@ current moment, nor passing on someone else's claim, with nothing sensitive in i
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -250,14 +251,28 @@ def check_reply(reply: str, source: FilteredInput) -> Extraction:
     return result
 
 
-async def extract_facts(user_input: str, complete: TextCompleter) -> Extraction:
+EXTRACTION_TIMEOUT_S = 60.0
+"""Longest the light model may take over its answer (a few hundred characters). Without it a
+model that never finished held the extraction for the stream's 30-minute cap, and
+``paicli-tui exec`` waited for it after printing its answer."""
+
+
+async def extract_facts(user_input: str, complete: TextCompleter, *,
+                        timeout_s: float = EXTRACTION_TIMEOUT_S) -> Extraction:
     """Ask the light model for durable facts in ``user_input`` and keep only the quotes that
-    pass every check. Model errors are logged and yield no facts."""
+    pass every check. Model errors, and an answer slower than ``timeout_s``, are logged and
+    yield no facts."""
     source, reason = prefilter(user_input)
     if source is None:
         return Extraction(skipped=reason)
     try:
-        reply = await complete(load_prompt(PROMPT_NAME), source.text)
+        # asyncio.timeout, not wait_for: on 3.11 wait_for drops a cancel that arrives with
+        # the answer (see core/llm/openai_client.next_within)
+        async with asyncio.timeout(timeout_s):
+            reply = await complete(load_prompt(PROMPT_NAME), source.text)
+    except TimeoutError:
+        log.warning("fact extraction: the model did not answer within %g s", timeout_s)
+        return Extraction(called_model=True, rejected=[("<batch>", "model timed out")])
     except Exception as exc:  # the turn already finished; extraction must never break it
         log.warning("fact extraction failed: %s", type(exc).__name__)
         return Extraction(called_model=True, rejected=[("<batch>", "model error")])
