@@ -136,3 +136,26 @@ async def test_a_long_block_title_wraps_with_its_status(settings, project_dir):
         width, height = title.outer_size
         shown = " ".join(s.text.strip() for s in title.render_lines(Region(0, 0, width, height)))
         assert height >= 2 and shown.endswith("· done · 41k chars"), shown
+
+
+async def test_a_calls_arguments_show_chinese_as_written(settings, project_dir):
+    """Many models send JSON arguments with non-ASCII as \\u escapes: a denied write_file
+    opened on `"content": "hello\\n\\u4f60\\u597d\\n"`, its Chinese unreadable (the title
+    already read `content=hello 你好`). The open block shows 你好."""
+    from paicli_tui.ui.widgets.tool_block import ToolBlock
+
+    args = '{"path": "notes.txt", "content": "hello\\n\\u4f60\\u597d\\n"}'
+    script = [ev.ToolCallStarted("c1", "write_file", args),
+              ev.ToolCallFinished("c1", "write_file", "denied", "The person declined."),
+              ev.TurnFinished(session="s1", reason="done")]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
+                          client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press(*"write it", "enter")
+        await wait_until(pilot, lambda: not app.screen.turn_running
+                         and bool(app.screen.query(ToolBlock)))
+        shown = str(app.screen.query_one(ToolBlock).query_one(".tool-args").render())
+        assert "你好" in shown and "\\u4f60" not in shown, shown
+        assert '"path": "notes.txt"' in shown

@@ -13,7 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from ...core.messages import Message
-from ..format import fmt_tokens, preview_lines, short_args
+from ..format import fmt_tokens, preview_lines, short_args, shown_args
 from .chat_collapsible import ChatCollapsible
 
 STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "conflict": "⊘", "failed": "✗"}
@@ -66,7 +66,8 @@ class ToolBlock(ChatCollapsible):
         self._timer: Timer | None = None
         self._preview = Static("", markup=False, classes="tool-preview")
         self._offload = Static("", markup=False, classes="tool-offload")
-        super().__init__(Static(arguments, markup=False, classes="tool-args"), self._preview,
+        super().__init__(Static(shown_args(arguments), markup=False, classes="tool-args"),
+                         self._preview,
                          self._offload, title=self.title_text("running"), collapsed=True,
                          classes="tool-block status-running")
 
