@@ -62,6 +62,16 @@ class PaicliApp(App[int]):
         read as console markup ("arr[/i]" in a memory crashed the screen)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def action_help_quit(self) -> None:
+        """Ctrl+C on an empty input: how to quit, in words (Textual's own hint is console
+        markup, which :meth:`notify` shows as typed: "Press [b]ctrl+q[/b] …")."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                shown = "+".join(part.capitalize() if len(part) > 1 else part.upper()
+                                 for part in key.split("+"))
+                self.notify(f"Press {shown} to quit.", title="Do you want to quit?")
+                return
+
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """Only web links open. A link in the model's words is clicked as easily as any, and
         the system opens whatever a URL names: ``file:///…/x.app`` starts a program the

@@ -722,6 +722,20 @@ async def test_ctrl_c_stops_the_turn_then_clears_the_input_then_hints_at_quittin
                                             for n in app._notifications))
 
 
+async def test_the_quit_hint_names_the_key_in_plain_words(settings, project_dir):
+    """Found in tmux: Ctrl+C on an empty input toasted "Press [b]ctrl+q[/b] to quit the
+    app", the markup shown as typed (every notice here is plain text). It reads "Press
+    Ctrl+Q to quit." now."""
+    app = make_app(settings, project_dir, held_turn_session())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: bool(app._notifications))
+        hint = list(app._notifications)[-1]
+        assert hint.message == "Press Ctrl+Q to quit.", hint.message
+        assert "[" not in hint.title
+
+
 @pytest.mark.parametrize("highlighted,hint", [
     (0, "11 below · Tab"), (5, "11 below · Tab"), (8, "3 above · 8 below · Tab"),
     # found in tmux: at the last command the menu still said "11 more"
