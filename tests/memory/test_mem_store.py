@@ -150,6 +150,65 @@ def test_writer_killed_at_random_moments_never_leaves_a_broken_file(tmp_path: Pa
     assert not list(tmp_path.glob("*.corrupt-*"))
 
 
+def _store_process(path: str, orders, answers) -> None:  # noqa: ANN001 - pipe ends
+    """A process of its own holding one store: runs each order sent, answers the contents."""
+    store = MemoryStore(Path(path))
+    for order, argument in iter(orders.recv, None):
+        if order == "read":
+            answers.send([e.content for e in store.entries()])
+        else:
+            store.add(_entry(argument))
+            answers.send([e.content for e in store.entries()])
+
+
+# The file is found unreadable by one process while another holds the same memories. The
+# first moved it aside and kept its entries for its next save; the other, finding no file,
+# read that as a removal on purpose and dropped what it held, and its next save wrote only
+# its new memory, which the first then read as the file. Every memory but the new ones was
+# left in the unreadable backup only.
+@pytest.mark.parametrize(("finder_read_it", "first_writer"), [
+    (True, "holder"), (True, "finder"), (False, "holder"), (False, "finder"),
+])
+def test_a_file_moved_aside_by_another_process_loses_no_memory(
+        tmp_path: Path, finder_read_it: bool, first_writer: str) -> None:
+    path = tmp_path / "long_term_memory.json"
+    seed = MemoryStore(path)
+    for i in range(10):
+        seed.add(_entry(f"old fact {i}"))
+    old = {f"old fact {i}" for i in range(10)}
+    ctx = multiprocessing.get_context("fork")
+    pipes, workers = {}, []
+    for name in ("holder", "finder"):
+        orders_out, orders_in = ctx.Pipe()
+        answers_out, answers_in = ctx.Pipe()
+        worker = ctx.Process(target=_store_process, args=(str(path), orders_out, answers_in))
+        worker.start()
+        workers.append(worker)
+        pipes[name] = (orders_in, answers_out)
+
+    def ask(name: str, order: str, argument: str = "") -> list[str]:
+        pipes[name][0].send((order, argument))
+        assert pipes[name][1].poll(120), f"{name} did not answer"
+        return pipes[name][1].recv()
+
+    try:
+        assert set(ask("holder", "read")) == old
+        if finder_read_it:
+            assert set(ask("finder", "read")) == old
+        path.write_text('[{"id": "x", "content": ', encoding="utf-8")  # torn by someone
+        ask("finder", "read")  # the finder moves it aside
+        second = "finder" if first_writer == "holder" else "holder"
+        ask(first_writer, "add", f"new fact by the {first_writer}")
+        ask(second, "add", f"new fact by the {second}")
+        on_disk = {e.content for e in _parse(path.read_text(encoding="utf-8"))}
+        assert on_disk == old | {"new fact by the holder", "new fact by the finder"}
+    finally:
+        for orders_in, _ in pipes.values():
+            orders_in.send(None)
+        for worker in workers:
+            worker.join(60)
+
+
 def test_a_file_removed_on_purpose_stays_empty(tmp_path: Path) -> None:
     path = tmp_path / "m.json"
     store = MemoryStore(path)

@@ -24,11 +24,13 @@ for every stored memory.
 
 from __future__ import annotations
 
+import glob
 import json
 import logging
 import os
 import stat
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -184,6 +186,8 @@ class MemoryStore:
         self._forms = FormsCache(self.target.with_name(self.target.name + ".forms.jsonl"))
         self._own_text = False
         """``_text`` is what this object wrote (so it is exactly ``serialise(_cache)``)."""
+        self._read_at = 0.0
+        """When the file was last read (or written) and matched ``_cache``."""
 
     @property
     def target(self) -> Path:
@@ -261,22 +265,25 @@ class MemoryStore:
         differ from what this object last read or wrote (cheap, and immune to inode reuse or
         coarse timestamps, unlike a stat check).
 
-        An unparsable file is moved aside and the entries we already hold are returned, so the
-        next save writes them back instead of an empty list. Only a holder of the file lock
-        moves it (``locked``): a reader that did not lock takes the lock and looks again, since
-        a writer may have replaced the bad file with a good one in between.
+        An unparsable file is moved aside and the entries we already hold are written back at
+        once (never an empty list). Only a holder of the file lock moves it (``locked``): a
+        reader that did not lock takes the lock and looks again, since a writer may have
+        replaced the bad file with a good one in between. A file missing, or new and without
+        entries held here, just after another process moved an unreadable file aside is no
+        removal on purpose: what is held here is kept and written back.
         """
         try:
             raw = self._read_bytes()
         except FileNotFoundError:
-            if self._text is not None:  # someone removed a good file on purpose: honour it
-                self._cache = []
+            if self._text is not None and not self._moved_aside_since(self._read_at):
+                self._cache = []  # someone removed a good file on purpose: honour it
             self._text = None
             self._parsed = ParsedFile([])
             return list(self._cache)
         except OSError as exc:
             raise MemoryFileError(f"could not read {self.path}: {exc.strerror or exc}") from None
         if raw == self._text:
+            self._read_at = time.time()
             return list(self._cache)
         try:
             parsed = parse_file(raw.decode("utf-8"))
@@ -286,6 +293,13 @@ class MemoryStore:
                     return self._read()
             self._move_aside(exc)
             return list(self._cache)
+        missing = self._lost_in_a_move_aside(parsed)
+        if missing:
+            if not locked:
+                with self._file_lock():
+                    return self._read()
+            return self._write_back(raw, parsed, missing)
+        self._read_at = time.time()
         if parsed.rejected:
             count = len(parsed.rejected)
             self._unreported.append(
@@ -322,13 +336,71 @@ class MemoryStore:
         except FileNotFoundError:
             return
         self.last_backup = backup
+        if self._cache:
+            self._before_rewrite()  # what the last good file set aside is kept as usual
+        self._text = None
+        held = ""
+        if self._cache:
+            # Written back now, not at this program's next save: another process finding
+            # no file in between read it as removed on purpose and dropped what it held.
+            data = serialise(self._cache).encode("utf-8")
+            self._write(data)
+            self._text, self._own_text = data, True
+            self._parsed = ParsedFile(list(self._cache))
+            self._read_at = time.time()
+            count = len(self._cache)
+            held = (f" The {count} {'memory' if count == 1 else 'memories'} this program held "
+                    "were written back.")
         self._unreported.append(
             f"{self.path} could not be read as a memory file ({reason}); it was moved to "
-            f"{backup.name}. The memories this program held are written back on the next "
-            "save.")
-        self._text = None
+            f"{backup.name}.{held}")
         log.warning("memory file %s was unreadable (%s); moved to %s",
                     self.path, type(reason).__name__, backup)
+
+    def _moved_aside_since(self, moment: float) -> bool:
+        """Whether a process moved an unreadable file aside since ``moment`` (a missing file
+        is then no removal on purpose: the entries held are kept for the next save)."""
+        target = self.target
+        try:
+            backups = list(target.parent.glob(f"{glob.escape(target.name)}.corrupt-*"))
+        except OSError:
+            return False
+        for backup in backups:
+            try:
+                if backup.lstat().st_ctime >= moment - 1.0:  # a rename sets the ctime
+                    return True
+            except OSError:
+                continue
+        return False
+
+    def _lost_in_a_move_aside(self, parsed: ParsedFile) -> list[MemoryEntry]:
+        """The entries held here that a new file lacks because another process moved the
+        unreadable file aside before we saw it and wrote a file without them (it held
+        nothing): a new file is otherwise another writer's change to take as it is."""
+        if not self._cache or parsed.newer or not self._moved_aside_since(self._read_at):
+            return []
+        present = {entry.id for entry in parsed.entries}
+        return [entry for entry in self._cache if entry.id not in present]
+
+    def _write_back(self, raw: bytes, parsed: ParsedFile, missing: list[MemoryEntry]
+                    ) -> list[MemoryEntry]:
+        """Add ``missing`` to the file just read (``raw``) and write it (file lock held)."""
+        self._parsed, self._text, self._own_text = parsed, raw, False
+        self._before_rewrite()
+        entries = [*parsed.entries, *missing]
+        data = serialise(entries).encode("utf-8")
+        self._write(data)
+        self._cache, self._text, self._own_text = entries, data, True
+        self._parsed = ParsedFile(list(entries))
+        self._read_at = time.time()
+        count = len(missing)
+        self._unreported.append(
+            f"{count} {'memory' if count == 1 else 'memories'} this program held "
+            f"{'was' if count == 1 else 'were'} missing from {self.path} after another "
+            "program moved an unreadable file aside; written back.")
+        log.warning("memory file %s: %d held entries written back after a move aside",
+                    self.path, count)
+        return list(entries)
 
     def take_problems(self) -> list[str]:
         """What went wrong with the file since the last call, for the person (a file moved
@@ -392,6 +464,7 @@ class MemoryStore:
                 self._text = written
                 self._own_text = True
                 self._parsed = ParsedFile(list(entries))
+                self._read_at = time.time()
             self._forms.record(entries, written)
             return result
 
