@@ -341,3 +341,30 @@ async def test_escape_mid_plan_interrupts_it_and_leaves_it_resumable(settings,
         found = app.screen.session.interrupted_plan()
         assert found is not None and found.remaining == ["sum"]
         assert found.finished["look"] == ("done", "LOOK: two files")
+
+
+async def test_the_status_line_follows_the_task_still_running(settings, project_dir) -> None:
+    """Found in tmux: task look ran a tool and finished, task sum went on for a minute, and
+    the line above the input still read 'task look: Look around: read_file' all along. Once
+    a task's tool is done and once a task is done, the line says what still runs."""
+    (project_dir / "notes.txt").write_text("alpha\n", encoding="utf-8")
+    hold = asyncio.Event()
+    client = RoutedClient([], {
+        "look": [([""], [ToolCall("call_c1", "read_file", '{"path": "notes.txt"}')]),
+                 (["LOOK: one file"], [])],
+        "sum": [(["SUM: done"], [])]}, holds={("sum", 0): hold})
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "/plan describe this project")
+        await wait_for_screen(pilot, RulesDraftModal)
+        await pilot.press("ctrl+s")
+        pane = app.screen.query_one(PlanPane)
+        await wait_until(pilot, lambda: client.task_requests[-1:] == ["sum"]
+                         and pane.rows["look"].status == "done")
+        await pilot.pause(0.2)
+        label = app.screen.status.label
+        assert "task sum" in label and "look" not in label and "read_file" not in label, label
+        hold.set()
+        await wait_until(pilot, lambda: not app.screen.turn_running)

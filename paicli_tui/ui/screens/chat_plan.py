@@ -134,6 +134,7 @@ class PlanViewMixin:
         chat, pane = self.chat, self.plan_pane
         if isinstance(event, ev.SubAgentStarted):
             await self._add_subagent(event)
+            self._subagents_phase()
         elif isinstance(event, ev.SubAgentStep):
             block = chat.subagents.get(event.subagent)
             if block is not None:
@@ -145,10 +146,13 @@ class PlanViewMixin:
             if isinstance(event.event, ev.ToolCallStarted) and self.status.running:
                 self.status.phase(f"{block.heading if block else 'sub-agent'}: "
                                   f"{event.event.name}")
+            elif isinstance(event.event, ev.ToolCallFinished):
+                self._subagents_phase()
         elif isinstance(event, ev.SubAgentFinished):
             block = chat.subagents.get(event.subagent)
             if block is not None:
                 block.finish(event)
+            self._subagents_phase()
         elif isinstance(event, ev.PlanProposed):
             pane.show_plan(event.goal, event.tasks)
         elif isinstance(event, ev.PlanContinued):
@@ -183,6 +187,14 @@ class PlanViewMixin:
         else:
             return False
         return True
+
+    def _subagents_phase(self: ChatScreen) -> None:
+        """The line above the input names the sub-agents still at work (a finished task's
+        last tool stayed there while the next task ran on)."""
+        running = [b for b in self.chat.subagents.values() if b.status == "running"]
+        if running and self.status.running:
+            more = f" (and {len(running) - 1} more)" if len(running) > 1 else ""
+            self.status.phase(f"{running[0].heading}{more}")
 
     async def _add_subagent(self: ChatScreen, started: ev.SubAgentStarted) -> SubAgentBlock:
         """The block goes where the run_subagent call was (its plain tool block hidden), or
