@@ -126,6 +126,12 @@ def _config_entries(text: str) -> list[tuple[str, str]]:
     return entries
 
 
+def config_entries(text: str) -> list[tuple[str, str]]:
+    """(key with subsection as '*', value) of a git config file's text, lower-case keys,
+    read as git reads it."""
+    return _config_entries(text)
+
+
 def _is_bare_repository(folder: str) -> bool:
     """``folder`` is itself a git folder (a bare repository): git's own test, HEAD with
     objects/ and refs/. A cloned project can carry one (``vendor/x/{HEAD,config,objects,…}``)

@@ -1,0 +1,109 @@
+"""Files of the work tree that git runs as hooks (for the write tools' approval).
+
+A write into ``.git/`` is asked about every time because git runs its hooks on the person's
+next commit. Hooks need not live there: ``core.hooksPath`` names a folder of the work tree
+(``.githooks/``, husky's ``.husky/_``, whose scripts run ``.husky/<hook>``), tracked like
+code, and the pre-commit framework's hook runs what ``.pre-commit-config.yaml`` says
+(``language: system`` is any command). A write there runs the same way, in the person's own
+terminal, out of reach of any approval here.
+
+Read at write time, without running git: the repository's ``config`` (and
+``config.worktree``) and the person's global ``~/.gitconfig`` /
+``$XDG_CONFIG_HOME/git/config``, the repository's value last.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ....regular_files import read_regular
+from ...contracts.shell_git import config_entries
+
+_CONFIG_BYTES = 1_000_000
+_HOOK_BYTES = 4_096
+_PRE_COMMIT_MARKS = (b"pre-commit.com", b"pre_commit")
+"""What the pre-commit framework writes into the hooks it installs."""
+
+
+def _read(path: str, limit: int) -> bytes:
+    try:
+        data, _ = read_regular(Path(path), limit)
+    except OSError:  # NotRegularFile too (a FIFO is not read)
+        return b""
+    return data
+
+
+def _work_tree(project_root: Path) -> tuple[str, str] | None:
+    """(work tree top, git folder) of the repository holding the project, found the way git
+    finds it (``.git`` in the project's folder or one above; a ``.git`` file names the git
+    folder of a worktree or a submodule)."""
+    here = os.path.realpath(project_root)
+    while True:
+        found = os.path.join(here, ".git")
+        if os.path.isdir(found):
+            return here, found
+        if os.path.isfile(found):
+            text = _read(found, 4_096).decode("utf-8", "replace")
+            target = text.partition("gitdir:")[2].strip()
+            if target:
+                return here, os.path.realpath(os.path.join(here, target))
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _hooks_path(git_dir: str) -> str | None:
+    """core.hooksPath as git would take it: the person's global config, then the
+    repository's (a linked worktree keeps its config in the main repository's folder)."""
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    common = git_dir
+    pointer = _read(os.path.join(git_dir, "commondir"), 4_096).decode("utf-8", "replace")
+    if pointer.strip():
+        common = os.path.realpath(os.path.join(git_dir, pointer.strip()))
+    value = None
+    for config in (os.path.join(xdg, "git", "config"), os.path.expanduser("~/.gitconfig"),
+                   os.path.join(common, "config"), os.path.join(git_dir, "config.worktree")):
+        text = _read(config, _CONFIG_BYTES).decode("utf-8", "replace")
+        for key, found in config_entries(text):
+            if key == "core.hookspath":
+                value = found
+    return value
+
+
+def git_hook_paths(project_root: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """(folders, files), real paths: what git runs as hooks of the project's repository,
+    outside its git folder (the git folder is asked about anyway)."""
+    located = _work_tree(project_root)
+    if located is None:
+        return frozenset(), frozenset()
+    top, git_dir = located
+    folders: set[str] = set()
+    hooks = os.path.join(git_dir, "hooks")
+    configured = _hooks_path(git_dir)
+    if configured:
+        hooks = os.path.realpath(os.path.join(top, os.path.expanduser(configured)))
+        folders.add(hooks)
+        if os.path.basename(hooks) == "_" and os.path.basename(os.path.dirname(hooks)) \
+                == ".husky":
+            folders.add(os.path.dirname(hooks))  # .husky/_/pre-commit runs .husky/pre-commit
+    files: set[str] = set()
+    try:
+        names = os.listdir(hooks)
+    except OSError:
+        names = []
+    for name in names[:64]:
+        head = _read(os.path.join(hooks, name), _HOOK_BYTES)
+        if any(mark in head for mark in _PRE_COMMIT_MARKS):
+            files.add(os.path.realpath(os.path.join(top, ".pre-commit-config.yaml")))
+            break
+    return frozenset(folders), frozenset(files)
+
+
+def runs_as_git_hook(path: Path, hook_paths: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether git runs ``path`` (or reads it to decide what to run) as a hook."""
+    folders, files = hook_paths
+    real = os.path.realpath(path)
+    return real in files or any(real == folder or real.startswith(folder + os.sep)
+                                for folder in folders)
