@@ -133,6 +133,42 @@ def test_transformed_key_in_output_is_redacted(transform: str) -> None:
     assert shown not in out
 
 
+# A configured key with a character or two cut off an end passed the scrubber whole:
+# `cut -c13- ~/.paicli/config.toml` printed `k-live-7Qm2…` (the key minus its well-known
+# first letter), `tail -c +9` its random part. Any 12 characters or more of a key, as it is,
+# reversed or case-changed, are masked, the whole run they belong to.
+@pytest.mark.parametrize("shown", [
+    KEY[1:], KEY[:-1], KEY[2:-2], KEY[8:], KEY[:20], KEY[14:], KEY[3:16],
+    KEY[1:][::-1], KEY[5:].upper(), " ".join(KEY[4:]), "\n".join(textwrap.wrap(KEY[6:], 4)),
+])
+def test_a_long_piece_of_a_key_is_masked_whole(shown: str) -> None:
+    out = redact_known(f"api_key = {shown} # end", [KEY])
+    assert out.startswith("api_key = ") and out.endswith(" # end") and "****" in out
+    flat = "".join(ch for ch in out if ch.isalnum()).lower()
+    key = "".join(ch for ch in KEY if ch.isalnum()).lower()
+    assert not any(key[i:i + 12] in flat or key[i:i + 12][::-1] in flat
+                   for i in range(len(key) - 11))
+
+
+@pytest.mark.parametrize("text", [
+    KEY[3:14],                       # 11 characters: shorter than a key's piece is taken
+    "sk-live-prod and sk-live-test",  # the shared prefix alone
+    "plain output with no key in it, 0123456789 abcdefghijkl",
+])
+def test_short_pieces_and_plain_text_are_left_alone(text: str) -> None:
+    assert redact_known(text, [KEY]) == text
+
+
+def test_cut_of_the_config_file_shows_no_piece_of_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'api_key = "{KEY}"\nmodel = "deepseek-chat"\n')
+    shown = subprocess.run(["cut", "-c13-", str(config)], capture_output=True, text=True,
+                           check=True).stdout
+    assert KEY[1:] in shown  # what the model got
+    out = redact_known(shown, [KEY])
+    assert KEY[1:12] not in out and KEY[-12:] not in out and out.endswith("\npseek-chat\"\n")
+
+
 DUMPS = {"xxd": ["xxd"], "xxd -g1": ["xxd", "-g1"], "hexdump -C": ["hexdump", "-C"],
          "hexdump": ["hexdump"], "od -c": ["od", "-c"], "od -x": ["od", "-x"],
          "od -tx1": ["od", "-tx1"]}

@@ -142,9 +142,51 @@ def _dump_spans(text: str, variants: Iterable[str]) -> list[tuple[int, int]]:
     return spans
 
 
+PIECE_CHARS = 12
+"""A run of this many of a key's characters (alphanumerics, any case, in order or reversed)
+is masked, with the whole run it belongs to: ``cut -c13-`` of ``api_key = "sk-…"`` printed
+the key without its first letter, which no whole-key search finds."""
+
+
+@lru_cache(maxsize=64)
+def _pieces(value: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(form, its windows of PIECE_CHARS) for the key's plain forms (as it is, reversed),
+    normalised like the text searched."""
+    forms = dict.fromkeys(f for f in (_normalise(value), _normalise(value[::-1]))
+                          if len(f) > PIECE_CHARS)
+    return tuple((form, tuple(dict.fromkeys(form[i:i + PIECE_CHARS]
+                                            for i in range(len(form) - PIECE_CHARS + 1))))
+                 for form in forms)
+
+
+def _piece_spans(flat: str, pieces: Iterable[tuple[str, tuple[str, ...]]]
+                 ) -> list[tuple[int, int]]:
+    """Spans of ``flat`` holding PIECE_CHARS or more consecutive characters of a form, each
+    widened to the whole run the form shares there."""
+    found = []
+    for form, windows in pieces:
+        for window in windows:
+            start = form.find(window)
+            at = flat.find(window)
+            while at != -1:
+                left = 0
+                while at - left > 0 and start - left > 0 \
+                        and flat[at - left - 1] == form[start - left - 1]:
+                    left += 1
+                end, right = at + len(window), start + len(window)
+                while end < len(flat) and right < len(form) and flat[end] == form[right]:
+                    end, right = end + 1, right + 1
+                found.append((at - left, end))
+                at = flat.find(window, end)
+    return found
+
+
 def _transformed_spans(text: str, variants: Iterable[str],
-                       size: int = SLICE_CHARS) -> list[tuple[int, int]]:
-    """Spans of ``text`` whose alphanumerics, lower-cased, spell one of ``variants``.
+                       size: int = SLICE_CHARS,
+                       key_pieces: Iterable[tuple[str, tuple[str, ...]]] = ()
+                       ) -> list[tuple[int, int]]:
+    """Spans of ``text`` whose alphanumerics, lower-cased, spell one of ``variants``, or
+    a long enough piece of one of the ``key_pieces``' forms.
 
     Worked slice by slice (``size`` characters): one scan of a 20 MB result would hold the
     interpreter half a second (a worker thread lets the event loop run between slices), and
@@ -153,7 +195,7 @@ def _transformed_spans(text: str, variants: Iterable[str],
     pieces = list(text_slices(text, size))
     flats = [_normalise(piece) for piece in pieces]
     flat = "".join(flats)
-    found = []
+    found = _piece_spans(flat, key_pieces)
     for variant in variants:
         at = flat.find(variant)
         while at != -1:
@@ -209,7 +251,8 @@ def redact_known(text: str, secrets: Iterable[Secret | str | None]) -> str:
     variants = [v for value in values for v in _variants(value)]
     if not variants or len(text) < MIN_TRANSFORMED:
         return text
-    spans = _transformed_spans(text, variants)
+    spans = _transformed_spans(text, variants,
+                               key_pieces=[p for value in values for p in _pieces(value)])
     spans += _dump_spans(text, [v for value in values for v in _dump_variants(value)])
     if not spans:
         return text
