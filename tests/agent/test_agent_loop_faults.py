@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from paicli_tui.core.agent.ledger_events import ledger_events
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.context.ledger import SessionLedger
 from paicli_tui.core.context.pairing import pairing_problems
@@ -75,6 +76,25 @@ async def test_failing_provider_appends_no_half_message(settings, project_dir, e
     events = await drain(session.run_turn("x"))
     assert isinstance(events[-2], AgentError) and events[-1].reason == "error"
     assert [m.role for m in session.history] == [Role.SYSTEM, Role.USER]
+
+
+# A turn the provider ended (retries used up on 429s, a stream cut, a reply past its time
+# cap, a client bug) left no trace in the session file: resumed or read later, the session
+# showed the person's message without any answer or reason. Each is a ledger event now.
+@pytest.mark.parametrize("error", [
+    LLMError("custom: HTTP 429: slow down (gave up after 4 attempts)"),
+    StreamInterrupted("custom: the connection broke mid-reply"),
+    RuntimeError("boom with Bearer sk-live-abcdefghijklmnop"),
+])
+async def test_a_failed_request_is_recorded_in_the_session_file(settings, project_dir,
+                                                                error) -> None:
+    session, _ = await start(settings, project_dir, [Step(error=error)])
+    events = await drain(session.run_turn("hi"))
+    (shown,) = [e.message for e in events if isinstance(e, AgentError)]
+    recorded = ledger_events(SessionLedger.open(settings.home, session.session_id).path,
+                             "request_failed")
+    assert [e["detail"] for e in recorded] == [shown]
+    assert "sk-live" not in recorded[0]["detail"]
 
 
 async def test_cancel_during_tool_leaves_valid_history(settings, project_dir) -> None:

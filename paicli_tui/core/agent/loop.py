@@ -266,6 +266,9 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
         return
     except LLMError as exc:
         turn.reason = "error"
+        # in the session file too: resumed, a turn ended by the provider shows why
+        session.ledger.event("request_failed",
+                             detail=redact(str(exc), *session.settings.secrets()))
         yield AgentError(message=str(exc), recoverable=True)
         return
     except Exception as exc:  # a client bug: end the turn cleanly, history intact
@@ -274,6 +277,7 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                       f"({type(exc).__name__}: {exc})", *session.settings.secrets())
         log.error("%s", text)
         turn.reason = "error"
+        session.ledger.event("request_failed", detail=text)
         yield AgentError(message=text, recoverable=True)
         return
     if done is None:
