@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator
 import pytest
 from doubles.openai_mock import collect, mock_client
 
+from paicli_tui.core.agent.session import AgentSession
+from paicli_tui.core.contracts.events import AgentError, TurnFinished, Usage
 from paicli_tui.core.contracts.llm import LLMError, StreamDone
 from paicli_tui.core.llm.assembly import MAX_NAME_CHARS, ReplyAssembler
 
@@ -162,3 +164,25 @@ async def test_an_absurd_usage_number_keeps_the_reply(raw: str) -> None:
     numbers = (done.usage.prompt_tokens, done.usage.completion_tokens,
                done.usage.cached_tokens)
     assert all(type(n) is int and n >= 0 for n in numbers)
+
+
+# A JSON integer of 400 digits is a whole int to Python, so it passed as a count; the
+# turn then divided it by the estimate (OverflowError: too large for a float) and ended
+# with "unexpected failure", the reply that had arrived lost.
+async def test_a_usage_count_of_400_digits_keeps_the_turn(settings, project_dir) -> None:
+    huge = "1" + "0" * 400
+    text = json.dumps({"choices": [{"index": 0, "delta": {"content": "kept"},
+                                    "finish_reason": "stop"}]})
+    usage = f'{{"prompt_tokens": {huge}, "completion_tokens": {huge}}}'
+    body = f'data: {text}\n\ndata: {{"choices": [], "usage": {usage}}}\n\ndata: [DONE]\n\n'
+    client = mock_client(body.encode())
+    session = await AgentSession.start(settings, project_dir, client=client)
+    try:
+        events = [event async for event in session.run_turn("hi")]
+    finally:
+        await client.aclose()
+    assert not [e for e in events if isinstance(e, AgentError)]
+    assert isinstance(events[-1], TurnFinished) and events[-1].reason == "done"
+    assert session.history[-1].content == "kept"
+    reported = [e for e in events if isinstance(e, Usage)]
+    assert reported and reported[0].prompt_tokens == 0 and reported[0].completion_tokens == 0

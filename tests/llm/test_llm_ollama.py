@@ -192,3 +192,18 @@ async def test_a_cancel_while_the_next_part_is_already_read_stops_the_stream() -
     await asyncio.gather(consumer, return_exceptions=True)
     assert consumer.cancelled()
     assert len(events) <= 8, len(events)  # not the 200 words that followed
+
+
+async def test_usage_counts_are_never_negative_nor_past_any_count() -> None:
+    # the same reading as the OpenAI client's usage block (a proxy in front of Ollama
+    # can write anything); a negative count used to reach the gauge and the ledger
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=ndjson([
+            part("ok", done=True, done_reason="stop", prompt_eval_count=-5,
+                 eval_count=10 ** 400)]))
+
+    client = make(handler)
+    done = [e async for e in client.stream([Message.user("x")])][-1]
+    assert isinstance(done, StreamDone) and done.message.content == "ok"
+    assert done.usage.prompt_tokens == 0 and done.usage.completion_tokens == 0
+    await client.aclose()

@@ -33,14 +33,22 @@ def _dig(data: Mapping[str, Any], path: tuple[str, ...]) -> Any:
     return value
 
 
-def _int(value: Any) -> int:
-    """A token count as a provider wrote it, never negative; 0 when it is not a number an
-    int can hold (JSON's 1e400 and Python's Infinity literal are infinite floats: int()
-    raised OverflowError out of the stream and the reply that had arrived was lost)."""
+MAX_TOKEN_COUNT = 2 ** 53
+"""Past this no count is real (the largest int a float holds exactly, far past any window)."""
+
+
+def token_count(value: Any) -> int:
+    """A token count as a provider wrote it, never negative; 0 when it is no count at all.
+
+    JSON's 1e400 and Python's Infinity literal are infinite floats (int() raised
+    OverflowError out of the stream, the reply that had arrived lost), and a JSON integer
+    of 400 digits is an int no float holds (the estimate's calibration divided by it).
+    """
     try:
-        return max(0, int(value or 0))
+        count = max(0, int(value or 0))
     except (TypeError, ValueError, OverflowError):
         return 0
+    return count if count <= MAX_TOKEN_COUNT else 0
 
 
 def parse_usage(usage: Mapping[str, Any] | None) -> UsageReport | None:
@@ -51,9 +59,9 @@ def parse_usage(usage: Mapping[str, Any] | None) -> UsageReport | None:
     for path in _CACHE_FIELDS:
         value = _dig(usage, path)
         if value is not None:
-            cached = _int(value)
-    prompt = _int(usage.get("prompt_tokens", usage.get("input_tokens")))
-    completion = _int(usage.get("completion_tokens", usage.get("output_tokens")))
+            cached = token_count(value)
+    prompt = token_count(usage.get("prompt_tokens", usage.get("input_tokens")))
+    completion = token_count(usage.get("completion_tokens", usage.get("output_tokens")))
     return UsageReport(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=cached)
 
 

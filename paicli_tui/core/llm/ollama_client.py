@@ -24,6 +24,7 @@ from ..contracts.llm import (
     UsageReport,
 )
 from ..messages import Message, Role, ToolCall
+from .assembly import token_count
 from .openai_client import is_context_length_error, next_within
 
 
@@ -122,8 +123,8 @@ class OllamaClient:
                 if part.done:
                     finished = True
                     done_reason = part.done_reason or "stop"
-                    usage = UsageReport(prompt_tokens=part.prompt_eval_count or 0,
-                                        completion_tokens=part.eval_count or 0)
+                    usage = UsageReport(prompt_tokens=token_count(part.prompt_eval_count),
+                                        completion_tokens=token_count(part.eval_count))
         except self._ollama.ResponseError as exc:
             message_text = str(exc.error)
             if is_context_length_error(exc.status_code, message_text):
