@@ -6,7 +6,9 @@ unchanged message keeps its identity (and its cached token estimate) across roun
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -125,8 +127,9 @@ class Message:
         if self.role is Role.ASSISTANT:
             if self.tool_calls:
                 out["tool_calls"] = [
-                    {"id": c.id, "type": "function",
-                     "function": {"name": c.name, "arguments": c.arguments or "{}"}}
+                    {"id": wire_call_id(c.id), "type": "function",
+                     "function": {"name": wire_tool_name(c.name),
+                                  "arguments": c.arguments or "{}"}}
                     for c in self.tool_calls
                 ]
                 if not self.content:
@@ -134,7 +137,7 @@ class Message:
             if include_reasoning and self.reasoning:
                 out["reasoning_content"] = self.reasoning
         if self.role is Role.TOOL:
-            out["tool_call_id"] = self.tool_call_id
+            out["tool_call_id"] = wire_call_id(self.tool_call_id)
         return out
 
     # -- full-fidelity record form (ledger) ------------------------------------------------------
@@ -183,6 +186,32 @@ class Message:
             meta=dict(record.get("meta") or {}),
             id=record.get("id") or new_message_id(),
         )
+
+
+_WIRE_ID = re.compile(r"[A-Za-z0-9_-]{1,40}")
+_WIRE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def wire_call_id(call_id: str | None) -> str | None:
+    """A tool-call id as strict providers take it back: OpenAI refuses one over 40 characters
+    (vLLM's ``chatcmpl-tool-<32 hex>`` has 46), gateways to Anthropic or Gemini one outside
+    ``[A-Za-z0-9_-]`` (Kimi's ``functions.read_file:0``). Such an id goes out as a digest of
+    itself, the same for the call and its result, so the pairing holds; the history keeps
+    the id as it came. Refused once, the id stayed in the history and every later request of
+    the session was refused."""
+    if call_id is None or _WIRE_ID.fullmatch(call_id):
+        return call_id
+    digest = hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"call_{digest[:32]}"
+
+
+def wire_tool_name(name: str) -> str:
+    """A tool name as strict providers take it back (``[A-Za-z0-9_-]``, at most 64): a name
+    the model made up (``functions.read_file``, ``read file``) never ran (no tool has it) but
+    stays in the history, and OpenAI refused every later request over it."""
+    if _WIRE_NAME.fullmatch(name):
+        return name
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_")[:64] or "unknown_tool"
 
 
 def to_openai_messages(messages: Sequence[Message], *, include_reasoning: bool = False
