@@ -97,6 +97,32 @@ async def test_a_failed_request_is_recorded_in_the_session_file(settings, projec
     assert "sk-live" not in recorded[0]["detail"]
 
 
+class SilentClient(ScriptedClient):
+    """A provider whose stream ends without a reply (no StreamDone, no error)."""
+
+    async def stream(self, messages, tools=(), *, model=None):
+        self.requests.append(list(messages))
+        return
+        yield
+
+
+# The two other ways a provider ends a turn: a context-length refusal that stays after the
+# forced compaction, and a stream that ends without a reply. Both were shown and not written.
+@pytest.mark.parametrize("client", [
+    ScriptedClient([Step(error=ContextLengthExceeded("maximum context length")),
+                    Step(error=ContextLengthExceeded("maximum context length"))]),
+    SilentClient([]),
+], ids=["too-long-after-compacting", "no-reply"])
+async def test_every_turn_the_provider_ended_is_recorded(settings, project_dir,
+                                                         client) -> None:
+    session = await AgentSession.start(settings, project_dir, client=client)
+    events = await drain(session.run_turn("hi"))
+    (shown,) = [e.message for e in events if isinstance(e, AgentError)]
+    recorded = ledger_events(SessionLedger.open(settings.home, session.session_id).path,
+                             "request_failed")
+    assert [e["detail"] for e in recorded] == [shown]
+
+
 async def test_cancel_during_tool_leaves_valid_history(settings, project_dir) -> None:
     started = asyncio.Event()
 

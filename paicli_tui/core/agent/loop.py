@@ -258,18 +258,14 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
     except ContextLengthExceeded as exc:
         if forced:
             turn.reason = "error"
-            yield AgentError(message=f"{exc} (still too long after compacting)",
-                             recoverable=True)
+            yield _request_failed(session, f"{exc} (still too long after compacting)")
             return
         turn.refused, reply.retry = True, True
         session.ledger.event("context_length_exceeded", detail=str(exc))
         return
     except LLMError as exc:
         turn.reason = "error"
-        # in the session file too: resumed, a turn ended by the provider shows why
-        session.ledger.event("request_failed",
-                             detail=redact(str(exc), *session.settings.secrets()))
-        yield AgentError(message=str(exc), recoverable=True)
+        yield _request_failed(session, str(exc))
         return
     except Exception as exc:  # a client bug: end the turn cleanly, history intact
         # Logged without the traceback: its text could quote a request header.
@@ -277,12 +273,12 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                       f"({type(exc).__name__}: {exc})", *session.settings.secrets())
         log.error("%s", text)
         turn.reason = "error"
-        session.ledger.event("request_failed", detail=text)
-        yield AgentError(message=text, recoverable=True)
+        yield _request_failed(session, text)
         return
     if done is None:
         turn.reason = "error"
-        yield AgentError(message=f"{turn.client.provider} ended without a reply")
+        yield _request_failed(session, f"{turn.client.provider} ended without a reply",
+                              recoverable=False)
         return
     for event in _record_usage(session, done, raw_estimate, prepared.estimated_tokens):
         yield event
@@ -297,6 +293,14 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                                  f"first {MAX_CALLS_PER_REPLY} run, the other "
                                  f"{asked - MAX_CALLS_PER_REPLY:,} were dropped (it is told "
                                  "so).")
+
+
+def _request_failed(session: AgentSession, text: str, *,
+                    recoverable: bool = True) -> AgentError:
+    """The error that ends a turn the provider ended, written to the session file as a
+    ``request_failed`` event too: read later, the turn shows why it has no answer."""
+    session.ledger.event("request_failed", detail=redact(text, *session.settings.secrets()))
+    return AgentError(message=text, recoverable=recoverable)
 
 
 def _record_usage(session: AgentSession, done: StreamDone, raw_estimate: int,
