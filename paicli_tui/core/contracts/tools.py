@@ -82,13 +82,22 @@ class Tool(Protocol):
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput: ...
 
 
+MAX_TOOL_DESCRIPTION = 1_024
+"""OpenAI refuses a request offering a tool whose description is longer ("string too
+long")."""
+
+
 def tool_schema(tool: Tool) -> dict[str, Any]:
-    """The OpenAI ``tools`` entry for one tool."""
+    """The OpenAI ``tools`` entry for one tool (its description within
+    MAX_TOOL_DESCRIPTION characters)."""
+    description = tool.description
+    if len(description) > MAX_TOOL_DESCRIPTION:
+        description = description[:MAX_TOOL_DESCRIPTION - 1] + "…"
     return {
         "type": "function",
         "function": {
             "name": tool.name,
-            "description": tool.description,
+            "description": description,
             "parameters": tool.parameters,
         },
     }
