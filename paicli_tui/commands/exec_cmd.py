@@ -138,6 +138,7 @@ class _Printer:
     def emit(self, event: AgentEvent) -> None:
         from ..core.contracts import events as ev
         from ..core.contracts.tools import ToolStatus
+        from ..core.text.arguments import readable_arguments
 
         if isinstance(event, ev.ToolCallFinished) and event.name == "save_memory":
             # the last save_memory call decides: a conflict left standing exits with code 3
@@ -149,7 +150,7 @@ class _Printer:
         if isinstance(event, ev.TextDelta):
             self._text(event.text)
         elif isinstance(event, ev.ToolCallStarted):
-            self._note(f"→ {event.name} {event.arguments[:200]}")
+            self._note(f"→ {event.name} {readable_arguments(event.arguments)[:200]}")
         elif isinstance(event, ev.ToolCallFinished) and event.status != "done":
             self._note(f"  {event.name}: {event.status}{self._denial_hint(event)}")
         elif isinstance(event, ev.RequestRetrying):
@@ -176,7 +177,7 @@ class _Printer:
             self._note(f"[sub-agent {_short_id(event.subagent)}] started: {event.label}")
         elif isinstance(event, ev.SubAgentStep) and isinstance(event.event, ev.ToolCallStarted):
             self._note(f"  [sub-agent {_short_id(event.subagent)}] → {event.event.name} "
-                       f"{event.event.arguments[:160]}")
+                       f"{readable_arguments(event.event.arguments)[:160]}")
         elif isinstance(event, ev.SubAgentFinished):
             self._note(f"[sub-agent {_short_id(event.subagent)}] {event.status}: "
                        f"{_count(event.requests, 'request')}, "

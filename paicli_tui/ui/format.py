@@ -68,22 +68,6 @@ def short_args(arguments: str, limit: int = 60) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def shown_args(arguments: str) -> str:
-    """A call's JSON arguments as the open block shows them: as sent, except that ``\\u``
-    escapes (many models send all non-ASCII that way) are shown as the characters, so
-    Chinese reads as Chinese. Not JSON: as sent."""
-    import json
-
-    if "\\u" not in arguments:
-        return arguments
-    try:
-        shown = json.dumps(json.loads(arguments), ensure_ascii=False)
-        shown.encode()  # a lone surrogate (\ud800) stays escaped
-    except (ValueError, RecursionError, UnicodeError):
-        return arguments
-    return shown
-
-
 def left_truncate(text: str, width: int, *, keep_start: bool = False) -> str:
     """Fit ``text`` in ``width`` cells: paths keep their end (``…/app/Loader.java:12``),
     names keep their start when ``keep_start``."""

@@ -80,3 +80,23 @@ def test_search_prints_a_hostile_files_line_as_text(tmp_path: Path, paicli_home:
                               "grep", "--json"], cwd=project, env=_env(paicli_home),
                              capture_output=True, text=True, timeout=120)
     assert TITLE in json.loads(as_json.stdout)["results"][0]["match_text"]  # exact in --json
+
+
+def test_exec_shows_chinese_arguments_as_chinese() -> None:
+    """Many models send every non-ASCII character of a call's arguments as a ``\\u`` escape:
+    plain output showed a write_file of 你好 as ``\\u4f60\\u597d``, in the main turn and in a
+    sub-agent's steps alike (the TUI's tool block shows the characters)."""
+    import io
+
+    from paicli_tui.commands.exec_cmd import _Printer
+    from paicli_tui.core.contracts import events as ev
+
+    arguments = '{"path": "a.txt", "content": "hello\\n\\u4f60\\u597d\\n"}'
+    started = ev.ToolCallStarted(call_id="c1", name="write_file", arguments=arguments)
+    out, err = io.StringIO(), io.StringIO()
+    printer = _Printer(False, out, err)
+    printer.emit(started)
+    printer.emit(ev.SubAgentStep(subagent="20261201-120000-abcdef.sub-2", parent="p",
+                                   event=started))
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 2 and all("你好" in line and "\\u4f60" not in line for line in lines)

@@ -13,7 +13,8 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from ...core.messages import Message
-from ..format import fmt_tokens, preview_lines, short_args, shown_args
+from ...core.text.arguments import readable_arguments
+from ..format import fmt_tokens, preview_lines, short_args
 from .chat_collapsible import ChatCollapsible
 
 STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "conflict": "⊘", "failed": "✗"}
@@ -66,7 +67,7 @@ class ToolBlock(ChatCollapsible):
         self._timer: Timer | None = None
         self._preview = Static("", markup=False, classes="tool-preview")
         self._offload = Static("", markup=False, classes="tool-offload")
-        super().__init__(Static(shown_args(arguments), markup=False, classes="tool-args"),
+        super().__init__(Static(readable_arguments(arguments), markup=False, classes="tool-args"),
                          self._preview,
                          self._offload, title=self.title_text("running"), collapsed=True,
                          classes="tool-block status-running")
