@@ -3,6 +3,7 @@ error is said in words, not shown as code."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 import pytest
@@ -159,3 +160,51 @@ async def test_a_calls_arguments_show_chinese_as_written(settings, project_dir):
         shown = str(app.screen.query_one(ToolBlock).query_one(".tool-args").render())
         assert "你好" in shown and "\\u4f60" not in shown, shown
         assert '"path": "notes.txt"' in shown
+
+
+async def test_a_long_code_block_streams_without_highlighting_it_again_and_again(
+        settings, project_dir, monkeypatch):
+    """Found in tmux: a reply streaming a 3,000-line code block froze the screen for half a
+    minute (the seconds on the status line stood still, Esc went unheard): every batch of
+    text coloured the whole block again, so the work grew with the square of its length.
+    While a long block streams it is shown plain; it is coloured once, when the reply ends."""
+    import textual.widgets._markdown as textual_markdown
+    from textual.widgets.markdown import MarkdownFence
+
+    from paicli_tui.ui.widgets.assistant_block import PLAIN_FROM_LINES
+
+    coloured: list[int] = []
+    real = textual_markdown.highlight
+
+    def counting(code: str, **kwargs):
+        coloured.append(code.count("\n") + 1)
+        return real(code, **kwargs)
+
+    monkeypatch.setattr(textual_markdown, "highlight", counting)
+    lines = [f"def f_{i}(x):  # 数据 {i}\n    return x * {i}\n" for i in range(300)]
+    reply = "Here:\n\n```python\n" + "".join(lines) + "```\n\nDone."
+    deltas = [reply[i:i + 60] for i in range(0, len(reply), 60)]
+
+    def paced(delta: str):
+        async def arrive(session) -> ev.TextDelta:  # as a provider sends it, a bit at a time
+            await asyncio.sleep(0.002)
+            return ev.TextDelta(delta)
+        return arrive
+
+    script = [*(paced(d) for d in deltas), ev.AssistantMessage(content=reply),
+              ev.TurnFinished(session="s1", reason="done")]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
+                          client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press(*"show me", "enter")
+        await wait_until(pilot, lambda: not app.screen.turn_running
+                         and bool(app.screen.query(MarkdownFence)), seconds=60)
+        await pilot.pause(0.3)
+        fence = app.screen.query_one(MarkdownFence)
+        assert fence.code.count("\n") + 1 == 600
+        assert fence._highlighted_code.spans, "coloured once the reply ended"
+        # short, it is coloured as it grows; from PLAIN_FROM_LINES on, once (it was 49,617
+        # lines coloured in 167 passes for this block)
+        assert [n for n in coloured if n >= PLAIN_FROM_LINES] == [600], coloured

@@ -4,8 +4,54 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownStream
+
+PLAIN_FROM_LINES = 100
+"""While a reply streams, a code block of this many lines or more is shown plain, and
+coloured once when the reply ends: Textual colours the whole block again on every batch of
+text, so a 3,000-line block froze the screen for half a minute."""
+
+
+class ReplyFence(MarkdownFence):
+    """A code block of a reply: plain while it is long and still streaming."""
+
+    plain = False
+
+    def highlight(self, code: str, language: str, ansi: bool = False,  # type: ignore[override]
+                  dark: bool = False) -> Content:
+        markdown = self._markdown_ref()
+        self.plain = isinstance(markdown, ReplyMarkdown) and markdown.streaming and \
+            code.count("\n") + 1 >= PLAIN_FROM_LINES
+        if self.plain:
+            return Content(code)
+        return MarkdownFence.highlight(code, language, ansi=ansi, dark=dark)
+
+    def _copy_context(self, block: MarkdownBlock) -> None:
+        if isinstance(block, ReplyFence):
+            self.plain = block.plain
+        super()._copy_context(block)
+
+    def colour(self) -> None:
+        """Colour a block shown plain while it streamed."""
+        if self.plain:
+            self.plain = False
+            self.set_content(MarkdownFence.highlight(
+                self.code, self.lexer, ansi=self.app.native_ansi_color,
+                dark=self.app.current_theme.dark))
+            self._highlighted_code = self._content
+
+
+class ReplyMarkdown(Markdown):
+    """The reply's Markdown; ``streaming`` while text still arrives."""
+
+    streaming = False
+
+    def get_block_class(self, block_name: str) -> type[MarkdownBlock]:
+        if block_name in ("fence", "code_block"):
+            return ReplyFence
+        return super().get_block_class(block_name)
 
 
 class AssistantBlock(Vertical):
@@ -24,7 +70,7 @@ class AssistantBlock(Vertical):
     def compose(self) -> ComposeResult:
         with Collapsible(title="Reasoning", collapsed=True, classes="reasoning"):
             yield Static("", markup=False, classes="reasoning-text")
-        yield Markdown("", classes="assistant-text")
+        yield ReplyMarkdown("", classes="assistant-text")
 
     def on_mount(self) -> None:
         self.query_one(".reasoning", Collapsible).display = False
@@ -34,7 +80,9 @@ class AssistantBlock(Vertical):
             return
         self.text += fragment
         if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_one(".assistant-text", Markdown))
+            markdown = self.query_one(".assistant-text", ReplyMarkdown)
+            markdown.streaming = True
+            self._stream = Markdown.get_stream(markdown)
         await self._stream.write(fragment)
 
     def append_reasoning(self, fragment: str) -> None:
@@ -58,3 +106,6 @@ class AssistantBlock(Vertical):
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
+            self.query_one(".assistant-text", ReplyMarkdown).streaming = False
+            for fence in self.query(ReplyFence):
+                fence.colour()
