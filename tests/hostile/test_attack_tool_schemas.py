@@ -48,3 +48,4 @@ def test_a_short_description_is_sent_whole() -> None:
 def test_any_tool_description_is_sent_within_the_bound(size: int) -> None:
     tool = SimpleNamespace(name="long_tool", description="d" * size, parameters={})
     assert len(tool_schema(tool)["function"]["description"]) <= MAX_DESCRIPTION
+

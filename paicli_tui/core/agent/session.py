@@ -52,10 +52,11 @@ from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
 from .subagent import SubAgentTool
 from .subagent_record import SubAgentRecord, restored_subagents
-from .tool_registry import ToolRegistry
+from .tool_registry import MAX_OFFERED, ToolRegistry
 from .tools import builtin_tools
 
 log = logging.getLogger(__name__)
+TOOLS_LEFT_OUT = "are not offered to the model"
 TITLE_CHARS = 80
 
 
@@ -165,6 +166,7 @@ class AgentSession:
                       resolve_conflict=resolve_conflict, mode=mode, skills=skills,
                       mcp=await start_mcp(settings, project.root), ask_summary=ask_summary)
         session.tools.add(SubAgentTool(session))  # top-level sessions only: depth 1
+        session._note_tools_left_out()
         session._install_system_prompt(system)
         if resume:
             session.state.external_content_used = restored.external_content_used
@@ -420,6 +422,20 @@ class AgentSession:
         await self.manager.aclose()
         self.ledger.close()
 
+    def _note_tools_left_out(self) -> None:
+        """Say in the MCP notices (the chat's opening warning, /mcp) how many MCP tools no
+        request offers: a request may offer at most MAX_OFFERED tools."""
+        if self.mcp is None:
+            return
+        self.mcp.problems = [p for p in self.mcp.problems if TOOLS_LEFT_OUT not in p]
+        left_out = self.tools.left_out()
+        if left_out:
+            self.mcp.problems.append(
+                f"{len(left_out):,} MCP tools {TOOLS_LEFT_OUT}: a request may offer at most "
+                f"{MAX_OFFERED} tools (OpenAI refuses more), the program's own come first. "
+                f"Disable a server you do not need in config.toml (first left out: "
+                f"`{left_out[0]}`).")
+
     async def approve_project_mcp(self) -> str:
         """/mcp approve: trust this project's .mcp.json and start its servers now."""
         self.mcp, started = await approve_and_start_project_servers(
@@ -427,6 +443,7 @@ class AgentSession:
         for status in started:
             for tool in status.tools:
                 self.tools.add(tool)
+        self._note_tools_left_out()
         if not started:
             return "No unapproved MCP servers in this project's .mcp.json."
         return self.mcp.report() if self.mcp is not None else ""

@@ -12,8 +12,15 @@ from ..contracts.tools import Tool, ToolContext, ToolOutput, tool_schema
 log = logging.getLogger(__name__)
 
 
+MAX_OFFERED = 128
+"""Tools one request may offer: OpenAI refuses more ("array too long"), so two or three MCP
+servers beside the program's own tools got every request refused."""
+MCP_PREFIX = "mcp__"
+
+
 class ToolRegistry:
-    """Tools in registration order; a later tool with the same name replaces an earlier one."""
+    """Tools in registration order; a later tool with the same name replaces an earlier one.
+    Requests offer at most MAX_OFFERED: the program's own first, then MCP tools in order."""
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
@@ -31,11 +38,23 @@ class ToolRegistry:
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
+    def _offered(self) -> list[Tool]:
+        tools = list(self._tools.values())
+        if len(tools) <= MAX_OFFERED:
+            return tools
+        own = [t for t in tools if not t.name.startswith(MCP_PREFIX)]
+        return (own + [t for t in tools if t.name.startswith(MCP_PREFIX)])[:MAX_OFFERED]
+
+    def left_out(self) -> list[str]:
+        """Names of the tools no request offers (past MAX_OFFERED)."""
+        offered = {t.name for t in self._offered()}
+        return [name for name in self._tools if name not in offered]
+
     def schemas(self) -> list[dict[str, Any]]:
         """The ``tools`` list for requests; the same object while the registry is unchanged
         (its serialised bytes stay identical, which keeps the request prefix stable)."""
         if self._schemas is None:
-            self._schemas = [tool_schema(t) for t in self._tools.values()]
+            self._schemas = [tool_schema(t) for t in self._offered()]
         return self._schemas
 
     async def run(self, name: str, raw_arguments: str, context: ToolContext
