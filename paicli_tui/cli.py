@@ -11,6 +11,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -18,6 +19,8 @@ from typing import NoReturn
 
 from . import __version__
 from .commands.conventions import (
+    EXIT_INTERRUPTED,
+    EXIT_READER_GONE,
     EXIT_USAGE,
     add_provider_flags,
     missing_project,
@@ -141,6 +144,33 @@ def _refuse(name: str, module: ModuleType, args: argparse.Namespace, message: st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the TUI or a sub-command; its exit code. A reader that stops early
+    (``paicli-tui memory list | head -1``) ends the command quietly with 141, as it ends
+    ``git log``: no traceback on stderr."""
+    try:
+        try:
+            return _main(argv)
+        finally:  # what is still buffered meets a closed pipe here, not at interpreter exit
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_closed_streams()
+        return EXIT_READER_GONE
+
+
+def _quiet_closed_streams() -> None:
+    """Point stdout and stderr at /dev/null where their reader went away: Python flushes
+    them once more at exit, and that flush must not print an 'Exception ignored' note."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+            except (OSError, ValueError):
+                pass
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     # before any command, server or helper starts: they must not read the key from us
     keep_environment_private()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -162,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return int(module.run(args, settings) or 0)
         except KeyboardInterrupt:
-            return 130
+            return EXIT_INTERRUPTED
     parser = _tui_parser()
     args = parser.parse_args(argv)
     if args.project_dir and args.project_flag and args.project_dir != args.project_flag:

@@ -10,6 +10,10 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_CONFLICT = 3
 """A memory conflict needs the person's decision (public contract)."""
+EXIT_INTERRUPTED = 130
+"""Ctrl+C (SIGINT): 128 + 2, as a shell reports a command the signal ended."""
+EXIT_READER_GONE = 141
+"""The reader of stdout went away (``| head -1``): 128 + SIGPIPE, as ``git log`` exits."""
 
 
 def add_provider_flags(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,79 @@
+"""Every sub-command as a shell script runs it: its output piped into a reader that stops
+early (`| head -1`), its standard input closed. Each runs as a subprocess, as a script would.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from e2e_fake_openai import FakeOpenAI
+
+SERVER = "{server}"
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PAICLI_", "OLLAMA_")) and not k.endswith("_API_KEY")}
+    env.update(PAICLI_HOME=str(home), RUST_LOG="error")
+    return env
+
+
+def _project(root: Path) -> Path:
+    root.mkdir()
+    (root / "util.py").write_text('def parse_date(text):\n    """Parse a date."""\n'
+                                  "    return text.split('-')\n")
+    return root
+
+
+def _run(argv: list[str], home: Path, project: Path, *, stdout: int | None,
+         stdin: int | None = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "paicli_tui", *argv, "--project", str(project)],
+                          cwd=project, env=_env(home), stdin=stdin, stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, timeout=120)
+
+
+def _into_closed_pipe(argv: list[str], home: Path, project: Path
+                      ) -> subprocess.CompletedProcess[str]:
+    """``paicli-tui ARGV | head -1`` where head has already gone: every write is EPIPE."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return _run(argv, home, project, stdout=write_end)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("argv,code", [
+    (["context"], 141),
+    (["context", "--json"], 141),
+    (["sessions"], 141),
+    (["sessions", "--json"], 141),
+    (["memory", "list"], 141),
+    (["memory", "list", "--json"], 141),
+    (["memory", "search", "gradle", "--keywords-only"], 141),
+    (["search", "parse", "--mode", "grep"], 141),
+    (["search", "parse", "--mode", "grep", "--json"], 141),
+    (["graph", "X", "--json"], 141),
+    (["index", "--json"], 141),
+    (["exec", "hello", "--provider", "custom", "--base-url", SERVER, "--model", "x",
+     "--window", "32000"], 141),
+    (["exec", "hello", "--json", "--provider", "custom", "--base-url", SERVER, "--model", "x",
+     "--window", "32000"], 141),
+    (["exec", "--help"], 0),  # argparse drops what it cannot write: no traceback either
+])
+def test_a_reader_that_stops_early_gets_no_traceback(argv, code, tmp_path: Path) -> None:
+    """`paicli-tui memory list | head -1` printed a BrokenPipeError traceback and exited 1:
+    the command now stops quietly with 141 (128 + SIGPIPE, what `git log | head -1` gives)."""
+    home, project = tmp_path / "home", _project(tmp_path / "project")
+    home.mkdir()
+    assert _run(["memory", "save", "the project builds with gradle"], home, project,
+                stdout=subprocess.DEVNULL).returncode == 0
+    with FakeOpenAI({}) as server:
+        server.chat = True
+        done = _into_closed_pipe([a.replace(SERVER, server.base_url) for a in argv], home,
+                                 project)
+    assert (done.returncode, done.stderr) == (code, "")
