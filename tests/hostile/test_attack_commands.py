@@ -159,6 +159,21 @@ def test_short_pieces_and_plain_text_are_left_alone(text: str) -> None:
     assert redact_known(text, [KEY]) == text
 
 
+def test_every_run_of_twelve_or_more_is_masked_and_no_shorter_one() -> None:
+    # every piece of the key at every offset, forwards and reversed: the search looks for
+    # a few blocks of each form and widens each hit along the form, so a run that starts
+    # or ends anywhere must still be found, and one of 11 characters left alone
+    key = "".join(ch for ch in KEY if ch.isalnum())
+    for form in (key, key[::-1]):
+        for start in range(len(form) - 10):
+            for end in (start + 11, start + 12, start + 13, len(form)):
+                piece = form[start:end]
+                if len(piece) < 11:
+                    continue
+                out = redact_known(f"<{piece}>", [KEY])
+                assert (out == "<****>") is (len(piece) >= 12), (start, end, out)
+
+
 def test_cut_of_the_config_file_shows_no_piece_of_the_key(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(f'api_key = "{KEY}"\nmodel = "deepseek-chat"\n')
