@@ -72,9 +72,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return refuse(args, problem, EXIT_USAGE)
         prompt = ""
     else:
-        prompt = sys.stdin.read() if args.prompt == "-" else (args.prompt or "")
+        from_stdin = args.prompt == "-"
+        # a closed stdin (`<&-`, a job runner) is no stream at all: it reads as nothing
+        prompt = (sys.stdin.read() if sys.stdin is not None else "") if from_stdin \
+            else (args.prompt or "")
         if not prompt.strip():
-            return refuse(args, "the prompt is empty", EXIT_USAGE)
+            return refuse(args, "the prompt is empty (nothing on standard input)" if from_stdin
+                          else "the prompt is empty", EXIT_USAGE)
     if args.max_turns is not None:
         if args.max_turns < 1:
             return refuse(args, "--max-turns must be at least 1", EXIT_USAGE)

@@ -169,7 +169,7 @@ def _clear(out: _Out, args: argparse.Namespace) -> int:
     if count and not args.yes:
         what = {"all": "every memory of every project", "global": "the global memories",
                 "project": f"the memories of {service.project_root}"}[scope]
-        if not sys.stdin.isatty():
+        if sys.stdin is None or not sys.stdin.isatty():  # None: stdin closed (<&-)
             _fail(args.json, f"clear would forget {count} ({what}); pass --yes to confirm",
                   "needs_confirmation")
             return EXIT_USAGE

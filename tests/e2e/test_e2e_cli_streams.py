@@ -77,3 +77,38 @@ def test_a_reader_that_stops_early_gets_no_traceback(argv, code, tmp_path: Path)
         done = _into_closed_pipe([a.replace(SERVER, server.base_url) for a in argv], home,
                                  project)
     assert (done.returncode, done.stderr) == (code, "")
+
+
+def _close_stdin() -> None:
+    os.close(0)
+
+
+@pytest.mark.parametrize("argv,code,out,err", [
+    (["exec", "-", "--json"], 2,
+     '{"type": "error", "message": "the prompt is empty (nothing on standard input)", '
+     '"recoverable": false, "session": null, "exit_code": 2}\n',
+     "paicli-tui exec: the prompt is empty (nothing on standard input)\n"),
+    (["exec", "-"], 2, "", "paicli-tui exec: the prompt is empty (nothing on standard input)\n"),
+    (["memory", "clear", "--json"], 2,
+     '{"status": "needs_confirmation", "message": "clear would forget 1 (the memories of '
+     '{project}); pass --yes to confirm"}\n', ""),
+    (["memory", "clear"], 2, "",
+     "paicli-tui memory: clear would forget 1 (the memories of {project}); pass --yes to "
+     "confirm\n"),
+])
+def test_a_closed_standard_input_is_no_traceback(argv, code, out, err, tmp_path: Path) -> None:
+    """`paicli-tui exec - <&-` and `paicli-tui memory clear <&-` (a job runner that closes
+    stdin) ended in AttributeError: 'NoneType' object has no attribute 'read' / 'isatty'. A
+    closed stdin reads as empty, and clear asks for --yes as it does without a terminal."""
+    home, project = tmp_path / "home", _project(tmp_path / "project")
+    home.mkdir()
+    assert _run(["memory", "save", "the project builds with gradle"], home, project,
+                stdout=subprocess.DEVNULL).returncode == 0
+    model = ["--provider", "custom", "--base-url", "http://127.0.0.1:9/v1", "--model", "x"]
+    done = subprocess.run([sys.executable, "-m", "paicli_tui", *argv, "--project",
+                           str(project), *(model if argv[0] == "exec" else [])],
+                          cwd=project, env=_env(home), stdin=None, capture_output=True,
+                          text=True, timeout=120, preexec_fn=_close_stdin)
+    where = str(project.resolve())
+    assert (done.returncode, done.stdout, done.stderr) == (
+        code, out.replace("{project}", where), err.replace("{project}", where))
