@@ -6,7 +6,8 @@ anyway (a ``.env`` file the model reads, a config dump). A key is found not only
 also transformed the way a shell one-liner would: reversed (``rev``), upper/lower-cased or
 rot13 (``tr``), spaced out or split over lines (``fold``, ``sed 's/./& /g'``), as hex
 (``xxd -p``), base64 or base32 (at any offset in the stream), or in a dump whose lines open
-with an offset (``xxd``, ``hexdump -C``, ``od -c``, ``od -x``): each line of the dump that
+with an offset (``xxd``, ``hexdump -C``, ``od -c``, ``od -x``,
+plain ``od``, ``od -b`` or ``od -d``): each line of the dump that
 holds a part of the key is masked whole, its printable column too.
 """
 
@@ -74,14 +75,28 @@ def _variants(value: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f in normalised if len(f) >= MIN_TRANSFORMED))
 
 
+def _numbers(data: bytes) -> list[str]:
+    """The digits ``od`` prints for ``data`` in octal and in decimal, byte by byte (``-b``,
+    ``-tu1``) and as little-endian 16-bit words (plain ``od``, ``-d``): the key's bytes at
+    an even or an odd offset of the file, the numbers run together as the search reads them
+    once spaces are left out."""
+    forms = ["".join(f"{byte:03o}" for byte in data), "".join(str(byte) for byte in data)]
+    for start in (0, 1):
+        part = data[start:]
+        words = [part[i] | part[i + 1] << 8 for i in range(0, len(part) - 1, 2)]
+        forms += ["".join(f"{word:06o}" for word in words), "".join(map(str, words))]
+    return forms
+
+
 @lru_cache(maxsize=64)
 def _dump_variants(value: str) -> tuple[str, ...]:
-    """What a dump's data columns spell for the secret: its own forms, and its bytes as
-    little-endian words (the key at an even or an odd offset of the file)."""
+    """What a dump's data columns spell for the secret: its own forms, its bytes as
+    little-endian words in hex (the key at an even or an odd offset of the file), and the
+    octal and decimal numbers ``od`` prints for them."""
     raw = value.encode("utf-8", "surrogatepass")
-    swapped = (_swapped_hex(raw), _swapped_hex(raw[1:]))
+    dumped = (_swapped_hex(raw), _swapped_hex(raw[1:]), *_numbers(raw))
     return tuple(dict.fromkeys([*_variants(value),
-                                *(f for f in swapped if len(f) >= MIN_TRANSFORMED)]))
+                                *(f for f in dumped if len(f) >= MIN_TRANSFORMED)]))
 
 
 _DUMP_LINE = re.compile(r"^[ \t]*[0-9A-Fa-f]{6,}(:?)[ \t]+([^\n]*)", re.MULTILINE)
