@@ -208,3 +208,42 @@ async def test_a_long_code_block_streams_without_highlighting_it_again_and_again
         # short, it is coloured as it grows; from PLAIN_FROM_LINES on, once (it was 49,617
         # lines coloured in 167 passes for this block)
         assert [n for n in coloured if n >= PLAIN_FROM_LINES] == [600], coloured
+
+
+async def test_long_reasoning_streams_without_drawing_it_again_and_again(
+        settings, project_dir, monkeypatch):
+    """Found in tmux: 69,000 characters of reasoning in small pieces froze the screen for
+    20 s ('Waiting for custom:x · 0 s' never moved): each piece drew the whole folded
+    reasoning again and renamed its title. The folded text is drawn when it is opened or
+    the reply ends; the title follows a few times a second."""
+    from textual.widgets import Collapsible, Static
+
+    drawn: list[int] = []
+    real = Static.update
+
+    def counting(self, content="", **kwargs):
+        if self.has_class("reasoning-text"):
+            drawn.append(len(str(content)))
+        return real(self, content, **kwargs)
+
+    monkeypatch.setattr(Static, "update", counting)
+    thought = "让我想一想这个问题。Let me think about it step by step. " * 400
+    pieces = [thought[i:i + 12] for i in range(0, len(thought), 12)]
+    script = [*(ev.ReasoningDelta(p) for p in pieces), ev.TextDelta("好的。"),
+              ev.AssistantMessage(content="好的。"), ev.TurnFinished(session="s1", reason="done")]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
+                          client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press(*"think", "enter")
+        await wait_until(pilot, lambda: not app.screen.turn_running, seconds=60)
+        await pilot.pause(0.3)
+        section = app.screen.query_one(".reasoning", Collapsible)
+        assert section.title == f"Reasoning ({len(thought):,} chars)"
+        assert len(drawn) < 20, (len(pieces), len(drawn))
+        section.collapsed = False
+        await pilot.pause(0.3)
+        text = app.screen.query_one(".reasoning-text", Static)
+        assert str(text.render()).startswith("让我想一想") and \
+            str(text.render()).rstrip().endswith("step by step.")

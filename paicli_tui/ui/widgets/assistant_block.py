@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.timer import Timer
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownStream
 
@@ -12,6 +13,10 @@ PLAIN_FROM_LINES = 100
 """While a reply streams, a code block of this many lines or more is shown plain, and
 coloured once when the reply ends: Textual colours the whole block again on every batch of
 text, so a 3,000-line block froze the screen for half a minute."""
+
+
+REASONING_EVERY_S = 0.2
+"""How often streamed reasoning is shown (its title's count; its text when open)."""
 
 
 class ReplyFence(MarkdownFence):
@@ -65,6 +70,10 @@ class AssistantBlock(Vertical):
         super().__init__(classes="assistant-block")
         self._stream: MarkdownStream | None = None
         self._reasoning: list[str] = []
+        self._reasoning_chars = 0
+        self._reasoning_shown = -1
+        """Characters of reasoning in its text widget (drawn when opened)."""
+        self._reasoning_timer: Timer | None = None
         self.text = ""
 
     def compose(self) -> ComposeResult:
@@ -86,14 +95,30 @@ class AssistantBlock(Vertical):
         await self._stream.write(fragment)
 
     def append_reasoning(self, fragment: str) -> None:
+        """Kept, and shown a few times a second: drawing the whole reasoning and its title
+        again for every small piece froze the screen on a long one (69,000 characters: 20 s
+        with the status line standing still)."""
         if not fragment:
             return
         self._reasoning.append(fragment)
+        self._reasoning_chars += len(fragment)
+        if self._reasoning_timer is None:
+            self._reasoning_timer = self.set_timer(REASONING_EVERY_S, self.show_reasoning)
+
+    def show_reasoning(self) -> None:
+        """The title counts what arrived; the text is drawn only while it is open."""
+        self._reasoning_timer = None
+        if not self._reasoning:
+            return
         section = self.query_one(".reasoning", Collapsible)
         section.display = True
-        text = "".join(self._reasoning)
-        section.title = f"Reasoning ({len(text):,} chars)"
-        self.query_one(".reasoning-text", Static).update(text)
+        section.title = f"Reasoning ({self._reasoning_chars:,} chars)"
+        if not section.collapsed and self._reasoning_shown != self._reasoning_chars:
+            self._reasoning_shown = self._reasoning_chars
+            self.query_one(".reasoning-text", Static).update("".join(self._reasoning))
+
+    def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        self.show_reasoning()
 
     async def set_text(self, text: str) -> None:
         """Replace the text at once (a restored session, a finished message)."""
@@ -103,6 +128,9 @@ class AssistantBlock(Vertical):
 
     async def finish(self) -> None:
         """Flush and close the stream; safe to call twice."""
+        if self._reasoning_timer is not None:
+            self._reasoning_timer.stop()
+            self.show_reasoning()
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
