@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import base64
 import codecs
+import math
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from itertools import accumulate
 
@@ -35,27 +36,25 @@ def _normalise(text: str) -> str:
     return "".join(_ALNUM_RUN.findall(text)).lower()
 
 
-def _base64_cores(data: bytes) -> list[str]:
-    """The base64 characters that depend only on ``data``, for each of the three offsets it
-    can have in a longer stream (what ``printenv KEY | base64`` prints contains one)."""
+def _encoded_cores(data: bytes, encode: Callable[[bytes], bytes], bits: int) -> list[str]:
+    """The characters of ``encode`` (``bits`` a character) that depend only on ``data``,
+    for each offset it can have in a longer stream (what ``printenv KEY | base64`` prints
+    contains one): base64 has three, base32 five."""
     cores = []
-    for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii").rstrip("=")
-        start = -(-8 * offset // 6)
-        end = 8 * (offset + len(data)) // 6
+    for offset in range(math.lcm(8, bits) // 8):
+        encoded = encode(b"\0" * offset + data).decode("ascii").rstrip("=")
+        start = -(-8 * offset // bits)
+        end = 8 * (offset + len(data)) // bits
         cores.append(encoded[start:end])
     return cores
+
+
+def _base64_cores(data: bytes) -> list[str]:
+    return _encoded_cores(data, base64.b64encode, 6)
 
 
 def _base32_cores(data: bytes) -> list[str]:
-    """As :func:`_base64_cores`, for base32 (5 bytes make 8 characters: five offsets)."""
-    cores = []
-    for offset in range(5):
-        encoded = base64.b32encode(b"\0" * offset + data).decode("ascii").rstrip("=")
-        start = -(-8 * offset // 5)
-        end = 8 * (offset + len(data)) // 5
-        cores.append(encoded[start:end])
-    return cores
+    return _encoded_cores(data, base64.b32encode, 5)
 
 
 def _swapped_hex(data: bytes) -> str:
