@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from ..config import Settings
-from .conventions import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag, add_provider_flags
+from .conventions import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_project_flag,
+    add_provider_flags,
+    fail,
+    unknown_session,
+)
 
 HELP = ("Show the context thresholds for a model's window: when old tool results are "
         "cleared, when old turns are summarised, how much long-term memory is injected.")
@@ -56,16 +63,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..core.context.profile import ContextProfile
     from ..core.contracts.llm import LLMError
 
+    unknown = args.session and unknown_session(settings.home.history_raw_dir, args.session)
+    if unknown:  # a mistyped id is a usage error, as for exec --resume
+        return fail("context", args.json, unknown, EXIT_USAGE)
     try:
         window, source, provider, model = _window(settings)
         profile = ContextProfile.for_window(window)
         session = _session_figures(settings, args.session) if args.session else None
     except (LLMError, ValueError) as exc:
-        print(f"paicli-tui context: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return fail("context", args.json, str(exc), EXIT_USAGE)
     except LedgerError as exc:
-        print(f"paicli-tui context: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return fail("context", args.json, str(exc), EXIT_ERROR)
     if args.json:
         out: dict[str, Any] = {"provider": provider, "model": model, "window_source": source,
                                **profile.as_dict()}

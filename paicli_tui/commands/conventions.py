@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
 EXIT_OK = 0
@@ -52,3 +54,15 @@ def unknown_session(history_dir: Path, wanted: str) -> str | None:
     if close:
         return f"no session {wanted!r}; did you mean {' or '.join(close)}?"
     return f"no session {wanted!r}; `paicli-tui sessions` lists this project's sessions"
+
+
+def fail(command: str, as_json: bool, message: str, code: int) -> int:
+    """An error of ``paicli-tui COMMAND``, and its exit code: with ``--json`` one JSON object
+    on stdout (``{"status": "error", "message": …}``, what a script reading stdout parses),
+    else one line on stderr, never wrapped."""
+    if as_json:
+        print(json.dumps({"status": "error", "message": message}, ensure_ascii=False),
+              flush=True)
+    else:
+        print(f"paicli-tui {command}: {message}", file=sys.stderr, flush=True)
+    return code

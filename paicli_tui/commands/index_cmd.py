@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..config import Settings
-from .conventions import EXIT_ERROR, EXIT_OK, add_project_flag
+from .conventions import EXIT_ERROR, EXIT_OK, add_project_flag, fail
 
 HELP = ("Build or refresh the code index of a project (default: the current directory) for "
         "semantic, full-text and hybrid search and the code graph. Only new and changed "
@@ -39,8 +39,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     root = Path(args.dir or args.project or ".")
     err = Console(stderr=True)
     if not root.is_dir():
-        err.print(f"paicli-tui index: {root} is not a folder")
-        return EXIT_ERROR
+        return fail("index", args.json, f"{root} is not a folder", EXIT_ERROR)
     if args.embedder:
         settings = settings.with_overrides(embedder=args.embedder)
     indexer = CodeIndexer(settings, root)
@@ -50,11 +49,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         else:
             summary = _with_progress(indexer, err, args.rebuild)
     except (EmbedderError, IndexLeaseError, IndexCommitConflictError) as exc:
-        err.print(f"paicli-tui index: {exc}")
-        return EXIT_ERROR
+        return fail("index", args.json, str(exc), EXIT_ERROR)
     except OSError as exc:
-        err.print(f"paicli-tui index: cannot write the index at {indexer.location}: {exc}")
-        return EXIT_ERROR
+        return fail("index", args.json,
+                    f"cannot write the index at {indexer.location}: {exc}", EXIT_ERROR)
     if args.json:
         print(json.dumps(summary.to_json(), ensure_ascii=False))
         return EXIT_OK

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..config import Settings
-from .conventions import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
+from .conventions import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag, fail
 from .printable import printable
 
 HELP = ("Search the project's code. hybrid (default) fuses full-text and semantic ranking; "
@@ -37,8 +37,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..core.contracts.embedder import EmbedderError
 
     if args.top_k is not None and not 1 <= args.top_k <= 30:
-        print("paicli-tui search: --top-k must be between 1 and 30", file=sys.stderr)
-        return EXIT_USAGE
+        return fail("search", args.json, "--top-k must be between 1 and 30", EXIT_USAGE)
     root = Path(args.project or ".")
     query = " ".join(args.query)
     try:

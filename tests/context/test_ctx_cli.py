@@ -53,7 +53,7 @@ def test_context_with_session(capsys: pytest.CaptureFixture[str], paicli_home: P
     assert cli.main(["context", "--session", ledger.session_id, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["session"]["messages"] == 1 and out["session"]["estimated_tokens"] == 104
-    assert cli.main(["context", "--session", "missing"]) == 1
+    assert cli.main(["context", "--session", "missing"]) == 2  # as exec --resume missing
 
 
 def test_sessions(capsys: pytest.CaptureFixture[str], paicli_home: Path, project_dir: Path,

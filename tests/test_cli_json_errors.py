@@ -1,0 +1,51 @@
+"""With --json every error is one JSON object on stdout (a script reads one stream), and
+without it one line on stderr: context, search and index errors, as `paicli-tui` answers
+them in-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paicli_tui import cli
+
+NO_SESSION = "no session 'nosuch'; `paicli-tui sessions` lists this project's sessions"
+PROVIDERS = "deepseek, glm, kimi, stepfun, hunyuan, qwen, openai, ollama, custom"
+TOP_K = "--top-k must be between 1 and 30"
+CANNOT_WRITE = ("cannot write the index at {project}/.paicli/index: [Errno 17] File exists: "
+                "'{project}/.paicli'")
+EMBEDDER = ("unknown embedder 'nosuch': use 'use', 'minilm' or 'use+minilm' (offline), "
+            "'ollama:<model>' (e.g. ollama:nomic-embed-text) or 'openai:<model>' with "
+            "embedding_base_url")
+
+
+@pytest.mark.parametrize("argv,code,message", [
+    (["context", "--session", "nosuch"], 2, NO_SESSION),
+    (["context", "--provider", "nope"], 2, f"unknown provider 'nope'; known: {PROVIDERS}"),
+    (["search", "x", "--top-k", "0"], 2, TOP_K),
+    (["search", "x", "--top-k", "31"], 2, TOP_K),
+    (["index"], 1, CANNOT_WRITE),
+    (["index", "--embedder", "nosuch"], 1, EMBEDDER),
+])
+@pytest.mark.parametrize("as_json", [True, False])
+def test_an_error_is_json_with_json_and_one_line_without(argv, code, message, as_json,
+                                                         tmp_path: Path, capsys) -> None:
+    """`context --session nosuch --json`, `context --provider nope --json`, `search x
+    --top-k 0 --json` and `index --json` in a project it cannot write printed nothing on
+    stdout, only a line on stderr (index's wrapped at 80 columns, '[Errno' and '17]' on two
+    lines); context called a mistyped session id exit 1 where exec calls it 2."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "util.py").write_text("def parse(text):\n    return text\n")
+    (project / ".paicli").write_text("")  # a file where the index folder would go
+    message = message.replace("{project}", str(project))
+    name = argv[0]
+    assert cli.main([*argv, "--project", str(project), *(["--json"] if as_json else [])]) \
+        == code
+    out, err = capsys.readouterr()
+    if as_json:
+        assert (json.loads(out), err) == ({"status": "error", "message": message}, "")
+    else:
+        assert (out, err) == ("", f"paicli-tui {name}: {message}\n")
