@@ -4,8 +4,8 @@ A write into ``.git/`` is asked about every time because git runs its hooks on t
 next commit. Hooks need not live there: ``core.hooksPath`` names a folder of the work tree
 (``.githooks/``, husky's ``.husky/_``, whose scripts run ``.husky/<hook>``), tracked like
 code, and the pre-commit framework's hook runs what ``.pre-commit-config.yaml`` says
-(``language: system`` is any command). A write there runs the same way, in the person's own
-terminal, out of reach of any approval here.
+(``language: system`` is any command), lefthook's what ``lefthook.yml`` says. A write there
+runs the same way, in the person's own terminal, out of reach of any approval here.
 
 Read at write time, without running git: the repository's ``config`` (and
 ``config.worktree``) and the person's global ``~/.gitconfig`` /
@@ -22,8 +22,14 @@ from ...contracts.shell_git import config_entries
 
 _CONFIG_BYTES = 1_000_000
 _HOOK_BYTES = 4_096
-_PRE_COMMIT_MARKS = (b"pre-commit.com", b"pre_commit")
-"""What the pre-commit framework writes into the hooks it installs."""
+_LEFTHOOK_CONFIGS = tuple(f"{dot}lefthook{local}.{ext}" for dot in ("", ".")
+                          for local in ("", "-local") for ext in ("yml", "yaml", "toml", "json"))
+_HOOK_RUNNERS: tuple[tuple[tuple[bytes, ...], tuple[str, ...]], ...] = (
+    ((b"pre-commit.com", b"pre_commit"), (".pre-commit-config.yaml",)),
+    ((b"lefthook",), _LEFTHOOK_CONFIGS),
+)
+"""(what a hook manager writes into the hooks it installs, the work-tree files whose commands
+those hooks run): the pre-commit framework, lefthook."""
 
 
 def _read(path: str, limit: int) -> bytes:
@@ -88,17 +94,20 @@ def git_hook_paths(project_root: Path) -> tuple[frozenset[str], frozenset[str]]:
         if os.path.basename(hooks) == "_" and os.path.basename(os.path.dirname(hooks)) \
                 == ".husky":
             folders.add(os.path.dirname(hooks))  # .husky/_/pre-commit runs .husky/pre-commit
-    files: set[str] = set()
+    return frozenset(folders), frozenset(_runner_configs(top, hooks))
+
+
+def _runner_configs(top: str, hooks: str) -> set[str]:
+    """The configs (real paths) of the hook managers whose hooks are installed in ``hooks``."""
     try:
         names = os.listdir(hooks)
     except OSError:
         names = []
-    for name in names[:64]:
-        head = _read(os.path.join(hooks, name), _HOOK_BYTES)
-        if any(mark in head for mark in _PRE_COMMIT_MARKS):
-            files.add(os.path.realpath(os.path.join(top, ".pre-commit-config.yaml")))
-            break
-    return frozenset(folders), frozenset(files)
+    heads = [_read(os.path.join(hooks, name), _HOOK_BYTES) for name in names[:64]]
+    return {os.path.realpath(os.path.join(top, config))
+            for marks, configs in _HOOK_RUNNERS
+            if any(mark in head for head in heads for mark in marks)
+            for config in configs}
 
 
 def runs_as_git_hook(path: Path, hook_paths: tuple[frozenset[str], frozenset[str]]) -> bool:
