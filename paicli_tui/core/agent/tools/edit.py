@@ -9,11 +9,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ....regular_files import read_regular
 from ...contracts.asks import ApprovalRequest
 from ...contracts.tools import ToolContext, ToolOutput
 from ...memory.rules import project_instruction_files
 from .approval import ask_approval, denied
-from .files import read_text_file
+from .files import MAX_FILE_BYTES, read_text_file
 from .git_hooks import git_hook_paths, runs_as_git_hook
 from .guard import ToolArgumentError, relative_label, resolve_in_project
 
@@ -86,8 +87,31 @@ def asked_every_time(label: str, included: frozenset[str] = frozenset(),
     return ""
 
 
+_write_locks: dict[str, asyncio.Lock] = {}
+"""One per file written: the check that the file is still as it was read and the write
+that follows are one step, for parallel sub-agents and plan tasks."""
+
+
+UNREADABLE = b"\0(not a regular file)"
+
+
+def file_snapshot(path: Path) -> bytes | None:
+    """The file's bytes now (None: there is no file), read as read_file reads (bounded,
+    never waiting on a FIFO)."""
+    try:
+        data, _ = read_regular(path, MAX_FILE_BYTES)
+    except FileNotFoundError:
+        return None
+    except OSError:  # a FIFO, a folder: read_text_file says why in the person's words
+        return UNREADABLE
+    return data
+
+
 async def _apply(context: ToolContext, tool: str, path: Path, label: str, before: str,
-                 after: str, summary: str) -> ToolOutput:
+                 after: str, summary: str, original: bytes | None) -> ToolOutput:
+    """Ask, then write ``after`` if the file still holds ``original`` (its bytes when
+    ``before`` was read); the person may have changed it in their editor while the dialog
+    was open, or another approved edit may have, and the write replaced their change."""
     diff = unified_diff(label, before, after)
     # a file the rules include (@docs/conventions.md in CLAUDE.md) steers later sessions too;
     # looked up at write time (a handful of small files)
@@ -98,7 +122,15 @@ async def _apply(context: ToolContext, tool: str, path: Path, label: str, before
     if not await ask_approval(context, ApprovalRequest(tool=tool, summary=asked, detail=diff),
                               always_covers=not why):
         return ToolOutput(denied(summary), status="denied")
-    await asyncio.to_thread(write_atomically, path, after)
+    lock = _write_locks.setdefault(os.path.realpath(path), asyncio.Lock())
+    async with lock:
+        if await asyncio.to_thread(file_snapshot, path) != original:
+            return ToolOutput(
+                f"{summary}: not written. {label} changed after it was read (the person's "
+                "editor, or another edit approved meanwhile) and the write would have "
+                "replaced that change. Nothing was written: read it again and make the change "
+                "on what it holds now.", status="failed")
+        await asyncio.to_thread(write_atomically, path, after)
     added = sum(1 for line in diff.splitlines() if line.startswith("+") and
                 not line.startswith("+++"))
     removed = sum(1 for line in diff.splitlines() if line.startswith("-") and
@@ -131,13 +163,15 @@ class WriteFileTool:
                 raise ToolArgumentError("content is required and must be a string")
             path = resolve_in_project(root, arguments.get("path"))
             label = relative_label(root, path)
-            before = read_text_file(path, label) if path.exists() else ""
-            if path.exists() and before == content:
+            original = file_snapshot(path)
+            before = read_text_file(path, label) if original is not None else ""
+            if original is not None and before == content:
                 return ToolOutput(f"{label} already has exactly this content; nothing changed.")
-            verb = "overwrite" if path.exists() else "create"
+            verb = "overwrite" if original is not None else "create"
             lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
             return await _apply(context, self.name, path, label, before, content,
-                                f"{verb} {label} ({lines} line{'' if lines == 1 else 's'})")
+                                f"{verb} {label} ({lines} line{'' if lines == 1 else 's'})",
+                                original)
         except (ToolArgumentError, OSError) as exc:
             return ToolOutput(f"write_file failed: {exc}", status="failed")
 
@@ -173,6 +207,7 @@ class EditFileTool:
                 raise ToolArgumentError("old_string and new_string are the same")
             path = resolve_in_project(root, arguments.get("path"), must_exist=True)
             label = relative_label(root, path)
+            original = file_snapshot(path)
             before = read_text_file(path, label, exact=True)
             if _uses_crlf(before) and "\r" not in old:
                 # The model sees lines without their \r; match and write in the file's style.
@@ -187,6 +222,7 @@ class EditFileTool:
                     f"old_string occurs {count} times in {label}; include more surrounding "
                     "lines so it matches exactly once")
             after = before.replace(old, new, 1)
-            return await _apply(context, self.name, path, label, before, after, f"edit {label}")
+            return await _apply(context, self.name, path, label, before, after, f"edit {label}",
+                                original)
         except (ToolArgumentError, OSError) as exc:
             return ToolOutput(f"edit_file failed: {exc}", status="failed")
