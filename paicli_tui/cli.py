@@ -151,7 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return _main(argv)
         finally:  # what is still buffered meets a closed pipe here, not at interpreter exit
-            sys.stdout.flush()
+            if sys.stdout is not None:  # None: stdout closed (>&-), nothing to flush
+                sys.stdout.flush()
     except BrokenPipeError:
         _quiet_closed_streams()
         return EXIT_READER_GONE
@@ -161,6 +162,8 @@ def _quiet_closed_streams() -> None:
     """Point stdout and stderr at /dev/null where their reader went away: Python flushes
     them once more at exit, and that flush must not print an 'Exception ignored' note."""
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # closed before we started: Python has nothing to flush
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):

@@ -112,3 +112,24 @@ def test_a_closed_standard_input_is_no_traceback(argv, code, out, err, tmp_path:
     where = str(project.resolve())
     assert (done.returncode, done.stdout, done.stderr) == (
         code, out.replace("{project}", where), err.replace("{project}", where))
+
+
+def _close_stdout() -> None:
+    os.close(1)
+
+
+@pytest.mark.parametrize("argv", [["memory", "list"], ["memory", "list", "--json"],
+                                  ["context", "--json"]])
+def test_a_closed_standard_output_is_no_traceback(argv, tmp_path: Path) -> None:
+    """`paicli-tui memory list >&-` (a job runner that closes stdout as others close stdin):
+    the flush at the end, meant for a reader gone away, met no stream at all and ended in
+    AttributeError: 'NoneType' object has no attribute 'flush', exit 1. What would be
+    printed goes nowhere; the command ends as it would have."""
+    home, project = tmp_path / "home", _project(tmp_path / "project")
+    home.mkdir()
+    done = subprocess.run([sys.executable, "-m", "paicli_tui", *argv, "--project",
+                           str(project)], cwd=project, env=_env(home),
+                          stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          timeout=120, preexec_fn=_close_stdout)
+    assert "Traceback" not in done.stderr and "Error" not in done.stderr, done.stderr
+    assert done.returncode == 0, done.stderr
