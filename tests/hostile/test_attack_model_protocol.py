@@ -12,6 +12,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 from doubles.openai_mock import collect, mock_client
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.contracts.events import AgentError, TurnFinished, Usage
@@ -186,3 +189,41 @@ async def test_a_usage_count_of_400_digits_keeps_the_turn(settings, project_dir)
     assert session.history[-1].content == "kept"
     reported = [e for e in events if isinstance(e, Usage)]
     assert reported and reported[0].prompt_tokens == 0 and reported[0].completion_tokens == 0
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["choices", "delta", "message", "content", "tool_calls", "function",
+                         "name", "arguments", "index", "id", "usage", "finish_reason",
+                         "reasoning_content", "reasoning_details", "x"]), inner, max_size=4),
+    max_leaves=12)
+
+
+# A chunk of the right JSON but the wrong shape ("delta": "x", "choices": 5, "tool_calls": 5)
+# raised AttributeError or TypeError out of the stream: the turn ended with "unexpected
+# failure" and the reply that had arrived was lost, where a line that is not JSON at all is
+# skipped. Any chunk is read for what it holds, the rest ignored.
+@hypothesis_settings(max_examples=300, deadline=None,
+                     suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(["choices", "usage", "x"]), _json, max_size=3))
+def test_a_chunk_of_any_shape_never_breaks_the_reply(garbage: dict) -> None:
+    assembler = ReplyAssembler()
+    assembler.feed({"choices": [{"index": 0, "delta": {"content": "kept "}}]})
+    assembler.feed(garbage)
+    assembler.feed({"choices": [{"index": 0, "delta": {"content": "too"},
+                                 "finish_reason": "stop"}]})
+    done = assembler.finish()
+    assert done.message.content.startswith("kept ") and done.message.content.endswith("too")
+
+
+@pytest.mark.parametrize("garbage", [
+    {"choices": [{"delta": "x"}]}, {"choices": [{"delta": ["a"]}]}, {"choices": [{"message": 5}]},
+    {"choices": 5}, {"choices": [{"delta": {"tool_calls": 5}}]},
+])
+async def test_a_chunk_of_the_wrong_shape_keeps_the_reply(garbage: dict) -> None:
+    text = json.dumps({"choices": [{"index": 0, "delta": {"content": "kept"},
+                                    "finish_reason": "stop"}]})
+    body = f"data: {json.dumps(garbage)}\n\ndata: {text}\n\ndata: [DONE]\n\n".encode()
+    events = await collect(mock_client(body))
+    assert isinstance(events[-1], StreamDone) and events[-1].message.content == "kept"

@@ -65,6 +65,11 @@ def parse_usage(usage: Mapping[str, Any] | None) -> UsageReport | None:
     return UsageReport(prompt_tokens=prompt, completion_tokens=completion, cached_tokens=cached)
 
 
+def _list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else nothing (a server's part of the wrong shape)."""
+    return value if isinstance(value, list) else []
+
+
 def reasoning_text(delta: Mapping[str, Any]) -> str:
     """Reasoning from ``reasoning_content``, ``reasoning`` or ``reasoning_details``."""
     for key in ("reasoning_content", "reasoning"):
@@ -141,15 +146,19 @@ class ReplyAssembler:
         if usage is not None:
             self.usage = usage
         text_part, reasoning_part = "", ""
-        for choice in chunk.get("choices") or ():
+        # a part of the wrong shape ("delta": "x", "choices": 5) is ignored like a line that
+        # is not JSON: it raised out of the stream and the reply that had arrived was lost
+        for choice in _list(chunk.get("choices")):
             if not isinstance(choice, Mapping):
                 continue
             delta = choice.get("delta") or choice.get("message") or {}
+            if not isinstance(delta, Mapping):
+                delta = {}
             content = delta.get("content")
             if isinstance(content, str) and content:
                 text_part += content
             reasoning_part += reasoning_text(delta)
-            for call in delta.get("tool_calls") or ():
+            for call in _list(delta.get("tool_calls")):
                 if not isinstance(call, Mapping):
                     continue
                 slot = self._slot_for(call.get("index"), call.get("id"))
