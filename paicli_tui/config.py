@@ -198,6 +198,9 @@ class Settings:
     """LanceDB URI for the code index; None means ``<project>/.paicli/index``."""
     search_top_k: int = 5
     """Default number of search results (maximum 30)."""
+    search_rerank: str = "model"
+    """``model``: with a ``light_model`` set, it reorders a hybrid search's fused top 30
+    (core.code.rerank); ``off``: never."""
 
     # --- outside content: web, MCP (behaviour §16 guards all of it) ------------------------
     web_fetch_timeout_s: float = 30.0
@@ -286,6 +289,7 @@ _ENV_FIELDS = {
     "PAICLI_API_KEY": "api_key",
     "PAICLI_WINDOW": "window",
     "PAICLI_LIGHT_MODEL": "light_model",
+    "PAICLI_SEARCH_RERANK": "search_rerank",
     "PAICLI_EMBEDDER": "embedder",
     "PAICLI_EMBEDDING_BASE_URL": "embedding_base_url",
     "PAICLI_EMBEDDING_API_KEY": "embedding_api_key",
@@ -395,6 +399,8 @@ def _validate(settings: Settings) -> Settings:
                         "similarity conflicts)")
     if not 1 <= settings.search_top_k <= 30:
         problems.append("search_top_k must be between 1 and 30")
+    if settings.search_rerank not in ("model", "off"):
+        problems.append("search_rerank must be 'model' or 'off'")
     if settings.web_fetch_timeout_s <= 0 or settings.web_fetch_max_bytes <= 0:
         problems.append("web_fetch_timeout_s and web_fetch_max_bytes must be positive")
     if settings.theme not in ("dark", "light"):

@@ -29,11 +29,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-rewrite", dest="no_rewrite", action="store_true",
                         help="never ask the model to rewrite a Chinese question into English "
                         "search terms (the offline dictionary gloss is used instead)")
+    parser.add_argument("--no-rerank", dest="no_rerank", action="store_true",
+                        help="keep the fused order: never ask the light model to reorder the "
+                        "top results (it does in hybrid mode when light_model is set and "
+                        "search_rerank is not off)")
     add_project_flag(parser)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from ..core.code.search import SearchError, plan_with_configured_model, search_project
+    from ..core.code import rerank
+    from ..core.code.search import (
+        SearchError,
+        clamp_top_k,
+        plan_with_configured_model,
+        search_project,
+    )
     from ..core.contracts.embedder import EmbedderError
 
     if args.top_k is not None and not 1 <= args.top_k <= 30:
@@ -45,8 +55,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         # not worth a model call when the search cannot run for want of an index
         wants_plan = not args.no_rewrite and args.mode != "grep"
         plan = plan_with_configured_model(settings, query, root) if wants_plan else None
-        response = search_project(settings, root, query, mode=args.mode, top_k=args.top_k,
-                                  plan=plan)
+        skip = rerank.skip_reason(settings, args.mode, no_rerank=args.no_rerank)
+        k = clamp_top_k(args.top_k, settings.search_top_k)
+        response = search_project(settings, root, query, mode=args.mode,
+                                  top_k=k if skip else rerank.RERANK_DEPTH, plan=plan)
+        if args.mode != "grep":
+            response = (rerank.skipped(response, skip, k) if skip
+                        else rerank.rerank_with_configured_model(settings, response, k))
     except (SearchError, EmbedderError) as exc:
         if args.json:
             print(json.dumps({"query": query, "mode": args.mode, "results": [],
@@ -74,6 +89,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             _say(f"   {hit.match_line}: {hit.match_text[:200]}")
         if args.explain and hit.ranks:
             ranks = ", ".join(f"{k} #{v}" if v else f"{k} -" for k, v in hit.ranks.items())
+            if hit.rerank is not None:
+                ranks += f", rerank #{hit.rerank}"
             _say(f"   ranks: {ranks}")
             if hit.via_declaration:
                 _say(f"   answers the declaration {hit.via_declaration} (no body)")
@@ -81,6 +98,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 _say(f"   answers the class {hit.via}")
             if hit.doc_sentence:
                 _say(f"   semantic read its doc sentence: {hit.doc_sentence}")
+    if response.rerank is not None and (args.explain or response.rerank.status == "fell back"):
+        _say(response.rerank.describe())
     if args.explain:
         _say(f"plan: {json.dumps(response.plan, ensure_ascii=False)}")
     return EXIT_OK

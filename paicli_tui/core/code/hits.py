@@ -31,6 +31,11 @@ class SearchHit:
     """grep mode: the line that matched best (0 in other modes)."""
     match_text: str = ""
     """grep mode: that line's text, stripped."""
+    doc: str = ""
+    """The chunk's doc comment (for the rerank's card; not printed)."""
+    rerank: int | None = None
+    """The light model's place for this hit (core.code.rerank), None when it did not
+    choose it or did not run."""
 
     def to_json(self, *, explain: bool = False, with_source: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {"path": self.path, "start_line": self.start_line,
@@ -44,6 +49,8 @@ class SearchHit:
                 data["via_declaration"] = self.via_declaration
             if self.doc_sentence:
                 data["doc_sentence"] = self.doc_sentence
+            if self.rerank is not None:
+                data["rerank"] = self.rerank
         if self.match_line:
             data["match_line"], data["match_text"] = self.match_line, self.match_text
         if with_source:
@@ -64,6 +71,11 @@ class SearchResponse:
     """grep mode: every line that matched a query word (before ranking and top_k)."""
     match_files: int = 0
     """grep mode: the files those lines are in."""
+    index_version: str = ""
+    """The index and its table version the hits came from (the rerank cache's key)."""
+    rerank: Any = None
+    """What the light model's rerank did (core.code.rerank.RerankOutcome), None when the
+    search never considered it."""
 
     def to_json(self, *, explain: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {"query": self.query, "mode": self.mode,
@@ -72,6 +84,8 @@ class SearchResponse:
             data["matches"] = {"lines": self.match_lines, "files": self.match_files}
         if explain:
             data["plan"] = self.plan
+        if self.rerank is not None and (explain or self.rerank.status != "skipped"):
+            data["rerank"] = self.rerank.to_json()
         if self.note:
             data["note"] = self.note
         return data

@@ -46,7 +46,7 @@ recall@5 0.875 without it, 0.90 for every weight from 0.15 to 0.5, 0.825 at 1.0 
 outvotes full-text); 0.35 is the middle of that plateau."""
 
 _COLUMNS = ["id", "path", "kind", "name", "start_line", "end_line", "language", "parent",
-            "signature", "source"]
+            "signature", "doc", "source"]
 
 
 class SearchError(RuntimeError):
@@ -128,10 +128,22 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
             name=row["name"], kind=row["kind"], score=item.score, language=row["language"],
             signature=row["signature"], source=row["source"], id=item.id,
             ranks=dict(item.ranks), via=via, via_declaration=declaration,
-            doc_sentence=docs.read.get(item.id, "")))
-    response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings, related, docs))
+            doc_sentence=docs.read.get(item.id, ""), doc=row.get("doc") or ""))
+    response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings, related, docs),
+                              index_version=_index_version(settings, root, tables))
     response.seconds = time.perf_counter() - started
     return response
+
+
+def _index_version(settings: Settings, root: Path, tables: Any) -> str:
+    """This index's place and its chunk table's version: a new or re-indexed project is
+    another version (the rerank cache's key)."""
+    from .lance_store import index_location
+
+    try:
+        return f"{index_location(settings, root)}@{tables.chunks.version}"
+    except Exception:  # noqa: BLE001 - only a cache key: without it nothing is cached
+        return ""
 
 
 def fuse_rankings(rankings: dict[str, list[str]]) -> list[Any]:

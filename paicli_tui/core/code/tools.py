@@ -153,6 +153,7 @@ class SearchCodeTool:
         self.project_root = Path(project_root)
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
+        from . import rerank
         from .search import SearchError, format_hits_for_model, plan_with_model, search_project
 
         query = str(arguments.get("query") or "").strip()
@@ -164,12 +165,22 @@ class SearchCodeTool:
             # the light model's client lives on this loop: rewrite here, search in a thread
             plan = (await plan_with_model(self.settings, query, context.light_complete)
                     if mode != "grep" else None)
+            # and rerank the fused top 30 here too (core.code.rerank)
+            skip = rerank.skip_reason(self.settings, mode)
+            if not skip and context.light_complete is None:
+                skip = "no light model in this session"
             response = await asyncio.to_thread(
-                search_project, self.settings, self.project_root, query, mode=mode, top_k=top_k,
-                plan=plan)
+                search_project, self.settings, self.project_root, query, mode=mode,
+                top_k=top_k if skip else rerank.RERANK_DEPTH, plan=plan)
+            if not skip:
+                response = await rerank.rerank_response(self.settings, response,
+                                                        context.light_complete, top_k)
         except (GrepError, SearchError) as exc:
             return ToolOutput(f"search_code: {exc}", status="failed")
-        return ToolOutput(format_hits_for_model(response))
+        text = format_hits_for_model(response)
+        if response.rerank is not None and response.rerank.status == rerank.FELL_BACK:
+            text += f"\n\n({response.rerank.describe()})"
+        return ToolOutput(text)
 
 
 class CodeGraphTool:

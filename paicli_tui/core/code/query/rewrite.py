@@ -121,8 +121,8 @@ class RewriteCache:
     A damaged or unreadable file is treated as empty: the cache only saves model calls.
     """
 
-    def __init__(self, home: HomePaths) -> None:
-        self.path: Path = home.cache_dir / CACHE_FILE_NAME
+    def __init__(self, home: HomePaths, file_name: str = CACHE_FILE_NAME) -> None:
+        self.path: Path = home.cache_dir / file_name
         self._lock = threading.Lock()
         self._data: dict[str, str] | None = None
 
