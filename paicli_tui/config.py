@@ -109,7 +109,8 @@ class Settings:
     window: int | None = None
     """Context window in tokens; None means the provider/model's known window (128k if unknown)."""
     light_model: str | None = None
-    """Model used for fact extraction and query rewriting; None means the main model."""
+    """Model used for fact extraction and query rewriting; None means the main model. Only
+    when set does it also choose each turn's memories (``memory_selection``)."""
     ollama_host: str | None = None
     """OLLAMA_HOST, for the Ollama chat client and the Ollama embedder."""
     request_timeout_s: float = 120.0
@@ -181,6 +182,10 @@ class Settings:
     """Extract durable facts from the person's messages after each finished turn."""
     review_auto_memories: bool = False
     """Use an automatically saved memory only once the person accepted it (memory inbox)."""
+    memory_selection: str = "model"
+    """``model``: when ``light_model`` is set, it chooses each turn's memories among the
+    offline ranking's candidates (one bounded request; the offline choice on any trouble).
+    ``offline``: the offline ranking alone. Without ``light_model`` always offline."""
 
     # --- code retrieval (behaviour §17) -------------------------------------------------------
     embedder: str = "use"
@@ -296,10 +301,12 @@ _ENV_FIELDS = {
     "PAICLI_THEME": "theme",
     "PAICLI_LOG_LEVEL": "log_level",
     "PAICLI_ASK_BEFORE_SUMMARY": "ask_before_summary",
+    "PAICLI_MEMORY_SELECTION": "memory_selection",
     "OLLAMA_HOST": "ollama_host",
 }
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+MEMORY_SELECTIONS = ("model", "offline")
 
 _NOT_USER_FIELDS = ("home", "provider_keys", "overridden_secrets", "index_store_keys")
 _USER_FIELDS = {f.name: f for f in fields(Settings) if f.name not in _NOT_USER_FIELDS}
@@ -405,6 +412,8 @@ def _validate(settings: Settings) -> Settings:
         problems.append("web_fetch_timeout_s and web_fetch_max_bytes must be positive")
     if settings.theme not in ("dark", "light"):
         problems.append("theme must be 'dark' or 'light'")
+    if settings.memory_selection not in MEMORY_SELECTIONS:
+        problems.append(f"memory_selection must be one of {', '.join(MEMORY_SELECTIONS)}")
     if settings.log_level not in LOG_LEVELS:
         problems.append(f"log_level must be one of {', '.join(LOG_LEVELS)}")
     if problems:

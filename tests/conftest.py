@@ -69,7 +69,8 @@ def paicli_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
                      "PAICLI_WINDOW", "PAICLI_LIGHT_MODEL", "PAICLI_EMBEDDER", "PAICLI_THEME",
                      "OLLAMA_HOST", "DEEPSEEK_API_KEY", "ZHIPUAI_API_KEY", "MOONSHOT_API_KEY",
                      "STEPFUN_API_KEY", "HUNYUAN_API_KEY", "DASHSCOPE_API_KEY",
-                     "OPENAI_API_KEY", "PAICLI_LOG_LEVEL", "PAICLI_ASK_BEFORE_SUMMARY"):
+                     "OPENAI_API_KEY", "PAICLI_LOG_LEVEL", "PAICLI_ASK_BEFORE_SUMMARY",
+                     "PAICLI_MEMORY_SELECTION"):
         monkeypatch.delenv(variable, raising=False)
     return home
 
