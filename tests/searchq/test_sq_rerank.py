@@ -422,3 +422,18 @@ def test_search_help_mentions_no_rerank(capsys) -> None:
     with pytest.raises(SystemExit):
         cli.main(["search", "--help"])
     assert "--no-rerank" in capsys.readouterr().out
+
+
+async def test_a_configured_key_in_a_chunk_never_reaches_the_light_model(paicli_home) -> None:
+    # the cards are the project's code sent to the provider as they are, not a tool result:
+    # a settings file holding a configured key went out in the rerank request unscrubbed
+    key = "sk-live-7Qm2Vx9Lp4Rt8Wn3Zc6Hb1"
+    settings = load_settings({}, {"PAICLI_HOME": str(paicli_home), "OPENAI_API_KEY": key})
+    response = _response()
+    response.hits[2] = _hit(3, f'def client():\n    return Client(api_key="{key}")\n')
+    model = ScriptedCompleter("3 1")
+    answer = await rerank_response(settings, response, model, 5)
+    assert answer.rerank.status == "reranked"
+    (_, user), = model.calls
+    assert key not in user and key[3:15] not in user
+    assert "def client():" in user

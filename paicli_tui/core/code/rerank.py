@@ -154,6 +154,15 @@ def rerank_request(question: str, hits: list[SearchHit]) -> str:
     return text[:REQUEST_MAX_CHARS]
 
 
+def _scrubbed_request(settings: Settings, question: str, hits: list[SearchHit]) -> str:
+    """:func:`rerank_request` without the configured keys: the cards are the project's code
+    as it is (a settings file holding a key), sent to the provider before any tool result's
+    scrubbing could see them."""
+    from ..llm.redact import redact_known
+
+    return redact_known(rerank_request(question, hits), settings.secrets())
+
+
 # -- when it runs ----------------------------------------------------------------------------
 def skip_reason(settings: Settings, mode: str, *, no_rerank: bool = False) -> str:
     """Why a search is not reranked ("" when it is): not hybrid, turned off, no light model."""
@@ -259,7 +268,7 @@ async def rerank_response(settings: Settings, response: SearchResponse,
         # the moment of a cancel and drops the cancel (Esc would go unheard)
         async with asyncio.timeout(limit):
             answer = await complete(load_prompt("search_rerank"),
-                                    rerank_request(response.query, hits))
+                                    _scrubbed_request(settings, response.query, hits))
     except TimeoutError:
         log.info("search rerank timed out, fused order kept")
         return _fell_back(response, f"no answer within {limit:g} s", top_k)
