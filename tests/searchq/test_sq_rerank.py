@@ -176,6 +176,12 @@ def test_a_card_holds_place_name_signature_doc_and_body() -> None:
                             '    """Adds three."""\n    return x + 3')
 
 
+def test_a_card_without_signature_doc_or_source() -> None:
+    hit = SearchHit(path="a.py", start_line=1, end_line=1, name="x", kind="file", score=0.1,
+                    signature=None, source=None)  # type: ignore[arg-type]  # as a row may hold
+    assert card(1, hit) == "[1] a.py:1 file x"
+
+
 def test_a_huge_chunk_makes_a_bounded_request() -> None:
     huge = "def big():\n" + ("    x = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'\n" * 20_000)
     assert len(huge) > 1_000_000

@@ -131,7 +131,7 @@ def card(number: int, hit: SearchHit) -> str:
         lines.append("    doc: " + _one_line(doc, 200))
     used = sum(len(line) + 1 for line in lines)
     # the body's first lines: at most this many characters of the source are ever read
-    declared = hit.signature.strip().rstrip(":{ ")
+    declared = (hit.signature or "").strip().rstrip(":{ ")
     for raw in (hit.source or "")[: CARD_MAX_CHARS * 2].splitlines():
         line = raw.strip()
         if not line or line.rstrip(":{ ") == declared:  # the signature is shown already
