@@ -101,6 +101,9 @@ def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
         await settle(pilot)
         await type_and_send(pilot, "use port 8080")
         await settle(pilot)
+        while not getattr(pilot.app.screen, "armed", True):  # the screenshot script's dialog
+            await pilot.pause(0.05)
+        await settle(pilot)
         await frozen(pilot)
     out.append(Scene(
         "approval_small", approval, approval_before,

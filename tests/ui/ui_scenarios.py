@@ -248,6 +248,9 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
         await settle(pilot)
         await type_and_send(pilot, "use port 8080")
         await settle(pilot)
+        while not getattr(pilot.app.screen, "armed", True):  # the screenshot script's dialog
+            await pilot.pause(0.05)
+        await settle(pilot)
     out.append(Scene("approval_dialog", approval, approval_before,
                      "The approval dialog over the chat: the file write with its diff, "
                      "Approve once / Always / Deny (Deny focused).", screen="ApprovalModal"))

@@ -10,17 +10,18 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from ...core.contracts.asks import ApprovalDecision, ApprovalRequest
+from .quiet_start import QuietStart, Typed
 from .short_terminal import fit_buttons_to_height
 
 DETAIL_ROWS = 14
 
 
-class ApprovalModal(ModalScreen[ApprovalDecision]):
-    """Shows the command text or the diff; Esc or ``n`` denies."""
+class ApprovalModal(QuietStart):
+    """Shows the command text or the diff; Esc or ``n`` denies. Keys typed as it opens are
+    not answers (:mod:`.quiet_start`)."""
 
     BINDINGS = [
         Binding("y", "decide('once')", "Approve once"),
@@ -28,8 +29,8 @@ class ApprovalModal(ModalScreen[ApprovalDecision]):
         Binding("n,escape", "decide('deny')", "Deny"),
     ]
 
-    def __init__(self, request: ApprovalRequest) -> None:
-        super().__init__(classes="dialog-screen")
+    def __init__(self, request: ApprovalRequest, typed: Typed | None = None) -> None:
+        super().__init__(typed=typed, classes="dialog-screen")
         self.request = request
 
     def compose(self) -> ComposeResult:
@@ -51,7 +52,7 @@ class ApprovalModal(ModalScreen[ApprovalDecision]):
                 yield Button("Deny (n)", id="deny", variant="error")
 
     def on_mount(self) -> None:
-        self.query_one("#deny", Button).focus()
+        self.start_quiet(self.query_one("#deny", Button))
         self.fit(self.size.height)
 
     def on_resize(self, event: events.Resize) -> None:

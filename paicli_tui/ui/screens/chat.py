@@ -327,7 +327,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             try:
                 with self.waiting_for_the_person(f"Waiting for your approval of "
                                                  f"{request.tool}"):
-                    return await self.app.push_screen_wait(ApprovalModal(request))
+                    return await self.app.push_screen_wait(
+                        ApprovalModal(request, typed=self.typed_under_dialog))
             finally:
                 chat.approval_asked(request.call_id, False)
 
@@ -393,6 +394,14 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             event.stop()
             event.prevent_default()
             prompt.type_character(event.character)
+
+    def typed_under_dialog(self, event: events.Key) -> None:
+        """A key typed as a dialog of the agent's opened: it was meant for the message being
+        written, so it goes there (a dialog takes keys once the keyboard rests)."""
+        if event.is_printable and event.character:
+            self.prompt.type_character(event.character)
+        elif event.key == "backspace":
+            self.prompt.action_delete_left()
 
     def on_paste(self, event: events.Paste) -> None:
         """A paste with the focus elsewhere in the conversation goes into the input too."""

@@ -1,0 +1,68 @@
+"""A dialog that can open by itself while the person types answers only once the keyboard
+has been quiet for a moment after it opened.
+
+The agent asks when it gets there, often while the person is typing their next message: the
+`y` of "yaml" approved a command nobody had read, `a` of "any" would have allowed every later
+one, the Enter that sent a line pressed the focused button. Until the keyboard has been quiet
+for ``ARM_AFTER_S`` the dialog's buttons are disabled and its keys do nothing; what is typed
+meanwhile goes on where it was going (the chat input, through ``typed``), so nothing is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual import events
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Button
+
+Typed = Callable[[events.Key], None]
+"""Receives a key typed before the dialog answers keys (the chat input's typing)."""
+
+
+class QuietStart(ModalScreen[Any]):
+    """Call :meth:`start_quiet` from ``on_mount`` with the widget to focus once armed."""
+
+    ARM_AFTER_S = 0.5
+    """Seconds without a key press, after opening, before the dialog takes keys."""
+
+    def __init__(self, *, typed: Typed | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.armed = False
+        self._typed = typed
+        self._arm_timer: Timer | None = None
+        self._armed_focus: Widget | None = None
+
+    def start_quiet(self, focus: Widget) -> None:
+        self._armed_focus = focus
+        if self.ARM_AFTER_S <= 0:
+            self.arm()
+            return
+        for button in self.query(Button):
+            button.disabled = True
+        self._arm_timer = self.set_timer(self.ARM_AFTER_S, self.arm)
+
+    def arm(self) -> None:
+        self.armed = True
+        for button in self.query(Button):
+            button.disabled = False
+        if self._armed_focus is not None:
+            self._armed_focus.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "decide" and not self.armed:
+            return False
+        return super().check_action(action, parameters)
+
+    def on_key(self, event: events.Key) -> None:
+        if self.armed:
+            return
+        event.stop()
+        event.prevent_default()
+        if self._arm_timer is not None:
+            self._arm_timer.reset()  # still typing: wait for the keyboard to rest
+        if self._typed is not None:
+            self._typed(event)

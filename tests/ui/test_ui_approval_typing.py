@@ -1,0 +1,94 @@
+"""A dialog that opens while the person types takes none of their keys as an answer.
+
+Found in tmux: typing "… about the yaml config any ideas" while the agent worked, the
+approval dialog opened under the fingers: the `y` of "yaml" approved `touch late_file.txt`
+(it ran) and the word lost its letters. The dialog now answers only once the keyboard has
+been quiet for a moment after it opened; what was typed before that goes on into the input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from pilot_helpers import wait_for_screen, wait_until
+from ui_fakes import FakeBackend, FakeClient, FakeSession
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.core.contracts import events as ev
+from paicli_tui.core.contracts.asks import ApprovalRequest
+from paicli_tui.ui.modals.approval import ApprovalModal
+from paicli_tui.ui.widgets.prompt_input import PromptInput
+
+
+@pytest.fixture(autouse=True)
+def arming(monkeypatch):
+    """The real delay (the other UI tests press keys as someone who has read the dialog)."""
+    monkeypatch.setattr(ApprovalModal, "ARM_AFTER_S", 0.5)
+
+
+def asking_app(settings, project_dir, decisions: list,
+               hold: asyncio.Event | None = None) -> PaicliApp:
+    async def ask(session: FakeSession) -> ev.AgentEvent:
+        decision = await session.approve(ApprovalRequest(
+            "execute_command", "run: touch late_file.txt", "$ touch late_file.txt",
+            call_id="c1"))
+        decisions.append(decision.value)
+        return ev.ToolCallFinished("c1", "execute_command", "done", f"decision {decision}")
+
+    script = [ev.ToolCallStarted("c1", "execute_command", '{"command": "touch late_file.txt"}'),
+              hold or asyncio.Event(), ask, ev.TurnFinished(session="s1", reason="done")]
+    return PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, session=FakeSession(script=script), client=FakeClient()))
+
+
+async def test_keys_typed_as_the_dialog_opens_go_to_the_message(settings, project_dir):
+    decisions: list[str] = []
+    model_asks = asyncio.Event()
+    app = asking_app(settings, project_dir, decisions, model_asks)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press(*"go", "enter")
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press(*"about the ")
+        model_asks.set()
+        await wait_for_screen(pilot, ApprovalModal)
+        await pilot.press(*"yaml config, any ideas", "enter")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, ApprovalModal) and decisions == []
+        assert prompt.text == "about the yaml config, any ideas"
+        await pilot.pause(ApprovalModal.ARM_AFTER_S + 0.2)  # the person stops and reads
+        await pilot.press("n")
+        await wait_until(pilot, lambda: decisions == ["deny"])
+
+
+async def test_a_quick_second_y_does_not_answer_the_next_dialog(settings, project_dir):
+    """Two questions in a row: `y y` meant for the first (a double press) left the second
+    approved before it was read. The second dialog waits for a quiet keyboard too."""
+    decisions: list[str] = []
+    model_asks = asyncio.Event()
+    model_asks.set()
+    app = asking_app(settings, project_dir, decisions, model_asks)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press(*"go", "enter")
+        await wait_for_screen(pilot, ApprovalModal)
+        await pilot.pause(ApprovalModal.ARM_AFTER_S + 0.2)
+        dialog = app.screen
+        await pilot.press("y")
+        await wait_until(pilot, lambda: decisions == ["once"])
+        chat = app.screen
+
+        async def again() -> None:
+            decisions.append((await chat.approve(ApprovalRequest(
+                "execute_command", "run: rm -rf build", call_id="c2"))).value)
+
+        chat.run_worker(again(), exclusive=False)
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalModal)
+                         and app.screen is not dialog)
+        await pilot.press("y")
+        await pilot.pause(0.2)
+        assert decisions == ["once"] and isinstance(app.screen, ApprovalModal)
+        await pilot.pause(ApprovalModal.ARM_AFTER_S + 0.2)  # read, then answered
+        await pilot.press("n")
+        await wait_until(pilot, lambda: decisions == ["once", "deny"])
