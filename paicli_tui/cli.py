@@ -23,6 +23,7 @@ from .commands.conventions import (
     EXIT_READER_GONE,
     EXIT_USAGE,
     add_provider_flags,
+    fail,
     missing_project,
     unknown_session,
 )
@@ -194,8 +195,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
         start_logging(settings)
         try:
             return int(module.run(args, settings) or 0)
-        except KeyboardInterrupt:
-            return EXIT_INTERRUPTED
+        except KeyboardInterrupt:  # Ctrl+C: said like any error, JSON with --json
+            return fail(argv[0], getattr(args, "json", False), "interrupted (Ctrl+C)",
+                        EXIT_INTERRUPTED)
     parser = _tui_parser()
     args = parser.parse_args(argv)
     if args.project_dir and args.project_flag and args.project_dir != args.project_flag:

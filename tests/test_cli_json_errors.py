@@ -49,3 +49,43 @@ def test_an_error_is_json_with_json_and_one_line_without(argv, code, message, as
         assert (json.loads(out), err) == ({"status": "error", "message": message}, "")
     else:
         assert (out, err) == ("", f"paicli-tui {name}: {message}\n")
+
+
+def _ctrl_c(*args: object, **kwargs: object) -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("argv,module,function", [
+    (["index"], "index_cmd", "run"),
+    (["search", "x"], "search_cmd", "run"),
+    (["graph", "X"], "graph_cmd", "run"),
+    (["memory", "list"], "memory_cmd", "run"),
+    (["sessions"], "sessions_cmd", "run"),
+    (["context"], "context_cmd", "run"),
+    # exec before its session started (the model client being built)
+    (["exec", "hi", "--provider", "custom", "--base-url", "http://127.0.0.1:9/v1",
+      "--model", "x"], "exec_cmd", "_services"),
+])
+@pytest.mark.parametrize("as_json", [True, False])
+def test_ctrl_c_is_said_like_an_error_and_exits_130(argv, module, function, as_json,
+                                                     tmp_path: Path, capsys,
+                                                     monkeypatch) -> None:
+    """Ctrl+C during `paicli-tui index --json` exited 130 with nothing on stdout or stderr:
+    a script could not tell it from a crash. It is said like any error now."""
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module(f"paicli_tui.commands.{module}"), function,
+                        _ctrl_c)
+    assert cli.main([*argv, "--project", str(tmp_path), *(["--json"] if as_json else [])]) \
+        == 130
+    out, err = capsys.readouterr()
+    name, message = argv[0], "interrupted (Ctrl+C)"
+    if name == "exec":
+        line = {"type": "error", "message": message, "recoverable": False, "session": None,
+                "exit_code": 130}
+        assert (out, err) == ((json.dumps(line) + "\n") if as_json else "",
+                              f"paicli-tui exec: {message}\n")
+    elif as_json:
+        assert (json.loads(out), err) == ({"status": "error", "message": message}, "")
+    else:
+        assert (out, err) == ("", f"paicli-tui {name}: {message}\n")

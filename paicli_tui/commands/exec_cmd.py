@@ -19,6 +19,7 @@ from ..config import Settings
 from .conventions import (
     EXIT_CONFLICT,
     EXIT_ERROR,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     add_project_flag,
@@ -89,7 +90,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     unknown = args.resume and unknown_session(settings.home.history_raw_dir, args.resume)
     if unknown:  # before the model is built: a mistyped id is the person's to fix first
         return refuse(args, unknown, EXIT_USAGE)
-    return asyncio.run(_run(prompt, args, settings, project))
+    try:
+        return asyncio.run(_run(prompt, args, settings, project))
+    except KeyboardInterrupt:  # before the session started, nothing said it yet
+        if not getattr(args, "interrupted_said", False):
+            refuse(args, "interrupted (Ctrl+C)", EXIT_INTERRUPTED)
+        return EXIT_INTERRUPTED
 
 
 def refuse(args: argparse.Namespace, problem: str, code: int, *, detail: str = "",
@@ -266,6 +272,8 @@ def _services(settings: Settings, project: Path, err: TextIO
 
 async def _run(prompt: str, args: argparse.Namespace, settings: Settings, project: Path,
                out: TextIO | None = None, err: TextIO | None = None) -> int:
+    import asyncio
+
     from ..core.agent.session import AgentSession
     from ..core.context.ledger import LedgerError
     from ..core.contracts.asks import deny_all
@@ -329,6 +337,15 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
         if finished is not None:
             printer.emit(finished)
         printer.finish()
+    except asyncio.CancelledError:
+        # Ctrl+C (exit 130): the last line says the task was cancelled, so a script tells
+        # it from a cut stream, and the session to go on with is named
+        if not args.json:
+            printer._note("interrupted (Ctrl+C)")
+        printer.emit(finished or TurnFinished(session=session.session_id, reason="cancelled"))
+        printer.finish()
+        args.interrupted_said = True
+        raise
     finally:
         await session.aclose()
     if finished is None or finished.reason != "done":

@@ -4,9 +4,12 @@ early (`| head -1`), its standard input closed. Each runs as a subprocess, as a 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -133,3 +136,57 @@ def test_a_closed_standard_output_is_no_traceback(argv, tmp_path: Path) -> None:
                           timeout=120, preexec_fn=_close_stdout)
     assert "Traceback" not in done.stderr and "Error" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stderr
+
+
+def _interrupted(argv: list[str], home: Path, project: Path, ready: Callable[[], bool]
+                 ) -> subprocess.CompletedProcess[str]:
+    """Run ``paicli-tui ARGV``, press Ctrl+C (SIGINT) once ``ready()``."""
+    import signal
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "paicli_tui", *argv, "--project", str(project)], cwd=project,
+        env=_env(home), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        # a job started from a script ignores SIGINT; a terminal's Ctrl+C reaches it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while not ready() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_ctrl_c_during_exec_says_so_and_names_the_session(as_json, tmp_path: Path) -> None:
+    """Ctrl+C while exec waited for the model exited 130 with nothing said: --json's last
+    line was request_started (a script could not tell an interrupted task from a cut
+    stream) and the plain run did not name the session to resume. The last JSON line is now
+    turn_finished with reason cancelled; the plain run says it was interrupted and how to go
+    on; the ledger keeps the question for --resume."""
+    home, project = tmp_path / "home", _project(tmp_path / "project")
+    home.mkdir()
+    with FakeOpenAI({}) as server:
+        server.chat, server.delay_s = True, 10.0  # Ctrl+C while the model thinks
+        done = _interrupted(["exec", "hello", "--provider", "custom", "--base-url",
+                             server.base_url, "--model", "x", "--window", "32000",
+                             *(["--json"] if as_json else [])], home, project,
+                            lambda: bool(server.requests))
+    sessions = sorted(p.stem for p in (home / "history" / "raw").glob("*.jsonl"))
+    assert len(sessions) == 1
+    session = sessions[0]
+    if as_json:
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        assert [line["type"] for line in lines] == ["turn_started", "request_started",
+                                                    "turn_finished"]
+        assert lines[-1] == {"type": "turn_finished", "session": session,
+                             "reason": "cancelled", "final_text": ""}
+    else:
+        assert done.stdout == ""
+        assert done.stderr.splitlines()[-2:] == [
+            "interrupted (Ctrl+C)",
+            f"session: {session} (continue with: paicli-tui exec --resume {session} ...)"]
+    assert done.returncode == 130
+    kinds = [json.loads(line).get("kind") for line in
+             (home / "history" / "raw" / f"{session}.jsonl").read_text().splitlines()]
+    assert kinds[-1] == "turn_cancelled"
