@@ -443,3 +443,25 @@ async def test_a_configured_key_in_a_chunk_never_reaches_the_light_model(paicli_
     (_, user), = model.calls
     assert key not in user and key[3:15] not in user
     assert "def client():" in user
+
+
+def test_cli_unreachable_light_model_keeps_the_fused_order(indexed, capsys, monkeypatch) -> None:
+    # a real client for a local Ollama that is not running: connection refused, fused order
+    monkeypatch.setenv("PAICLI_PROVIDER", "ollama")
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    fused = _json(capsys, "--no-rerank", QUESTION)["results"]
+    monkeypatch.setenv("PAICLI_LIGHT_MODEL", "small-1")
+    data = _json(capsys, QUESTION)
+    assert data["results"] == fused
+    assert data["rerank"]["status"] == "fell back"
+    assert data["rerank"]["reason"].startswith("model error (")
+
+
+async def test_a_damaged_cache_entry_asks_the_model_again(settings) -> None:
+    from paicli_tui.core.code.rerank import _cache, _cache_key
+
+    response = _response()
+    _cache(settings).put(_cache_key(response), "{not json")
+    model = ScriptedCompleter("2")
+    answer = await rerank_response(settings, response, model, 5)
+    assert len(model.calls) == 1 and _names(answer)[0] == "f2"
