@@ -416,3 +416,27 @@ async def test_model_picker_opens_on_the_model_in_use(settings, project_dir):
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen.query_one("#model-name", Input).value == "x"
+
+
+async def test_model_switch_to_a_provider_not_set_up_says_what_it_needs(settings, project_dir):
+    """`/model custom` without a custom server said "custom is not configured: set its key
+    first.", but a custom server needs no key: it needs --base-url and --model. The notice
+    says what the provider lacks, and the session keeps its model."""
+    from paicli_tui.core.llm.registry import build_client
+
+    class Real(FakeBackend):
+        def build_client(self, settings: Settings) -> object:
+            return build_client(settings)
+
+    started = settings.with_overrides(provider="ollama")
+    backend = Real(started, project_dir, session=FakeSession(script=[]), client=FakeClient())
+    app = PaicliApp(started, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        before = backend.session.client
+        await send(pilot, "/model custom")
+        await wait_until(pilot, lambda: bool(app._notifications))
+        said = [n.message for n in app._notifications]
+        assert any("needs --base-url" in m for m in said), said
+        assert not any("set its key" in m for m in said), said
+        assert backend.session.client is before

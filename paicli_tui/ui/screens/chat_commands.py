@@ -169,7 +169,7 @@ class SlashCommandsMixin:
 
     @work(group="model", exit_on_error=False)
     async def pick_model(self: ChatScreen, rest: str) -> None:
-        from ...core.llm.registry import switched_settings
+        from ...core.llm.registry import configuration_problem, switched_settings
         from ..modals.model_picker import ModelPicker
 
         if rest:
@@ -187,8 +187,9 @@ class SlashCommandsMixin:
         except Exception as exc:
             self.notify(f"Cannot use {provider}: {exc}", severity="error")
             return
-        if client is None:
-            self.notify(f"{provider} is not configured: set its key first.", severity="error")
+        if client is None:  # what it lacks: a key, or a custom server's URL and model
+            problem = configuration_problem(settings) or "set its key first"
+            self.notify(f"Cannot use {provider}: {problem}.", severity="error")
             return
         old = self.session.client
         self.session.switch_model(client)
