@@ -211,6 +211,10 @@ class _Printer:
                        f"{event.detail}".rstrip())
         elif isinstance(event, ev.MemoryNotice):
             self._note(f"[memory] {event.detail}")
+        elif isinstance(event, ev.MemorySelected):
+            who = (f"offline choice kept (the light model's choice: {event.fallback})"
+                   if event.fallback else "chosen by the light model")
+            self._note(f"[memory] {len(event.chosen)} of {event.candidates} memories: {who}")
         elif isinstance(event, ev.AssistantMessage) and self.open_line:
             self._text("\n")
         elif isinstance(event, ev.TurnFinished) and self.final_text and event.final_text:

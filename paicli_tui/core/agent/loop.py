@@ -21,7 +21,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ...resources import load_prompt
 from ..context.pairing import call_ids, with_sendable_arguments, with_unique_call_ids
@@ -30,6 +30,7 @@ from ..contracts.events import (
     AgentEvent,
     AssistantMessage,
     ContextCompacting,
+    MemorySelected,
     ReasoningDelta,
     RequestRetrying,
     RequestStarted,
@@ -99,13 +100,22 @@ class _Reply:
     retry: bool = False
 
 
-async def _turn_message(session: AgentSession, user_input: str) -> Message:
-    memories = ""
+async def _turn_message(session: AgentSession, user_input: str
+                        ) -> tuple[Message, MemorySelected | None]:
+    """The turn's user message with its memories, and the event saying how the light model
+    chose them (None when none was asked)."""
+    memories, selected = "", None
     if session.memory is not None:
         try:
-            # In a thread: retrieval may embed the query, and the TUI shares this event loop.
-            memories = await asyncio.to_thread(session.memory.injection_block, user_input,
-                                               session.profile.memory_budget)
+            complete = session.memory_selector()
+            select = getattr(session.memory, "selected_block", None)
+            if complete is not None and select is not None:
+                choice = await select(user_input, session.profile.memory_budget, complete)
+                memories, selected = choice.block, _selection_event(choice)
+            else:
+                # In a thread: retrieval may embed the query, and the TUI shares this loop.
+                memories = await asyncio.to_thread(session.memory.injection_block,
+                                                   user_input, session.profile.memory_budget)
         except asyncio.CancelledError:
             # Cancelled while memories were recalled (seconds on a first run): the person saw
             # the message sent, so it stays in the history like any cancelled turn's.
@@ -114,7 +124,17 @@ async def _turn_message(session: AgentSession, user_input: str) -> Message:
             raise
         except Exception:  # retrieval trouble must not block the turn
             log.exception("memory retrieval failed")
-    return user_turn(user_input, turn_context_block(datetime.now().astimezone(), memories))
+    return (user_turn(user_input, turn_context_block(datetime.now().astimezone(), memories)),
+            selected)
+
+
+def _selection_event(choice: Any) -> MemorySelected | None:
+    """The event of a selection the light model was asked for (None when it was not)."""
+    if not choice.asked:
+        return None
+    return MemorySelected(candidates=choice.candidates, chosen=tuple(choice.chosen),
+                          by="offline" if choice.fallback else "light_model",
+                          fallback=choice.fallback)
 
 
 @contextlib.asynccontextmanager
@@ -141,7 +161,13 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
     session.state.current_user_input = user_input
     finished = False
     try:
-        session.append(await _turn_message(session, user_input))
+        message, selected = await _turn_message(session, user_input)
+        session.append(message)
+        if selected is not None:  # ids and reasons only: the texts are in the message
+            session.ledger.event("memory_selection", candidates=selected.candidates,
+                                 chosen=list(selected.chosen), by=selected.by,
+                                 fallback=selected.fallback)
+            yield selected
         async for event in _requests(turn):
             yield event
         finished = True

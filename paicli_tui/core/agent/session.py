@@ -328,6 +328,17 @@ class AgentSession:
             return completer_for(self.client)
         return light_completer(self.settings, self.client)
 
+    def memory_selector(self) -> TextCompleter | None:
+        """The light model that chooses a turn's memories, or None (the offline choice): only
+        a ``light_model`` set explicitly, on the provider it names a model of, with
+        ``memory_selection`` not ``offline`` — never the main model, whose first request of a
+        turn stays the turn's own."""
+        settings = self.settings
+        if (not settings.light_model or settings.memory_selection == "offline"
+                or self.client is None or self.client.provider != self._first_provider):
+            return None
+        return light_completer(settings, self.client)
+
     def start_background(self, coroutine: Any) -> None:
         task = asyncio.ensure_future(coroutine)
         self._background.add(task)

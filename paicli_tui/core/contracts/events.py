@@ -190,6 +190,20 @@ class MemoryNotice(AgentEvent):
 
 
 @dataclass(frozen=True)
+class MemorySelected(AgentEvent):
+    """The light model was asked which memories a turn needs (``memory_selection``):
+    ``chosen`` the ids shown (texts never ride here), ``by`` who chose them, ``fallback``
+    why the offline choice was kept (``timeout``, ``unusable answer``, ``error``; '' when
+    the model chose)."""
+
+    type: ClassVar[str] = "memory_selection"
+    candidates: int
+    chosen: tuple[str, ...] = field(default_factory=tuple)
+    by: Literal["light_model", "offline"] = "light_model"
+    fallback: str = ""
+
+
+@dataclass(frozen=True)
 class TurnFinished(AgentEvent):
     type: ClassVar[str] = "turn_finished"
     session: str

@@ -33,7 +33,9 @@ class MemoryService(Protocol):
 
     def injection_block(self, query: str, budget_tokens: int) -> str:
         """Memories relevant to ``query`` as the block placed in the newest user turn
-        ('' when nothing qualifies)."""
+        ('' when nothing qualifies). A service may also offer ``async selected_block(query,
+        budget_tokens, complete)`` (core.memory's does): with a light model configured, the
+        loop calls that instead and the model chooses among the candidates."""
         ...
 
     def tools(self) -> Sequence[Tool]:

@@ -164,13 +164,17 @@ class ScoredEntry:
     rarity: float = 1.0
     """The power the shared words' rarity weights were raised to (:attr:`Bars.rarity`)."""
     why_not: str = ""
+    chosen_by: str = ""
+    """Who chose a shown memory when a light model was asked: ``chosen by the light model``
+    or ``offline (fallback: …)`` (see :mod:`.selection`); '' for the offline ranking alone."""
 
 
 def describe(item: ScoredEntry) -> str:
     """One line saying why a memory was or was not chosen: its keyword, vector and time
     parts (``memory search --explain`` and the context inspector)."""
     matched = ", ".join(item.matched[:6]) or "none"
-    verdict = "shown" if item.shown else f"not shown: {item.why_not}"
+    verdict = (("shown: " + item.chosen_by if item.chosen_by else "shown") if item.shown
+               else f"not shown: {item.why_not}")
     english = (f"; in English: cosine {item.english_cosine:.3f}, "
                f"{item.english_margin:+.1f} sd{_by(item.english_reading)}"
                if item.english_cosine else "")

@@ -15,6 +15,7 @@ memory browser and ``paicli-tui memory`` use:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import operator
 import threading
@@ -38,6 +39,14 @@ from .guard import extraction_allowed, note_tool_result
 from .keywords import KeywordIndex
 from .retrieval import MAX_RESULTS, ScoredEntry, build_block, rank
 from .rules import load_project_rules
+from .selection import (
+    CHOSEN_BY_MODEL,
+    MAX_CANDIDATES,
+    SELECTION_TIMEOUT_S,
+    MemoryChoice,
+    ask_model,
+    offline_label,
+)
 from .store import MemoryStore
 from .terms import english_text
 from .tool import SaveMemoryTool
@@ -73,7 +82,7 @@ class LocalMemoryService(MemoryBook):
     ``use_vectors=False`` ranks by keywords alone. ``background_vectors`` (default) lets the
     per-turn injection go on by keywords while the embedder loads and missing vectors are
     computed in a background thread; ``search`` always waits. ``clock`` returns an aware
-    datetime.
+    datetime. ``selection_timeout_s`` bounds the light model's choice (:meth:`selected_block`).
     """
 
     def __init__(self, settings: Settings, project_root: str | Path, *,
@@ -81,7 +90,8 @@ class LocalMemoryService(MemoryBook):
                  english_embedder: Embedder | None = None,
                  clock: Callable[[], datetime] | None = None,
                  store: MemoryStore | None = None, use_vectors: bool = True,
-                 background_vectors: bool = True) -> None:
+                 background_vectors: bool = True,
+                 selection_timeout_s: float = SELECTION_TIMEOUT_S) -> None:
         super().__init__(settings, project_root, clock=clock, store=store)
         self._embedder = embedder
         self._english_embedder = english_embedder
@@ -96,9 +106,12 @@ class LocalMemoryService(MemoryBook):
         self._vectors_lock = threading.Lock()
         self._keywords = KeywordIndex(settings.home)
         self._tool = SaveMemoryTool(self)
+        self.selection_timeout_s = selection_timeout_s
+        """Longest wait for the light model's choice of memories (:meth:`selected_block`)."""
         self.last_retrieval: tuple[str, tuple[ScoredEntry, ...]] | None = None
         """The message of the latest turn and the memories considered for it (shown ones
-        first, then the best that missed the bar), for the context inspector."""
+        first, then the best that missed the bar; with a light model, each shown one says
+        who chose it: ``chosen_by``), for the context inspector."""
         self.last_extraction: Extraction | None = None
         """What the most recent automatic extraction did (for notices and tests)."""
 
@@ -112,17 +125,52 @@ class LocalMemoryService(MemoryBook):
         ``budget_tokens``; '' when nothing qualifies. Never raises: memory must not break a
         turn."""
         try:
-            entries = self._visible_now()
-            if self.settings.review_auto_memories:  # only what the person accepted
-                entries = [e for e in entries if not awaiting_review(e)]
-            ranked = self._ranked(query, MAX_RESULTS, wait=not self._background_vectors,
-                                  entries=entries, explain=True, turn=True)
+            ranked = self._turn_ranking(query, MAX_RESULTS)
             self.last_retrieval = (query, tuple(ranked))
             return build_block([r for r in ranked if r.shown], budget_tokens,
                                lambda e: self.is_stale(e))
         except Exception:
             log.exception("memory retrieval failed; continuing without memories")
             return ""
+
+    async def selected_block(self, query: str, budget_tokens: int,
+                             complete: TextCompleter) -> MemoryChoice:
+        """Like :meth:`injection_block`, with the light model ``complete`` choosing among the
+        offline ranking widened to :data:`~.selection.MAX_CANDIDATES` (shown ones and the
+        best that missed the bars); one request at most, none without candidates. Its
+        choice goes into the block in the offline order; an error, an unusable answer or no
+        answer within the bound keeps the offline choice. Never raises but for a cancel."""
+        try:
+            candidates = await asyncio.to_thread(self._turn_ranking, query, MAX_CANDIDATES)
+        except Exception:
+            log.exception("memory retrieval failed; continuing without memories")
+            return MemoryChoice("")
+        if not candidates:
+            self.last_retrieval = (query, ())
+            return MemoryChoice("")
+        choice = await ask_model(query, [c.entry.content for c in candidates], complete,
+                                 timeout_s=self.selection_timeout_s)
+        if choice.chosen is None:  # the offline choice, at most ten as without the model
+            label = offline_label(choice.fallback)
+            shown = [replace(c, chosen_by=label) for c in candidates if c.shown][:MAX_RESULTS]
+            ids = {c.entry.id for c in shown}
+            rest = [replace(c, shown=False, why_not=f"past the {MAX_RESULTS} shown")
+                    if c.shown else c for c in candidates if c.entry.id not in ids]
+        else:
+            picked = set(choice.chosen)
+            shown = [replace(c, shown=True, chosen_by=CHOSEN_BY_MODEL)
+                     for i, c in enumerate(candidates) if i in picked]
+            rest = [replace(c, shown=False, chosen_by="", why_not="not chosen by the light "
+                            f"model (offline: {'shown' if c.shown else c.why_not})")
+                    for i, c in enumerate(candidates) if i not in picked]
+        self.last_retrieval = (query, tuple(shown + rest))
+        try:
+            block = build_block(shown, budget_tokens, lambda e: self.is_stale(e))
+        except Exception:
+            log.exception("memory block failed; continuing without memories")
+            block = ""
+        return MemoryChoice(block, asked=True, candidates=len(candidates),
+                            chosen=tuple(c.entry.id for c in shown), fallback=choice.fallback)
 
     def tools(self) -> Sequence[Tool]:
         return [self._tool]
@@ -185,6 +233,15 @@ class LocalMemoryService(MemoryBook):
     def wait_for_vectors(self, timeout: float | None = None) -> bool:
         """Wait for background embedding to finish (tests, benchmarks); False on timeout."""
         return all([cache.wait_idle(timeout) for cache in self._vector_caches()])
+
+    def _turn_ranking(self, query: str, limit: int) -> list[ScoredEntry]:
+        """A turn's ranking of this project's visible memories (with ``explain``: the best
+        that missed the bars too); entries awaiting review left out when they must be."""
+        entries = self._visible_now()
+        if self.settings.review_auto_memories:  # only what the person accepted
+            entries = [e for e in entries if not awaiting_review(e)]
+        return self._ranked(query, limit, wait=not self._background_vectors,
+                            entries=entries, explain=True, turn=True)
 
     def _ranked(self, query: str, limit: int, *, wait: bool, explain: bool = False,
                 entries: list[MemoryEntry] | None = None, turn: bool = False
