@@ -115,6 +115,27 @@ def _usage_error(name: str, module: ModuleType, words: Sequence[str], error: _Us
     return _refuse(name, module, argparse.Namespace(json=True), str(error))
 
 
+_TEXT_ARGUMENTS = ("prompt", "query", "text", "name", "id")
+"""The arguments that are words, not paths: a query, a memory's text, a name, a prompt."""
+
+
+def _words_as_utf8(args: argparse.Namespace) -> None:
+    """Bytes typed on the command line that are not UTF-8 (``caf\\xe9`` from a Latin-1
+    terminal) arrive as lone surrogates, which no index query, JSON line or model request
+    can carry: in the words they become U+FFFD. Folders keep their bytes (they must be
+    found)."""
+
+    def clean(word: str) -> str:
+        return word.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+    for name in _TEXT_ARGUMENTS:
+        value = getattr(args, name, None)
+        if isinstance(value, str):
+            setattr(args, name, clean(value))
+        elif isinstance(value, list):
+            setattr(args, name, [clean(v) if isinstance(v, str) else v for v in value])
+
+
 def _command_parser(name: str, module: ModuleType) -> argparse.ArgumentParser:
     parser = _CommandParser(prog=f"paicli-tui {name}", description=module.HELP)
     module.configure(parser)
@@ -185,6 +206,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
             args = _command_parser(argv[0], module).parse_args(argv[1:])
         except _UsageError as error:
             return _usage_error(argv[0], module, argv[1:], error)
+        _words_as_utf8(args)
         folder = missing_project(args)
         if folder is not None:
             return _refuse(argv[0], module, args, f"project folder {folder!r} does not exist")

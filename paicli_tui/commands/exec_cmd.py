@@ -77,6 +77,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         # a closed stdin (`<&-`, a job runner) is no stream at all: it reads as nothing
         prompt = (sys.stdin.read() if sys.stdin is not None else "") if from_stdin \
             else (args.prompt or "")
+        # bytes that are not UTF-8 (a Latin-1 file piped in) as U+FFFD: a lone surrogate
+        # cannot be sent to the model
+        prompt = prompt.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         if not prompt.strip():
             return refuse(args, "the prompt is empty (nothing on standard input)" if from_stdin
                           else "the prompt is empty", EXIT_USAGE)

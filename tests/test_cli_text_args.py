@@ -1,0 +1,48 @@
+"""Words typed on the command line that are not UTF-8 (a Latin-1 terminal, a file name's
+bytes pasted: `café` as b'caf\\xe9'). Python hands them over as lone surrogates
+('caf\\udce9'); a query, a memory's text, a name or a prompt reads them as U+FFFD, the
+replacement character (a folder keeps its bytes: it must still be found)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paicli_tui import cli
+
+TYPED = "caf\udce9"  # what Python makes of the bytes b"caf\xe9" in argv
+READ = "caf\ufffd"
+
+
+@pytest.fixture
+def indexed(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "cafe.py").write_text("class Cafe:\n    def brew(self):\n        return 1\n")
+    assert cli.main(["index", "--project", str(project), "--quiet"]) == 0
+    return project
+
+
+@pytest.mark.parametrize("argv,code,field,value", [
+    (["memory", "save", f"{TYPED} uses maven", "--json"], 0, ("entry", "content"),
+     f"{READ} uses maven"),
+    (["search", TYPED, "--mode", "grep", "--json"], 0, ("query",), READ),
+    (["search", TYPED, "--json"], 0, ("query",), READ),
+    (["graph", TYPED, "--json"], 0, ("name",), READ),
+])
+def test_text_that_is_not_utf8_is_read_with_replacement(argv, code, field, value, indexed,
+                                                         capsys) -> None:
+    """`paicli-tui graph $'caf\\xe9'` ended in a UnicodeEncodeError traceback from the index
+    query; `memory save` stored the lone surrogate and printed its raw byte back inside
+    the --json line (not UTF-8, so no JSON parser took it)."""
+    capsys.readouterr()
+    assert cli.main([*argv, "--project", str(indexed)]) == code
+    out = capsys.readouterr().out
+    out.encode("utf-8")  # printable as UTF-8: no lone surrogate left
+    payload = json.loads(out)
+    for key in field:
+        payload = payload[key]
+    assert payload == value
+
