@@ -170,7 +170,7 @@ def skip_reason(settings: Settings, mode: str, *, no_rerank: bool = False) -> st
         return f"only in hybrid mode, not {mode}"
     if no_rerank:
         return "--no-rerank"
-    if getattr(settings, "search_rerank", "model") == "off":
+    if settings.search_rerank == "off":
         return "search_rerank = off"
     if not settings.light_model:
         return "no light_model configured"
