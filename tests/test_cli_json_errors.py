@@ -89,3 +89,24 @@ def test_ctrl_c_is_said_like_an_error_and_exits_130(argv, module, function, as_j
         assert (json.loads(out), err) == ({"status": "error", "message": message}, "")
     else:
         assert (out, err) == ("", f"paicli-tui {name}: {message}\n")
+
+
+@pytest.mark.parametrize("argv,out,err", [
+    (["search", "", "--json"],
+     {"query": "", "mode": "hybrid", "results": [], "error": "the query is empty"}, ""),
+    (["search", "  ", "--mode", "grep", "--json"],
+     {"query": "  ", "mode": "grep", "results": [], "error": "the query is empty"}, ""),
+    (["search", ""], None, "paicli-tui search: the query is empty\n"),
+    (["graph", " ", "--json"], {"name": " ", "error": "the name is empty"}, ""),
+    (["graph", ""], None, "paicli-tui graph: the name is empty\n"),
+    (["memory", "search", "", "--json"], {"status": "error", "message": "the query is empty"},
+     ""),
+])
+def test_an_empty_query_or_name_is_a_usage_error(argv, out, err, tmp_path: Path,
+                                                 capsys) -> None:
+    """`paicli-tui search ""` and `graph ""` exited 1 (an error) where `memory search ""`
+    exits 2: nothing was looked for, the words given were the mistake."""
+    assert cli.main([*argv, "--project", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert (json.loads(captured.out) if out is not None else captured.out, captured.err) == \
+        (out if out is not None else "", err)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..config import Settings
-from .conventions import EXIT_ERROR, EXIT_OK, add_project_flag
+from .conventions import EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
 from .printable import printable
 
 HELP = ("Show the code-graph relations of a class, method or module: what it extends, "
@@ -26,13 +26,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..core.code.graph_query import GraphError, format_relations, relations_for
 
     try:
+        if not args.name.strip():  # the name given is the mistake: a usage error
+            raise GraphError("the name is empty")
         relations = relations_for(settings, Path(args.project or "."), args.name)
     except GraphError as exc:
         if args.json:
             print(json.dumps({"name": args.name, "error": str(exc)}, ensure_ascii=False))
         else:
             print(f"paicli-tui graph: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_USAGE if not args.name.strip() else EXIT_ERROR
     if args.json:
         print(json.dumps(relations.to_json(), ensure_ascii=False))
     else:

@@ -50,6 +50,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return fail("search", args.json, "--top-k must be between 1 and 30", EXIT_USAGE)
     root = Path(args.project or ".")
     query = " ".join(args.query)
+    if not query.strip():  # the words given are the mistake: a usage error
+        return _failed(args, query, "the query is empty", EXIT_USAGE)
     try:
         # the configured model (its light_model when set) rewrites non-English questions;
         # not worth a model call when the search cannot run for want of an index
@@ -63,12 +65,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             response = (rerank.skipped(response, skip, k) if skip
                         else rerank.rerank_with_configured_model(settings, response, k))
     except (SearchError, EmbedderError) as exc:
-        if args.json:
-            print(json.dumps({"query": query, "mode": args.mode, "results": [],
-                              "error": str(exc)}, ensure_ascii=False))
-        else:
-            print(f"paicli-tui search: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return _failed(args, query, str(exc), EXIT_ERROR)
     if args.json:
         print(json.dumps(response.to_json(explain=args.explain), ensure_ascii=False))
         return EXIT_OK
@@ -103,6 +100,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.explain:
         _say(f"plan: {json.dumps(response.plan, ensure_ascii=False)}")
     return EXIT_OK
+
+
+def _failed(args: argparse.Namespace, query: str, message: str, code: int) -> int:
+    if args.json:
+        print(json.dumps({"query": query, "mode": args.mode, "results": [],
+                          "error": message}, ensure_ascii=False))
+    else:
+        print(f"paicli-tui search: {message}", file=sys.stderr)
+    return code
 
 
 def _say(line: str) -> None:
