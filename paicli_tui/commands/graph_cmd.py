@@ -25,18 +25,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..core.code.graph_query import GraphError, format_relations, relations_for
 
+    if not args.name.strip():  # the name given is the mistake: a usage error
+        return _failed(args, "the name is empty", EXIT_USAGE)
     try:
-        if not args.name.strip():  # the name given is the mistake: a usage error
-            raise GraphError("the name is empty")
         relations = relations_for(settings, Path(args.project or "."), args.name)
     except GraphError as exc:
-        if args.json:
-            print(json.dumps({"name": args.name, "error": str(exc)}, ensure_ascii=False))
-        else:
-            print(f"paicli-tui graph: {exc}", file=sys.stderr)
-        return EXIT_USAGE if not args.name.strip() else EXIT_ERROR
+        return _failed(args, str(exc), EXIT_ERROR)
     if args.json:
         print(json.dumps(relations.to_json(), ensure_ascii=False))
     else:
         print(printable(format_relations(relations)))
     return EXIT_OK
+
+
+def _failed(args: argparse.Namespace, message: str, code: int) -> int:
+    """The error as JSON on stdout with --json, else a line on stderr; ``code``."""
+    if args.json:
+        print(json.dumps({"name": args.name, "error": message}, ensure_ascii=False))
+    else:
+        print(f"paicli-tui graph: {message}", file=sys.stderr)
+    return code
