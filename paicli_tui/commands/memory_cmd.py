@@ -24,9 +24,15 @@ HELP = ("Long-term memory of this project and your global memories: list, search
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    # --project and --json go before the action or after it (`memory --json list`, `memory
+    # list --json`); the action's copies leave a value given before it alone (SUPPRESS)
+    add_project_flag(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     common = argparse.ArgumentParser(add_help=False)
-    add_project_flag(common)
-    common.add_argument("--json", action="store_true", help="print JSON instead of text")
+    common.add_argument("--project", metavar="DIR", default=argparse.SUPPRESS,
+                        help="project folder (default: the current directory)")
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="print JSON instead of text")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     show = actions.add_parser("list", parents=[common], help="memories visible here")
     show.add_argument("--all", action="store_true", help="every project's memories too")

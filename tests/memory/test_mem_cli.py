@@ -145,3 +145,31 @@ def test_a_newer_memory_file_is_a_clear_error(settings, project_dir: Path, capsy
     assert code == 1 and "Upgrade paicli-tui" in json.loads(out)["message"]
     code, _, _ = _run(capsys, "list", "--project", str(project_dir))
     assert code == 0  # reading a newer file still works; only changing it is refused
+
+
+@pytest.mark.parametrize("before,after", [
+    (["--json"], []),
+    (["--project", "{project}"], ["--json"]),
+    (["--project", "{project}", "--json"], []),
+    ([], ["--project", "{project}", "--json"]),
+])
+def test_project_and_json_work_before_the_action_too(before, after, project_dir: Path,
+                                                     monkeypatch, capsys) -> None:
+    """README: every sub-command takes --project DIR and --json. `paicli-tui memory --help`
+    listed neither, and `paicli-tui memory --json list` was 'unrecognized arguments:
+    --json' (exit 2): memory takes them before its action as well as after it."""
+    monkeypatch.chdir(project_dir)
+    assert main(["memory", "save", "the build uses gradle"]) == 0
+    capsys.readouterr()
+    fill = [a.replace("{project}", str(project_dir)) for a in before]
+    assert main(["memory", *fill, "list",
+                 *[a.replace("{project}", str(project_dir)) for a in after]]) == 0
+    assert [e["content"] for e in json.loads(capsys.readouterr().out)] == \
+        ["the build uses gradle"]
+
+
+def test_memory_help_names_project_and_json(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["memory", "--help"])
+    out = capsys.readouterr().out
+    assert "--project DIR" in out and "--json" in out
