@@ -27,8 +27,10 @@ def add_provider_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--window", type=int, help="context window in tokens")
 
 
-def add_project_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--project", metavar="DIR", default=None,
+def add_project_flag(parser: argparse.ArgumentParser, default: str | None = None) -> None:
+    """``--project DIR``; ``default`` argparse.SUPPRESS for a sub-parser's copy, so a value
+    given before its action is kept (``memory --project DIR list``)."""
+    parser.add_argument("--project", metavar="DIR", default=default,
                         help="project folder (default: the current directory)")
 
 

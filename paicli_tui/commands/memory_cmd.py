@@ -29,8 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_project_flag(parser)
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--project", metavar="DIR", default=argparse.SUPPRESS,
-                        help="project folder (default: the current directory)")
+    add_project_flag(common, default=argparse.SUPPRESS)
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                         help="print JSON instead of text")
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
