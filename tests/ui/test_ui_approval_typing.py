@@ -24,7 +24,9 @@ from paicli_tui.ui.widgets.prompt_input import PromptInput
 @pytest.fixture(autouse=True)
 def arming(monkeypatch):
     """The real delay (the other UI tests press keys as someone who has read the dialog)."""
-    monkeypatch.setattr(ApprovalModal, "ARM_AFTER_S", 0.5)
+    from paicli_tui.ui.modals.quiet_start import QuietStart
+
+    monkeypatch.setattr(QuietStart, "ARM_AFTER_S", 0.5)
 
 
 def asking_app(settings, project_dir, decisions: list,
@@ -92,3 +94,55 @@ async def test_a_quick_second_y_does_not_answer_the_next_dialog(settings, projec
         await pilot.pause(ApprovalModal.ARM_AFTER_S + 0.2)  # read, then answered
         await pilot.press("n")
         await wait_until(pilot, lambda: decisions == ["once", "deny"])
+
+
+async def test_the_agents_other_questions_wait_for_a_quiet_keyboard_too(settings, project_dir):
+    """The memory conflict the agent's save_memory raises (`r` replaces a memory: the `r` of
+    "really") and the question before a summary (`s` summarises now: "sounds good") open
+    by themselves as well: keys typed as they open go into the message."""
+    from paicli_tui.core.contracts.asks import (
+        ConflictEntry,
+        ConflictRequest,
+        SummaryConsentRequest,
+    )
+    from paicli_tui.ui.modals.conflict import ConflictModal
+    from paicli_tui.ui.modals.summary_consent import SummaryConsentModal
+
+    answers: list[str] = []
+    gate = asyncio.Event()
+
+    async def conflict(session: FakeSession) -> None:
+        decision, _ = await session.resolve_conflict(ConflictRequest(
+            "Tests run with unittest", (ConflictEntry("m1", "Tests run with pytest"),)))
+        answers.append(decision.value)
+
+    async def summary(session: FakeSession) -> None:
+        await gate.wait()
+        answers.append((await session.ask_summary(SummaryConsentRequest(
+            tokens=96_000, compaction_trigger=95_000, hard_limit=110_000, window=128_000,
+            keep_user_turns=1))).value)
+
+    script = [asyncio.Event(), conflict, summary, ev.TurnFinished(session="s1", reason="done")]
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, session=FakeSession(script=script), client=FakeClient()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press(*"go", "enter")
+        prompt = app.screen.query_one(PromptInput)
+        script[0].set()
+        await wait_for_screen(pilot, ConflictModal)
+        await pilot.press(*"really?")
+        await pilot.pause(0.2)
+        assert answers == [] and prompt.text == "really?"
+        await pilot.pause(0.7)
+        await pilot.press("c")
+        await wait_until(pilot, lambda: answers == ["cancel"])
+        await pilot.press("ctrl+u")
+        gate.set()
+        await wait_for_screen(pilot, SummaryConsentModal)
+        await pilot.press(*"sounds good")
+        await pilot.pause(0.2)
+        assert answers == ["cancel"] and prompt.text == "sounds good"
+        await pilot.pause(0.7)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: answers == ["cancel", "not_yet"])

@@ -101,7 +101,7 @@ def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
         await settle(pilot)
         await type_and_send(pilot, "use port 8080")
         await settle(pilot)
-        while not getattr(pilot.app.screen, "armed", True):  # the screenshot script's dialog
+        while not getattr(pilot.app.screen, "armed", True):  # a dialog waiting for quiet keys
             await pilot.pause(0.05)
         await settle(pilot)
         await frozen(pilot)

@@ -94,6 +94,8 @@ async def reach(pilot: Pilot, scene: Scene, seconds: float = 10.0) -> None:
         if type(pilot.app.screen).__name__ == scene.screen:
             break
         await pilot.pause(0.05)
+    while not getattr(pilot.app.screen, "armed", True):  # a dialog waiting for quiet keys
+        await pilot.pause(0.05)
     await settle(pilot, 4)
 
 
@@ -247,9 +249,6 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
     async def approval_before(pilot: Pilot) -> None:
         await settle(pilot)
         await type_and_send(pilot, "use port 8080")
-        await settle(pilot)
-        while not getattr(pilot.app.screen, "armed", True):  # the screenshot script's dialog
-            await pilot.pause(0.05)
         await settle(pilot)
     out.append(Scene("approval_dialog", approval, approval_before,
                      "The approval dialog over the chat: the file write with its diff, "

@@ -6,17 +6,19 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.contracts.asks import ConflictDecision, ConflictRequest
+from .quiet_start import QuietStart, Typed
 
 ConflictAnswer = tuple[ConflictDecision, str | None]
 
 
-class ConflictModal(ModalScreen[ConflictAnswer]):
-    """New text on the left, the conflicting entries on the right (pick which to replace)."""
+class ConflictModal(QuietStart):
+    """New text on the left, the conflicting entries on the right (pick which to replace).
+    The agent's save_memory opens it mid-turn: keys typed as it opens are not answers
+    (:mod:`.quiet_start`)."""
 
     BINDINGS = [
         Binding("r", "decide('replace')", "Replace"),
@@ -24,8 +26,8 @@ class ConflictModal(ModalScreen[ConflictAnswer]):
         Binding("escape,c", "decide('cancel')", "Cancel"),
     ]
 
-    def __init__(self, request: ConflictRequest) -> None:
-        super().__init__(classes="dialog-screen")
+    def __init__(self, request: ConflictRequest, typed: Typed | None = None) -> None:
+        super().__init__(typed=typed, classes="dialog-screen")
         self.request = request
 
     def compose(self) -> ComposeResult:
@@ -53,7 +55,7 @@ class ConflictModal(ModalScreen[ConflictAnswer]):
         options = self.query_one(OptionList)
         if options.option_count:
             options.highlighted = 0
-        self.query_one("#cancel", Button).focus()
+        self.start_quiet(self.query_one("#cancel", Button))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -9,11 +9,11 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from ...core.contracts.asks import SummaryConsent, SummaryConsentRequest
 from ..format import fmt_tokens
+from .quiet_start import QuietStart, Typed
 from .short_terminal import fit_buttons_to_height
 
 
@@ -29,12 +29,14 @@ def consent_text(request: SummaryConsentRequest) -> str:
             f"summarised without asking. /compact works any time.")
 
 
-class SummaryConsentModal(ModalScreen[SummaryConsent]):
+class SummaryConsentModal(QuietStart):
+    """Opens by itself mid-turn: keys typed as it opens are not answers (:mod:`.quiet_start`)."""
+
     BINDINGS = [Binding("s", "decide('now')", "Summarise now"),
                 Binding("n,escape", "decide('not_yet')", "Not yet")]
 
-    def __init__(self, request: SummaryConsentRequest) -> None:
-        super().__init__(classes="dialog-screen")
+    def __init__(self, request: SummaryConsentRequest, typed: Typed | None = None) -> None:
+        super().__init__(typed=typed, classes="dialog-screen")
         self.request = request
 
     def compose(self) -> ComposeResult:
@@ -47,7 +49,7 @@ class SummaryConsentModal(ModalScreen[SummaryConsent]):
                 yield Button("Not yet (n)", id="not_yet")
 
     def on_mount(self) -> None:
-        self.query_one("#now", Button).focus()
+        self.start_quiet(self.query_one("#now", Button))
         self.fit(self.size.height)
 
     def on_resize(self, event: events.Resize) -> None:

@@ -338,7 +338,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
 
         async with self._asking:
             with self.waiting_for_the_person("Waiting for your choice on the memory conflict"):
-                return await self.app.push_screen_wait(ConflictModal(request))
+                return await self.app.push_screen_wait(
+                    ConflictModal(request, typed=self.typed_under_dialog))
 
     @contextlib.contextmanager
     def waiting_for_the_person(self, label: str) -> Iterator[None]:
@@ -357,7 +358,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         async with self._asking:
             if self.status.running:
                 self.status.phase("Waiting for your answer: summarise now?")
-            return await self.app.push_screen_wait(SummaryConsentModal(request))
+            return await self.app.push_screen_wait(
+                SummaryConsentModal(request, typed=self.typed_under_dialog))
 
     # -- input ---------------------------------------------------------------------------------
     @on(PromptInput.MenuChanged)
