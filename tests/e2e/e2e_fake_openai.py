@@ -23,7 +23,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -137,6 +137,9 @@ class FakeOpenAI:
         """Answer a message without a TURN marker (a person typing) instead of refusing it."""
         self.delay_s = 0.0
         """Seconds to wait before answering an agent request (a slow first token)."""
+        self.memory_choice: Callable[[str], str] | None = None
+        """The light model's answer to a memory selection request (its user text in); None:
+        answered like any background job (an answer that is not a choice)."""
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -160,6 +163,9 @@ class FakeOpenAI:
             system = str(messages[0].get("content", "")).lower()
             if system.startswith("you plan work") and self.plan is not None:
                 return 200, _sse_text(self.plan, usage)
+            if system.startswith("you choose which long-term memories") and \
+                    self.memory_choice is not None:
+                return 200, _sse_text(self.memory_choice(str(messages[-1]["content"])), usage)
             if "summar" in system or "compress" in system:
                 self.summary_calls += 1
                 if self.summaries == "prose":

@@ -239,3 +239,61 @@ def test_in_process_exec_reads_prompt_from_stdin(tmp_path: Path, paicli_home: Pa
     assert first_request[1]["content"].endswith("TURN 1: from stdin")
     finished = next(e for e in events if e["type"] == "tool_call_finished")
     assert finished["status"] == "done" and "d1 record 000" in finished["preview"]
+
+
+def test_exec_json_and_the_ledger_carry_the_light_models_memory_choice(
+        tmp_path: Path, paicli_home: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """With a light_model, the model's choice of memories is a memory_selection event on
+    stdout and in the session file (ids, never texts), and its first request is the choice,
+    on the light model, before the turn's own."""
+    from paicli_tui import cli
+    from paicli_tui.core.memory.service import LocalMemoryService
+
+    # keywords only: this test is about the wiring, not the embedders
+    monkeypatch.setattr(LocalMemoryService, "_default_embedder", lambda self, spec: None)
+    project = _project(tmp_path / "project")
+    settings = load_settings({}, {"PAICLI_HOME": str(paicli_home)})
+    memory = LocalMemoryService(settings, project, use_vectors=False)
+    texts = ["The payment client retries a failed charge three times with backoff.",
+             "Deploy the payment gateway only on Tuesdays.",
+             "Payment amounts are stored as integer cents, never floats."]
+    ids = {text: memory.save(text).entry.id for text in texts}
+
+    def choose(user: str) -> str:
+        lines = user.split("<memories>\n", 1)[1].split("\n</memories>", 1)[0].splitlines()
+        return next(line.split(".", 1)[0] for line in lines if "Tuesdays" in line)
+
+    with FakeOpenAI({}) as server:
+        server.memory_choice = choose
+        code = cli.main(["exec", "TURN 1: fix the retry bug in the payment client",
+                         "--provider", "custom", "--base-url", server.base_url, "--model", "m",
+                         "--project", str(project), "--json"])
+        monkeypatch.setenv("PAICLI_LIGHT_MODEL", "small-1")
+        assert server.problems == []
+        requests = list(server.requests)
+    assert code == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert not [e for e in events if e["type"] == "memory_selection"]  # no light model yet
+    assert len(requests) == 1 and requests[0]["tools"]  # the turn's own request only
+
+    with FakeOpenAI({}) as server:
+        server.memory_choice = choose
+        code = cli.main(["exec", "TURN 1: fix the retry bug in the payment client",
+                         "--provider", "custom", "--base-url", server.base_url, "--model", "m",
+                         "--project", str(project), "--json"])
+        assert server.problems == []
+        requests = list(server.requests)
+    assert code == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    (selected,) = [e for e in events if e["type"] == "memory_selection"]
+    assert selected["chosen"] == [ids[texts[1]]] and selected["by"] == "light_model"
+    assert selected["fallback"] == "" and selected["candidates"] == 3
+    assert requests[0]["model"] == "small-1" and not requests[0].get("tools")
+    turn = requests[1]["messages"][-1]["content"]
+    assert texts[1] in turn and texts[0] not in turn
+    ledger = SessionLedger.open(settings.home, selected["session"])
+    recorded = [json.loads(line) for line in ledger.path.read_text().splitlines()
+                if '"memory_selection"' in line]
+    assert [(r["chosen"], r["fallback"]) for r in recorded] == [([ids[texts[1]]], "")]
+    assert "Tuesdays" not in json.dumps(recorded)
