@@ -222,6 +222,11 @@ async def test_the_light_model_chooses_two_memories_shown_in_the_offline_order(
     assert describe(items[0]).startswith("shown: chosen by the light model;")
     assert all(not i.shown and i.why_not.startswith("not chosen by the light model")
                for i in items[2:])
+    from paicli_tui.ui.screens.context_inspector import _memory_lines
+
+    inspector = _memory_lines(session)  # /context
+    assert inspector.count("shown: chosen by the light model;") == 2
+    assert "not shown: not chosen by the light model (offline: shown)" in inspector
     await session.aclose()
 
 
