@@ -115,6 +115,27 @@ def _usage_error(name: str, module: ModuleType, words: Sequence[str], error: _Us
     return _refuse(name, module, argparse.Namespace(json=True), str(error))
 
 
+def _streams_for_any_locale(as_json: bool) -> None:
+    """Under a locale that is not UTF-8 (Latin-1, GBK, ASCII) a Chinese memory or a code
+    line ended the command in UnicodeEncodeError. Text shows what the terminal cannot as
+    ``\\uXXXX``; ``--json`` is written in UTF-8, as JSON is exchanged, whatever the locale."""
+    import codecs
+    import io
+
+    for stream in (sys.stdout, sys.stderr):
+        if not isinstance(stream, io.TextIOWrapper):  # closed (None), or replaced by a test
+            continue
+        try:
+            if codecs.lookup(stream.encoding).name == "utf-8":
+                continue
+            if stream is sys.stdout and as_json:
+                stream.reconfigure(encoding="utf-8", errors="strict")
+            else:
+                stream.reconfigure(errors="backslashreplace")
+        except (LookupError, ValueError, OSError):
+            continue
+
+
 _TEXT_ARGUMENTS = ("prompt", "query", "text", "name", "id")
 """The arguments that are words, not paths: a query, a memory's text, a name, a prompt."""
 
@@ -201,6 +222,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     available = _available_commands()
     if argv and argv[0] in available:
+        _streams_for_any_locale("--json" in (argv[:argv.index("--")] if "--" in argv else argv))
         module = _load(available[argv[0]])
         try:
             args = _command_parser(argv[0], module).parse_args(argv[1:])

@@ -212,3 +212,31 @@ def test_a_prompt_that_is_not_utf8_reaches_the_model(argv, given, tmp_path: Path
     lines = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
     assert (lines[0]["user_input"], lines[-1]["reason"], done.returncode) == (
         "caf\ufffd ok\n", "done", 0)
+
+
+@pytest.mark.parametrize("argv,out", [
+    (["memory", "list", "--json"], "json"),
+    (["memory", "search", "构建", "--keywords-only", "--json"], "json"),
+    (["memory", "list"], "\\u7528 gradle \\u6784\\u5efa\n"),
+    (["memory", "search", "构建", "--keywords-only"], "\\u7528 gradle \\u6784\\u5efa\n"),
+])
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+def test_a_terminal_that_is_not_utf8_gets_no_traceback(argv, out, encoding,
+                                                       tmp_path: Path) -> None:
+    """Under a Latin-1 locale (PYTHONIOENCODING=latin-1 here) `paicli-tui memory list` of a
+    Chinese memory ended in UnicodeEncodeError, and so did every --json output holding
+    Chinese. Text shows what the terminal cannot as \\uXXXX escapes; --json is UTF-8, as
+    JSON is, whatever the locale."""
+    home, project = tmp_path / "home", _project(tmp_path / "project")
+    home.mkdir()
+    assert _run(["memory", "save", "用 gradle 构建"], home, project,
+                stdout=subprocess.DEVNULL).returncode == 0
+    done = subprocess.run([sys.executable, "-m", "paicli_tui", *argv, "--project",
+                           str(project)], cwd=project,
+                          env={**_env(home), "PYTHONIOENCODING": encoding},
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, b"")
+    if out == "json":
+        assert json.loads(done.stdout.decode("utf-8"))[0]["content"] == "用 gradle 构建"
+    else:
+        assert done.stdout.decode("ascii").endswith(out)
