@@ -114,3 +114,30 @@ def test_cli_prints_the_line_and_the_counts(settings, project, capsys, monkeypat
         "2. bar.py:1  (1.0558)",
         "   1: from .progress import Progress",
     ]
+
+
+CHINESE = '''def 计算(x):
+    """计算剩余时间"""
+    return x * 2
+
+
+class 进度条:
+    pass
+'''
+
+
+@pytest.mark.parametrize("query,first_line", [
+    ("计算", "def 计算(x):"),         # a two-character word, the commonest length in Chinese
+    ("剩余", '"""计算剩余时间"""'),
+    ("进度条", "class 进度条:"),
+    ("ab cd", None),                  # two ASCII letters in a question stay below the bar
+])
+def test_a_two_character_chinese_word_is_grepped(query, first_line, settings,
+                                                 project_dir: Path) -> None:
+    """`paicli-tui search 计算 --mode grep` in a project whose code says `def 计算` answered
+    'No results': grep dropped every word under three characters, and most Chinese words
+    have two. A word of two CJK characters is grepped; two ASCII letters still are not."""
+    (project_dir / "工具.py").write_text(CHINESE + "ab = 1\n")
+    response = search_project(settings, project_dir, query, mode="grep", top_k=5)
+    texts = [hit.match_text for hit in response.hits]
+    assert (texts[0] if texts else None) == first_line

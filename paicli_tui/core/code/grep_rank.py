@@ -39,8 +39,10 @@ def grep_terms(settings: Settings, query: str) -> list[str]:
     plan = plan_query(query, home=settings.home)
     # grep is literal: the question's own words, not the thesaurus words ranking adds
     added = set(code_terms(" ".join(plan.synonyms))) - set(code_terms(plan.original))
+    # three letters at least for English (no "is", "of"); two for Chinese, where most words
+    # have two characters (计算, 日期)
     words = [w for w in dict.fromkeys(plan.fulltext_query.lower().split())
-             if len(w) >= 3 and w not in added]
+             if (len(w) >= 3 or (len(w) == 2 and not w.isascii())) and w not in added]
     words.sort(key=len, reverse=True)
     return words[:MAX_TERMS]
 
