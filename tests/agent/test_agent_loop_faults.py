@@ -279,6 +279,11 @@ class SlowMemory:
         self.release.wait(30)
         return ""
 
+    async def selected_block(self, query, budget_tokens, complete):
+        from paicli_tui.core.contracts.services import MemoryChoice
+
+        return MemoryChoice(self.injection_block(query, budget_tokens))
+
     def tools(self):
         return []
 

@@ -25,6 +25,11 @@ class FakeMemory:
         self.queries.append(query)
         return f"Memories (clues):\n- memory for {query}"
 
+    async def selected_block(self, query, budget_tokens, complete):
+        from paicli_tui.core.contracts.services import MemoryChoice
+
+        return MemoryChoice(self.injection_block(query, budget_tokens))
+
     def tools(self):
         return []
 

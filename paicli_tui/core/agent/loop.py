@@ -21,7 +21,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ...resources import load_prompt
 from ..context.pairing import call_ids, with_sendable_arguments, with_unique_call_ids
@@ -47,6 +47,7 @@ from ..contracts.llm import (
     StreamDone,
     StreamRetry,
 )
+from ..contracts.services import MemoryChoice
 from ..llm.redact import redact
 from ..llm.registry import how_to_configure
 from ..messages import InternalKind, Message
@@ -108,9 +109,9 @@ async def _turn_message(session: AgentSession, user_input: str
     if session.memory is not None:
         try:
             complete = session.memory_selector()
-            select = getattr(session.memory, "selected_block", None)
-            if complete is not None and select is not None:
-                choice = await select(user_input, session.profile.memory_budget, complete)
+            if complete is not None:
+                choice = await session.memory.selected_block(
+                    user_input, session.profile.memory_budget, complete)
                 memories, selected = choice.block, _selection_event(choice)
             else:
                 # In a thread: retrieval may embed the query, and the TUI shares this loop.
@@ -128,7 +129,7 @@ async def _turn_message(session: AgentSession, user_input: str
             selected)
 
 
-def _selection_event(choice: Any) -> MemorySelected | None:
+def _selection_event(choice: MemoryChoice) -> MemorySelected | None:
     """The event of a selection the light model was asked for (None when it was not)."""
     if not choice.asked:
         return None

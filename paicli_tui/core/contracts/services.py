@@ -24,6 +24,19 @@ class ProjectRules:
     truncated: bool = False
 
 
+@dataclass(frozen=True)
+class MemoryChoice:
+    """What a turn's selection gave: the block, and for the event and the ledger whether the
+    model was asked, among how many candidates, the ids shown and why the offline choice was
+    kept ('' when the model chose). Ids only: no memory text leaves through here."""
+
+    block: str
+    asked: bool = False
+    candidates: int = 0
+    chosen: tuple[str, ...] = ()
+    fallback: str = ""
+
+
 class MemoryService(Protocol):
     """Long-term memory as the agent loop sees it (implemented in core.memory)."""
 
@@ -33,9 +46,13 @@ class MemoryService(Protocol):
 
     def injection_block(self, query: str, budget_tokens: int) -> str:
         """Memories relevant to ``query`` as the block placed in the newest user turn
-        ('' when nothing qualifies). A service may also offer ``async selected_block(query,
-        budget_tokens, complete)`` (core.memory's does): with a light model configured, the
-        loop calls that instead and the model chooses among the candidates."""
+        ('' when nothing qualifies)."""
+        ...
+
+    async def selected_block(self, query: str, budget_tokens: int,
+                             complete: TextCompleter) -> MemoryChoice:
+        """As :meth:`injection_block`, the light model ``complete`` choosing among the
+        candidates (the loop calls it when a light model chooses the turn's memories)."""
         ...
 
     def tools(self) -> Sequence[Tool]:

@@ -138,16 +138,3 @@ def _fallback(reason: str, detail: str) -> Choice:
     log.warning("memory selection by the light model: %s (%s); using the offline choice",
                 reason, detail)
     return Choice(None, reason)
-
-
-@dataclass(frozen=True)
-class MemoryChoice:
-    """What a turn's selection gave: the block, and for the event and the ledger whether the
-    model was asked, among how many candidates, the ids shown and why the offline choice was
-    kept ('' when the model chose). Ids only: no memory text leaves through here."""
-
-    block: str
-    asked: bool = False
-    candidates: int = 0
-    chosen: tuple[str, ...] = ()
-    fallback: str = ""

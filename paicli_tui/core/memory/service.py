@@ -28,7 +28,7 @@ from typing import Any
 from ...config import Settings
 from ..contracts.embedder import Embedder
 from ..contracts.llm import TextCompleter
-from ..contracts.services import ProjectRules
+from ..contracts.services import MemoryChoice, ProjectRules
 from ..contracts.session_state import SessionState
 from ..contracts.tools import Tool, ToolOutput
 from .auto import extract_and_save
@@ -43,7 +43,6 @@ from .selection import (
     CHOSEN_BY_MODEL,
     MAX_CANDIDATES,
     SELECTION_TIMEOUT_S,
-    MemoryChoice,
     ask_model,
     offline_label,
 )
