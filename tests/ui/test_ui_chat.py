@@ -440,3 +440,25 @@ async def test_model_switch_to_a_provider_not_set_up_says_what_it_needs(settings
         assert any("needs --base-url" in m for m in said), said
         assert not any("set its key" in m for m in said), said
         assert backend.session.client is before
+
+
+async def test_a_light_model_that_fails_to_choose_memories_is_told_to_the_person(
+        settings, project_dir):
+    """memory_selection's fallback (timeout, unusable answer, error) is a toast in the TUI,
+    not only a ledger record; a choice the light model made says nothing."""
+    script = [ev.MemorySelected(candidates=4, chosen=("m1",), by="offline", fallback="timeout"),
+              ev.TextDelta("Hi."), ev.AssistantMessage("Hi.")]
+    app, _ = make_app(settings, project_dir, FakeSession(script=script), FakeClient())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "hello")
+        await wait_turn(pilot)
+        toasts = [n.message for n in app._notifications]
+        assert any("did not choose this turn's memories (timeout)" in t for t in toasts), toasts
+
+    chosen = [ev.MemorySelected(candidates=4, chosen=("m1",)), ev.TextDelta("Hi."),
+              ev.AssistantMessage("Hi.")]
+    app, _ = make_app(settings, project_dir, FakeSession(script=chosen), FakeClient())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, "hello")
+        await wait_turn(pilot)
+        assert not any("memories" in n.message for n in app._notifications)

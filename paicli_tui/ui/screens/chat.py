@@ -586,6 +586,12 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             self.gauge.record_usage(event.prompt_tokens, event.cached_tokens)
         elif isinstance(event, ev.MemoryNotice):
             self.notify(event.detail, title=f"memory {event.action}")
+        elif isinstance(event, ev.MemorySelected) and event.fallback:
+            # the light model was asked and did not answer usably: the turn went on with the
+            # offline choice, and the person should know their light model is not helping
+            self.notify(f"The light model did not choose this turn's memories "
+                        f"({event.fallback}); the offline choice was used.",
+                        title="memory", severity="warning", timeout=6)
         elif isinstance(event, ev.RequestRetrying):
             await chat.add_notice(f"{event.reason} — retry {event.attempt} of "
                                   f"{event.max_retries} in {event.delay_s:.0f} s", "retry")
