@@ -240,3 +240,24 @@ def test_a_terminal_that_is_not_utf8_gets_no_traceback(argv, out, encoding,
         assert json.loads(done.stdout.decode("utf-8"))[0]["content"] == "用 gradle 构建"
     else:
         assert done.stdout.decode("ascii").endswith(out)
+
+
+def test_exec_in_a_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    """`paicli-tui exec hi` in a folder named b'caf\\xe9' (made on a Latin-1 system) failed
+    every turn with 'unexpected failure (UnicodeEncodeError … surrogates not allowed)': the
+    system prompt names the project root, and the request could not be encoded. The name
+    reaches the model with U+FFFD for the byte; the task runs."""
+    home = tmp_path / "home"
+    home.mkdir()
+    project = _project(tmp_path / "caf\udce9")
+    with FakeOpenAI({}) as server:
+        server.chat = True
+        done = subprocess.run(
+            [sys.executable, "-m", "paicli_tui", "exec", "hi", "--json", "--project",
+             os.fsencode(project), "--provider", "custom", "--base-url", server.base_url,
+             "--model", "x", "--window", "32000"], cwd=project, env=_env(home),
+            stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+        system = server.requests[0]["messages"][0]["content"] if server.requests else ""
+    lines = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    assert (lines[-1]["reason"], done.returncode) == ("done", 0)
+    assert f"- Project root: {tmp_path}/caf\ufffd\n" in system

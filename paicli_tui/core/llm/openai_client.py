@@ -92,6 +92,22 @@ def _error_message(body: bytes) -> str:
     return text[:500]
 
 
+
+_JSON = {"Content-Type": "application/json"}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def request_bytes(body: dict[str, Any]) -> bytes:
+    """The request body as httpx encodes ``json=body`` (compact, UTF-8), except that a lone
+    surrogate goes as U+FFFD: an undecodable byte of a folder's name (``caf\\xe9``) in the
+    system prompt failed every request of that project with UnicodeEncodeError."""
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
 class _TooLong(Exception):
     """A stream line, or a body, passed its bound before it ended."""
 
@@ -255,7 +271,8 @@ class OpenAICompatibleClient:
         cut = False
         line_cap = max(MIN_LINE_CHARS, BYTES_PER_REPLY_CHAR * self.max_reply_chars)
         try:
-            async with self._http.stream("POST", url, json=body) as response:
+            async with self._http.stream("POST", url, content=request_bytes(body),
+                                         headers=_JSON) as response:
                 if response.status_code >= 400:
                     self._raise_for_status(response, await self._error_body(response))
                 if response.headers.get("content-type", "").startswith("application/json"):
