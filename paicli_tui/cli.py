@@ -23,6 +23,7 @@ from .commands.conventions import (
     EXIT_READER_GONE,
     EXIT_USAGE,
     add_provider_flags,
+    as_utf8,
     fail,
     missing_project,
     unknown_session,
@@ -145,16 +146,12 @@ def _words_as_utf8(args: argparse.Namespace) -> None:
     terminal) arrive as lone surrogates, which no index query, JSON line or model request
     can carry: in the words they become U+FFFD. Folders keep their bytes (they must be
     found)."""
-
-    def clean(word: str) -> str:
-        return word.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
     for name in _TEXT_ARGUMENTS:
         value = getattr(args, name, None)
         if isinstance(value, str):
-            setattr(args, name, clean(value))
+            setattr(args, name, as_utf8(value))
         elif isinstance(value, list):
-            setattr(args, name, [clean(v) if isinstance(v, str) else v for v in value])
+            setattr(args, name, [as_utf8(v) if isinstance(v, str) else v for v in value])
 
 
 def _command_parser(name: str, module: ModuleType) -> argparse.ArgumentParser:

@@ -24,6 +24,8 @@ from .conventions import (
     EXIT_USAGE,
     add_project_flag,
     add_provider_flags,
+    as_utf8,
+    read_standard_input,
     unknown_session,
 )
 from .printable import printable
@@ -74,12 +76,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         prompt = ""
     else:
         from_stdin = args.prompt == "-"
-        # a closed stdin (`<&-`, a job runner) is no stream at all: it reads as nothing
-        prompt = (sys.stdin.read() if sys.stdin is not None else "") if from_stdin \
-            else (args.prompt or "")
         # bytes that are not UTF-8 (a Latin-1 file piped in) as U+FFFD: a lone surrogate
-        # cannot be sent to the model
-        prompt = prompt.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        # cannot be sent to the model (the command line's words are read so in cli.py)
+        prompt = read_standard_input() if from_stdin else as_utf8(args.prompt or "")
         if not prompt.strip():
             return refuse(args, "the prompt is empty (nothing on standard input)" if from_stdin
                           else "the prompt is empty", EXIT_USAGE)

@@ -192,23 +192,31 @@ def test_ctrl_c_during_exec_says_so_and_names_the_session(as_json, tmp_path: Pat
     assert kinds[-1] == "turn_cancelled"
 
 
-@pytest.mark.parametrize("argv,given", [
-    (["exec", "-", "--json"], b"caf\xe9 ok\n"),
-    (["exec", b"caf\xe9 ok\n", "--json"], b""),
+@pytest.mark.parametrize("argv,given,stdin_errors", [
+    (["exec", "-", "--json"], b"caf\xe9 ok\n", ""),
+    (["exec", b"caf\xe9 ok\n", "--json"], b"", ""),
+    # a UTF-8 locale other than C (en_US.UTF-8) reads stdin strictly: the pipe raised
+    # UnicodeDecodeError before any of it was read
+    (["exec", "-", "--json"], b"caf\xe9 ok\n", "utf-8:strict"),
 ])
-def test_a_prompt_that_is_not_utf8_reaches_the_model(argv, given, tmp_path: Path) -> None:
+def test_a_prompt_that_is_not_utf8_reaches_the_model(argv, given, stdin_errors,
+                                                     tmp_path: Path) -> None:
     """`printf 'caf\\xe9 ok' | paicli-tui exec - --json` (a Latin-1 file piped in) ended the
     turn in 'unexpected failure (UnicodeEncodeError … surrogates not allowed)' when the
     request was sent; the byte reads as U+FFFD and the task runs."""
     home, project = tmp_path / "home", _project(tmp_path / "project")
     home.mkdir()
+    env = _env(home)
+    if stdin_errors:
+        env["PYTHONIOENCODING"] = stdin_errors
     with FakeOpenAI({}) as server:
         server.chat = True
         done = subprocess.run(
             [sys.executable, "-m", "paicli_tui", *argv, "--project", str(project),
              "--provider", "custom", "--base-url", server.base_url, "--model", "x",
-             "--window", "32000"], cwd=project, env=_env(home), input=given,
+             "--window", "32000"], cwd=project, env=env, input=given,
             capture_output=True, timeout=120)
+    assert b"Traceback" not in done.stderr, done.stderr.decode("utf-8", "replace")
     lines = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
     assert (lines[0]["user_input"], lines[-1]["reason"], done.returncode) == (
         "caf\ufffd ok\n", "done", 0)
