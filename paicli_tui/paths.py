@@ -7,7 +7,9 @@ they write, when they write it.
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +21,19 @@ from .regular_files import read_regular_text
 def normalise_project_root(path: str | os.PathLike[str]) -> Path:
     """One directory is one project however it was reached (relative, trailing slash, symlink)."""
     return Path(os.path.realpath(os.path.abspath(os.path.expanduser(os.fspath(path)))))
+
+
+@functools.lru_cache(maxsize=64)
+def stored_project_forms(root: str) -> frozenset[str]:
+    """The forms a project folder's name takes once stored in a file: as it is and, when it
+    holds bytes that are not UTF-8 (``caf\\xe9``, read as lone surrogates), with U+FFFD
+    (the memory store) or '?' (the session ledger) in their place. A stored name in any of
+    them is this folder's."""
+    return frozenset({root, _SURROGATES.sub("\ufffd", root),
+                      root.encode("utf-8", "replace").decode("utf-8")})
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)

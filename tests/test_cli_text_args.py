@@ -46,3 +46,29 @@ def test_text_that_is_not_utf8_is_read_with_replacement(argv, code, field, value
         payload = payload[key]
     assert payload == value
 
+
+
+@pytest.mark.parametrize("argv,key,expected", [
+    (["memory", "list", "--json"], "content", ["one fact"]),
+    (["memory", "search", "fact", "--keywords-only", "--json"], "content", ["one fact"]),
+    (["sessions", "--json"], "title", ["重构登录模块"]),
+])
+def test_a_folder_whose_name_is_not_utf8_finds_its_own(argv, key, expected, tmp_path: Path,
+                                                      paicli_home: Path, capsys) -> None:
+    """In a folder named b'bad\\xe9dir', `memory save` said saved and `memory list` showed
+    nothing, and `sessions` never listed the sessions run there: the store keeps the name
+    with U+FFFD for the byte (the ledger with '?'), and neither matched the folder's real
+    name again. A stored name matches its folder in either form."""
+    from paicli_tui.core.context.ledger import SessionLedger
+    from paicli_tui.core.messages import Message
+    from paicli_tui.paths import HomePaths
+
+    folder = tmp_path / "bad\udce9dir"
+    folder.mkdir()
+    SessionLedger.create(HomePaths(paicli_home), folder).append(Message.user("重构登录模块"))
+    assert cli.main(["memory", "save", "one fact", "--project", str(folder)]) == 0
+    capsys.readouterr()
+    assert cli.main([*argv, "--project", str(folder)]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    items = payload["sessions"] if argv[0] == "sessions" else payload
+    assert [item[key] for item in items] == expected

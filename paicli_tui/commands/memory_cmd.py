@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
+from ..paths import stored_project_forms
 from .conventions import EXIT_CONFLICT, EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
 from .printable import printable
 
@@ -82,7 +83,7 @@ def _line(service: LocalMemoryService, entry: MemoryEntry) -> str:
     if entry.verification != "verified":
         marks.append(f"{entry.source}, unverified")
     mark = f" [{'; '.join(marks)}]" if marks else ""
-    where = entry.effective_scope if entry.is_global or entry.project == service.project_root \
+    where = entry.effective_scope if entry.is_global or entry.project in stored_project_forms(service.project_root) \
         else f"project {entry.project}"
     return printable(f"{entry.id}  {where}  written {entry.created_at[:10]}  "
                   f"verified {entry.last_verified_at[:10]}{mark}\n    {entry.content}")
@@ -170,7 +171,7 @@ def _clear(out: _Out, args: argparse.Namespace) -> int:
     scope = "all" if args.all else "global" if args.is_global else "project"
     entries = service.list_all()
     count = sum(1 for e in entries if scope == "all" or (e.is_global if scope == "global" else
-                (not e.is_global and e.project == service.project_root)))
+                (not e.is_global and e.project in stored_project_forms(service.project_root))))
     if count and not args.yes:
         what = {"all": "every memory of every project", "global": "the global memories",
                 "project": f"the memories of {service.project_root}"}[scope]

@@ -38,7 +38,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     project = None if args.all else normalise_project_root(Path(args.project or "."))
     sessions = list_sessions(settings.home, project)
     if args.json:
-        print(json.dumps({"project": str(project) if project else None,
+        # a name that is not UTF-8 as the ledger and the memory store keep it: JSON is UTF-8
+        shown = str(project).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        print(json.dumps({"project": shown if project else None,
                           "sessions": [s.to_json() for s in sessions]}, ensure_ascii=False))
         return EXIT_OK
     if not sessions:

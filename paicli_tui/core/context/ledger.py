@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ...paths import HomePaths, normalise_project_root
+from ...paths import HomePaths, normalise_project_root, stored_project_forms
 from ...private_files import write_private
 from ..messages import Message, Role
 from . import ledger_claim
@@ -490,7 +490,8 @@ def list_sessions(home: HomePaths, project_root: Path | None = None, *,
         if SUBAGENT_MARK in path.stem:
             continue  # a sub-agent's stream: it is resumed with its parent, not on its own
         info = _session_info(path)
-        if info is None or (wanted is not None and info.project != wanted):
+        if info is None or (wanted is not None and info.project != wanted
+                            and info.project not in stored_project_forms(wanted)):
             continue
         if not include_empty and _without_a_word(path, info):
             continue

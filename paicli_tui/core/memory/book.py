@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from ...config import Settings
-from ...paths import normalise_project_root
+from ...paths import normalise_project_root, stored_project_forms
 from ..contracts.secrets import sensitive_reason
 from ..contracts.session_state import SessionState
 from .budget import estimate_tokens
@@ -239,7 +239,7 @@ class MemoryBook:
                 return True
             if scope == "global":
                 return entry.is_global
-            return not entry.is_global and entry.project == self.project_root
+            return not entry.is_global and entry.project in stored_project_forms(self.project_root)
 
         def change(entries: list[MemoryEntry]) -> int:
             keep = [e for e in entries if not doomed(e)]

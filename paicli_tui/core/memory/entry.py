@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from functools import cached_property, lru_cache
 from typing import Any
 
+from ...paths import stored_project_forms
 from .canonical import Forms, forms
 
 SCHEMA_VERSION = 1
@@ -156,7 +157,8 @@ class MemoryEntry:
 
     def visible_in(self, project_root: str) -> bool:
         """Global entries are visible everywhere; project entries only in their own project."""
-        return self.scope != SCOPE_PROJECT or not self.project or self.project == project_root
+        return self.scope != SCOPE_PROJECT or not self.project or self.project == project_root \
+            or self.project in stored_project_forms(project_root)
 
     def evolve(self, **changes: Any) -> MemoryEntry:
         return replace(self, **changes)
