@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 from dataclasses import dataclass, field
 
 import pytest
 from agent_script import Step, valid_summary
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from paicli_tui.core.agent.plan import MAX_TASKS, PlanError, levels, parse_plan
 from paicli_tui.core.agent.session import AgentSession
@@ -220,3 +224,45 @@ async def test_invalid_plan_gets_one_repair_then_a_clear_error(settings, project
     session, events = await run(settings, project_dir, repaired)
     assert isinstance(events[1], PlanProposed) and events[-2].status == "done"
     await session.aclose()
+
+
+# A planning answer that opens a fence and then repeats whitespace (a small local model
+# that streams blank lines until the reply cap) made the fence pattern try every split of
+# the blanks: 16,000 took 3.5 s, the 1,000,000-character cap hours of the event loop, the
+# screen frozen and Esc unheard. The fence is found in one pass.
+@pytest.mark.parametrize("text", [
+    "```json\n" + " " * 1_000_000,
+    "```" + "\n" * 1_000_000 + "x",
+    "```json" + " \t" * 500_000 + plan_json(("a", [])),
+    "Here is the plan: ```json" + " " * 300_000 + "{}" * 10,
+], ids=["spaces", "newlines", "blanks-then-plan", "prose-fence-blanks"])
+def test_an_answer_of_blanks_after_a_fence_is_read_in_one_pass(text: str) -> None:
+    def parse() -> None:
+        try:
+            parse_plan("g", text)
+        except PlanError:
+            pass
+
+    worker = multiprocessing.get_context("fork").Process(target=parse)
+    worker.start()
+    worker.join(120)  # a hang guard: the pass itself takes milliseconds
+    still_parsing = worker.is_alive()
+    if still_parsing:
+        worker.kill()
+        worker.join()
+    assert not still_parsing and worker.exitcode == 0
+
+
+@hypothesis_settings(max_examples=400, deadline=None,
+                     suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["`", "```", "json", " ", "\n", "{", "}", "a", '"']),
+                max_size=30).map("".join))
+def test_the_fence_is_found_where_the_pattern_found_it(text: str) -> None:
+    import re
+
+    from paicli_tui.core.agent.plan import _json_text
+
+    pattern = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)  # the pattern it replaces
+    fenced = pattern.search(text)
+    if fenced:
+        assert _json_text(text) == fenced.group(1)
