@@ -120,3 +120,26 @@ async def test_narrow_terminals_open_panels_full_screen(settings, project_dir):
         await wait_until(pilot, lambda: any("140 columns" in n.message
                                             for n in app._notifications))
         assert isinstance(app.screen, MemoryScreen)
+
+
+async def test_a_docked_panel_goes_full_screen_when_the_terminal_narrows(settings,
+                                                                         project_dir):
+    """Found in tmux: code search docked at 160 columns, the window made 80 wide: the panel
+    kept half the screen and the chat was left 40 columns (its notices cut into 3-word
+    lines). Below 140 columns a docked panel moves to full screen with its query, as F6
+    would; Esc is back at a whole-width chat."""
+    app = _app(settings, project_dir)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause(0.2)
+        chat = app.screen
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(chat.docked_panel(), CodeSearchPanel))
+        await pilot.press(*"load", "enter")
+        await pilot.resize_terminal(80, 24)
+        await wait_for_screen(pilot, CodeSearchScreen)
+        assert chat.docked_panel() is None
+        assert app.screen.panel.query_one("#code-query", Input).value == "load"
+        await pilot.press("escape")
+        await wait_for_screen(pilot, ChatScreen)
+        await pilot.pause(0.1)
+        assert chat.prompt.region.width >= 76

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import events
+
 from ..widgets.panel import DOCK_MIN_WIDTH, Panel, PanelDock
 
 if TYPE_CHECKING:
@@ -54,6 +56,23 @@ class PanelDockMixin:
             await dock.remove()
         if refocus:
             self.prompt.focus()
+
+    async def on_resize(self: ChatScreen, event: events.Resize) -> None:
+        await self.undock_when_narrow()
+
+    async def on_screen_resume(self: ChatScreen, event: events.ScreenResume) -> None:
+        await self.undock_when_narrow()  # narrowed while a dialog was on top
+
+    async def undock_when_narrow(self: ChatScreen) -> None:
+        """Narrowed below DOCK_MIN_WIDTH: a docked panel moves to full screen with its query,
+        as F6 would (it kept half an 80-column screen, the chat left 40 columns). Not while
+        a dialog is on top: that waits for the chat screen to come back."""
+        panel = self.docked_panel()
+        if panel is None or self.can_dock() or self.app.screen is not self:
+            return
+        fresh = panel.reopen()  # while the old one is still mounted: it reads its query
+        await self.close_dock()
+        self.app.push_screen(fresh.as_screen())
 
     async def on_panel_moved(self: ChatScreen, message: Panel.Moved) -> None:
         if message.panel is None:
