@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import io
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -121,20 +123,31 @@ def _streams_for_any_locale(as_json: bool) -> None:
     line ended the command in UnicodeEncodeError. Text shows what the terminal cannot as
     ``\\uXXXX``; ``--json`` is written in UTF-8, as JSON is exchanged, whatever the locale."""
     import codecs
-    import io
 
-    for stream in (sys.stdout, sys.stderr):
-        if not isinstance(stream, io.TextIOWrapper):  # closed (None), or replaced by a test
-            continue
+    for stream, real in ((sys.stdout, sys.__stdout__), (sys.stderr, sys.__stderr__)):
+        if stream is not real or not isinstance(stream, io.TextIOWrapper):
+            continue  # closed (None), or replaced (a test's capture)
         try:
-            if codecs.lookup(stream.encoding).name == "utf-8":
-                continue
+            utf8 = codecs.lookup(stream.encoding).name == "utf-8"
             if stream is sys.stdout and as_json:
-                stream.reconfigure(encoding="utf-8", errors="strict")
-            else:
+                stream.flush()
+                sys.stdout = _JsonOut(stream.detach(), encoding="utf-8", errors="strict",
+                                      line_buffering=stream.line_buffering)
+            elif not utf8:
                 stream.reconfigure(errors="backslashreplace")
         except (LookupError, ValueError, OSError):
             continue
+
+
+class _JsonOut(io.TextIOWrapper):
+    """stdout for ``--json``: UTF-8, and a file or folder name's byte that is not UTF-8 (a
+    lone surrogate, ``caf\\xe9.py``) goes as U+FFFD; written raw it made the line no JSON
+    parser takes."""
+
+    _SURROGATES = re.compile("[\ud800-\udfff]")
+
+    def write(self, text: str) -> int:
+        return super().write(self._SURROGATES.sub("\ufffd", text))
 
 
 _TEXT_ARGUMENTS = ("prompt", "query", "text", "name", "id")

@@ -269,3 +269,26 @@ def test_exec_in_a_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
     assert (lines[-1]["reason"], done.returncode) == ("done", 0)
     assert f"- Project root: {tmp_path}/caf\ufffd\n" in system
+
+
+@pytest.mark.parametrize("argv,path", [
+    (["search", "brew", "--mode", "grep", "--json"], ("results", 0, "path")),
+    (["sessions", "--json"], ("project",)),
+])
+def test_json_is_utf8_when_a_name_is_not(argv, path, tmp_path: Path) -> None:
+    """`paicli-tui search brew --mode grep --json` where the hit is in b'caf\\xe9.py' printed
+    the file name's raw byte inside the JSON line: not UTF-8, so `jq` and json.loads of the
+    bytes refused the whole line. --json writes such a byte as U+FFFD."""
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "caf\udce9"
+    project.mkdir()
+    (project / "caf\udce9.py").write_text("def brew():\n    return 1\n")
+    done = subprocess.run([sys.executable, "-m", "paicli_tui", *argv, "--project",
+                           os.fsencode(project)], cwd=project, env=_env(home),
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, b"")
+    value = json.loads(done.stdout.decode("utf-8"))
+    for key in path:
+        value = value[key]
+    assert value.endswith("caf\ufffd.py" if argv[0] == "search" else "caf\ufffd")
