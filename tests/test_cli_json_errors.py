@@ -110,3 +110,23 @@ def test_an_empty_query_or_name_is_a_usage_error(argv, out, err, tmp_path: Path,
     captured = capsys.readouterr()
     assert (json.loads(captured.out) if out is not None else captured.out, captured.err) == \
         (out if out is not None else "", err)
+
+
+@pytest.mark.parametrize("flags,message", [
+    ([], "no model is configured"),
+    (["--provider", "custom", "--model", "x"],
+     "provider 'custom' needs --base-url (or PAICLI_BASE_URL)"),
+    (["--provider", "custom", "--base-url", "http://127.0.0.1:9/v1"],
+     "provider 'custom' needs --model (or PAICLI_MODEL)"),
+    (["--provider", "deepseek"],
+     "provider 'deepseek' needs an API key: set DEEPSEEK_API_KEY (or PAICLI_API_KEY)"),
+])
+def test_exec_json_says_what_the_model_lacks(flags, message, tmp_path: Path, capsys) -> None:
+    """`exec hi --json --provider custom --model x` said on stderr that custom needs
+    --base-url, but its JSON line said only 'no model is configured': the script reading
+    stdout could not tell a missing flag from a missing key. The line names the lack."""
+    assert cli.main(["exec", "hi", "--json", "--project", str(tmp_path), *flags]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"type": "error", "message": message, "recoverable": False,
+                               "session": None, "exit_code": 1}
+    assert err.startswith(f"No model connected: {message}.\n")

@@ -287,6 +287,7 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
     from ..core.llm.registry import (
         ProviderConfigError,
         build_client,
+        configuration_problem,
         how_to_configure,
         provider_spec,
     )
@@ -299,9 +300,9 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
         client = build_client(settings)
     except ProviderConfigError as exc:
         return refuse(args, str(exc), EXIT_USAGE, out=out, err=err)
-    if client is None:
-        return refuse(args, "no model is configured", EXIT_ERROR,
-                       detail=how_to_configure(settings), out=out, err=err)
+    if client is None:  # the JSON line names what is missing, as the first stderr line does
+        return refuse(args, configuration_problem(settings) or "no model is configured",
+                      EXIT_ERROR, detail=how_to_configure(settings), out=out, err=err)
     memory, code = _services(settings, project, err)
     try:
         session: SessionPort = await AgentSession.start(
