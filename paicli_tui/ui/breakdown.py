@@ -70,6 +70,17 @@ def reconciled(parts: dict[str, int], estimate: int) -> dict[str, int]:
     return out
 
 
+def shares(rows: dict[str, int]) -> dict[str, str]:
+    """Each row's share of the request: of the calibrated total, or, when the provider
+    counted fewer tokens than the categories do (a negative calibration row), of what the
+    categories count, with no share for that row: a share of the shrunk total read 120%
+    for the tool schemas and -105% for the calibration."""
+    counted = sum(tokens for name, tokens in rows.items() if name != ADJUSTMENT)
+    whole = max(sum(rows.values()), counted) or 1
+    return {name: "" if tokens < 0 else f"{tokens / whole:.0%}"
+            for name, tokens in rows.items()}
+
+
 def event_row(event: dict[str, Any], *, compact: bool = False, time_column: bool = True
               ) -> tuple[str, ...]:
     """(tier, before → after, time, detail) for one ledger compaction event; ``compact``

@@ -89,3 +89,19 @@ def test_every_number_of_a_subagent_row_fits_its_column(narrow, messages, tokens
         assert name == "sub-agent" or len(cell) <= cells, (name, cell, cells)
     if narrow:
         assert sum(cells for _, cells in columns) + 2 * len(columns) <= 26
+
+
+def test_shares_are_never_over_the_whole() -> None:
+    """Found in tmux: after the provider reported fewer prompt tokens than counted, the
+    inspector read 'tool schemas 2,210 · 120%' and 'calibration, framing -1,929 · -105%'
+    (shares of a total the calibration had shrunk). Then each category's share is of what
+    the categories count together and the calibration row has none; a positive calibration
+    keeps its share of the total."""
+    from paicli_tui.ui.breakdown import ADJUSTMENT, reconciled, shares
+
+    rows = reconciled({"system prompt": 1_250, "tool schemas": 2_210, "conversation": 249},
+                      1_840)
+    assert shares(rows) == {"system prompt": "34%", "tool schemas": "60%",
+                            "conversation": "7%", ADJUSTMENT: ""}
+    rows = reconciled({"system prompt": 364, "conversation": 436}, 8_000)
+    assert shares(rows) == {"system prompt": "5%", "conversation": "5%", ADJUSTMENT: "90%"}

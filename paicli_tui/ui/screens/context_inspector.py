@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Header, Label, Static
 from ...core.contracts.events import CompactionFailed, ContextCompacted
 from ...core.contracts.services import ProjectRules
 from ..backend import Backend
-from ..breakdown import event_row, history_columns, reconciled, token_breakdown
+from ..breakdown import event_row, history_columns, reconciled, shares, token_breakdown
 from ..format import fmt_tokens
 from ..widgets.app_footer import AppFooter
 from ..widgets.context_gauge import ContextGauge
@@ -148,12 +148,12 @@ class ContextInspector(Screen[InspectorResult]):
         # one total: the categories plus a calibration row add up to the session's estimate
         parts = reconciled(token_breakdown(session.history, schemas,
                                            rules.text if rules else ""), estimate)
-        total = estimate or 1
         table = self.query_one("#categories", DataTable)
         table.clear()
         share = len(table.columns) == 3
+        of_counted = shares(parts)
         for name, tokens in parts.items():
-            table.add_row(name, f"{tokens:,}", *([f"{tokens / total:.0%}"] if share else []))
+            table.add_row(name, f"{tokens:,}", *([of_counted[name]] if share else []))
         table.add_row("total (estimate)", f"{estimate:,}", *([""] if share else []))
         profile = session.profile
         self.query_one("#thresholds", Static).update(
