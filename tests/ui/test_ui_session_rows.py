@@ -71,3 +71,25 @@ async def test_real_launches_leave_a_session_only_once_the_person_spoke(settings
         await wait_until(pilot, lambda: any("Resumed session" in n for n in notices()))
         assert f"Resumed session {session_id} · 1 message from you." in notices()
     assert _cli_sessions(settings, project_dir) == [session_id]
+
+
+def test_a_session_row_says_when_in_local_time(settings, project_dir, monkeypatch) -> None:
+    """Found in tmux: three sessions of one morning each read `2026-12-07 · …`, told apart
+    only by their ids. The row says the hour too, in the person's own time zone (the
+    ledger keeps UTC: 03:02 UTC is 11:02 in Beijing)."""
+    import os
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    try:
+        used = SessionLedger.create(settings.home, project_dir, "Move config loading to TOML")
+        used.append(Message.user("Move config loading to TOML"))
+        used.close()
+        stamp = 1_796_612_520  # 2026-12-07 03:02 UTC
+        os.utime(settings.home.session_ledger(used.session_id), (stamp, stamp))
+        [row] = CoreBackend(settings, project_dir).sessions()
+        assert row.updated == "2026-12-07 11:02"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
