@@ -52,8 +52,16 @@ MIN_WINDOW = 2_048
 about 2,000 tokens. Smaller windows are refused, never silently raised."""
 
 
+MAX_WINDOW = 100_000_000
+"""Largest context window accepted: ten times the largest any model has (about 10M). Above
+it a window is a typing slip (``--window 99999999999999999999``), never a model's."""
+
+
 def window_problem(window: int) -> str | None:
     """Why ``window`` tokens cannot work (None: it can)."""
+    if window > MAX_WINDOW:
+        return (f"a context window of {window:,} tokens is more than any model has (the "
+                "largest are about 10,000,000): pass the model's real size with --window.")
     if window >= MIN_WINDOW:
         return None
     return (f"a context window of {window:,} tokens is too small: paicli-tui needs at least "

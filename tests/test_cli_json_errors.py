@@ -130,3 +130,28 @@ def test_exec_json_says_what_the_model_lacks(flags, message, tmp_path: Path, cap
     assert json.loads(out) == {"type": "error", "message": message, "recoverable": False,
                                "session": None, "exit_code": 1}
     assert err.startswith(f"No model connected: {message}.\n")
+
+
+HUGE = ("a context window of 100,000,001 tokens is more than any model has (the largest are "
+        "about 10,000,000): pass the model's real size with --window.")
+
+
+@pytest.mark.parametrize("argv,code,compaction", [
+    (["context", "--window", "100000000"], 0, 99_967_000),
+    (["context", "--window", "100000001"], 2, None),
+    (["context", "--window", "99999999999999999999"], 2, None),
+])
+def test_a_window_no_model_has_is_refused(argv, code, compaction, tmp_path: Path,
+                                          capsys) -> None:
+    """`context --window 99999999999999999999` printed a compaction trigger of
+    99,999,999,999,999,966,999 tokens, and exec ran with it (never compacting, past what a
+    JSON reader in JavaScript holds exactly); a window above 100M tokens, ten times the
+    largest any model has, is a usage error like one below 2,048."""
+    assert cli.main([*argv, "--json", "--project", str(tmp_path)]) == code
+    out = json.loads(capsys.readouterr().out)
+    if compaction is not None:
+        assert out["compaction_trigger"] == compaction
+    else:
+        window = int(argv[-1])
+        assert out == {"status": "error", "message": HUGE.replace(
+            "100,000,001", f"{window:,}")}
