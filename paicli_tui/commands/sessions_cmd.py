@@ -20,17 +20,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _local_time(stamp: str | None) -> str:
-    from datetime import datetime
-
-    if not stamp:
-        return "-"
-    try:
-        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return stamp
-
-
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..core.context.ledger import list_sessions
     from ..paths import normalise_project_root
@@ -49,7 +38,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return EXIT_OK
     for info in sessions:
         title = info.title or "(untitled)"
-        line = f"{info.session_id}  {_local_time(info.updated)}  {info.message_count:>5} msgs  " \
+        line = f"{info.session_id}  {info.updated_here()}  {info.message_count:>5} msgs  " \
                f"{title}"
         if project is None and info.project:
             line += f"  [{info.project}]"

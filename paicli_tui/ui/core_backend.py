@@ -20,19 +20,6 @@ if TYPE_CHECKING:  # the core is imported lazily: start-up stays light
     from ..core.memory.service import LocalMemoryService
 
 
-def _when(value: str | None) -> str:
-    """An ISO time stamp (the ledger's, in UTC) as the day and minute in the person's own
-    time zone: sessions of one morning all read `2026-12-07`, told apart only by id."""
-    if not value:
-        return "—"
-    from datetime import datetime
-
-    try:
-        return datetime.fromisoformat(value).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return value[:10]
-
-
 @dataclass
 class CoreBackend:
     """The real core, imported lazily."""
@@ -109,7 +96,7 @@ class CoreBackend:
         from ..core.context.ledger import list_sessions
 
         return [
-            SessionRow(s.session_id, s.title or "(untitled)", _when(s.updated),
+            SessionRow(s.session_id, s.title or "(untitled)", s.updated_here(),
                        int(s.message_count), str(s.project or ""))
             for s in list_sessions(self.settings.home, None)
             # a launch that never got a message (only the system prompt, so no title):

@@ -127,6 +127,15 @@ class SessionInfo:
     project: str | None
     message_count: int
 
+    def updated_here(self) -> str:
+        """When the session was last written, as the day and minute in the person's own time
+        zone (the ledger keeps UTC; sessions of one morning all read the same day); the stamp
+        as it is when it does not parse."""
+        try:
+            return datetime.fromisoformat(self.updated).astimezone().strftime("%Y-%m-%d %H:%M")
+        except ValueError:
+            return self.updated
+
     def to_json(self) -> dict[str, Any]:
         return {"session": self.session_id, "title": self.title, "created": self.created,
                 "updated": self.updated, "project": self.project,
