@@ -62,6 +62,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     change = actions.add_parser("replace", parents=[common], help="put new text in place of one")
     change.add_argument("id")
     change.add_argument("text", nargs="+")
+    change.add_argument("--sensitive", action="store_true",
+                        help="replace it even though the new text looks like a secret "
+                             "(you confirm)")
     clear = actions.add_parser("clear", parents=[common],
                                help="forget this project's memories (or --global / --all)")
     which = clear.add_mutually_exclusive_group()
@@ -233,7 +236,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                                                 allow_sensitive=args.sensitive)
             return _save_outcome(out, result, "saved")
         if args.action == "replace":
-            return _save_outcome(out, service.replace(args.id, " ".join(args.text)), "replaced")
+            return _save_outcome(out, service.replace(args.id, " ".join(args.text),
+                                                      allow_sensitive=args.sensitive),
+                                 "replaced")
         if args.action in ("delete", "verify"):
             entry = service.delete(args.id) if args.action == "delete" else \
                 service.verify(args.id)

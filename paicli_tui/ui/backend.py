@@ -128,9 +128,11 @@ class MemoryBackend(Protocol):
     def save(self, content: str, scope: str, force: bool = False,
              allow_sensitive: bool = False) -> SaveOutcome: ...
     def decide(self, content: str, scope: str, decision: ConflictDecision,
-               replace_id: str | None, conflicting: Sequence[str]) -> SaveOutcome:
-        """Carry out the person's answer to the conflicts a save returned; a refused write
-        raises ValueError with the reason."""
+               replace_id: str | None, conflicting: Sequence[str], *,
+               allow_sensitive: bool = False) -> SaveOutcome:
+        """Carry out the person's answer to the conflicts a save returned (``allow_sensitive``:
+        the save was a confirmed /save --sensitive); a refused write raises ValueError with
+        the reason."""
         ...
     def replace(self, memory_id: str, content: str) -> None: ...
     def verify(self, memory_id: str) -> None: ...

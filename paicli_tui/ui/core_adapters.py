@@ -139,11 +139,13 @@ class MemoryAdapter:
                                        allow_sensitive=allow_sensitive))
 
     def decide(self, content: str, scope: str, decision: ConflictDecision,
-               replace_id: str | None, conflicting: Sequence[str]) -> SaveOutcome:
+               replace_id: str | None, conflicting: Sequence[str], *,
+               allow_sensitive: bool = False) -> SaveOutcome:
         from ..core.memory.decision import carry_out
 
         return _outcome(carry_out(self.book, content, decision, replace_id=replace_id,
-                                  conflicting=conflicting, scope=scope))
+                                  conflicting=conflicting, scope=scope,
+                                  allow_sensitive=allow_sensitive))
 
     def replace(self, memory_id: str, content: str) -> None:
         result = self.book.replace(memory_id, content)

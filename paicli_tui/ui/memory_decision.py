@@ -28,8 +28,10 @@ async def save_asking(app: Any, memory: MemoryBackend, text: str, scope: str, fo
         return None, outcome
     decision, target = await app.push_screen_wait(
         ConflictModal(ConflictRequest(text, outcome.conflicts)))
-    done = await asyncio.to_thread(memory.decide, text, scope, decision, target,
-                                   tuple(e.id for e in outcome.conflicts))
+    # a confirmed /save --sensitive stays confirmed through the answer's write
+    done = await asyncio.to_thread(lambda: memory.decide(
+        text, scope, decision, target, tuple(e.id for e in outcome.conflicts),
+        allow_sensitive=allow_sensitive))
     return decision, done
 
 

@@ -173,3 +173,56 @@ def test_memory_help_names_project_and_json(capsys) -> None:
         main(["memory", "--help"])
     out = capsys.readouterr().out
     assert "--project DIR" in out and "--json" in out
+
+
+SECRET = "the deploy token is ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+@pytest.mark.parametrize("argv,code,status,sensitive,kept", [
+    (["save", SECRET], 2, "refused", True, "the api uses REST"),
+    (["replace", "{id}", SECRET], 2, "refused", True, "the api uses REST"),
+    (["replace", "{id}", SECRET, "--sensitive"], 0, "replaced", None, SECRET),
+    (["replace", "{id}", "the api uses GraphQL"], 0, "replaced", None, "the api uses GraphQL"),
+])
+def test_replace_refuses_a_secret_as_save_does(argv, code, status, sensitive, kept,
+                                               project_dir: Path, capsys) -> None:
+    """`memory save` refuses a text that looks like a secret, but `memory replace ID` put
+    'the deploy token is ghp_…' in place of a memory without a word: the same check, and
+    the same --sensitive to confirm."""
+    p = ("--project", str(project_dir))
+    _, out, _ = _run(capsys, "save", "the api uses REST", *p, "--json")
+    entry_id = json.loads(out)["entry"]["id"]
+    code_, out, _ = _run(capsys, *[a.replace("{id}", entry_id) for a in argv], *p, "--json")
+    payload = json.loads(out)
+    assert (code_, payload["status"], payload.get("sensitive")) == (code, status, sensitive)
+    _, out, _ = _run(capsys, "list", *p, "--json")
+    assert [e["content"] for e in json.loads(out)] == [kept]
+
+
+@pytest.mark.parametrize("decision,confirmed,written", [
+    ("replace", True, True),
+    ("keep_both", True, True),
+    ("replace", False, False),
+    ("keep_both", False, False),
+])
+def test_a_confirmed_secret_stays_confirmed_through_its_conflict(
+        decision, confirmed, written, settings, project_dir: Path) -> None:
+    """`/save --sensitive <text>` that conflicted with a memory, answered 'keep both' in the
+    dialog, was refused as a secret: the confirmation did not reach the answer's write (and
+    with replace now checked, 'replace' would be refused too). The answer carries it."""
+    from paicli_tui.core.contracts.asks import ConflictDecision
+    from paicli_tui.core.memory.book import MemoryBook
+    from paicli_tui.ui.core_adapters import MemoryAdapter
+
+    book = MemoryBook(settings, project_dir)
+    old = SECRET.replace("0123456789", "9876543210")  # the same token, changed
+    book.save(old, scope="project", allow_sensitive=True)
+    adapter = MemoryAdapter(book)
+    outcome = adapter.save(SECRET, "project", allow_sensitive=True)
+    assert outcome.conflicts
+    try:
+        adapter.decide(SECRET, "project", ConflictDecision(decision), None,
+                       tuple(c.id for c in outcome.conflicts), allow_sensitive=confirmed)
+    except ValueError:
+        pass
+    assert (SECRET in [e.content for e in book.list_visible()]) == written

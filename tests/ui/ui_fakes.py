@@ -231,7 +231,8 @@ class FakeMemory:
         return SaveOutcome(saved_id=new_id)
 
     def decide(self, content: str, scope: str, decision: ConflictDecision,
-               replace_id: str | None, conflicting: Sequence[str]) -> SaveOutcome:
+               replace_id: str | None, conflicting: Sequence[str], *,
+               allow_sensitive: bool = False) -> SaveOutcome:
         if decision is ConflictDecision.KEEP_BOTH:
             return self.save(content, scope, True)
         if decision is ConflictDecision.REPLACE:

@@ -173,16 +173,24 @@ class MemoryBook:
 
         return self.store.update(change)
 
-    def replace(self, entry_id: str, content: str) -> SaveResult:
+    def replace(self, entry_id: str, content: str, *,
+                allow_sensitive: bool = False) -> SaveResult:
         """Put ``content`` in place of a visible entry (same id, scope and project).
 
         Refused while another entry still conflicts with the new text: the person resolves
-        each conflict explicitly (behaviour §12).
+        each conflict explicitly (behaviour §12). Text that looks like a secret is refused as
+        :meth:`save` refuses it, unless ``allow_sensitive``.
         """
         text = content.strip()
         problem = _check_content(text)
         if problem:
             return SaveResult("refused", message=problem)
+        why = None if allow_sensitive else sensitive_reason(text)
+        if why:
+            return SaveResult("refused", sensitive=True, message=(
+                f"not replaced: this looks like it holds a secret or personal data ({why}); "
+                "memories are stored as plain text. To keep it anyway, confirm with "
+                "paicli-tui memory replace --sensitive"))
         now = format_time(self.clock())
         threshold = self.settings.memory_dice_threshold
 

@@ -37,5 +37,5 @@ def carry_out(book: MemoryBook, content: str, decision: ConflictDecision, *,
         target = replace_id or (conflicting[0] if conflicting else None)
         if target is None:
             return SaveResult("refused", message="replace needs the id of the memory to replace")
-        return book.replace(target, content)
+        return book.replace(target, content, allow_sensitive=allow_sensitive)
     return SaveResult("cancelled", message="nothing saved: the person chose to cancel")
