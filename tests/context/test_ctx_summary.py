@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import multiprocessing
+
 import pytest
 from ctx_fakes import VALID_SUMMARY
 from doubles.completers import ScriptedCompleter
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.context.summary import (
@@ -17,6 +22,7 @@ from paicli_tui.core.context.summary import (
     summarise_history,
     validate_summary,
 )
+from paicli_tui.core.context.summary_format import normalise_summary
 from paicli_tui.core.messages import ImagePart, InternalKind, Message, Role, ToolCall
 from paicli_tui.resources import load_prompt
 
@@ -191,3 +197,40 @@ async def test_keep_one_turn_for_manual_compact(fake_summariser: ScriptedComplet
     out, report = await summarise_history(msgs, fake_summariser,
                                           SummaryOptions(keep_user_turns=1))
     assert report.changed and out[3:] == msgs[13:]
+
+
+# A summary line of a heading and a long run of blanks before its last word made the heading
+# pattern try every split of the blanks three ways: 4,000 took minutes; a model that streams
+# blanks up to the reply cap held the event loop, Esc and the summary's own time limit with
+# it (the check runs before the size check). The heading is read in one pass.
+@pytest.mark.parametrize("line", [
+    "## Current goal and success criteria" + " \t" * 300_000 + "x",
+    "# a" + " " * 600_000 + "#" + " " * 10 + "x",
+], ids=["blanks-after-a-title", "blanks-hash-blanks"])
+def test_a_heading_with_a_long_run_of_blanks_is_read_in_one_pass(line: str) -> None:
+    def check() -> None:
+        validate_summary(line)
+        normalise_summary(line)
+
+    worker = multiprocessing.get_context("fork").Process(target=check)
+    worker.start()
+    worker.join(120)  # a hang guard: one pass takes milliseconds
+    still_reading = worker.is_alive()
+    if still_reading:
+        worker.kill()
+        worker.join()
+    assert not still_reading and worker.exitcode == 0
+
+
+@hypothesis_settings(max_examples=500, deadline=None,
+                     suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([" ", "\t", "#", "1", "2", ".", ")", "a", ":", "\u3000"]),
+                max_size=14).map("".join))
+def test_a_heading_is_read_as_the_pattern_read_it(line: str) -> None:
+    import re
+
+    from paicli_tui.core.context.summary_format import _heading
+
+    pattern = re.compile(r"^\s{0,3}(#{1,6})\s*(?:\d+[.)]\s*)?(.+?)\s*#*\s*$")
+    match = pattern.match(line)
+    assert _heading(line) == (match.groups() if match else None)
