@@ -40,3 +40,31 @@ async def test_a_long_chinese_session_title_takes_one_line(settings, project_dir
         assert "".join(lines[1:second]).replace(" ", "") == \
             "2026-12-01·12messages·20261201-212118-552e6b"  # whole, wrapped when narrow
         assert second == (2 if size[0] >= 80 else 3), lines
+
+
+async def test_resume_with_an_unknown_id_keeps_the_conversation(settings, project_dir):
+    """Found in tmux: `/resume nonexistent-123` (a mistyped id) cleared the chat and
+    started a new session ("Started a new one"), the conversation gone from the screen. An
+    id that names no session leaves the conversation as it is and says so; a unique start
+    of an id is enough, as for memory ids."""
+    from paicli_tui.ui.backend import SessionRow
+    from paicli_tui.ui.widgets.notice import ChatNotice
+
+    rows = [SessionRow("20261201-212118-552e6b", "Move config to TOML", "2026-12-01", 12),
+            SessionRow("20261130-090000-0719aa", "Explain the tiers", "2026-11-30", 3)]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
+                          sessions_=rows)
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        chat = app.screen
+        session = chat.session
+        await pilot.press(*"/resume nonexistent-123", "enter")
+        await wait_until(pilot, lambda: any("nonexistent-123" in n.source
+                                            for n in chat.query(ChatNotice)))
+        await pilot.pause(0.2)
+        assert backend.started == [None] and chat.session is session
+        notice = next(n for n in chat.query(ChatNotice) if "nonexistent-123" in n.source)
+        assert "F5" in notice.source and "new one" not in notice.source
+        await pilot.press(*"/resume 20261130", "enter")
+        await wait_until(pilot, lambda: backend.started[-1:] == ["20261130-090000-0719aa"])

@@ -149,9 +149,25 @@ class SlashCommandsMixin:
 
     async def slash_resume(self: ChatScreen, rest: str) -> None:
         if rest:
-            self.start_session(rest)
+            self.resume_by_id(rest.split()[0])
             return
         self.pick_session()
+
+    @work(group="picker", exit_on_error=False)
+    async def resume_by_id(self: ChatScreen, wanted: str) -> None:
+        """`/resume ID`: the session with that id or a unique start of it. A mistyped id
+        keeps the conversation (it cleared the chat for a new session)."""
+        rows = await asyncio.to_thread(self.backend.sessions)
+        found = [r.session_id for r in rows if r.session_id == wanted] or \
+            [r.session_id for r in rows if r.session_id.startswith(wanted)]
+        if len(found) == 1:
+            self.start_session(found[0])
+            return
+        said = (f"No session {wanted} (F5 lists them); this conversation goes on."
+                if not found else
+                f"{len(found)} sessions start with {wanted}: type more of the id, or pick "
+                f"one with F5.")
+        await self.chat.add_notice(said, "warning")
 
     @work(group="picker", exit_on_error=False)
     async def pick_session(self: ChatScreen) -> None:
