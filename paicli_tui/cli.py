@@ -21,6 +21,7 @@ from typing import NoReturn
 
 from . import __version__
 from .commands.conventions import (
+    EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_READER_GONE,
     EXIT_USAGE,
@@ -252,6 +253,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:  # Ctrl+C: said like any error, JSON with --json
             return fail(argv[0], getattr(args, "json", False), "interrupted (Ctrl+C)",
                         EXIT_INTERRUPTED)
+        except BrokenPipeError:
+            raise  # the reader went away: main ends quietly
+        except OSError as exc:  # a folder or disk no command foresaw: one line, no traceback
+            return fail(argv[0], getattr(args, "json", False), str(exc), EXIT_ERROR)
     parser = _tui_parser()
     args = parser.parse_args(argv)
     if args.project_dir and args.project_flag and args.project_dir != args.project_flag:

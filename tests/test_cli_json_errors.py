@@ -155,3 +155,32 @@ def test_a_window_no_model_has_is_refused(argv, code, compaction, tmp_path: Path
         window = int(argv[-1])
         assert out == {"status": "error", "message": HUGE.replace(
             "100,000,001", f"{window:,}")}
+
+
+def _denied(*args: object, **kwargs: object) -> None:
+    raise PermissionError(13, "Permission denied", "/srv/home/.paicli/x")
+
+
+@pytest.mark.parametrize("argv,module", [
+    (["sessions"], "sessions_cmd"),
+    (["search", "x", "--mode", "grep"], "search_cmd"),
+    (["graph", "X"], "graph_cmd"),
+])
+@pytest.mark.parametrize("as_json", [True, False])
+def test_a_disk_error_no_command_foresaw_is_one_line(argv, module, as_json, tmp_path: Path,
+                                                     capsys, monkeypatch) -> None:
+    """A folder the command cannot read or write (another user's PAICLI_HOME, a read-only
+    disk) that no command catches itself ended in a traceback; it is one error, JSON with
+    --json, exit 1."""
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module(f"paicli_tui.commands.{module}"), "run",
+                        _denied)
+    assert cli.main([*argv, "--project", str(tmp_path), *(["--json"] if as_json else [])]) \
+        == 1
+    out, err = capsys.readouterr()
+    message = "[Errno 13] Permission denied: '/srv/home/.paicli/x'"
+    if as_json:
+        assert (json.loads(out), err) == ({"status": "error", "message": message}, "")
+    else:
+        assert (out, err) == ("", f"paicli-tui {argv[0]}: {message}\n")

@@ -315,6 +315,7 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
     printer.session = session.session_id
     printer.final_text = bool(args.plan or args.plan_continue)
     finished: TurnFinished | None = None
+    unwritable = False  # said once: closing the session meets the same error again
     try:
         interrupted = session.interrupted_plan() if args.resume else None
         if args.plan_continue:
@@ -353,8 +354,23 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
         printer.finish()
         args.interrupted_said = True
         raise
+    except OSError as exc:
+        # a PAICLI_HOME it cannot write (read-only, another user's, a full disk): the ledger
+        # write failed; one error line, not a traceback
+        history = settings.home.history_raw_dir
+        where = str(getattr(exc, "filename", "") or "")
+        problem = (f"cannot write this session's history under {history}: {exc}"
+                   if where.startswith(str(settings.home.home)) else str(exc))
+        printer.emit(AgentError(message=problem, recoverable=False))
+        printer.finish()
+        unwritable = True
+        return EXIT_ERROR
     finally:
-        await session.aclose()
+        try:
+            await session.aclose()
+        except OSError:
+            if not unwritable:
+                raise
     if finished is None or finished.reason != "done":
         return EXIT_ERROR
     return EXIT_CONFLICT if printer.conflict else EXIT_OK

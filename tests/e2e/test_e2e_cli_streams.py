@@ -292,3 +292,31 @@ def test_json_is_utf8_when_a_name_is_not(argv, path, tmp_path: Path) -> None:
     for key in path:
         value = value[key]
     assert value.endswith("caf\ufffd.py" if argv[0] == "search" else "caf\ufffd")
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_exec_with_a_home_it_cannot_write_says_so(as_json, tmp_path: Path) -> None:
+    """`paicli-tui exec hi` with a PAICLI_HOME it cannot write (read-only, another user's,
+    here history/ a file) ended in a three-part OSError traceback after turn_started. It
+    ends on one error naming the problem, with the session id in --json, exit 1."""
+    home, project = tmp_path / "home", _project(tmp_path / "project")
+    home.mkdir()
+    (home / "history").write_text("")  # no folder can be made under it
+    with FakeOpenAI({}) as server:
+        server.chat = True
+        done = subprocess.run(
+            [sys.executable, "-m", "paicli_tui", "exec", "hi", "--project", str(project),
+             "--provider", "custom", "--base-url", server.base_url, "--model", "x",
+             *(["--json"] if as_json else [])], cwd=project, env=_env(home),
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    said = (f"cannot write this session's history under {home / 'history' / 'raw'}: "
+            f"[Errno 20] Not a directory: '{home / 'history' / 'raw'}'")
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1
+    if as_json:
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        session = lines[0]["session"]
+        assert lines[-1] == {"type": "error", "message": said, "recoverable": False,
+                             "session": session}
+    else:
+        assert f"error: {said}\n" in done.stderr
