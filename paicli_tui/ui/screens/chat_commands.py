@@ -167,7 +167,7 @@ class SlashCommandsMixin:
                 if not found else
                 f"{len(found)} sessions start with {wanted}: type more of the id, or pick "
                 f"one with F5.")
-        await self.chat.add_notice(said, "warning")
+        self.say(said, "warning")
 
     @work(group="picker", exit_on_error=False)
     async def pick_session(self: ChatScreen) -> None:
