@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import sys
 from pathlib import Path
 
 from .config import Settings
@@ -46,6 +47,18 @@ class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
         fd = open_private(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
 
+    broken = False
+    """The file could not be written once: the log is best effort, it stops trying."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.broken:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+        # a file it cannot open or write (a read-only PAICLI_HOME) printed '--- Logging
+        # error ---' and a traceback into the person's output at every record
+        self.broken = True
+
 
 class ErrorTally(logging.Handler):
     """Counts the records at ERROR or above written in this run (``handle`` holds the
@@ -71,16 +84,22 @@ def start_logging(settings: Settings) -> ErrorTally:
     global _tally
     stop_logging()
     path = settings.home.logs_dir / LOG_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    file_handler = PrivateRotatingFileHandler(
-        path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
-    file_handler.setFormatter(RedactingFormatter(settings))
+    handlers: list[logging.Handler] = []
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a PAICLI_HOME it cannot write: the command runs without a log
+        print(f"paicli-tui: no log file: cannot write {path.parent} ({exc})", file=sys.stderr)
+    else:
+        file_handler = PrivateRotatingFileHandler(
+            path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
+        file_handler.setFormatter(RedactingFormatter(settings))
+        handlers.append(file_handler)
     tally = ErrorTally(path)
     root = logging.getLogger()
     for name in ("", *QUIET_LIBRARIES):
         _levels_before[name] = logging.getLogger(name or None).level
     root.setLevel(settings.log_level.upper())
-    for handler in (file_handler, tally):
+    for handler in (*handlers, tally):
         root.addHandler(handler)
         _installed.append(handler)
     for name in QUIET_LIBRARIES:

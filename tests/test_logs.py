@@ -3,6 +3,7 @@ when an error was logged this run and where."""
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -110,3 +111,30 @@ async def test_footer_shows_logged_errors_with_the_path(settings: Settings,
                 break
         assert label.display
         assert str(label.render()) == f"⚠ 1 error logged: {tally.path}"
+
+
+@pytest.mark.parametrize("blocked,note", [
+    # logs/ cannot be made: a file of that name (a read-only PAICLI_HOME does the same)
+    ("logs", "paicli-tui: no log file: cannot write {home}/logs ([Errno 17] File exists: "
+             "'{home}/logs')\n"),
+    # the folder is there, the file cannot be opened (read-only, another user's)
+    ("logs/" + LOG_FILE, ""),
+])
+def test_a_log_it_cannot_write_is_no_traceback(blocked, note, paicli_home: Path, capsys) -> None:
+    """With a PAICLI_HOME it cannot write (read-only, a CI cache, another user's), every
+    command (`paicli-tui context --json` too) ended in an OSError traceback before doing
+    anything, and a log folder it could not write into printed '--- Logging error ---'
+    with a traceback into the person's output at every warning. The log is best effort:
+    the command runs, and says once that there is no log file."""
+    target = paicli_home / blocked
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if blocked == "logs":
+        target.write_text("")
+    else:
+        target.mkdir()  # a folder where the file goes: opening it fails
+    assert cli.main(["context", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["window"] == 128_000
+    logging.getLogger("paicli_tui.test").warning("something to log")
+    assert capsys.readouterr().err == ""
+    assert err == note.replace("{home}", str(paicli_home))
