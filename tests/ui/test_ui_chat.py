@@ -462,3 +462,26 @@ async def test_a_light_model_that_fails_to_choose_memories_is_told_to_the_person
         await send(pilot, "hello")
         await wait_turn(pilot)
         assert not any("memories" in n.message for n in app._notifications)
+
+
+async def test_the_model_chosen_stays_after_resuming_another_session(settings, project_dir):
+    """/model glm:glm-4.6, then F5 to reopen an older session: the reopened session talked
+    to the model the app was started with again, without a word. The model chosen stays
+    until /model changes it."""
+    from paicli_tui.ui.backend import SessionRow
+
+    rows = [SessionRow("20261130-090000-0719aa", "Explain the tiers", "2026-11-30", 3)]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(script=[]),
+                          client=FakeClient(), sessions_=rows)
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "/model glm:glm-4.6")
+        await wait_turn(pilot)
+        assert backend.session.client.provider == "glm"
+        await send(pilot, "/resume 20261130-090000-0719aa")
+        await wait_until(pilot, lambda: backend.started[-1:] == ["20261130-090000-0719aa"])
+        await wait_turn(pilot)
+        client = backend.session.client
+        assert (client.provider, client.model) == ("glm", "glm-4.6")
+        assert "glm:glm-4.6" in app.screen.sub_title

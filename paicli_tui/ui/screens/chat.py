@@ -46,6 +46,7 @@ from .chat_plan import PlanViewMixin
 from .panel_dock import PanelDockMixin
 
 if TYPE_CHECKING:
+    from ...config import Settings
     from ...core.agent.port import SessionPort
     from ...core.agent.subagent_record import SubAgentRecord
     from ...core.contracts.llm import ChatClient
@@ -79,6 +80,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         self.resume = resume
         self.session: SessionPort | None = None
         self.client: ChatClient | None = None
+        self.model_settings: Settings | None = None
+        """The settings of the model /model chose (None: the ones the app started with);
+        a session reopened later talks to it too."""
         self.turn_worker: Worker[None] | None = None
         self._asking = asyncio.Lock()
         """One question to the person at a time: plan tasks and sub-agents run in parallel,
@@ -146,7 +150,7 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         await asyncio.to_thread(self.backend.prepare)
         problems: list[str] = []
         try:
-            client = self.backend.build_client(self.backend.settings)
+            client = self.backend.build_client(self.model_settings or self.backend.settings)
         except Exception as exc:  # a bad provider setting must not stop the app opening
             problems.append(f"Cannot connect the model: {exc}")
             client = None

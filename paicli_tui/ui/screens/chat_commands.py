@@ -209,6 +209,7 @@ class SlashCommandsMixin:
             return
         old = self.session.client
         self.session.switch_model(client)
+        self.model_settings = settings  # a session reopened later keeps this model
         self.post_message(SlashCommandsMixin.SessionChanged())
         if old is not None and old is not client:
             with contextlib.suppress(Exception):  # its connections are no longer needed
