@@ -56,8 +56,10 @@ class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
 
     def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
         # a file it cannot open or write (a read-only PAICLI_HOME) printed '--- Logging
-        # error ---' and a traceback into the person's output at every record
-        self.broken = True
+        # error ---' and a traceback into the person's output at every record; a record
+        # that does not format (a library's '%s %s' with one value) is only that record
+        if isinstance(sys.exc_info()[1], OSError):
+            self.broken = True
 
 
 class ErrorTally(logging.Handler):

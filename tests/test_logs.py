@@ -138,3 +138,20 @@ def test_a_log_it_cannot_write_is_no_traceback(blocked, note, paicli_home: Path,
     logging.getLogger("paicli_tui.test").warning("something to log")
     assert capsys.readouterr().err == ""
     assert err == note.replace("{home}", str(paicli_home))
+
+
+def test_one_record_that_does_not_format_leaves_the_log_on(paicli_home: Path, capsys) -> None:
+    # a library's record whose arguments do not fit its message ('%s %s' with one) fails
+    # in formatting, not in writing: it used to switch the log off for the rest of the run
+    from paicli_tui.logs import PrivateRotatingFileHandler
+
+    settings = load_settings({}, {"PAICLI_HOME": str(paicli_home)})
+    start_logging(settings)
+    (log_file,) = [h for h in logging.getLogger().handlers
+                   if isinstance(h, PrivateRotatingFileHandler)]
+    for message, args in (("two places %s %s", ("one value",)), ("the next record", ())):
+        log_file.handle(logging.LogRecord("some.library", logging.WARNING, __file__, 1,
+                                          message, args, None))
+    text = (settings.home.logs_dir / LOG_FILE).read_text(encoding="utf-8")
+    assert "the next record" in text
+    assert capsys.readouterr().err == ""  # nor a '--- Logging error ---' in the output
