@@ -320,3 +320,22 @@ def test_exec_with_a_home_it_cannot_write_says_so(as_json, tmp_path: Path) -> No
                              "session": session}
     else:
         assert f"error: {said}\n" in done.stderr
+
+
+def test_search_with_a_home_it_cannot_write(tmp_path: Path) -> None:
+    """`paicli-tui search 计算` with a PAICLI_HOME it cannot write (here cache/ a file) failed
+    with "Read-only file system: '…/cache'": the Chinese word splitter's table is cached
+    there. It loads its dictionary whole instead, and the search answers."""
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "tools.py").write_text('def 计算(x):\n    """计算剩余时间"""\n    return x\n')
+    assert _run(["index", "--quiet"], home, project, stdout=subprocess.DEVNULL).returncode == 0
+    for cached in (home / "cache").iterdir():  # as a read-only home leaves it: no cache
+        subprocess.run(["rm", "-rf", str(cached)], check=True)
+    (home / "cache").rmdir()
+    (home / "cache").write_text("")
+    done = _run(["search", "计算", "--json"], home, project, stdout=subprocess.PIPE)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert [hit["name"] for hit in json.loads(done.stdout)["results"]] == ["计算(x)"]

@@ -31,12 +31,17 @@ def get_jieba(home: HomePaths | None = None) -> ModuleType:
         if _jieba is None:
             jieba = import_jieba()
             jieba.setLogLevel(logging.WARNING)
-            if home is None:
+            cache = home.jieba_cache_dir if home is not None else None
+            if cache is not None:
+                try:
+                    cache.mkdir(parents=True, exist_ok=True)
+                except OSError:  # a PAICLI_HOME it cannot write: the dictionary, loaded whole
+                    cache = None
+            if home is None or cache is None:
                 jieba.initialize()
                 _add_developer_words(jieba.dt)
             else:
-                home.jieba_cache_dir.mkdir(parents=True, exist_ok=True)
-                jieba.dt.tmp_dir = str(home.jieba_cache_dir)
+                jieba.dt.tmp_dir = str(cache)
                 install(jieba.dt, home.cache_dir, developer_additions(), _add_developer_words)
             _jieba = jieba
     return _jieba
