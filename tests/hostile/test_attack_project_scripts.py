@@ -11,6 +11,9 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from paicli_tui.core.contracts.shell import classify_command
 
@@ -254,3 +257,39 @@ def test_script_read_budget_is_bounded(tmp_path: Path) -> None:
         (tmp_path / f"s{index}.sh").write_text(f"bash s{index + 1}.sh\n")
     (tmp_path / "s12.sh").write_text("echo end\n")
     assert "nested too deeply" in classify_command("bash s0.sh", tmp_path).reason
+
+
+# A Makefile line of a word, a long run of blanks and another word (no colon) made the rule
+# pattern try every split of the blanks: 20,000 took 3.8 s, a line at the 512 KB budget most
+# of an hour, during which `make test` waited for its verdict (the approval dialog with it).
+# Rule lines are read in one pass.
+def test_a_makefile_line_of_blanks_is_read_in_one_pass(tmp_path: Path) -> None:
+    import multiprocessing
+
+    (tmp_path / "Makefile").write_text("test:\n\techo ok\n" + "a" + " " * 500_000 + "b\n")
+
+    def classify() -> None:
+        assert not classify_command("make test", tmp_path).external
+
+    worker = multiprocessing.get_context("fork").Process(target=classify)
+    worker.start()
+    worker.join(120)  # a hang guard: one pass takes milliseconds
+    still_reading = worker.is_alive()
+    if still_reading:
+        worker.kill()
+        worker.join()
+    assert not still_reading and worker.exitcode == 0
+
+
+@hypothesis_settings(max_examples=500, deadline=None,
+                     suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([" ", "\t", ":", "=", "#", "a", "b", ";", "|", "%"]),
+                min_size=1, max_size=14).map("".join))
+def test_a_rule_line_is_read_as_the_pattern_read_it(line: str) -> None:
+    import re
+
+    from paicli_tui.core.contracts.shell_make import _rule
+
+    pattern = re.compile(r"^([^:=#\t][^:=#]*?)\s*(::?)(?!=)\s*(.*)$")
+    match = pattern.match(line)
+    assert _rule(line) == (match.groups() if match else None)
