@@ -162,3 +162,13 @@ def test_an_unknown_session_is_a_usage_error_before_anything_opens(argv, said, p
     assert opened == []
     assert cli.main(["--resume", "20261201-161657-6c6c4c"]) == 0
     assert opened == ["20261201-161657-6c6c4c"]
+
+
+@pytest.mark.parametrize("spelling", ["'use'", "'use-m3'", "'minilm'", "'use+minilm'",
+                                      "'ollama:<model>'", "'openai:<model>'"])
+def test_index_help_names_every_embedder_the_docs_offer(spelling) -> None:
+    """docs/code-search.md offers `--embedder openai:<model>` (any /v1/embeddings host) and
+    the unknown-embedder error names it, but `paicli-tui index --help` did not."""
+    parser = cli._command_parser("index", cli._load("index_cmd"))
+    text = " ".join(parser.format_help().split())
+    assert spelling in text

@@ -23,7 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="drop the index and embed every file again")
     parser.add_argument("--embedder", default=None,
                         help="'use' (offline default: the code index then uses 'use+minilm'), 'use-m3', "
-                             "'minilm', 'use+minilm' or 'ollama:<model>'")
+                             "'minilm', 'use+minilm', 'ollama:<model>' or 'openai:<model>' "
+                             "(embedding_base_url in config.toml)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
