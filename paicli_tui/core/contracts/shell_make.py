@@ -24,7 +24,9 @@ _BUILTIN = {"MAKE": "make", "CC": "cc", "CXX": "g++", "CPP": "cc -E", "AR": "ar"
             "MAKEFLAGS": "", "MFLAGS": "", "CURDIR": "."}
 _ASSIGN = re.compile(r"^(?:(?:export|override|private)\s+)*([A-Za-z_][\w.-]*)\s*"
                      r"(::?=|:::=|\?=|\+=|!=|=)\s*(.*)$")
-
+_INCLUDE = re.compile(r"^-?(?:include|sinclude)\s+(.+)$")
+_AUTOMATIC = re.compile(r"\$[@<^?*+|%]|\$[({][@<^?*+|%][DF][)}]")
+MAX_EXPANSION = 12
 
 
 def _rule(line: str) -> tuple[str, str, str] | None:
@@ -45,9 +47,6 @@ def _rule(line: str) -> tuple[str, str, str] | None:
         return None
     targets = line[:cut].rstrip() or line[:1]
     return targets, operator, line[rest:].lstrip()
-_INCLUDE = re.compile(r"^-?(?:include|sinclude)\s+(.+)$")
-_AUTOMATIC = re.compile(r"\$[@<^?*+|%]|\$[({][@<^?*+|%][DF][)}]")
-MAX_EXPANSION = 12
 
 
 @dataclass
