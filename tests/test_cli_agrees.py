@@ -172,3 +172,14 @@ def test_index_help_names_every_embedder_the_docs_offer(spelling) -> None:
     parser = cli._command_parser("index", cli._load("index_cmd"))
     text = " ".join(parser.format_help().split())
     assert spelling in text
+
+
+def test_every_option_of_the_help_is_documented() -> None:
+    """The reverse of the README check: `paicli-tui index --help` offered --quiet and
+    `paicli-tui search --help` --no-rewrite, which neither README nor docs/ mentioned."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8") + "".join(
+        path.read_text(encoding="utf-8") for path in sorted((ROOT / "docs").glob("*.md")))
+    undocumented = {name or "paicli-tui": sorted(f for f in found - {"--help"}
+                                                 if f not in text)
+                    for name, found in _command_options().items()}
+    assert {name: flags for name, flags in undocumented.items() if flags} == {}
