@@ -39,7 +39,7 @@ class RulesDraftModal(ModalScreen[str | None]):
         if event.button.id == "ok":
             self.action_save()
         else:
-            self.dismiss(None)
+            self.action_cancel()
 
     def action_save(self) -> None:
         text = self.query_one(TextArea).text
@@ -49,4 +49,17 @@ class RulesDraftModal(ModalScreen[str | None]):
         self.dismiss(text if text.endswith("\n") else text + "\n")
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        """Closes at once when nothing was edited; edits are dropped only once confirmed
+        (Esc dropped a PAI.md or a plan being edited without a word)."""
+        if self.query_one(TextArea).text == self.draft:
+            self.dismiss(None)
+            return
+        from .confirm import ConfirmModal
+
+        def answered(drop: bool | None) -> None:
+            if drop:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmModal(
+            "Drop your edits?", f"What you changed in {self.path_label} is lost; Cancel (n) "
+            "goes back to editing.", yes="Drop them"), answered)
