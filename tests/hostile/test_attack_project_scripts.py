@@ -293,3 +293,39 @@ def test_a_rule_line_is_read_as_the_pattern_read_it(line: str) -> None:
     pattern = re.compile(r"^([^:=#\t][^:=#]*?)\s*(::?)(?!=)\s*(.*)$")
     match = pattern.match(line)
     assert _rule(line) == (match.groups() if match else None)
+
+
+# A script line of `from`, a long run of dots and no `import` made the import pattern try
+# every split of the dots between its two parts: 20,000 took 5 s, a file at the 512 KB budget
+# most of an hour, during which `python x.py` waited for its verdict.
+def test_an_import_line_of_dots_is_read_in_one_pass(tmp_path: Path) -> None:
+    import multiprocessing
+
+    (tmp_path / "x.py").write_text("print('ok')\nfrom " + "." * 500_000 + "!\n")
+
+    def classify() -> None:
+        classify_command("python3 x.py", tmp_path)
+
+    worker = multiprocessing.get_context("fork").Process(target=classify)
+    worker.start()
+    worker.join(120)  # a hang guard: one pass takes milliseconds
+    still_reading = worker.is_alive()
+    if still_reading:
+        worker.kill()
+        worker.join()
+    assert not still_reading and worker.exitcode == 0
+
+
+@hypothesis_settings(max_examples=500, deadline=None,
+                     suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["from ", "import ", ".", "a", "b", " ", "\t", "\n", ",",
+                                 "(", ")", "*", "!"]), max_size=16).map("".join))
+def test_import_lines_are_read_as_the_pattern_read_them(text: str) -> None:
+    import re
+
+    from paicli_tui.core.contracts.shell_files import _PY_IMPORT
+
+    before = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+([\w., \t()*]+)"
+                        r"|import[ \t]+([\w., \t]+))", re.MULTILINE)
+    assert ([m.groups() for m in _PY_IMPORT.finditer(text)]
+            == [m.groups() for m in before.finditer(text)])
