@@ -339,3 +339,21 @@ def test_search_with_a_home_it_cannot_write(tmp_path: Path) -> None:
     done = _run(["search", "计算", "--json"], home, project, stdout=subprocess.PIPE)
     assert (done.returncode, done.stderr) == (0, "")
     assert [hit["name"] for hit in json.loads(done.stdout)["results"]] == ["计算(x)"]
+
+
+def test_nothing_is_written_outside_paicli_home_and_the_project(tmp_path: Path) -> None:
+    """DESIGN: PAICLI_HOME relocates every file the program writes outside the project. An
+    `index` (its MiniLM embedder) wrote ~/.cache/Microsoft/DeveloperTools/.onnxruntime/
+    deviceid and onnxruntime.db: onnxruntime's import writes them under XDG_CACHE_HOME, or
+    ~/.cache. They go under PAICLI_HOME/cache now, and HOME stays untouched."""
+    home, person = tmp_path / "home", tmp_path / "person"
+    home.mkdir(), person.mkdir()
+    project = _project(tmp_path / "project")
+    env = {**_env(home), "HOME": str(person)}
+    env.pop("XDG_CACHE_HOME", None)
+    for argv in (["index", "--quiet"], ["search", "parse a date", "--json"]):
+        done = subprocess.run([sys.executable, "-m", "paicli_tui", *argv, "--project",
+                               str(project)], cwd=project, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    assert sorted(p.relative_to(person).as_posix() for p in person.rglob("*")) == []

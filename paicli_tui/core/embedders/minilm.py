@@ -78,7 +78,7 @@ class MiniLmEmbedder:
                             raise EmbedderError(f"the MiniLM embedder's file {path.name} is "
                                                 f"missing: {INSTALL_HINT}")
                     try:
-                        import onnxruntime as ort
+                        ort = _import_onnxruntime()
                         from tokenizers import Tokenizer
                     except ImportError as exc:
                         raise EmbedderError(f"the MiniLM embedder needs onnxruntime and "
@@ -121,3 +121,26 @@ class MiniLmEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.embed(texts)
+
+
+def _import_onnxruntime() -> Any:
+    """``import onnxruntime``, whose import writes a device id and a small database under
+    XDG_CACHE_HOME (else ~/.cache/Microsoft/DeveloperTools): pointed at PAICLI_HOME/cache for
+    the import alone, so nothing is written outside PAICLI_HOME (a public contract). The
+    variable is put back at once: commands the agent runs keep the person's own."""
+    import sys
+
+    if "onnxruntime" in sys.modules:
+        return sys.modules["onnxruntime"]
+    from ...config import HomePaths
+
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = os.fspath(HomePaths.from_env().cache_dir)
+    try:
+        import onnxruntime
+    finally:
+        if before is None:
+            os.environ.pop("XDG_CACHE_HOME", None)
+        else:
+            os.environ["XDG_CACHE_HOME"] = before
+    return onnxruntime
