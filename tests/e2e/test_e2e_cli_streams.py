@@ -346,14 +346,15 @@ def test_nothing_is_written_outside_paicli_home_and_the_project(tmp_path: Path) 
     `index` (its MiniLM embedder) wrote ~/.cache/Microsoft/DeveloperTools/.onnxruntime/
     deviceid and onnxruntime.db: onnxruntime's import writes them under XDG_CACHE_HOME, or
     ~/.cache. They go under PAICLI_HOME/cache now, and HOME stays untouched."""
-    home, person = tmp_path / "home", tmp_path / "person"
-    home.mkdir(), person.mkdir()
+    home, person, temp = tmp_path / "home", tmp_path / "person", tmp_path / "temp"
+    home.mkdir(), person.mkdir(), temp.mkdir()
     project = _project(tmp_path / "project")
-    env = {**_env(home), "HOME": str(person)}
+    env = {**_env(home), "HOME": str(person), "TMPDIR": str(temp)}
     env.pop("XDG_CACHE_HOME", None)
     for argv in (["index", "--quiet"], ["search", "parse a date", "--json"]):
         done = subprocess.run([sys.executable, "-m", "paicli_tui", *argv, "--project",
                                str(project)], cwd=project, env=env, stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
-    assert sorted(p.relative_to(person).as_posix() for p in person.rglob("*")) == []
+    assert sorted(p.relative_to(tmp_path).as_posix() for folder in (person, temp)
+                  for p in folder.rglob("*")) == []  # nor a .ses file left in TMPDIR

@@ -125,22 +125,35 @@ class MiniLmEmbedder:
 
 def _import_onnxruntime() -> Any:
     """``import onnxruntime``, whose import writes a device id and a small database under
-    XDG_CACHE_HOME (else ~/.cache/Microsoft/DeveloperTools): pointed at PAICLI_HOME/cache for
-    the import alone, so nothing is written outside PAICLI_HOME (a public contract). The
-    variable is put back at once: commands the agent runs keep the person's own."""
+    XDG_CACHE_HOME (else ~/.cache/Microsoft/DeveloperTools) and a ``.ses`` file in TMPDIR:
+    both pointed at PAICLI_HOME/cache for the import alone, so nothing is written outside
+    PAICLI_HOME (a public contract). The variables are put back at once: commands the agent
+    runs keep the person's own, and so does Python's own temporary folder."""
     import sys
+    import tempfile
 
     if "onnxruntime" in sys.modules:
         return sys.modules["onnxruntime"]
     from ...config import HomePaths
 
-    before = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = os.fspath(HomePaths.from_env().cache_dir)
+    cache = HomePaths.from_env().cache_dir
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a PAICLI_HOME it cannot write: onnxruntime's own choice stands
+        import onnxruntime
+
+        return onnxruntime
+    names = ("XDG_CACHE_HOME", "TMPDIR")
+    before = {name: os.environ.get(name) for name in names}
+    python_temp = tempfile.tempdir
+    os.environ.update({name: os.fspath(cache) for name in names})
     try:
         import onnxruntime
     finally:
-        if before is None:
-            os.environ.pop("XDG_CACHE_HOME", None)
-        else:
-            os.environ["XDG_CACHE_HOME"] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        tempfile.tempdir = python_temp
     return onnxruntime
