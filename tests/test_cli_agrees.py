@@ -183,3 +183,20 @@ def test_every_option_of_the_help_is_documented() -> None:
                                                  if f not in text)
                     for name, found in _command_options().items()}
     assert {name: flags for name, flags in undocumented.items() if flags} == {}
+
+
+def test_a_ledger_that_is_no_file_is_not_suggested(paicli_home, capsys) -> None:
+    """`context --session S` where S's ledger is a FIFO (or a folder) answered "no session
+    'S'; did you mean S?": the id was refused as no file, then offered back from the
+    folder's listing. Only ledgers that are files are offered."""
+    import os
+
+    raw = paicli_home / "history" / "raw"
+    raw.mkdir(parents=True)
+    os.mkfifo(raw / "20261207-000002-abcdef.jsonl")
+    (raw / "20261207-000003-abcdef.jsonl").mkdir()
+    for wanted in ("20261207-000002-abcdef", "20261207-000003-abcdef"):
+        assert cli.main(["context", "--session", wanted]) == 2
+        assert capsys.readouterr().err == (
+            f"paicli-tui context: no session '{wanted}'; `paicli-tui sessions` lists this "
+            "project's sessions\n")

@@ -50,7 +50,8 @@ def unknown_session(history_dir: Path, wanted: str) -> str | None:
     person: the ids it is the start of (a shortened id), or where the ids are listed."""
     if (history_dir / f"{wanted}.jsonl").is_file():
         return None
-    names = sorted((p.stem for p in history_dir.glob("*.jsonl") if ".sub-" not in p.stem),
+    names = sorted((p.stem for p in history_dir.glob("*.jsonl")
+                    if ".sub-" not in p.stem and p.is_file()),  # a FIFO is no session
                    reverse=True) if history_dir.is_dir() else []
     close = [name for name in names if wanted and name.startswith(wanted)][:3]
     if close:
