@@ -99,3 +99,17 @@ async def test_search_code_tool(project: Path, settings) -> None:
         in out.content
     bad = await tool.run({"query": "x", "mode": "fuzzy"}, context)
     assert bad.status == "failed" and "unknown mode" in bad.content
+
+
+def test_an_empty_index_does_not_claim_there_are_no_sources(tmp_path, capsys) -> None:
+    """Ctrl+C in `paicli-tui index --rebuild` leaves an empty index (the old one was dropped
+    first), and search then said 'the index is empty (no source files found)' in a project
+    full of them. It names both causes and what to run."""
+    from paicli_tui.cli import main
+
+    assert main(["index", "--project", str(tmp_path), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["search", "anything", "--project", str(tmp_path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["note"] == (
+        "the index is empty: no source files were found when it was built, or the last "
+        "`paicli-tui index` was stopped before it wrote any (run it again)")

@@ -96,7 +96,10 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
     if tables is None or tables.chunks is None:
         raise SearchError(no_index_message())
     if tables.chunks.count_rows() == 0:
-        return SearchResponse(query, mode, note="the index is empty (no source files found)")
+        # an interrupted `index --rebuild` leaves it empty too (the old index went first)
+        return SearchResponse(query, mode, note=(
+            "the index is empty: no source files were found when it was built, or the last "
+            "`paicli-tui index` was stopped before it wrote any (run it again)"))
     if plan is None:
         from .query import plan_query
 
