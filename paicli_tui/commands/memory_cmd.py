@@ -215,7 +215,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             if not " ".join(args.query).strip():  # "" would read as "nothing matched"
                 _fail(args.json, "the query is empty")
                 return EXIT_USAGE
-            ranked = service.search(" ".join(args.query), limit=max(1, args.limit),
+            if args.limit < 1:  # as search --top-k 0: refused, not silently raised to 1
+                _fail(args.json, "--limit must be at least 1")
+                return EXIT_USAGE
+            ranked = service.search(" ".join(args.query), limit=args.limit,
                                     explain=explain)
             if args.json:
                 print(json.dumps([_search_json(service, r, explain) for r in ranked],

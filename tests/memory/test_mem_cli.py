@@ -226,3 +226,19 @@ def test_a_confirmed_secret_stays_confirmed_through_its_conflict(
     except ValueError:
         pass
     assert (SECRET in [e.content for e in book.list_visible()]) == written
+
+
+@pytest.mark.parametrize("limit,code", [("0", 2), ("-3", 2), ("1", 0)])
+def test_memory_search_limit_below_one_is_a_usage_error(limit, code, project_dir: Path,
+                                                        capsys) -> None:
+    """`memory search x --limit 0` printed one memory (the limit silently raised to 1),
+    where `search x --top-k 0` is a usage error: a limit below 1 is refused the same way."""
+    p = ("--project", str(project_dir))
+    _run(capsys, "save", "the build uses gradle", *p)
+    got, out, err = _run(capsys, "search", "gradle", "--limit", limit, "--keywords-only", *p,
+                         "--json")
+    assert got == code
+    if code:
+        assert json.loads(out) == {"status": "error", "message": "--limit must be at least 1"}
+    else:
+        assert [m["content"] for m in json.loads(out)] == ["the build uses gradle"]
