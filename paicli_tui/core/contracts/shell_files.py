@@ -153,8 +153,10 @@ def interpreter_of(path: str, text: str) -> str:
 
 # -- Python and JavaScript: the project modules a script loads ------------------------------
 # The module is dots, then a name that starts with a letter: written `\.*[\w.]*`, a line of
-# `from` and a run of dots split the run between the two every way (20,000 dots: 5 s).
-_PY_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*(?:\w[\w.]*)?)[ \t]+import[ \t]+"
+# `from` and a run of dots split the run between the two every way (20,000 dots: 5 s). The
+# blanks around it are one atomic group: around an empty module, `from`, a run of blanks and
+# no `import` split the blanks between its two separators every way (8,000: 0.13 s).
+_PY_IMPORT = re.compile(r"^[ \t]*(?:from(?>[ \t]+(\.*(?:\w[\w.]*)?)[ \t]+)import[ \t]+"
                         r"([\w., \t()*]+)|import[ \t]+([\w., \t]+))", re.MULTILINE)
 _JS_IMPORT = re.compile(r"""(?:require\s*\(|import\s*\(|from)\s*['"](\.{1,2}/[^'"]+)['"]""")
 _JS_SUFFIXES = ("", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", "/index.js", "/index.ts")
