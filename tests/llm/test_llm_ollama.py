@@ -207,3 +207,25 @@ async def test_usage_counts_are_never_negative_nor_past_any_count() -> None:
     assert isinstance(done, StreamDone) and done.message.content == "ok"
     assert done.usage.prompt_tokens == 0 and done.usage.completion_tokens == 0
     await client.aclose()
+
+
+@pytest.mark.parametrize("system,sent", [
+    ("Project root: /srv/caf\udce9", "Project root: /srv/caf\ufffd"),  # b'caf\xe9' folder
+    ("Project root: /srv/café", "Project root: /srv/café"),
+])
+async def test_a_folder_name_that_is_not_utf8_reaches_ollama(system, sent) -> None:
+    """Every turn in a folder whose name is not UTF-8 failed with UnicodeEncodeError
+    ('surrogates not allowed') as the OpenAI client's did: the system prompt names the
+    project root. The byte goes as U+FFFD, the rest as it is."""
+    seen = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        return httpx.Response(200, content=ndjson([part("ok", done=True,
+                                                        done_reason="stop")]))
+
+    client = make(handler)
+    events = [e async for e in client.stream([Message.system(system), Message.user("hi")])]
+    assert isinstance(events[-1], StreamDone)
+    assert seen[0]["messages"][0]["content"] == sent
+    await client.aclose()
