@@ -485,3 +485,37 @@ async def test_the_model_chosen_stays_after_resuming_another_session(settings, p
         client = backend.session.client
         assert (client.provider, client.model) == ("glm", "glm-4.6")
         assert "glm:glm-4.6" in app.screen.sub_title
+
+
+async def test_a_note_the_client_adds_after_the_stream_is_shown(settings, project_dir):
+    """A reply cut at the provider's limit ends with '[reply cut: custom sent more than
+    1,000,000 characters; the rest was not read]' in the conversation the model reads, but
+    that note never streamed: the chat showed a reply that simply stopped. What the final
+    message adds after the streamed text is shown at its end."""
+    note = ("\n\n[reply cut: custom sent more than 1,000,000 characters; the rest was not "
+            "read]")
+    script = [ev.TextDelta("Here is the first part"),
+              ev.AssistantMessage(content="Here is the first part" + note),
+              ev.TurnFinished(session="s1", reason="done")]
+    app, _ = make_app(settings, project_dir, FakeSession(script=script), FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go on")
+        await wait_turn(pilot)
+        block = app.screen.query_one(ChatLog).query("AssistantBlock").last()
+        assert block.text.endswith("the rest was not read]"), block.text
+
+
+async def test_a_reply_cut_shorter_than_it_streamed_shows_what_was_kept(settings,
+                                                                       project_dir):
+    """The piece that crossed the limit streamed whole, the reply kept was cut inside it:
+    the chat showed the longer text, without the note."""
+    note = "\n\n[reply cut: custom sent more than 20 characters; the rest was not read]"
+    script = [ev.TextDelta("Twenty characters ok"), ev.TextDelta(" and then more"),
+              ev.AssistantMessage(content="Twenty characters ok" + note),
+              ev.TurnFinished(session="s1", reason="done")]
+    app, _ = make_app(settings, project_dir, FakeSession(script=script), FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go on")
+        await wait_turn(pilot)
+        block = app.screen.query_one(ChatLog).query("AssistantBlock").last()
+        assert block.text == "Twenty characters ok" + note

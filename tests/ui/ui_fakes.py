@@ -77,7 +77,9 @@ def chat_script(session: str = "s1") -> list[ev.AgentEvent]:
         ev.RequestStarted(2, 44_000, 128_000, 57_000, 95_000),
         ev.TextDelta("The loader is `load_settings` in "),
         ev.TextDelta("`paicli_tui/config.py`.\n\n- defaults\n- config file\n- environment"),
-        ev.AssistantMessage("The loader is …"),
+        # the whole reply, as the core sends it (the chat shows it when it differs)
+        ev.AssistantMessage("The loader is `load_settings` in `paicli_tui/config.py`.\n\n"
+                            "- defaults\n- config file\n- environment"),
         ev.Usage(44_100, 80, 41_000, 44_000),
         ev.TurnFinished(session, "done", "The loader is …"),
     ]

@@ -560,6 +560,15 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             if chat.current is None and event.content:
                 block = await chat.assistant()
                 await block.set_text(event.content)
+            elif chat.current is not None and event.content \
+                    and event.content != chat.current.text:
+                # the reply as kept differs from what streamed: a note the client put after
+                # the stream ("[reply cut: …]", the text before it cut at the limit)
+                shown = chat.current.text
+                if shown and event.content.startswith(shown):
+                    await chat.current.append_text(event.content[len(shown):])
+                else:
+                    await chat.current.set_text(event.content)
             await chat.end_assistant()
         elif isinstance(event, ev.ToolCallStarted):
             await chat.add_tool(event.call_id, event.name, event.arguments)
