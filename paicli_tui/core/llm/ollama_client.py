@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -26,9 +25,7 @@ from ..contracts.llm import (
 )
 from ..messages import Message, Role, ToolCall
 from .assembly import token_count
-from .openai_client import is_context_length_error, next_within
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
+from .openai_client import is_context_length_error, next_within, without_surrogates
 
 
 def to_ollama_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -38,7 +35,7 @@ def to_ollama_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         # a lone surrogate (an undecodable byte of a folder's name in the system prompt)
         # as U+FFFD: the request could not be encoded and every turn failed
         item: dict[str, Any] = {"role": message.role.value,
-                                "content": _SURROGATE.sub("\ufffd", message.content)}
+                                "content": without_surrogates(message.content)}
         if message.role is Role.ASSISTANT and message.tool_calls:
             item["tool_calls"] = [
                 {"function": {"name": c.name, "arguments": c.parsed_arguments()}}

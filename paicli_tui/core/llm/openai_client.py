@@ -97,6 +97,12 @@ _JSON = {"Content-Type": "application/json"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def without_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate (an undecodable byte of a folder's name,
+    ``caf\\xe9``) as U+FFFD: no request body can be encoded with one."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def request_bytes(body: dict[str, Any]) -> bytes:
     """The request body as httpx encodes ``json=body`` (compact, UTF-8), except that a lone
     surrogate goes as U+FFFD: an undecodable byte of a folder's name (``caf\\xe9``) in the
@@ -105,7 +111,7 @@ def request_bytes(body: dict[str, Any]) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text).encode("utf-8")
+        return without_surrogates(text).encode("utf-8")
 
 
 class _TooLong(Exception):
