@@ -354,6 +354,8 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
         printer.finish()
         args.interrupted_said = True
         raise
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: the command ends quietly (141)
     except OSError as exc:
         # a PAICLI_HOME it cannot write (read-only, another user's, a full disk): the ledger
         # write failed; one error line, not a traceback
