@@ -338,3 +338,50 @@ def test_import_lines_are_read_as_the_pattern_read_them(text: str) -> None:
     # case whose blanks were split every way): that is no import now
     assert ([m.groups() for m in _PY_IMPORT.finditer(text)]
             == [m.groups() for m in before.finditer(text) if m.group(1) != ""])
+
+
+def _verdict_within_the_guard(command: str, root: Path) -> None:
+    import multiprocessing
+
+    worker = multiprocessing.get_context("fork").Process(
+        target=lambda: classify_command(command, root))
+    worker.start()
+    worker.join(120)  # a hang guard: one pass takes milliseconds
+    still_reading = worker.is_alive()
+    if still_reading:
+        worker.kill()
+        worker.join()
+    assert not still_reading and worker.exitcode == 0
+
+
+# Two more patterns of the guard tried every split of a run: a planted .npmrc of blank lines
+# (each line start took all the blank lines after it: 12,000 took 12 s) held `npm test`'s
+# verdict, a script holding a long run of word characters (`\w+://` tried every start in it:
+# 12,000 underscores 2 s) held `python x.py`'s, each for hours at the 512 KB budget.
+@pytest.mark.parametrize(("files", "command"), [
+    ({"package.json": '{"scripts": {"test": "echo ok"}}', ".npmrc": "\n" * 500_000},
+     "npm test"),
+    ({"x.py": 'x = "' + "_" * 500_000 + '"\nprint(1)\n'}, "python3 x.py"),
+], ids=["npmrc-of-blank-lines", "script-of-underscores"])
+def test_a_planted_run_is_read_in_one_pass(files: dict, command: str, tmp_path: Path) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    _verdict_within_the_guard(command, tmp_path)
+
+
+@hypothesis_settings(max_examples=500, deadline=None,
+                     suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["\n", " ", "\t", "shell", "yarnPath", "=", ":", "a", "_", "x",
+                                 "://", "http", "#"]), max_size=12).map("".join))
+def test_the_guard_patterns_find_what_they_found(text: str) -> None:
+    import re
+
+    from paicli_tui.core.contracts.shell_files import _NPM_RUNS
+    from paicli_tui.core.contracts.shell_programs import NETWORK_CODE
+
+    npm = re.compile(r"(?im)^\s*(script-shell|node-options|onload-script|shell|"
+                     r"yarn-path|yarnPath)\s*[=:]")
+    assert bool(_NPM_RUNS.search(text)) == bool(npm.search(text))
+    before = re.compile(NETWORK_CODE.pattern.replace(r"|\b\w+://", r"|\w+://"))
+    assert before.pattern != NETWORK_CODE.pattern
+    assert bool(NETWORK_CODE.search(text)) == bool(before.search(text))

@@ -79,7 +79,8 @@ NETWORK_CODE = re.compile(
     r"|\bimport\s+(?:axios|got)|Net::HTTP|open-uri|\bLWP\b|HTTP::Tiny|IO::Socket|Socket::"
     r"|curl_init|fsockopen|stream_socket|file_get_contents\s*\(\s*['\"]\w+://"
     r"|Invoke-WebRequest|Invoke-RestMethod|\biwr\b|\birm\b|Net\.WebClient|download\.file"
-    r"|url\s*\(|\bcurl\b|\bwget\b|\w+://|/dev/(?:tcp|udp)/"
+    # \b: from a word's start only (\w+:// tried every start in a run of word characters)
+    r"|url\s*\(|\bcurl\b|\bwget\b|\b\w+://|/dev/(?:tcp|udp)/"
     # hidden code: what runs cannot be read from the command
     r"|\bexec\s*\(|\beval\s*\(|__import__|\bcompile\s*\(|b64decode|fromhex|codecs\.decode"
     r"|\bimportlib|\bFunction\s*\(|\batob\s*\(|Buffer\.from|\bpack\s*\(|\bsystem\s*\("
