@@ -51,7 +51,9 @@ _PERSONAL_VALUES = re.compile(
 )
 _LOGIN_PAIR = re.compile(
     r"(?i)\b(?:admin|root|user(?:name)?|login|account|uid|owner)\s*(?:/|:|=)\s*[^\s/:=]{3,}"
-    r"|[a-z][a-z0-9+.\-]*://[^\s/:@]+:[^\s/@]+@"
+    # user:password@ in a URL whose run of scheme characters holds a letter; tried only from
+    # the start of such a run: from every letter it scanned to the run's end (12,000: 1.7 s)
+    r"|(?<![a-z0-9+.\-])[0-9+.\-]*[a-z][a-z0-9+.\-]*://[^\s/:@]+:[^\s/@]+@"
 )
 _HEX_KEY = re.compile(r"(?<![A-Za-z0-9])(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*\d)"
                       r"[0-9a-fA-F]{32,}(?![A-Za-z0-9])")
