@@ -273,3 +273,37 @@ def test_an_index_run_removes_the_doc_sentences_of_an_index_that_is_gone(indexed
     assert summary.vocabulary_caches_removed[0]["reason"].startswith("its index is gone (")
     own = list(ds.cache_folder(settings.home).glob("*.npz"))
     assert len(own) == 1 and ds.read_cache(own[0]) is not None
+
+
+# A hostile repository's doc comment: a run of blank lines, or thousands of '<' or '{@code '
+# without their end, made each pattern scan to the end of the doc from every start (20,000
+# blank lines: 1 s; half a million, as a file can hold: most of an hour of `index`).
+@pytest.mark.parametrize("doc", [
+    "Parses a date.\n" + "\n " * 300_000 + "x",
+    "Parses a date. " + "<" * 300_000,
+    "Parses a date. " + "{@code " * 100_000,
+], ids=["blank-lines", "open-angles", "open-inline-tags"])
+def test_a_doc_without_ends_is_read_in_one_pass(doc: str) -> None:
+    import multiprocessing
+
+    def read() -> None:
+        assert ds.first_sentence(doc) == "Parses a date."
+
+    worker = multiprocessing.get_context("fork").Process(target=read)
+    worker.start()
+    worker.join(120)  # a hang guard: one pass takes milliseconds
+    still_reading = worker.is_alive()
+    if still_reading:
+        worker.kill()
+        worker.join()
+    assert not still_reading and worker.exitcode == 0
+
+
+@pytest.mark.parametrize(("doc", "sentence"), [
+    ("Parses a date.\n\n  @param text the text", "Parses a date."),
+    ("Parses {@link Foo#bar(int) the bar} here. More.", "Parses Foo.bar(int) here."),
+    ("Uses <b>bold</b> words. More.", "Uses bold words."),
+    ("A list\n * of things\n@return x", "A list * of things"),
+])
+def test_first_sentence_after_the_one_pass_patterns(doc: str, sentence: str) -> None:
+    assert ds.first_sentence(doc) == sentence

@@ -34,9 +34,11 @@ MAX_CHARS = 200
 on average on the dev and JDK sets)."""
 EMBED_BATCH = 256
 CACHE_FORMAT = "1"
-_INLINE_TAG = re.compile(r"\{@(?:link|linkplain|code|literal)\s+([^}]*)\}")
-_HTML = re.compile(r"<[^>]+>")
-_BLOCK_TAG = re.compile(r"\n\s*@\w+")
+# Each pattern stops within a line or a bound: a hostile doc comment of half a million blank
+# lines, '<' or '{@code ' without their end made a pattern scan to the end from every start.
+_INLINE_TAG = re.compile(r"\{@(?:link|linkplain|code|literal)\s+([^}]{0,500})\}")
+_HTML = re.compile(r"<[^>]{1,500}>")
+_BLOCK_TAG = re.compile(r"\n[^\S\n]*@\w+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
