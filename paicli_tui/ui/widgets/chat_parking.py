@@ -24,6 +24,9 @@ from textual.widget import Widget
 
 PARK_SCREENS = 2
 """Screen heights kept live above and below the view."""
+UNMEASURED_TRIES = 25
+"""How many calls in a row (0.2 s apart) wait for a layout before giving up until the next
+change (about five seconds)."""
 
 
 @dataclass
@@ -41,6 +44,8 @@ class ChatParking:
         self.log = log
         self.parked: dict[Widget, Parked] = {}
         self.width = 0
+        self.unmeasured_tries = 0
+        """Calls in a row that found the conversation or some block not laid out yet."""
 
     def window(self) -> tuple[int, int]:
         """The rows of the conversation kept live: the view and ``PARK_SCREENS`` around it."""
@@ -54,8 +59,10 @@ class ChatParking:
         may still change (never parked). True: call again after the next layout (the width
         changed: every block was unparked to be measured again)."""
         log = self.log
-        if not log.is_mounted or log.size.height <= 0:
+        if not log.is_mounted:
             return False
+        if log.size.height <= 0:
+            return self._again_after_layout()
         if log.size.width != self.width:
             self.unpark_all()
             self.width = log.size.width
@@ -63,17 +70,31 @@ class ChatParking:
         top, bottom = self.window()
         keep = set(live)
         focused = log.screen.focused if log.is_attached else None
+        unmeasured = False
         for child in list(log.children):
             region = child.virtual_region
             near = region.bottom >= top and region.y <= bottom
             if child in self.parked:
                 if near or child in keep:
                     self.unpark(child)
-            elif not near and child.display and child.children and region.height > 0 \
-                    and child not in keep \
+            elif not near and child.display and child.children and child not in keep \
                     and (focused is None or child not in focused.ancestors_with_self):
-                self.park(child, region.height)
+                if region.height > 0:
+                    self.park(child, region.height)
+                else:
+                    unmeasured = True
+        if unmeasured:
+            return self._again_after_layout()
+        self.unmeasured_tries = 0
         return False
+
+    def _again_after_layout(self) -> bool:
+        """True while the conversation or a block far from the view has not been laid out
+        yet, a few times: a session drawn all at once could otherwise end its last call
+        before the layout, and nothing would be parked until the next scroll (a bounded
+        number of tries: a block that stays at no height must not keep a timer going)."""
+        self.unmeasured_tries += 1
+        return self.unmeasured_tries <= UNMEASURED_TRIES
 
     def unpark_near(self) -> None:
         """Unpark at once what the view came near (called on every scroll)."""
