@@ -47,7 +47,8 @@ WAIT_S = 60.0
 class Pane:
     """One tmux session on a private server, driven like a person at the keyboard."""
 
-    def __init__(self, command: str, size: tuple[int, int]) -> None:
+    def __init__(self, command: str, size: tuple[int, int], home: Path | None = None) -> None:
+        self.home = home  # PAICLI_HOME: its log goes into a failure's message
         self.socket = f"paicli-test-{uuid.uuid4().hex[:8]}"
         self.tmux("new-session", "-d", "-s", "t", "-x", str(size[0]), "-y", str(size[1]),
                   command)
@@ -77,7 +78,17 @@ class Pane:
             if (text in screen) != gone:
                 return screen
             time.sleep(0.2)
-        pytest.fail(f"{'still' if gone else 'never'} on screen: {text!r}\n{self.screen()}")
+        pytest.fail(f"{'still' if gone else 'never'} on screen: {text!r}\n{self.screen()}"
+                    f"{self.log_tail()}")
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The app's own log, last lines: what a failure on a loaded CI machine needs to be
+        understood afterwards (the screen alone once showed a reply cut with no cause)."""
+        if self.home is None:
+            return ""
+        logs = sorted((self.home / "logs").glob("*.log*"))
+        text = "".join(log.read_text(encoding="utf-8", errors="replace") for log in logs)
+        return "\n--- app log ---\n" + "\n".join(text.splitlines()[-lines:])
 
     def input_line(self) -> str:
         """The text in the input box (the line between its borders)."""
@@ -99,7 +110,7 @@ def launch(home: Path, project: Path, base_url: str) -> Pane:
                         shlex.quote(str(project)),
                         # keep the pane after the app quits, to read what it printed
                         "; sleep 60"])
-    return Pane(command, (100, 30))
+    return Pane(command, (100, 30), home)
 
 
 def sessions(home: Path, project: Path) -> list[str]:

@@ -301,6 +301,8 @@ class OpenAICompatibleClient:
                         break
                     except _TooLong:
                         cut = True  # a line that does not end: the reply is cut there
+                        log.warning("%s: a stream line passed %d characters without an end",
+                                    self.provider, line_cap)
                         break
                     except TimeoutError:
                         raise LLMError(
@@ -336,7 +338,8 @@ class OpenAICompatibleClient:
                 f"{self.provider}: request to {self.base_url} failed "
                 f"({type(exc).__name__}: {exc})")) from None
         if cut:  # what arrived is kept, with the reason it ends there
-            log.warning("%s: reply cut at %d characters", self.provider, self.max_reply_chars)
+            log.warning("%s: reply cut at %d characters (%d had arrived)", self.provider,
+                        self.max_reply_chars, assembler.size)
             yield assembler.cut(
                 f"\n\n[reply cut: {self.provider} sent more than {self.max_reply_chars:,} "
                 "characters; the rest was not read]", keep=self.max_reply_chars)
