@@ -135,6 +135,9 @@ class FakeOpenAI:
         """The answer to plan-mode requests (JSON), when a test sets one."""
         self.chat = False
         """Answer a message without a TURN marker (a person typing) instead of refusing it."""
+        self.calls_as_text = False
+        """Write the script's tool calls into the reply's text in <tool_call> tags, as a
+        Qwen model served without its tool template does, instead of as real calls."""
         self.delay_s = 0.0
         """Seconds to wait before answering an agent request (a slow first token)."""
         self.memory_choice: Callable[[str], str] | None = None
@@ -185,6 +188,10 @@ class FakeOpenAI:
         turn = int(_TURN.findall(str(messages[turn_index]["content"]))[-1])
         done_steps = sum(1 for m in messages[turn_index:] if m["role"] == "assistant")
         steps = self.script.get(turn, [])
+        if done_steps < len(steps) and self.calls_as_text:
+            return 200, _sse_text("".join(
+                "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) +
+                "</tool_call>" for name, arguments in steps[done_steps]), usage)
         if done_steps < len(steps):
             return 200, _sse_calls(steps[done_steps], turn, done_steps, usage)
         return 200, _sse_text(f"Turn {turn} is complete.", usage)

@@ -297,3 +297,34 @@ def test_exec_json_and_the_ledger_carry_the_light_models_memory_choice(
                 if '"memory_selection"' in line]
     assert [(r["chosen"], r["fallback"]) for r in recorded] == [([ids[texts[1]]], "")]
     assert "Tuesdays" not in json.dumps(recorded)
+
+
+@pytest.mark.slow
+def test_calls_a_model_writes_as_text_run_end_to_end(tmp_path: Path, paicli_home: Path) -> None:
+    """A local model served without its tool template writes `<tool_call>{…}</tool_call>`
+    into its text. exec reads the calls, runs them, says so on stderr and in --json, and
+    the follow-up request carries proper calls with their results (the server checks)."""
+    project = _project(tmp_path / "project")
+    script = {1: [[("read_file", {"path": "d1.txt"}), ("list_dir", {"path": "."})]]}
+    with FakeOpenAI(script, api_key=KEY) as server:
+        server.calls_as_text = True
+        env = _env(paicli_home, PAICLI_API_KEY=KEY)
+        flags = ["--provider", "custom", "--base-url", server.base_url, "--model", "qwen"]
+        done = _exec(["TURN 1: read d1", *flags, "--json"], env, project)
+        assert done.returncode == 0, done.stderr
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        (notice,) = [line for line in lines if line["type"] == "tool_calls_from_text"]
+        assert notice["names"] == ["read_file", "list_dir"]
+        finished = [(line["name"], line["status"]) for line in lines
+                    if line["type"] == "tool_call_finished"]
+        assert finished == [("read_file", "done"), ("list_dir", "done")]
+        assert lines[-1]["final_text"] == "Turn 1 is complete."
+        follow_up = server.requests[-1]["messages"]
+        asked = [m for m in follow_up if m["role"] == "assistant" and m.get("tool_calls")]
+        assert [c["function"]["name"] for c in asked[-1]["tool_calls"]] == \
+            ["read_file", "list_dir"]
+        plain = _exec(["TURN 1: read d1 again", *flags], env, project)
+        assert plain.returncode == 0, plain.stderr
+        assert "[tools] The model wrote 2 tool calls as text (`<tool_call>` tags)" in \
+            plain.stderr
+        assert server.problems == []

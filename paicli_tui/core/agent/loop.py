@@ -35,6 +35,7 @@ from ..contracts.events import (
     RequestRetrying,
     RequestStarted,
     TextDelta,
+    ToolCallsFromText,
     TurnFinished,
     TurnStarted,
     Usage,
@@ -50,6 +51,7 @@ from ..contracts.llm import (
 from ..contracts.services import MemoryChoice
 from ..llm.redact import redact
 from ..llm.registry import how_to_configure
+from ..llm.text_tool_calls import TextToolCalls, read_text_tool_calls
 from ..messages import InternalKind, Message
 from ..tokens import estimate_request
 from .prompt import turn_context_block, user_turn
@@ -309,10 +311,20 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
         return
     for event in _record_usage(session, done, raw_estimate, prepared.estimated_tokens):
         yield event
+    from_text = _calls_written_as_text(done, schemas)
+    if from_text is not None:
+        done = StreamDone(message=Message.assistant(from_text.words, from_text.calls,
+                                                    reasoning=done.message.reasoning),
+                          finish_reason="tool_calls", usage=done.usage,
+                          tool_calls=from_text.calls)
     asked = len(done.message.tool_calls)
     reply.message = _record_reply(session, done.message)
     yield AssistantMessage(content=reply.message.content, reasoning=reply.message.reasoning,
                            tool_call_ids=tuple(c.id for c in reply.message.tool_calls))
+    if from_text is not None:
+        names = tuple(c.name for c in reply.message.tool_calls)
+        session.ledger.event("tool_calls_from_text", form=from_text.form, names=list(names))
+        yield ToolCallsFromText(form=from_text.form, names=names)
     if asked > MAX_CALLS_PER_REPLY:
         turn.dropped = (asked, MAX_CALLS_PER_REPLY)
         session.ledger.event("tool_calls_dropped", asked=asked, kept=MAX_CALLS_PER_REPLY)
@@ -342,6 +354,16 @@ def _record_usage(session: AgentSession, done: StreamDone, raw_estimate: int,
                          cached_tokens=usage.cached_tokens, estimated=estimated)
     return [Usage(prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                   cached_tokens=usage.cached_tokens, estimated_prompt_tokens=estimated)]
+
+
+def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict]
+                           ) -> TextToolCalls | None:
+    """Tool calls a weak model wrote into its text, read when the reply has none of its
+    own, ended normally (a cut reply's JSON is not trusted) and tools were offered."""
+    if done.message.tool_calls or done.finish_reason == "length" or not schemas:
+        return None
+    offered = {s.get("function", {}).get("name") for s in schemas if isinstance(s, dict)}
+    return read_text_tool_calls(done.message.content, offered - {None})
 
 
 def _record_reply(session: AgentSession, assistant: Message) -> Message:

@@ -204,6 +204,26 @@ class MemorySelected(AgentEvent):
 
 
 @dataclass(frozen=True)
+class ToolCallsFromText(AgentEvent):
+    """The model wrote its tool calls as text (``form``: ``<tool_call> tags``, ``a JSON
+    block`` …) instead of through the function-calling interface; they were read from the
+    reply and run as calls. The reply's text as recorded is what was left around them."""
+
+    type: ClassVar[str] = "tool_calls_from_text"
+    form: str
+    names: tuple[str, ...] = field(default_factory=tuple)
+
+
+def text_calls_notice(event: ToolCallsFromText) -> str:
+    """What the person is told, in the TUI and by ``exec``."""
+    count = len(event.names)
+    calls = "a tool call" if count == 1 else f"{count} tool calls"
+    return (f"The model wrote {calls} as text ({event.form}) instead of using the tool "
+            f"interface; read and run as {'a call' if count == 1 else 'calls'}: "
+            f"{', '.join(dict.fromkeys(event.names))}.")
+
+
+@dataclass(frozen=True)
 class TurnFinished(AgentEvent):
     type: ClassVar[str] = "turn_finished"
     session: str

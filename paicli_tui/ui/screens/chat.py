@@ -560,6 +560,11 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             if chat.current is None and event.content:
                 block = await chat.assistant()
                 await block.set_text(event.content)
+            elif chat.current is not None and not event.content and event.tool_call_ids:
+                # tool calls the model wrote as text, read out of it: what streamed was
+                # the calls' JSON, shown next as tool blocks, so the text goes
+                await chat.current.remove()
+                chat.current = None
             elif chat.current is not None and event.content \
                     and event.content != chat.current.text:
                 # the reply as kept differs from what streamed: a note the client put after
@@ -605,6 +610,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             self.notify(f"The light model did not choose this turn's memories "
                         f"({event.fallback}); the offline choice was used.",
                         title="memory", severity="warning", timeout=6)
+        elif isinstance(event, ev.ToolCallsFromText):
+            await chat.add_notice(ev.text_calls_notice(event), "warning")
         elif isinstance(event, ev.RequestRetrying):
             await chat.add_notice(f"{event.reason} — retry {event.attempt} of "
                                   f"{event.max_retries} in {event.delay_s:.0f} s", "retry")

@@ -1,0 +1,92 @@
+"""A weak model that writes its tool calls as text: the loop reads them, runs them like any
+call (approvals included), tells the person, and the history holds proper calls."""
+
+from __future__ import annotations
+
+import json
+
+from agent_script import ScriptedClient, Step, drain
+
+from paicli_tui.core.agent.ledger_events import ledger_events
+from paicli_tui.core.agent.session import AgentSession
+from paicli_tui.core.context.ledger import SessionLedger
+from paicli_tui.core.contracts.events import (
+    AssistantMessage,
+    ToolCallFinished,
+    ToolCallsFromText,
+    TurnFinished,
+)
+from paicli_tui.core.messages import Role
+
+QWEN = ('I will read it.\n<tool_call>\n{"name": "read_file", "arguments": '
+        '{"path": "notes.txt"}}\n</tool_call>')
+
+
+async def run(settings, project, steps):
+    client = ScriptedClient(list(steps))
+    session = await AgentSession.start(settings, project, client=client)
+    return session, client, await drain(session.run_turn("what do the notes say?"))
+
+
+async def test_a_call_written_in_tags_runs_and_the_model_sees_a_real_call(
+        settings, project_dir) -> None:
+    (project_dir / "notes.txt").write_text("the deploy key rotates on Mondays\n")
+    session, client, events = await run(settings, project_dir,
+                                        [Step(text=QWEN), Step(text="It rotates on Mondays.")])
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert [(e.name, e.status) for e in finished] == [("read_file", "done")]
+    notice = [e for e in events if isinstance(e, ToolCallsFromText)]
+    assert notice == [ToolCallsFromText(form="`<tool_call>` tags", names=("read_file",))]
+    shown = [e for e in events if isinstance(e, AssistantMessage)][0]
+    assert shown.content == "I will read it." and len(shown.tool_call_ids) == 1
+    assert events[-1] == TurnFinished(session=session.session_id, reason="done",
+                                      final_text="It rotates on Mondays.")
+    # the second request carries the call and its result, paired, the words kept
+    second = client.requests[1]
+    assistant = [m for m in second if m.role is Role.ASSISTANT][-1]
+    assert assistant.content == "I will read it."
+    assert [(c.name, json.loads(c.arguments)) for c in assistant.tool_calls] == \
+        [("read_file", {"path": "notes.txt"})]
+    result = [m for m in second if m.role is Role.TOOL][-1]
+    assert result.tool_call_id == assistant.tool_calls[0].id
+    assert "rotates on Mondays" in result.content
+    assert client.problems == []
+    recorded = ledger_events(SessionLedger.open(settings.home, session.session_id).path,
+                             "tool_calls_from_text")
+    assert [(r["form"], r["names"]) for r in recorded] == \
+        [("`<tool_call>` tags", ["read_file"])]
+    restored = SessionLedger.open(settings.home, session.session_id).restore().messages
+    assert [m.tool_calls for m in restored] == [m.tool_calls for m in session.history]
+
+
+async def test_a_written_write_still_needs_approval(settings, project_dir) -> None:
+    write = ('```json\n{"name": "write_file", "arguments": {"path": "x.txt", '
+             '"content": "pwned"}}\n```')
+    session, _, events = await run(settings, project_dir,
+                                   [Step(text=write), Step(text="Could not write.")])
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert [(e.name, e.status) for e in finished] == [("write_file", "denied")]
+    assert not (project_dir / "x.txt").exists()
+
+
+async def test_prose_with_an_example_is_an_answer_not_a_call(settings, project_dir) -> None:
+    prose = ('Call it like this:\n```json\n{"name": "read_file", "arguments": '
+             '{"path": "notes.txt"}}\n```')
+    session, client, events = await run(settings, project_dir, [Step(text=prose)])
+    assert not [e for e in events if isinstance(e, (ToolCallFinished, ToolCallsFromText))]
+    assert events[-1].final_text == prose and len(client.requests) == 1
+
+
+async def test_a_reply_cut_at_the_limit_is_not_read_for_calls(settings, project_dir) -> None:
+    class CutClient(ScriptedClient):
+        async def stream(self, messages, tools=(), *, model=None):
+            async for part in super().stream(messages, tools, model=model):
+                if hasattr(part, "finish_reason") and part.message.content == QWEN:
+                    part = type(part)(part.message, "length", part.usage, ())
+                yield part
+
+    client = CutClient([Step(text=QWEN)])
+    session = await AgentSession.start(settings, project_dir, client=client)
+    events = await drain(session.run_turn("go"))
+    assert not [e for e in events if isinstance(e, ToolCallFinished)]
+    assert events[-1].final_text == QWEN
