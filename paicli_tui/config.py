@@ -181,6 +181,11 @@ class Settings:
     then it is made without asking); headless runs never wait and say they did not ask
     (``PAICLI_ASK_BEFORE_SUMMARY``)."""
 
+    tool_protocol: str = "auto"
+    """How tools reach the model: ``native`` (the API's tools field), ``prompt`` (described
+    in the system prompt, calls written in <tool_call> tags, for a server that will not take
+    tools), ``auto`` (native, and the prompt form once the server refuses tools)."""
+
     # --- memory (behaviour §11–16) ------------------------------------------------------------
     memory_dice_threshold: float = 0.8
     """Character-bigram Dice coefficient at which two memories conflict (0.99 disables)."""
@@ -310,11 +315,15 @@ _ENV_FIELDS = {
     "PAICLI_LOG_LEVEL": "log_level",
     "PAICLI_ASK_BEFORE_SUMMARY": "ask_before_summary",
     "PAICLI_MEMORY_SELECTION": "memory_selection",
+    "PAICLI_TOOL_PROTOCOL": "tool_protocol",
     "OLLAMA_HOST": "ollama_host",
 }
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 MEMORY_SELECTIONS = ("model", "offline")
+TOOL_PROTOCOLS = ("auto", "native", "prompt")
+"""``auto``: native tools, and the prompt form once the server refuses them; ``native``:
+never the prompt form (the refusal ends the turn); ``prompt``: always the prompt form."""
 
 _NOT_USER_FIELDS = ("home", "provider_keys", "overridden_secrets", "index_store_keys")
 _USER_FIELDS = {f.name: f for f in fields(Settings) if f.name not in _NOT_USER_FIELDS}
@@ -422,6 +431,8 @@ def _validate(settings: Settings) -> Settings:
         problems.append("theme must be 'dark' or 'light'")
     if settings.memory_selection not in MEMORY_SELECTIONS:
         problems.append(f"memory_selection must be one of {', '.join(MEMORY_SELECTIONS)}")
+    if settings.tool_protocol not in TOOL_PROTOCOLS:
+        problems.append(f"tool_protocol must be one of {', '.join(TOOL_PROTOCOLS)}")
     if settings.log_level not in LOG_LEVELS:
         problems.append(f"log_level must be one of {', '.join(LOG_LEVELS)}")
     if problems:

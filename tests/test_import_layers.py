@@ -47,7 +47,8 @@ ALLOWED: dict[str, set[str]] = {
     "core.contracts": {"config", "core.messages"},
     # providers and shared text tools
     "core.text": {"paths"},
-    "core.llm": {"config", "core.contracts", "core.messages", "core.text_slices"},
+    # resources: the prompt that describes tools to a model whose server refuses them
+    "core.llm": {"config", "resources", "core.contracts", "core.messages", "core.text_slices"},
     "core.embedders": {"config", "core.contracts"},
     # engines: contracts and the foundation; memory and code take the embedder the settings
     # name by default, code search opens the configured model to rewrite a Chinese question

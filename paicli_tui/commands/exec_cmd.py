@@ -211,7 +211,7 @@ class _Printer:
         elif isinstance(event, ev.PlanFinished):
             self._note(f"[plan] {event.status}: {event.done} of {event.total} tasks done "
                        f"{event.detail}".rstrip())
-        elif isinstance(event, ev.ToolCallsFromText):
+        elif isinstance(event, ev.ToolCallsFromText) and not event.asked:
             self._note(f"[tools] {ev.text_calls_notice(event)}")
         elif isinstance(event, ev.MemoryNotice):
             self._note(f"[memory] {event.detail}")

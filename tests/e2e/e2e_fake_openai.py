@@ -138,6 +138,10 @@ class FakeOpenAI:
         self.calls_as_text = False
         """Write the script's tool calls into the reply's text in <tool_call> tags, as a
         Qwen model served without its tool template does, instead of as real calls."""
+        self.refuses_tools = False
+        """Answer a request carrying tools with Ollama's 400 "does not support tools", and an
+        agent request with the tools described in its system prompt by writing the script's
+        calls in <tool_call> tags (a model served without a tool template)."""
         self.delay_s = 0.0
         """Seconds to wait before answering an agent request (a slow first token)."""
         self.memory_choice: Callable[[str], str] | None = None
@@ -162,7 +166,11 @@ class FakeOpenAI:
     def reply(self, body: dict[str, Any], raw: bytes) -> tuple[int, bytes]:
         usage = {"prompt_tokens": len(raw) // 4, "completion_tokens": 10}
         messages = body["messages"]
-        if not body.get("tools"):
+        if self.refuses_tools and body.get("tools"):
+            return 400, json.dumps({"error": {"message": "registry.ollama.ai/library/fake "
+                                                         "does not support tools"}}).encode()
+        in_prompt = self.refuses_tools and "<tool_call>" in str(messages[0].get("content"))
+        if not body.get("tools") and not in_prompt:
             system = str(messages[0].get("content", "")).lower()
             if system.startswith("you plan work") and self.plan is not None:
                 return 200, _sse_text(self.plan, usage)
@@ -188,7 +196,7 @@ class FakeOpenAI:
         turn = int(_TURN.findall(str(messages[turn_index]["content"]))[-1])
         done_steps = sum(1 for m in messages[turn_index:] if m["role"] == "assistant")
         steps = self.script.get(turn, [])
-        if done_steps < len(steps) and self.calls_as_text:
+        if done_steps < len(steps) and (self.calls_as_text or in_prompt):
             return 200, _sse_text("".join(
                 "<tool_call>" + json.dumps({"name": name, "arguments": arguments}) +
                 "</tool_call>" for name, arguments in steps[done_steps]), usage)

@@ -299,6 +299,16 @@ def test_exec_json_and_the_ledger_carry_the_light_models_memory_choice(
     assert "Tuesdays" not in json.dumps(recorded)
 
 
+def _weak_model_run(server: FakeOpenAI, home: Path, project: Path, model: str
+                    ) -> tuple[list[str], dict[str, str], list[dict]]:
+    """One `TURN 1` task in --json against ``server``: the flags, env and events."""
+    env = _env(home, PAICLI_API_KEY=KEY)
+    flags = ["--provider", "custom", "--base-url", server.base_url, "--model", model]
+    done = _exec(["TURN 1: read d1", *flags, "--json"], env, project)
+    assert done.returncode == 0, done.stderr
+    return flags, env, [json.loads(line) for line in done.stdout.splitlines()]
+
+
 @pytest.mark.slow
 def test_calls_a_model_writes_as_text_run_end_to_end(tmp_path: Path, paicli_home: Path) -> None:
     """A local model served without its tool template writes `<tool_call>{…}</tool_call>`
@@ -308,11 +318,7 @@ def test_calls_a_model_writes_as_text_run_end_to_end(tmp_path: Path, paicli_home
     script = {1: [[("read_file", {"path": "d1.txt"}), ("list_dir", {"path": "."})]]}
     with FakeOpenAI(script, api_key=KEY) as server:
         server.calls_as_text = True
-        env = _env(paicli_home, PAICLI_API_KEY=KEY)
-        flags = ["--provider", "custom", "--base-url", server.base_url, "--model", "qwen"]
-        done = _exec(["TURN 1: read d1", *flags, "--json"], env, project)
-        assert done.returncode == 0, done.stderr
-        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        flags, env, lines = _weak_model_run(server, paicli_home, project, "qwen")
         (notice,) = [line for line in lines if line["type"] == "tool_calls_from_text"]
         assert notice["names"] == ["read_file", "list_dir"]
         finished = [(line["name"], line["status"]) for line in lines
@@ -327,4 +333,38 @@ def test_calls_a_model_writes_as_text_run_end_to_end(tmp_path: Path, paicli_home
         assert plain.returncode == 0, plain.stderr
         assert "[tools] The model wrote 2 tool calls as text (`<tool_call>` tags)" in \
             plain.stderr
+        assert server.problems == []
+
+
+@pytest.mark.slow
+def test_a_server_that_refuses_tools_gets_them_in_the_prompt(tmp_path: Path,
+                                                             paicli_home: Path) -> None:
+    """Ollama with a model that has no tool template answers 400 "does not support tools":
+    the turn used to end there, the model unusable. Now the refusal is said once, the tools
+    go into the system prompt, the model's written calls run, and the next run's first
+    request goes in that form again only after its own refusal (a new process, a new
+    client: the model may have been updated)."""
+    project = _project(tmp_path / "project")
+    script = {1: [[("read_file", {"path": "d1.txt"})]]}
+    with FakeOpenAI(script, api_key=KEY) as server:
+        server.refuses_tools = True
+        flags, env, lines = _weak_model_run(server, paicli_home, project, "gemma")
+        (retry,) = [line for line in lines if line["type"] == "request_retrying"]
+        assert "described in the prompt from now on" in retry["reason"]
+        (read,) = [line for line in lines if line["type"] == "tool_calls_from_text"]
+        assert read["asked"] is True and read["names"] == ["read_file"]
+        assert [(line["name"], line["status"]) for line in lines
+                if line["type"] == "tool_call_finished"] == [("read_file", "done")]
+        assert lines[-1]["final_text"] == "Turn 1 is complete."
+        agent = [r for r in server.requests if "<tool_call>" in
+                 str(r["messages"][0].get("content"))]
+        assert len(agent) == 2 and all("tools" not in r for r in agent)
+        assert "d1 record 000" in agent[-1]["messages"][-1]["content"]  # the result came back
+        text = SessionLedger.open(load_settings({}, {"PAICLI_HOME": str(paicli_home)}).home,
+                                  lines[0]["session"]).path.read_text(encoding="utf-8")
+        assert '"request_retrying"' in text and KEY not in text
+        plain = _exec(["TURN 1: again", *flags], env, project)
+        assert plain.returncode == 0, plain.stderr
+        assert "[tools]" not in plain.stderr  # asked for: not a slip to warn about
+        assert "[retry]" in plain.stderr and "does not take tools" in plain.stderr
         assert server.problems == []

@@ -282,6 +282,9 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                 elif isinstance(part, StreamDone):
                     done = part
                 elif isinstance(part, StreamRetry):
+                    session.ledger.event("request_retrying", attempt=part.attempt,
+                                         reason=redact(part.reason,
+                                                       *session.settings.secrets()))
                     yield RequestRetrying(part.reason, part.attempt, part.max_retries,
                                           part.delay_s)
     except ContextLengthExceeded as exc:
@@ -323,8 +326,10 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                            tool_call_ids=tuple(c.id for c in reply.message.tool_calls))
     if from_text is not None:
         names = tuple(c.name for c in reply.message.tool_calls)
-        session.ledger.event("tool_calls_from_text", form=from_text.form, names=list(names))
-        yield ToolCallsFromText(form=from_text.form, names=names)
+        session.ledger.event("tool_calls_from_text", form=from_text.form, names=list(names),
+                             asked=tools_in_prompt(turn.client))
+        yield ToolCallsFromText(form=from_text.form, names=names,
+                                asked=tools_in_prompt(turn.client))
     if asked > MAX_CALLS_PER_REPLY:
         turn.dropped = (asked, MAX_CALLS_PER_REPLY)
         session.ledger.event("tool_calls_dropped", asked=asked, kept=MAX_CALLS_PER_REPLY)
@@ -364,6 +369,13 @@ def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict]
         return None
     offered = {s.get("function", {}).get("name") for s in schemas if isinstance(s, dict)}
     return read_text_tool_calls(done.message.content, offered - {None})
+
+
+def tools_in_prompt(client: ChatClient) -> bool:
+    """Whether this client describes tools in the prompt (so calls come back as text by
+    design, not by a model's slip)."""
+    protocol = getattr(client, "tool_protocol", None)
+    return getattr(protocol, "protocol", "native") == "prompt"
 
 
 def _record_reply(session: AgentSession, assistant: Message) -> Message:

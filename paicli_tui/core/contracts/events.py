@@ -212,6 +212,9 @@ class ToolCallsFromText(AgentEvent):
     type: ClassVar[str] = "tool_calls_from_text"
     form: str
     names: tuple[str, ...] = field(default_factory=tuple)
+    asked: bool = False
+    """The tools were described in the prompt (``tool_protocol``), so text is the form the
+    model was asked for: nothing to warn about."""
 
 
 def text_calls_notice(event: ToolCallsFromText) -> str:

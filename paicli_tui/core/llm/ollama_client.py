@@ -26,6 +26,7 @@ from ..contracts.llm import (
 from ..messages import Message, Role, ToolCall
 from .assembly import token_count
 from .openai_client import is_context_length_error, next_within, without_surrogates
+from .tools_in_prompt import ToolProtocol
 
 
 def to_ollama_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -55,10 +56,12 @@ class OllamaClient:
 
     def __init__(self, *, host: str, model: str, window: int, timeout: float = 120.0,
                  total_timeout: float = 1_800.0, max_reply_chars: int = 1_000_000,
-                 **httpx_options: Any) -> None:
+                 tool_protocol: str = "auto", **httpx_options: Any) -> None:
         import ollama  # imported here: only an Ollama user pays for it
 
         self.provider = "ollama"
+        self.tool_protocol = ToolProtocol(tool_protocol, self.provider)
+        """Tools passed natively, or described in the prompt (see ``tools_in_prompt``)."""
         self.model = model
         self.window = window
         self.host = host
@@ -72,9 +75,13 @@ class OllamaClient:
     def __repr__(self) -> str:
         return f"OllamaClient(host={self.host!r}, model={self.model!r})"
 
-    async def stream(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = (),
-                     *, model: str | None = None) -> AsyncIterator[StreamEvent]:
+    def stream(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = (),
+               *, model: str | None = None) -> AsyncIterator[StreamEvent]:
         """Stream one reply: StreamDelta events, then one StreamDone; or raise LLMError."""
+        return self.tool_protocol.stream(self._one_request, messages, tools, model)
+
+    async def _one_request(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]],
+                           model: str | None) -> AsyncIterator[StreamEvent]:
         text: list[str] = []
         thinking: list[str] = []
         calls: list[ToolCall] = []

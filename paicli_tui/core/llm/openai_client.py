@@ -31,6 +31,7 @@ from ..contracts.llm import (
 from ..messages import Message, to_openai_messages
 from .assembly import ReplyAssembler
 from .redact import redact
+from .tools_in_prompt import ToolProtocol
 
 log = logging.getLogger(__name__)
 
@@ -196,8 +197,11 @@ class OpenAICompatibleClient:
         redact_also: Sequence[Secret] = (),
         total_timeout: float = 1_800.0,
         max_reply_chars: int = 1_000_000,
+        tool_protocol: str = "auto",
     ) -> None:
         self.provider = provider
+        self.tool_protocol = ToolProtocol(tool_protocol, provider)
+        """Tools passed natively, or described in the prompt (see ``tools_in_prompt``)."""
         self.model = model
         self.window = window
         self.base_url = base_url.rstrip("/")
@@ -248,9 +252,13 @@ class OpenAICompatibleClient:
     def _backoff(self, attempt: int) -> float:
         return self._backoff_base * (2 ** attempt) * (0.75 + random.random() / 2)
 
-    async def stream(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = (),
-                     *, model: str | None = None) -> AsyncIterator[StreamEvent]:
+    def stream(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = (),
+               *, model: str | None = None) -> AsyncIterator[StreamEvent]:
         """Stream one reply: StreamDelta events, then one StreamDone; or raise LLMError."""
+        return self.tool_protocol.stream(self._one_request, messages, tools, model)
+
+    async def _one_request(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]],
+                           model: str | None) -> AsyncIterator[StreamEvent]:
         body = self.request_body(messages, tools, model=model)
         url = f"{self.base_url}/chat/completions"
         attempt = 0

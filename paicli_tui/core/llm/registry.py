@@ -186,7 +186,8 @@ def build_client(settings: Settings, **client_options: Any) -> ChatClient | None
         return OllamaClient(host=settings.base_url or settings.ollama_host or spec.base_url,
                             model=model, window=window, timeout=settings.request_timeout_s,
                             total_timeout=settings.stream_total_timeout_s,
-                            max_reply_chars=settings.reply_max_chars, **client_options)
+                            max_reply_chars=settings.reply_max_chars,
+                            tool_protocol=settings.tool_protocol, **client_options)
     from .openai_client import OpenAICompatibleClient
 
     key: Secret | None = settings.key_for(spec.key_variable)
@@ -196,7 +197,7 @@ def build_client(settings: Settings, **client_options: Any) -> ChatClient | None
         stream_usage=spec.stream_usage, timeout=settings.request_timeout_s,
         max_retries=settings.max_retries, redact_also=settings.secrets(),
         total_timeout=settings.stream_total_timeout_s, max_reply_chars=settings.reply_max_chars,
-        **client_options)
+        tool_protocol=settings.tool_protocol, **client_options)
 
 
 def how_to_configure(settings: Settings | None = None) -> str:

@@ -610,7 +610,7 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             self.notify(f"The light model did not choose this turn's memories "
                         f"({event.fallback}); the offline choice was used.",
                         title="memory", severity="warning", timeout=6)
-        elif isinstance(event, ev.ToolCallsFromText):
+        elif isinstance(event, ev.ToolCallsFromText) and not event.asked:
             await chat.add_notice(ev.text_calls_notice(event), "warning")
         elif isinstance(event, ev.RequestRetrying):
             await chat.add_notice(f"{event.reason} — retry {event.attempt} of "
