@@ -64,13 +64,26 @@ class PaicliApp(App[int]):
 
     def action_help_quit(self) -> None:
         """Ctrl+C on an empty input: how to quit, in words (Textual's own hint is console
-        markup, which :meth:`notify` shows as typed: "Press [b]ctrl+q[/b] …")."""
-        for key, active in self.active_bindings.items():
-            if active.binding.action in ("quit", "app.quit"):
+        markup, which :meth:`notify` shows as typed: "Press [b]ctrl+q[/b] …"). The app's own
+        keys: a dialog's active keys leave them out."""
+        for key, bindings in self._bindings.key_to_bindings.items():
+            if any(b.action in ("quit", "app.quit") for b in bindings):
                 shown = "+".join(part.capitalize() if len(part) > 1 else part.upper()
                                  for part in key.split("+"))
                 self.notify(f"Press {shown} to quit.", title="Do you want to quit?")
                 return
+
+    def action_dialog_ctrl_c(self) -> None:
+        """Ctrl+C in a dialog (:mod:`.ui.modals.dialog_keys`) as in the chat: copy the
+        selection; else, in a dialog the running turn opened (an approval), cancel the turn;
+        else how to quit."""
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            return
+        chat = self._chat_screen()
+        if chat is None or not chat.interrupt_from_dialog(self.screen):
+            self.action_help_quit()
 
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """Only web links open. A link in the model's words is clicked as easily as any, and

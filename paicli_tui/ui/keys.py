@@ -11,7 +11,8 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Tab / Shift+Tab", "slash menu: complete, or cycle through the matches"),
     ("Esc", "cancel the running turn and return to the input; close the menu, a panel or "
             "a dialog"),
-    ("Ctrl+C", "copy the selection; else stop the running turn; else clear the input"),
+    ("Ctrl+C", "copy the selection; else stop the running turn (in a question the turn "
+               "asks, such as an approval: answer no and stop it); else clear the input"),
     ("Ctrl+W / Ctrl+U", "delete the word before the cursor / to the start of the line"),
     ("Alt+B / Alt+F / Alt+D", "a word left / a word right / delete the next word"),
     ("Ctrl+P", "command palette (every slash command is there)"),

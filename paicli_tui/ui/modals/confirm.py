@@ -8,10 +8,12 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from .dialog_keys import CTRL_C
+
 
 class ConfirmModal(ModalScreen[bool]):
     BINDINGS = [Binding("y", "answer(True)", "Yes"),
-                Binding("n,escape", "answer(False)", "No")]
+                Binding("n,escape", "answer(False)", "No"), CTRL_C]
 
     def __init__(self, title: str, body: str = "", yes: str = "Delete") -> None:
         super().__init__(classes="dialog-screen")

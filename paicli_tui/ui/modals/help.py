@@ -17,6 +17,7 @@ from textual.widgets import Label, Static
 
 from ..keys import KEY_HELP
 from ..slash import SLASH_COMMANDS
+from .dialog_keys import CTRL_C
 
 
 def help_markdown() -> str:
@@ -95,7 +96,7 @@ def help_renderable() -> Group:
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,f1", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q,f1", "dismiss", "Close"), CTRL_C]
 
     def __init__(self) -> None:
         super().__init__(classes="dialog-screen")

@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 from ..backend import ModelChoice
 from ..format import fmt_tokens
 from ..widgets.typed_input import TypedInput
+from .dialog_keys import CTRL_C
 from .short_terminal import SMALL_HEIGHT
 
 ModelAnswer = tuple[str, str] | None
@@ -22,7 +23,7 @@ ModelAnswer = tuple[str, str] | None
 class ModelPicker(ModalScreen[ModelAnswer]):
     """Providers with their default model and window; the model name can be edited."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), CTRL_C]
 
     def __init__(self, choices: list[ModelChoice], current: str = "") -> None:
         super().__init__(classes="dialog-screen")

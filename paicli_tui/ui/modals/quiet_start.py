@@ -14,10 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from textual import events
+from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Button
+
+from .dialog_keys import CTRL_C
 
 Typed = Callable[[events.Key], None]
 """Receives a key typed before the dialog answers keys (the chat input's typing)."""
@@ -25,6 +28,8 @@ Typed = Callable[[events.Key], None]
 
 class QuietStart(ModalScreen[Any]):
     """Call :meth:`start_quiet` from ``on_mount`` with the widget to focus once armed."""
+
+    BINDINGS: list[Binding] = [CTRL_C]
 
     ARM_AFTER_S = 0.5
     """Seconds without a key press, after opening, before the dialog takes keys."""

@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 
 from ..backend import SessionRow
 from ..widgets.typed_input import TypedInput
+from .dialog_keys import CTRL_C
 
 
 def _two_lines(session: SessionRow) -> Group:
@@ -27,7 +28,7 @@ def _two_lines(session: SessionRow) -> Group:
 class SessionPicker(ModalScreen[str | None]):
     """Type to filter by title, id or project; Enter reopens the highlighted session."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel"),
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), CTRL_C,
                 Binding("down", "move(1)", show=False), Binding("up", "move(-1)", show=False)]
 
     def __init__(self, sessions: list[SessionRow]) -> None:

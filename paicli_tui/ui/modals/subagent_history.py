@@ -20,6 +20,7 @@ from ...core.messages import Message, Role
 from ...core.tokens import estimate_request
 from ..format import fmt_tokens, preview_lines, short_args
 from ..subagent_rows import ICONS
+from .dialog_keys import CTRL_C
 
 RESULT_LINES = 6
 """Lines of each tool result shown (the whole result is in the sub-agent's stream)."""
@@ -60,7 +61,7 @@ def subagent_history_text(record: SubAgentRecord, messages: Sequence[Message]) -
 
 
 class SubAgentHistoryModal(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+    BINDINGS = [Binding("escape,q", "dismiss", "Close"), CTRL_C]
 
     def __init__(self, record: SubAgentRecord, messages: Sequence[Message]) -> None:
         super().__init__(classes="dialog-screen")

@@ -9,13 +9,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from ..widgets.typed_input import TypedInput
+from .dialog_keys import CTRL_C
 
 TextAnswer = tuple[str, str] | None
 """(text, scope) or None when cancelled."""
 
 
 class TextEntryModal(ModalScreen[TextAnswer]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), CTRL_C]
 
     def __init__(self, title: str, initial: str = "", *, choose_scope: bool = False,
                  scope: str = "project") -> None:

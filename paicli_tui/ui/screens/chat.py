@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import events, on, work
 from textual.actions import SkipAction
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from ..index_job import IndexState
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 NO_ANSWER = "No reply: that turn was cancelled or failed."
 """Under a restored message of the person's that got no reply."""
@@ -87,6 +88,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         self._asking = asyncio.Lock()
         """One question to the person at a time: plan tasks and sub-agents run in parallel,
         and a second dialog pushed over the first took the key meant for the first."""
+        self.turn_dialogs: dict[Screen[Any], Any] = {}
+        """The dialogs the running turn opened, each with its refusing answer (deny, cancel,
+        not yet): Ctrl+C in one cancels the turn, as it does in the chat."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -331,8 +335,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             try:
                 with self.waiting_for_the_person(f"Waiting for your approval of "
                                                  f"{request.tool}"):
-                    return await self.app.push_screen_wait(
-                        ApprovalModal(request, typed=self.typed_under_dialog))
+                    return await self.ask_in_turn(
+                        ApprovalModal(request, typed=self.typed_under_dialog),
+                        ApprovalDecision.DENY)
             finally:
                 chat.approval_asked(request.call_id, False)
 
@@ -342,8 +347,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
 
         async with self._asking:
             with self.waiting_for_the_person("Waiting for your choice on the memory conflict"):
-                return await self.app.push_screen_wait(
-                    ConflictModal(request, typed=self.typed_under_dialog))
+                return await self.ask_in_turn(
+                    ConflictModal(request, typed=self.typed_under_dialog),
+                    (ConflictDecision.CANCEL, None))
 
     @contextlib.contextmanager
     def waiting_for_the_person(self, label: str) -> Iterator[None]:
@@ -362,8 +368,30 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         async with self._asking:
             if self.status.running:
                 self.status.phase("Waiting for your answer: summarise now?")
-            return await self.app.push_screen_wait(
-                SummaryConsentModal(request, typed=self.typed_under_dialog))
+            return await self.ask_in_turn(
+                SummaryConsentModal(request, typed=self.typed_under_dialog),
+                SummaryConsent("not_yet"))
+
+    async def ask_in_turn(self, dialog: Screen[T], refusal: T) -> T:
+        """Open a dialog for the running turn and wait for the answer; Ctrl+C in it answers
+        ``refusal`` and cancels the turn (:meth:`interrupt_from_dialog`)."""
+        self.turn_dialogs[dialog] = refusal
+        try:
+            return await self.app.push_screen_wait(dialog)
+        finally:
+            self.turn_dialogs.pop(dialog, None)
+
+    def interrupt_from_dialog(self, dialog: Screen[Any]) -> bool:
+        """Ctrl+C (nothing selected) in a dialog the turn opened: the pending question gets
+        its refusing answer, so nothing it asked about runs, and the turn is cancelled, as
+        Ctrl+C cancels it from the chat. False for any other screen (the app's quit hint)."""
+        if dialog not in self.turn_dialogs or not self.turn_running:
+            return False
+        dialog.dismiss(self.turn_dialogs.pop(dialog))
+        self.action_cancel_turn()  # before the turn reads the answer: it stops right there
+        self.notify("Turn cancelled (Ctrl+C): the question was answered no.",
+                    severity="warning")
+        return True
 
     # -- input ---------------------------------------------------------------------------------
     @on(PromptInput.MenuChanged)

@@ -73,9 +73,9 @@ class PlanViewMixin:
 
         async def on_failure(task: Any, why: str) -> str:
             async with self._asking:  # tasks run in parallel: one question at a time
-                again = await self.app.push_screen_wait(ConfirmModal(
+                again = await self.ask_in_turn(ConfirmModal(
                     f"Task {task.id} failed twice", f"{task.title}\n\n{why}\n\nRetry it? "
-                    "(No stops the plan.)", yes="Retry"))
+                    "(No stops the plan.)", yes="Retry"), False)
             return "retry" if again else "stop"
 
         await self.relay_events(self.session.run_plan(goal, review=review,

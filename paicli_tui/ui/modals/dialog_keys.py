@@ -1,0 +1,9 @@
+"""Ctrl+C in a dialog. A dialog shuts out the app's keys, so Ctrl+C there did nothing at all
+(the quit hint too needs the app's keys); with this binding it copies a selection, cancels
+the running turn in a dialog the turn opened (an approval), or says how to quit."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+CTRL_C = Binding("ctrl+c,super+c", "app.dialog_ctrl_c", "Copy / cancel the turn", show=False)
