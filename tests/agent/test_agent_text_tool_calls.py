@@ -90,3 +90,37 @@ async def test_a_reply_cut_at_the_limit_is_not_read_for_calls(settings, project_
     events = await drain(session.run_turn("go"))
     assert not [e for e in events if isinstance(e, ToolCallFinished)]
     assert events[-1].final_text == QWEN
+
+
+async def test_thinking_in_tags_is_reasoning_live_and_in_the_history(settings,
+                                                                     project_dir) -> None:
+    """An R1 distill served without a reasoning parser: '<think>…</think>' then the answer
+    in the text. The thinking streams as reasoning, the answer as text, and the history
+    keeps the thinking apart (it is not sent back as the answer every request)."""
+    from paicli_tui.core.contracts.events import ReasoningDelta, TextDelta
+
+    reply = "<think>\nThe notes file is short.\n</think>\n\nIt rotates on Mondays."
+    session, _, events = await run(settings, project_dir, [Step(text=reply)])
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == \
+        "It rotates on Mondays."
+    assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)).strip() == \
+        "The notes file is short."
+    assert events[-1].final_text == "It rotates on Mondays."
+    last = session.history[-1]
+    assert (last.content, last.reasoning) == ("It rotates on Mondays.",
+                                              "The notes file is short.")
+
+
+async def test_a_lone_closing_tag_and_a_call_after_the_thinking(settings, project_dir) -> None:
+    """The template opened the tag, so only '</think>' arrives; a JSON call follows it."""
+    (project_dir / "notes.txt").write_text("Mondays\n")
+    reply = ('I should read the notes.\n</think>\n{"name": "read_file", "arguments": '
+             '{"path": "notes.txt"}}')
+    session, client, events = await run(settings, project_dir,
+                                        [Step(text=reply), Step(text="Mondays.")])
+    shown = [e for e in events if isinstance(e, AssistantMessage)][0]
+    assert shown.content == "" and len(shown.tool_call_ids) == 1
+    assert [(e.name, e.status) for e in events if isinstance(e, ToolCallFinished)] == \
+        [("read_file", "done")]
+    sent = [m for m in client.requests[1] if m.role is Role.ASSISTANT][-1]
+    assert sent.reasoning == "I should read the notes." and sent.content == ""

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -52,6 +52,7 @@ from ..contracts.services import MemoryChoice
 from ..llm.redact import redact
 from ..llm.registry import how_to_configure
 from ..llm.text_tool_calls import TextToolCalls, read_text_tool_calls
+from ..llm.think_tags import ThinkStream, split_think
 from ..messages import InternalKind, Message
 from ..tokens import estimate_request
 from .prompt import turn_context_block, user_turn
@@ -270,6 +271,7 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                          window=profile.window, clearing_trigger=profile.clearing_trigger,
                          compaction_trigger=profile.compaction_trigger)
     done: StreamDone | None = None
+    think = ThinkStream()  # a reply opening with <think>: its thinking streams as reasoning
     try:
         # aclosing: a cancelled turn releases the HTTP stream at once, not at GC.
         async with _closing(turn.client.stream(session.history, schemas)) as parts:
@@ -278,9 +280,12 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                     if part.reasoning:
                         yield ReasoningDelta(text=part.reasoning)
                     if part.text:
-                        yield TextDelta(text=part.text)
+                        for event in _sorted_deltas(*think.feed(part.text)):
+                            yield event
                 elif isinstance(part, StreamDone):
-                    done = part
+                    for event in _sorted_deltas(*think.flush()):
+                        yield event
+                    done = _thinking_apart(part)
                 elif isinstance(part, StreamRetry):
                     session.ledger.event("request_retrying", attempt=part.attempt,
                                          reason=redact(part.reason,
@@ -369,6 +374,19 @@ def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict]
         return None
     offered = {s.get("function", {}).get("name") for s in schemas if isinstance(s, dict)}
     return read_text_tool_calls(done.message.content, offered - {None})
+
+
+def _sorted_deltas(thought: str, text: str) -> list[AgentEvent]:
+    return ([ReasoningDelta(text=thought)] if thought else []) + \
+        ([TextDelta(text=text)] if text else [])
+
+
+def _thinking_apart(done: StreamDone) -> StreamDone:
+    """The reply with thinking written in ``<think>`` tags moved to its reasoning."""
+    content, reasoning = split_think(done.message.content, done.message.reasoning)
+    if content == done.message.content:
+        return done
+    return replace(done, message=done.message.evolve(content=content, reasoning=reasoning))
 
 
 def tools_in_prompt(client: ChatClient) -> bool:

@@ -1,0 +1,61 @@
+"""Thinking a model writes into its text between <think> tags becomes reasoning: whole
+replies by table, streamed replies cut at every possible place (property)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from paicli_tui.core.llm.think_tags import ThinkStream, split_think
+
+CASES = [
+    # (text, reasoning the server sent apart, answer, reasoning)
+    ("<think>\nThe user wants X.\n</think>\n\nX is 3.", None, "X is 3.", "The user wants X."),
+    ("  <think>a</think>b", None, "b", "a"),
+    ("The user wants X.\n</think>\n\nX is 3.", None, "X is 3.", "The user wants X."),
+    ("<think>a</think>b", "earlier", "b", "earlier\n\na"),
+    ("<think></think>answer", None, "answer", None),
+    ("<think>still thinking when cut", None, "<think>still thinking when cut", None),
+    ("No tags here.", None, "No tags here.", None),
+    ("Use <think> tags like <think>x</think> in the prompt.", None,
+     "Use <think> tags like <think>x</think> in the prompt.", None),  # not at the start
+    ("", "r", "", "r"),
+]
+
+
+@pytest.mark.parametrize(("text", "sent", "answer", "reasoning"), CASES)
+def test_whole_replies(text, sent, answer, reasoning) -> None:
+    assert split_think(text, sent) == (answer, reasoning)
+
+
+def stream(pieces: list[str]) -> tuple[str, str]:
+    splitter = ThinkStream()
+    thought, text = "", ""
+    for piece in [*pieces, None]:
+        t, x = splitter.flush() if piece is None else splitter.feed(piece)
+        thought, text = thought + t, text + x
+    return thought, text
+
+
+def cuts(text: str, points: list[int]) -> list[str]:
+    points = sorted({p % (len(text) + 1) for p in points})
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+
+
+REPLIES = ["<think>\nplan: read a.py</think>\n\nIt prints 1.", "Plain answer, no tags.",
+           "<think>never closed", "  <thin", "<think>a</thin", "<thinking>x</thinking> y",
+           "<think>x</think>", "</think>late close"]
+
+
+@given(st.sampled_from(REPLIES), st.lists(st.integers(0, 200), max_size=8))
+def test_a_stream_cut_anywhere_sorts_like_the_whole_reply(reply: str, points) -> None:
+    thought, text = stream(cuts(reply, points))
+    assert thought + text != "" or reply.strip() in ("", "<think>")
+    if reply.lstrip().startswith("<think>") and "</think>" in reply:
+        answer, reasoning = split_think(reply, None)
+        assert (thought.strip(), text) == (reasoning or "", answer)
+    elif reply.lstrip().startswith("<think>"):  # open, never closed: all of it is thinking
+        assert text == "" and thought == reply.lstrip()[len("<think>"):]
+    else:  # nothing is held back or lost
+        assert (thought, text) == ("", reply)
