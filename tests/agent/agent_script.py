@@ -36,6 +36,12 @@ class Step:
     usage: UsageReport | None = None
     wait: asyncio.Event | None = None
     ids: Sequence[str] = ()
+    pieces: Sequence[str] = ()
+    """The text streamed in these pieces (``text`` is then their concatenation)."""
+
+    def __post_init__(self) -> None:
+        if self.pieces:
+            self.text = "".join(self.pieces)
 
 
 def call(name: str, **arguments: Any) -> tuple[str, dict[str, Any]]:
@@ -77,8 +83,8 @@ class ScriptedClient:
             raise step.error
         if step.reasoning:
             yield StreamDelta(reasoning=step.reasoning)
-        if step.text:
-            yield StreamDelta(text=step.text)
+        for piece in step.pieces or ([step.text] if step.text else []):
+            yield StreamDelta(text=piece)
         if step.error is not None:
             raise step.error
         calls = []

@@ -79,7 +79,7 @@ def _manager(tmp_path: Path, summarise=None, **changes) -> ContextManager:  # no
 async def test_every_summariser_behaviour_ends_under_the_trigger(
         tmp_path: Path, behaviour: str, outcome: str, calls: int) -> None:
     model = SummaryModel(behaviour)
-    manager = _manager(tmp_path, completer_for(model))
+    manager = _manager(tmp_path, completer_for(model, ()))
     msgs = _history(14, 3_000)
     assert estimate_request(msgs) >= PROFILE.compaction_trigger
     prepared = await manager.prepare(msgs)
@@ -190,7 +190,7 @@ def test_fit_entries_shortens_the_longest_first() -> None:
 # -- the circuit breaker ------------------------------------------------------------------------
 async def test_breaker_opens_after_three_failures_and_says_so(tmp_path: Path) -> None:
     model = SummaryModel("prose")
-    manager = _manager(tmp_path, completer_for(model))
+    manager = _manager(tmp_path, completer_for(model, ()))
     history = _history(14, 3_000)
     calls_per_round = []
     for round_ in range(5):
@@ -228,7 +228,7 @@ def test_breaker_counts_growth_since_it_opened() -> None:
 
 async def test_later_summary_builds_on_the_digest(tmp_path: Path) -> None:
     model = SummaryModel("error")
-    manager = _manager(tmp_path, completer_for(model))
+    manager = _manager(tmp_path, completer_for(model, ()))
     first = await manager.prepare(_history(14, 3_000))
     assert first.messages[1].meta["tier"] == "digest"
     fake = ScriptedCompleter(VALID_SUMMARY)
@@ -373,7 +373,7 @@ async def test_breaker_survives_a_resume(tmp_path: Path) -> None:
     history = _history(14, 3_000)
     for _ in range(3):
         model = SummaryModel("prose")
-        manager = _manager(tmp_path, completer_for(model))  # a new process each time
+        manager = _manager(tmp_path, completer_for(model, ()))  # a new process each time
         while estimate_request(history) < PROFILE.compaction_trigger:
             history += [Message.user("more"), Message.assistant("w" * 4_000)]
         history = (await manager.prepare(history)).messages
@@ -382,7 +382,7 @@ async def test_breaker_survives_a_resume(tmp_path: Path) -> None:
     while estimate_request(history) < PROFILE.compaction_trigger:
         history += [Message.user("more"), Message.assistant("w" * 4_000)]
     model = SummaryModel("prose")
-    prepared = await _manager(tmp_path, completer_for(model)).prepare(history)
+    prepared = await _manager(tmp_path, completer_for(model, ())).prepare(history)
     assert model.requests == []  # open, restored from the digest
     assert prepared.messages[1].meta["failed_summaries"] == 3
 
@@ -398,7 +398,7 @@ async def test_recent_files_are_read_again_after_a_summary(tmp_path: Path,
     (src / "m1.py").write_text("big = 1\n" * 4_000)  # ~8,000 tokens: listed, not included
     (tmp_path.parent / "secret.txt").write_text("outside")
     model = SummaryModel(behaviour)
-    manager = _manager(tmp_path, completer_for(model))
+    manager = _manager(tmp_path, completer_for(model, ()))
     manager.project_root = tmp_path
     msgs = _history(14, 3_000)
     escape = ToolCall("e1", "read_file", json.dumps({"path": "../secret.txt"}))

@@ -190,7 +190,7 @@ def test_any_summariser_any_history_fits_the_window(msgs: list[Message], behavio
     with tempfile.TemporaryDirectory() as folder:
         manager = ContextManager(
             replace(Settings(), summary_timeout_s=0.05), ContextProfile.for_window(window),
-            completer_for(model),
+            completer_for(model, ()),
             save_output=output_saver(ProjectPaths.for_dir(Path(folder)), SessionState("p")))
         prepared = asyncio.run(manager.prepare(msgs, force=force))
     assert pairing_problems(prepared.messages) == []

@@ -51,6 +51,7 @@ from ..contracts.llm import (
 from ..contracts.services import MemoryChoice
 from ..llm.redact import redact
 from ..llm.registry import how_to_configure
+from ..llm.reply_redact import redact_reply, redacted_stream
 from ..llm.text_tool_calls import TextToolCalls, read_text_tool_calls
 from ..llm.think_tags import ThinkStream, split_think
 from ..messages import InternalKind, Message
@@ -275,7 +276,7 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
     try:
         # aclosing: a cancelled turn releases the HTTP stream at once, not at GC.
         async with _closing(turn.client.stream(session.history, schemas)) as parts:
-            async for part in parts:
+            async for part in redacted_stream(parts, session.settings.secrets()):
                 if isinstance(part, StreamDelta):
                     if part.reasoning:
                         yield ReasoningDelta(text=part.reasoning)
@@ -400,7 +401,10 @@ def _record_reply(session: AgentSession, assistant: Message) -> Message:
     """The reply as it enters the history: at most MAX_CALLS_PER_REPLY tool calls, every
     tool-call id unique in the conversation (two calls with one id would leave one result
     unseen), and arguments in a form every provider accepts back. Tools run with the
-    arguments exactly as the model wrote them (a malformed one gets a clear error)."""
+    arguments as the model wrote them (a malformed one gets a clear error), a configured key
+    in them masked like one in its text: the history, the ledger, the events and the tools
+    all get the masked reply."""
+    assistant = redact_reply(assistant, session.settings.secrets())
     if len(assistant.tool_calls) > MAX_CALLS_PER_REPLY:
         assistant = assistant.evolve(tool_calls=assistant.tool_calls[:MAX_CALLS_PER_REPLY])
     unique = with_unique_call_ids(assistant, call_ids(session.history))

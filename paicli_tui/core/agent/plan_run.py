@@ -61,7 +61,7 @@ async def propose_plan(session: AgentSession, goal: str) -> Plan:
     """The model's plan for ``goal``, validated (one repair); PlanError or LLMError."""
     if session.client is None:
         raise PlanError("no model is connected")
-    complete = completer_for(session.client)
+    complete = completer_for(session.client, session.settings.secrets())
     system = load_prompt("plan").strip()
     request = f"Project root: {session.project.root}\n\nGoal: {goal}"
     text = await complete(system, request)

@@ -92,8 +92,8 @@ class AgentSession:
         self.calibrator = TokenCalibrator()
         self.manager = ContextManager(
             settings, ContextProfile.for_window(client.window if client else None),
-            summarise=completer_for(client) if client else None, calibrator=self.calibrator,
-            save_output=output_saver(project, self.state), project_root=project.root,
+            summarise=completer_for(client, settings.secrets()) if client else None,
+            calibrator=self.calibrator, save_output=output_saver(project, self.state), project_root=project.root,
             ask_consent=ask_summary)
         self.tools = ToolRegistry(builtin_tools())
         self.tools.add(WebFetchTool())
@@ -314,7 +314,7 @@ class AgentSession:
             else:
                 self.start_background(old.aclose())
         self.manager.set_window(client.window)
-        self.manager.summarise = completer_for(client)
+        self.manager.summarise = completer_for(client, self.settings.secrets())
         self.tool_context.light_complete = self.light_completer()
         self.ledger.event("model", provider=client.provider, model=client.model,
                           window=client.window)
@@ -325,7 +325,7 @@ class AgentSession:
         if self.client is None:
             return None
         if self.client.provider != self._first_provider:
-            return completer_for(self.client)
+            return completer_for(self.client, self.settings.secrets())
         return light_completer(self.settings, self.client)
 
     def memory_selector(self) -> TextCompleter | None:

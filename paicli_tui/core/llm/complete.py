@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from ...config import Secret
 from ..contracts.llm import ChatClient, LLMError, StreamDone, TextCompleter
 from ..messages import Message
+from .redact import redact_known
 
 
-def completer_for(client: ChatClient, *, model: str | None = None) -> TextCompleter:
-    """``await complete(system, user)`` returns the reply text of one request without tools.
+def completer_for(client: ChatClient, secrets: Iterable[Secret | str | None], *,
+                  model: str | None = None) -> TextCompleter:
+    """``await complete(system, user)`` returns the reply text of one request without tools,
+    with the ``secrets`` in it masked (a summary, a plan or a saved memory that quoted a key
+    would write it to disk).
 
     Raises LLMError when the provider fails or the reply carries no text.
     """
+    secrets = tuple(secrets)
 
     async def complete(system_prompt: str, user_text: str) -> str:
         messages = [Message.system(system_prompt), Message.user(user_text)]
@@ -19,7 +27,7 @@ def completer_for(client: ChatClient, *, model: str | None = None) -> TextComple
                 text = event.message.content.strip()
                 if not text:
                     raise LLMError(f"{client.provider} returned no text")
-                return text
+                return redact_known(text, secrets)
         raise LLMError(f"{client.provider} ended the reply without finishing it")
 
     return complete

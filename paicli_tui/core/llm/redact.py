@@ -18,7 +18,7 @@ import codecs
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from itertools import accumulate
 
@@ -264,40 +264,91 @@ def learned_secrets() -> tuple[str, ...]:
     return tuple(_learned)
 
 
-def redact_known(text: str, secrets: Iterable[Secret | str | None]) -> str:
-    """``text`` with every occurrence of the given secrets (and of those learned at run time:
-    :func:`learn_secret`) replaced, verbatim or transformed (nothing else touched: safe for
-    file contents and command output, where key-like shapes are data)."""
+def secret_values(secrets: Iterable[Secret | str | None]) -> list[str]:
+    """The values to mask: the given secrets and those learned at run time
+    (:func:`learn_secret`), each at least 4 characters long."""
     values = []
     for secret in (*secrets, *_learned):
         value = secret.reveal() if isinstance(secret, Secret) else secret
         if value and len(value) >= 4:
             values.append(value)
+    return values
+
+
+def secret_spans(text: str, values: Sequence[str]) -> list[tuple[int, int]]:
+    """Where in ``text`` the ``values`` (see :func:`secret_values`) appear, verbatim or
+    transformed: sorted spans, overlapping and touching ones merged."""
     if not values or not text:
-        return text
+        return []
+    spans = []
     for value in values:
-        if value in text:
-            text = text.replace(value, MASK)
+        at = text.find(value)
+        while at != -1:
+            spans.append((at, at + len(value)))
+            at = text.find(value, at + len(value))
     variants = [v for value in values for v in _variants(value)]
-    if not variants or len(text) < MIN_TRANSFORMED:
-        return text
-    spans = _transformed_spans(text, variants,
-                               key_pieces=[p for value in values for p in _pieces(value)])
-    spans += _dump_spans(text, [v for value in values for v in _dump_variants(value)])
-    if not spans:
-        return text
+    if variants and len(text) >= MIN_TRANSFORMED:
+        spans += _transformed_spans(text, variants,
+                                    key_pieces=[p for value in values for p in _pieces(value)])
+        spans += _dump_spans(text, [v for value in values for v in _dump_variants(value)])
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
             merged.append((start, end))
+    return merged
+
+
+def unfinished_from(text: str, values: Sequence[str]) -> int:
+    """Where the end of ``text`` that more text could still make a secret begins
+    (``len(text)`` when none could): the longest tail that begins a value verbatim, or whose
+    alphanumerics, lower-cased, begin one of its transformed forms or lie inside its plain
+    form (any PIECE_CHARS of it in a row are masked). A streamed reply holds that tail back
+    until the next piece shows what it was."""
+    cut = len(text)
+    for value in values:
+        for size in range(min(len(value) - 1, len(text)), 0, -1):
+            if value.startswith(text[-size:]):
+                cut = min(cut, len(text) - size)
+                break
+    starts = [at for run in _ALNUM_RUN.finditer(text) for at in range(run.start(), run.end())]
+    flat = "".join(text[at] for at in starts).lower()
+    held = 0  # alphanumerics at the end of ``flat`` that could open a secret
+    for value in values:
+        for form, _ in _pieces(value):
+            size = held + 1
+            while size <= len(flat) and flat[-size:] in form:
+                held, size = size, size + 1
+        for variant in _variants(value):
+            tail = flat[-(len(variant) - 1):] if len(variant) > 1 else ""
+            at = tail.find(variant[0])
+            while at != -1 and len(tail) - at > held:
+                if variant.startswith(tail[at:]):
+                    held = len(tail) - at
+                    break
+                at = tail.find(variant[0], at + 1)
+    if held:
+        cut = min(cut, starts[-held])
+    return cut
+
+
+def mask_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with each of the sorted, disjoint ``spans`` replaced by MASK."""
     out, last = [], 0
-    for start, end in merged:
+    for start, end in spans:
         out += [text[last:start], MASK]
         last = end
     out.append(text[last:])
     return "".join(out)
+
+
+def redact_known(text: str, secrets: Iterable[Secret | str | None]) -> str:
+    """``text`` with every occurrence of the given secrets (and of those learned at run time:
+    :func:`learn_secret`) replaced, verbatim or transformed (nothing else touched: safe for
+    file contents and command output, where key-like shapes are data)."""
+    spans = secret_spans(text, secret_values(secrets))
+    return mask_spans(text, spans) if spans else text
 
 
 def redact(text: str, *secrets: Secret | str | None) -> str:

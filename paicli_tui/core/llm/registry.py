@@ -247,4 +247,4 @@ def light_completer(settings: Settings, client: ChatClient | None) -> TextComple
         return None
     from .complete import completer_for
 
-    return completer_for(client, model=settings.light_model)
+    return completer_for(client, settings.secrets(), model=settings.light_model)
