@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .file_locks import locked
 from .paths import HomePaths
 from .private_files import replace_private
 
@@ -540,6 +541,13 @@ def keep_setting(path: Path, name: str, value: str) -> None:
     """
     if name not in _USER_FIELDS:
         raise ConfigError(f"unknown setting {name!r}")
+    # under the file's lock: two apps changing settings at once each wrote back the file as
+    # they had read it, and the other's change was lost
+    with locked(path):
+        _keep_line(path, name, value)
+
+
+def _keep_line(path: Path, name: str, value: str) -> None:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -557,7 +565,6 @@ def keep_setting(path: Path, name: str, value: str) -> None:
             break
     else:
         lines.append(line)
-    path.parent.mkdir(parents=True, exist_ok=True)
     # the person's only: config.toml may hold api_key, and a file the person made 0600 came
     # back 0644 (the default umask) when /theme rewrote it
     replace_private(path, ("\n".join(lines) + "\n").encode("utf-8"))

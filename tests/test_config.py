@@ -135,4 +135,5 @@ def test_keep_setting_leaves_a_broken_file_alone(tmp_path) -> None:
     with pytest.raises(ConfigError, match="not changed"):
         keep_setting(path, "theme", "light")
     assert path.read_text(encoding="utf-8") == "theme = [unclosed\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]
+    # no temporary file left; the write's lock file stays (see file_locks)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml", "config.toml.lock"]

@@ -24,7 +24,7 @@ PACKAGE = ROOT / "paicli_tui"
 
 FOUNDATION = {"paths", "resources", "config", "core.messages", "core.tokens", "regular_files",
               "core.text_slices", "process_supervisor",
-              "private_files"}
+              "private_files", "file_locks"}
 CORE_BELOW_AGENT = {"core.contracts", "core.text", "core.llm", "core.embedders", "core.context",
                     "core.memory", "core.code", "core.skills", "core.web", "core.mcp"}
 
@@ -35,13 +35,15 @@ ALLOWED: dict[str, set[str]] = {
     "regular_files": set(),
     # files only the person may read (stdlib only)
     "private_files": set(),
+    # one writer at a time for a file rewritten whole (portalocker)
+    "file_locks": {"private_files"},
     "paths": {"regular_files", "private_files"},
     "resources": set(),
     "core.messages": set(),
     # long texts in short steps (stdlib only)
     "core.text_slices": set(),
     "core.tokens": {"core.messages", "core.text_slices"},
-    "config": {"paths", "private_files"},
+    "config": {"paths", "private_files", "file_locks"},
     # the contracts: tool protocol, session state, asks, events, model/embedder/service
     # protocols, shell-command classification; every layer of the core agrees on them
     "core.contracts": {"config", "core.messages"},

@@ -108,4 +108,5 @@ def test_two_processes_rewriting_config_at_once_never_lose_its_other_lines(tmp_p
     final = path.read_text(encoding="utf-8")
     assert final.startswith('model = "deepseek-chat"\nlog_level = "info"\ntheme = "')
     assert final.count("\n") == 3
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml", "writers-done"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml", "config.toml.lock",
+                                                          "writers-done"]

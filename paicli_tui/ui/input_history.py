@@ -1,8 +1,10 @@
 """What the person typed, kept across runs so ↑ in a new session reaches yesterday's prompts.
 
 One JSON string per line under PAICLI_HOME/history/inputs.jsonl. Appends are single writes;
-the file is trimmed (rewritten atomically) only when it grows well past the limit. A broken
-line is skipped, never fatal: losing one remembered prompt is better than refusing to start.
+the file is trimmed (rewritten atomically) only when it grows well past the limit. Both are
+made under the file's lock: a prompt another app appended while one trimmed went into the file
+the trim then replaced, and was lost. A broken line is skipped, never fatal: losing one
+remembered prompt is better than refusing to start.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..file_locks import locked
 from ..private_files import replace_private, write_private
 
 DEFAULT_LIMIT = 500
@@ -39,12 +42,13 @@ class InputHistory:
     def append(self, text: str) -> None:
         """Remember one input (best effort: a read-only home only loses the history)."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # the person's own prompts: readable by them only, like the session ledger
-            write_private(self.path, (json.dumps(text, ensure_ascii=False) + "\n").encode(),
-                          append=True)
-            if self.path.stat().st_size > 400 * self.limit:
-                self._trim()
+            with locked(self.path):
+                # the person's own prompts: readable by them only, like the session ledger
+                write_private(self.path,
+                              (json.dumps(text, ensure_ascii=False) + "\n").encode(),
+                              append=True)
+                if self.path.stat().st_size > 400 * self.limit:
+                    self._trim()
         except OSError:
             return
 

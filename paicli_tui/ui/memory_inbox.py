@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.signal import Signal
 
 from ..core.contracts import events as ev
+from ..file_locks import locked
 from ..private_files import replace_private
 from .backend import Backend, MemoryRow
 
@@ -70,10 +71,12 @@ class SeenTimes:
         return _moment(self._all().get(self.project, ""))
 
     def mark(self, moment: datetime) -> None:
-        data = self._all()
-        data[self.project] = moment.isoformat()
-        with contextlib.suppress(OSError):  # a read-only home: the count just stays
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Remember ``moment`` for this project (under the file's lock: two apps marking
+        at once each kept only their own project)."""
+        # a read-only home: the count just stays
+        with contextlib.suppress(OSError), locked(self.path):
+            data = self._all()
+            data[self.project] = moment.isoformat()
             # project paths and times: the person's own, like the prompt history
             replace_private(self.path, json.dumps(data, ensure_ascii=False,
                                                   indent=1).encode("utf-8"))

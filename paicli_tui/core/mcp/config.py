@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config import ConfigError, Settings
+from ...file_locks import locked
 from ...paths import HomePaths
 from ...private_files import replace_private
 from ...regular_files import NotRegularFile, read_regular
@@ -139,9 +140,10 @@ def project_servers(project_root: Path, home: HomePaths) -> ProjectServers | Non
 
 
 def approve_project_servers(project_root: Path, home: HomePaths, digest: str) -> None:
-    """Remember that the person trusts this exact .mcp.json for this project."""
-    approvals = _approvals(home)
-    approvals[str(project_root)] = digest
+    """Remember that the person trusts this exact .mcp.json for this project (under the
+    file's lock: two apps approving at once each kept only their own project)."""
     path = _approvals_path(home)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    replace_private(path, json.dumps(approvals, indent=2, sort_keys=True).encode("utf-8"))
+    with locked(path):
+        approvals = _approvals(home)
+        approvals[str(project_root)] = digest
+        replace_private(path, json.dumps(approvals, indent=2, sort_keys=True).encode("utf-8"))

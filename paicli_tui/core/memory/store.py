@@ -38,7 +38,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from ...private_files import open_private, write_private
+from ...file_locks import holding, lock_path_for, open_lock
+from ...private_files import write_private
 from .entry import SCHEMA_VERSION, SURROGATE_ESCAPE, MemoryEntry, clean_text, utc_now
 from .forms_cache import FormsCache
 
@@ -197,8 +198,7 @@ class MemoryStore:
 
     @property
     def lock_path(self) -> Path:
-        target = self.target
-        return target.with_name(target.name + ".lock")
+        return lock_path_for(self.target)
 
     @property
     def tmp_path(self) -> Path:
@@ -422,23 +422,13 @@ class MemoryStore:
     @contextmanager
     def _file_lock(self) -> Iterator[None]:
         """Hold the OS lock on the sibling ``.lock`` file (callers hold the thread lock)."""
-        import portalocker
-
         try:
-            self.target.parent.mkdir(parents=True, exist_ok=True)
-            lock_handle = open(self.lock_path, "a",  # noqa: SIM115 - closed below
-                               opener=open_private)
+            lock_handle = open_lock(self.target)
         except OSError as exc:
             raise MemoryFileError(
                 f"could not open {self.lock_path}: {exc.strerror or exc}") from None
-        with lock_handle:
-            # A blocking OS lock: waiting happens in the kernel, not in a polling loop, so
-            # eight busy writers do not slow each other down by a check interval each.
-            portalocker.lock(lock_handle, portalocker.LockFlags.EXCLUSIVE)
-            try:
-                yield
-            finally:
-                portalocker.unlock(lock_handle)
+        with lock_handle, holding(lock_handle):
+            yield
 
     def update(self, change: Callable[[list[MemoryEntry]], T]) -> T:
         """Apply ``change`` to the freshest entries under both locks and write the result.
