@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..config import Settings
-from .conventions import EXIT_ERROR, EXIT_OK, add_project_flag, fail
+from .conventions import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, add_project_flag, fail
 
 HELP = ("Build or refresh the code index of a project (default: the current directory) for "
         "semantic, full-text and hybrid search and the code graph. Only new and changed "
@@ -20,7 +20,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="the project folder (default: --project or the current directory)")
     add_project_flag(parser)
     parser.add_argument("--rebuild", action="store_true",
-                        help="drop the index and embed every file again")
+                        help="embed every file again into a new index built beside the one "
+                             "in use (searches keep reading the old one until it is "
+                             "complete; a stopped rebuild is continued by the next one)")
     parser.add_argument("--embedder", default=None,
                         help="'use' (offline default: the code index then uses 'use+minilm'), 'use-m3', "
                              "'minilm', 'use+minilm', 'ollama:<model>' or 'openai:<model>' "
@@ -49,14 +51,19 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             summary = indexer.update(rebuild=args.rebuild)
         else:
             summary = _with_progress(indexer, err, args.rebuild)
+    except KeyboardInterrupt:
+        return fail("index", args.json, "interrupted (Ctrl+C)" + _intact(indexer),
+                    EXIT_INTERRUPTED)
     except (EmbedderError, IndexLeaseError, IndexCommitConflictError) as exc:
-        return fail("index", args.json, str(exc), EXIT_ERROR)
+        return fail("index", args.json, str(exc) + _intact(indexer), EXIT_ERROR)
     except OSError as exc:
-        return fail("index", args.json,
-                    f"cannot write the index at {indexer.location}: {exc}", EXIT_ERROR)
+        return fail("index", args.json, f"cannot write the index at {indexer.location}: "
+                                        f"{exc}{_intact(indexer)}", EXIT_ERROR)
     if args.json:
         print(json.dumps(summary.to_json(), ensure_ascii=False))
         return EXIT_OK
+    for line in summary.rebuild_lines():
+        print(line)
     if summary.rebuilt and summary.rebuilt != "new index":
         print(f"Rebuilt the index: {summary.rebuilt}.")
     print(f"Indexed {_count(summary.files_seen, 'file')} ({summary.files_indexed} parsed, "
@@ -89,6 +96,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     print(f"Index: {summary.location}")
     sys.stdout.flush()
     return EXIT_OK
+
+
+def _intact(indexer) -> str:
+    """What a rebuild stopped midway left: the index in use untouched, its work kept."""
+    if not indexer.staging:
+        return ""
+    return ("; the index in use is unchanged (the rebuild was building beside it): the same "
+            "command continues the rebuild where it stopped")
 
 
 def _count(n: int, what: str) -> str:

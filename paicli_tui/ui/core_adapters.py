@@ -97,6 +97,8 @@ class CodeAdapter:
                  "indexer retried" if summary.commit_conflicts_retried else "")
         if summary.vocabulary_caches_removed:
             notes += f"; {describe_removed(summary.vocabulary_caches_removed)}"
+        for line in summary.rebuild_lines():  # a run stopped earlier, a switch just made
+            notes += f"; {line[0].lower()}{line[1:].rstrip('.')}"
         return (f"indexed {summary.files_indexed} files ({summary.files_unchanged} unchanged, "
                 f"{summary.files_deleted} deleted), {summary.chunks_total} chunks in "
                 f"{summary.seconds:.1f} s{notes}")

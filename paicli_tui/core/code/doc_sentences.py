@@ -158,7 +158,9 @@ def doc_vectors_for(tables: Any, location: str, home: HomePaths, reader: Any) ->
     vectors of sentences already embedded) and cached. Raises what the embedder or the
     index raise; a cache that cannot be written says so in ``note``."""
     path = cache_file(home, location, reader.name)
-    version = str(tables.chunks.version)
+    from .lance_store import chunks_version
+
+    version = chunks_version(tables)
     stamp = file_stamp(path)
     held = _held.get(path, stamp)
     if held is not None and held.version == version:

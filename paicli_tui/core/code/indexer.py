@@ -13,6 +13,7 @@ import errno
 import hashlib
 import os
 import queue
+import secrets
 import stat
 import threading
 import time
@@ -32,19 +33,27 @@ from .chunking import CHUNKER_VERSION, ChunkedFile, chunk_file, language_of
 from .commit_retry import CommitRetry
 from .ignore import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, is_binary_bytes, walk_project_files
 from .lance_store import (
+    META,
     SCHEMA_VERSION,
     IndexTables,
+    Leftover,
     arrow_rows,
+    drop_tables,
     id_filter,
     index_location,
     is_keyed,
     is_local,
+    leftovers,
     migrate_to_keyed,
+    open_generation,
     open_index,
     path_filter,
     refresh,
     replace_table,
     reset_tables,
+    table_name,
+    table_names,
+    tables_size,
     write_meta,
 )
 
@@ -108,6 +117,17 @@ class IndexSummary:
     location: str = ""
     rebuilt: str | None = None
     """Why the whole index was rebuilt (new index, different embedder, --rebuild)."""
+    built_beside: bool = False
+    """The rebuild filled new tables beside the index in use and switched to them at the
+    end; the replaced tables stay until the next run (a search may still be reading them)."""
+    rebuild_continued: int | None = None
+    """Files a rebuild stopped earlier had written, kept by this rebuild that continued it
+    (same embedder); None when no stopped rebuild was continued."""
+    leftovers_removed: list[dict[str, Any]] = field(default_factory=list)
+    """Tables left by an earlier run and removed by this one: ``what`` ("unfinished
+    rebuild" or "replaced index"), ``tables``, ``bytes`` (None for a remote index)."""
+    leftovers_note: str = ""
+    """Why leftovers were kept (no lock: another indexer may be writing them)."""
     parsers: dict[str, int] = field(default_factory=dict)
     lock: str = ""
     """How other indexers were kept out: "file" (local lock), "lease" (an object beside an
@@ -137,6 +157,26 @@ class IndexSummary:
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    def rebuild_lines(self) -> list[str]:
+        """What this run did with tables of earlier runs and with its own rebuild, one
+        sentence each (``paicli-tui index`` prints them, /index in the TUI shows them)."""
+        lines = []
+        for removed in self.leftovers_removed:
+            whose = ("a stopped rebuild" if removed["what"] == "unfinished rebuild"
+                     else "the index a rebuild replaced")
+            size = "" if removed["bytes"] is None else f" ({removed['bytes'] / 1e6:.1f} MB)"
+            lines.append(f"Removed the tables of {whose}{size}.")
+        if self.leftovers_note:
+            lines.append(f"Note: {self.leftovers_note}.")
+        if self.rebuild_continued is not None:
+            lines.append(f"Continued the rebuild stopped earlier: the {self.rebuild_continued} "
+                         "file(s) it had written were kept.")
+        if self.built_beside:
+            lines.append("Built beside the index in use and switched to it when complete; "
+                         "the replaced tables are removed by the next index run "
+                         "(`paicli-tui index`, /index).")
+        return lines
 
 
 @dataclass
@@ -194,6 +234,9 @@ class CodeIndexer:
         self.commits = CommitRetry()
         """Re-applies a write step refused by a commit conflict (another writer of the
         index, e.g. on an object store without a lease), bounded; counts the retries."""
+        self.staging = ""
+        """The generation a rebuild is filling beside the index in use ("" when none):
+        still set after a run that stopped, so its caller can say the index is intact."""
 
     @property
     def embedder(self) -> Embedder:
@@ -235,9 +278,10 @@ class CodeIndexer:
         with lock:
             self._guard = lock.check
             summary.lease_taken_over = lock.lease.took_over if lock.lease else ""
-            tables = open_index(self.location, create=True)
-            assert tables is not None
-            summary.rebuilt = self._prepare(tables, embedder, rebuild)
+            live = open_index(self.location, create=True)
+            assert live is not None
+            summary.rebuilt, tables = self._prepare(live, embedder, rebuild, summary,
+                                                    lock.kind)
             rechunk = _chunked_by_older_version(tables.meta)
             known = self._known_files(tables)
             candidates = self._scan(report, summary)
@@ -257,6 +301,9 @@ class CodeIndexer:
                 summary.chunks_cross_file = self._refresh_cross_file(tables, written, stored)
             if changed or deleted or summary.rebuilt or stale:
                 self._refresh_fulltext(tables, report)
+            if tables.staged:  # complete: searches read it from the next one on
+                self._switch(live, tables)
+                summary.built_beside = True
             if summary.rebuilt:
                 self._prepare_vocabulary(tables, embedder, summary)
             if rechunk:  # recorded only now that every file was written
@@ -277,16 +324,24 @@ class CodeIndexer:
         return self.commits.run(what, guarded, lambda: refresh(tables))
 
     # --- steps ----------------------------------------------------------------------------
-    def _prepare(self, tables: IndexTables, embedder: Embedder, rebuild: bool) -> str | None:
+    def _prepare(self, tables: IndexTables, embedder: Embedder, rebuild: bool,
+                 summary: IndexSummary, lock_kind: str) -> tuple[str | None, IndexTables]:
+        """Why the whole index is built again (None: it is not), and the tables this run
+        writes: the index in use, or a rebuild's new tables beside it (:meth:`_stage`)."""
         meta = tables.meta
         wanted = {"embedder": embedder.name, "dim": str(embedder.dim),
                   "schema": SCHEMA_VERSION, "chunker": CHUNKER_VERSION}
         reason = None
-        keep_existing = False
+        if not meta or tables.chunks is None or tables.files is None or tables.edges is None:
+            # nothing a search could read yet: built where it will be read
+            self._clear_leftovers(tables, leftovers(tables), None, summary, lock_kind)
+            self._commit(tables, "creating the index tables",
+                         lambda: reset_tables(tables, embedder.dim, keep_existing=True))
+            self._commit(tables, "writing the index's meta table",
+                         lambda: write_meta(tables, wanted))
+            return ("rebuild requested" if rebuild else "new index"), tables
         if rebuild:
             reason = "rebuild requested"
-        elif not meta or tables.chunks is None or tables.files is None or tables.edges is None:
-            reason, keep_existing = "new index", True
         elif meta.get("schema") == "1" and meta.get("embedder") == embedder.name and meta.get(
                 "dim") == str(embedder.dim):
             dropped = self._commit(tables, "copying the index into keyed tables",
@@ -300,20 +355,71 @@ class CodeIndexer:
                     "nothing embedded again" + (f", {duplicates} duplicate row(s) dropped"
                                                 if duplicates else "")
                     + (f"; {_chunker_changed(old_chunker)}"
-                       if _chunked_by_older_version(old_chunker) else ""))
+                       if _chunked_by_older_version(old_chunker) else "")), tables
         elif meta.get("schema") != SCHEMA_VERSION:
             reason = f"index format changed ({meta.get('schema')} -> {SCHEMA_VERSION})"
         elif meta.get("embedder") != embedder.name or meta.get("dim") != str(embedder.dim):
             reason = (f"embedder changed from {meta.get('embedder')} ({meta.get('dim')}-d) to "
                       f"{embedder.name} ({embedder.dim}-d): every chunk is embedded again")
         if reason:
-            self._commit(tables, "creating the index tables",
-                         lambda: reset_tables(tables, embedder.dim, keep_existing=keep_existing))
-            self._commit(tables, "writing the index's meta table",
-                         lambda: write_meta(tables, wanted))
-        elif _chunked_by_older_version(meta):
-            reason = _chunker_changed(meta)
-        return reason
+            return reason, self._stage(tables, embedder, wanted, summary, lock_kind)
+        self._clear_leftovers(tables, leftovers(tables), None, summary, lock_kind)
+        return (_chunker_changed(meta) if _chunked_by_older_version(meta) else None), tables
+
+    def _stage(self, live: IndexTables, embedder: Embedder, wanted: dict[str, str],
+               summary: IndexSummary, lock_kind: str) -> IndexTables:
+        """New tables beside the index in use, for a rebuild: searches go on reading the
+        old ones until :meth:`_switch`. A rebuild stopped earlier for the same embedder is
+        continued in its tables (the files it wrote are unchanged files now); anything
+        else left over is removed."""
+        found = leftovers(live)
+        resumed = next((f for f in found if f.unfinished and f.complete_for(wanted)), None)
+        self._clear_leftovers(live, found, resumed, summary, lock_kind)
+        if resumed is not None:
+            staged = open_generation(live.db, resumed.generation, dict(wanted),
+                                     table_names(live.db), staged=True)
+            summary.rebuild_continued = staged.files.count_rows()
+        else:
+            staged = IndexTables(db=live.db, chunks=None, files=None, edges=None, meta={},
+                                 generation=secrets.token_hex(4), staged=True)
+            # its meta first: tables found without it are never taken for a rebuild's
+            self._commit(staged, "writing the rebuild's meta table",
+                         lambda: write_meta(staged, wanted))
+            self._commit(staged, "creating the rebuild's tables",
+                         lambda: reset_tables(staged, embedder.dim))
+        self.staging = staged.generation
+        return staged
+
+    def _switch(self, live: IndexTables, staged: IndexTables) -> None:
+        """Make the rebuilt tables the index in use: one commit of the meta table naming
+        their generation. The replaced tables are removed by the next run."""
+        values = dict(staged.meta)
+        live.generation = staged.generation
+        self._commit(live, "switching to the rebuilt index", lambda: write_meta(live, values))
+        staged.staged, staged.meta = False, live.meta
+        self.staging = ""
+        drop_tables(live.db, (table_name(META, staged.generation),))
+
+    def _clear_leftovers(self, live: IndexTables, found: list[Leftover],
+                         keep: Leftover | None, summary: IndexSummary, lock_kind: str) -> None:
+        """Remove tables an earlier run left (a rebuild stopped midway, the tables a
+        finished rebuild replaced), saying so in the summary. Without a lock another
+        indexer may be writing them this moment: they stay, and the summary says why."""
+        gone = [f for f in found if f is not keep]
+        if not gone:
+            return
+        if lock_kind == "none":
+            summary.leftovers_note = (f"{len(gone)} set(s) of tables left by earlier runs "
+                                      "kept: without a lock another indexer may be writing "
+                                      "them")
+            return
+        for leftover in gone:
+            self._guard()
+            size = tables_size(self.location, leftover.tables)
+            drop_tables(live.db, leftover.tables)
+            summary.leftovers_removed.append({
+                "what": "unfinished rebuild" if leftover.unfinished else "replaced index",
+                "tables": len(leftover.tables), "bytes": size})
 
     def _known_files(self, tables: IndexTables) -> dict[str, dict[str, Any]]:
         if tables.files is None:
@@ -522,7 +628,7 @@ class CodeIndexer:
             stored = None
         self._guard()
         try:
-            tables.db.drop_table(CROSS_FILE)
+            tables.db.drop_table(tables.name(CROSS_FILE))
         except (ValueError, FileNotFoundError, OSError) as exc:  # another writer's drop
             if "not found" not in str(exc).lower():
                 raise
@@ -582,7 +688,7 @@ class CodeIndexer:
         sections_rows = [{"id": k, "section": v} for k, v in sorted(wanted.items())]
         tables.cross_file = self._commit(
             tables, "recording callers' words", lambda: replace_table(
-                tables.db, CROSS_FILE, sections_rows, cross_file_schema()))
+                tables.db, tables.name(CROSS_FILE), sections_rows, cross_file_schema()))
         return len(ids)
 
     def _prepare_vocabulary(self, tables: IndexTables, embedder: Embedder,

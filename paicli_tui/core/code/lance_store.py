@@ -29,6 +29,14 @@ CROSS_FILE = "cross_file"
 """Each chunk's cross-file section as last written into its full-text column: rewritten whole
 after every change (never keyed or migrated: the chunks table holds the text itself)."""
 KEYS = {CHUNKS: "id", FILES: "path", EDGES: "id", META: "key"}
+GENERATION = "generation"
+"""The meta key naming the tables in use: absent (an index before rebuilds were built
+beside it) means ``chunks``, ``files``, ``edges``, ``cross_file``; a generation ``g`` means
+``chunks__g`` and so on. A rebuild fills a new generation's tables beside the ones in use,
+with its own ``meta__g``, and switches this key in one commit of ``meta`` (indexer.py): a
+reader opens either the old tables or the new ones, never a half-built index."""
+GENERATION_TABLES = (CHUNKS, FILES, EDGES, CROSS_FILE)
+SEPARATOR = "__"
 PRIMARY_KEY = {"lance-schema:unenforced-primary-key": "true"}
 
 
@@ -276,6 +284,29 @@ class IndexTables:
     meta: dict[str, str]
     cross_file: Any | None = None
     """The CROSS_FILE table; None in an index built before these sections existed."""
+    generation: str = ""
+    """Whose tables these are (:data:`GENERATION`; "" for the unsuffixed names)."""
+    staged: bool = False
+    """A rebuild's tables, not in use yet: their meta is ``meta__<generation>``."""
+
+    def name(self, table: str) -> str:
+        """The real name of ``table`` (CHUNKS, FILES, EDGES, CROSS_FILE) in this index."""
+        return table_name(table, self.generation)
+
+    @property
+    def meta_name(self) -> str:
+        return table_name(META, self.generation) if self.staged else META
+
+
+def table_name(table: str, generation: str) -> str:
+    return f"{table}{SEPARATOR}{generation}" if generation else table
+
+
+def chunks_version(tables: IndexTables) -> str:
+    """The chunks table's version as the caches derived from it know it: a rebuilt index's
+    new tables start counting again, so their generation is part of it."""
+    version = str(tables.chunks.version)
+    return f"{tables.generation}.{version}" if tables.generation else version
 
 
 def table_names(db: Any) -> set[str]:
@@ -296,12 +327,91 @@ def open_index(uri: str, *, create: bool = False) -> IndexTables | None:
     meta_table = _open_table(db, META, names)
     if not create and meta_table is None:
         return None
-    meta = {row["key"]: row["value"] for row in meta_table.to_arrow().to_pylist()} \
-        if meta_table is not None else {}
-    return IndexTables(db=db, chunks=_open_table(db, CHUNKS, names),
-                       files=_open_table(db, FILES, names),
-                       edges=_open_table(db, EDGES, names), meta=meta,
-                       cross_file=_open_table(db, CROSS_FILE, names))
+    meta = _meta_of(meta_table)
+    return open_generation(db, meta.get(GENERATION, ""), meta, names)
+
+
+def _meta_of(meta_table: Any | None) -> dict[str, str]:
+    if meta_table is None:
+        return {}
+    return {row["key"]: row["value"] for row in meta_table.to_arrow().to_pylist()}
+
+
+def open_generation(db: Any, generation: str, meta: dict[str, str], names: set[str], *,
+                    staged: bool = False) -> IndexTables:
+    """The tables of one generation (those that do not exist are None)."""
+    def opened(table: str) -> Any | None:
+        return _open_table(db, table_name(table, generation), names)
+
+    return IndexTables(db=db, chunks=opened(CHUNKS), files=opened(FILES), edges=opened(EDGES),
+                       meta=meta, cross_file=opened(CROSS_FILE), generation=generation,
+                       staged=staged)
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """Tables of a generation not in use: a rebuild that stopped before it was switched to
+    (``meta`` holds what it was building), or the tables a finished rebuild replaced."""
+
+    generation: str
+    tables: tuple[str, ...]
+    meta: dict[str, str] | None
+    """The unfinished rebuild's own meta; None for replaced tables."""
+
+    @property
+    def unfinished(self) -> bool:
+        return self.meta is not None
+
+    def complete_for(self, wanted: dict[str, str]) -> bool:
+        """True when a rebuild for ``wanted`` (embedder, dim, schema, chunker) can go on
+        in these tables: the same meta and every table it writes first."""
+        names = {t.partition(SEPARATOR)[0] for t in self.tables}
+        return self.meta == wanted and {CHUNKS, FILES, EDGES} <= names
+
+
+def leftovers(tables: IndexTables) -> list[Leftover]:
+    """Every generation's tables other than the one ``tables`` are (oldest name first)."""
+    names = table_names(tables.db)
+    found: dict[str, list[str]] = {}
+    for name in sorted(names):
+        base, _, generation = name.partition(SEPARATOR)
+        if base not in (*GENERATION_TABLES, META) or name == META:
+            continue
+        if generation == tables.generation and base != META:
+            continue  # in use (its meta__ table outlived the switch: a stop just after it)
+        found.setdefault(generation, []).append(name)
+    result = []
+    for generation, found_names in found.items():
+        meta_name = table_name(META, generation)
+        meta = None
+        if generation != tables.generation and meta_name in found_names:
+            meta = _meta_of(_open_table(tables.db, meta_name, names))
+        result.append(Leftover(generation, tuple(found_names), meta))
+    return result
+
+
+def drop_tables(db: Any, names: tuple[str, ...]) -> None:
+    """Drop each table (one already gone is no error)."""
+    for name in names:
+        try:
+            db.drop_table(name)
+        except (ValueError, FileNotFoundError, OSError) as exc:
+            if "not found" not in str(exc).lower():
+                raise
+
+
+def tables_size(uri: str, names: tuple[str, ...]) -> int | None:
+    """Bytes on disk of the tables of a local index; None for a remote one."""
+    if not is_local(uri):
+        return None
+    root = Path(uri.removeprefix("file://"))
+    total = 0
+    for name in names:
+        for folder, _, files in os.walk(root / f"{name}.lance"):
+            for file in files:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(folder, file)).st_size
+    return total
 
 
 def _open_table(db: Any, name: str, names: set[str]) -> Any | None:
@@ -327,8 +437,11 @@ def refresh(tables: IndexTables) -> None:
 
 def write_meta(tables: IndexTables, values: dict[str, str]) -> None:
     """Make the meta table hold exactly ``values``: one merge on its key, never a replaced
-    table (two writers replacing one table at the same moment can crash Lance)."""
-    table = _create_or_open(tables.db, META, meta_schema(), keep_existing=True)
+    table (two writers replacing one table at the same moment can crash Lance). The meta in
+    use keeps naming its generation."""
+    if tables.generation and not tables.staged:
+        values = {**values, GENERATION: tables.generation}
+    table = _create_or_open(tables.db, tables.meta_name, meta_schema(), keep_existing=True)
     rows = [{"key": k, "value": v} for k, v in sorted(values.items())]
     (table.merge_insert("key").when_matched_update_all().when_not_matched_insert_all()
      .when_not_matched_by_source_delete().execute(arrow_rows(rows, table)))
@@ -378,7 +491,7 @@ def reset_tables(tables: IndexTables, dim: int, *, keep_existing: bool = False) 
     opened, not replaced — another indexer that started at the same moment created it and
     may be writing into it; replacing it would throw its commits away."""
     for name, schema in _schemas(dim).items():
-        setattr(tables, name, _create_or_open(tables.db, name, schema,
+        setattr(tables, name, _create_or_open(tables.db, tables.name(name), schema,
                                               keep_existing=keep_existing))
 
 
@@ -412,6 +525,6 @@ def migrate_to_keyed(tables: IndexTables, dim: int) -> dict[str, int]:
             data = data.take(sorted(first.values()))
         dropped[name] = len(keys) - len(first)
         data = data.filter(pc.is_valid(data.column(KEYS[name]))).select(schema.names)
-        setattr(tables, name, tables.db.create_table(name, data=data.cast(schema),
-                                                     mode="overwrite"))
+        setattr(tables, name, tables.db.create_table(tables.name(name),
+                                                     data=data.cast(schema), mode="overwrite"))
     return dropped

@@ -96,7 +96,7 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
     if tables is None or tables.chunks is None:
         raise SearchError(no_index_message())
     if tables.chunks.count_rows() == 0:
-        # an interrupted `index --rebuild` leaves it empty too (the old index went first)
+        # a first build stopped before its first batch (a rebuild builds beside the index)
         return SearchResponse(query, mode, note=(
             "the index is empty: no source files were found when it was built, or the last "
             "`paicli-tui index` was stopped before it wrote any (run it again)"))
@@ -141,10 +141,10 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
 def _index_version(settings: Settings, root: Path, tables: Any) -> str:
     """This index's place and its chunk table's version: a new or re-indexed project is
     another version (the rerank cache's key)."""
-    from .lance_store import index_location
+    from .lance_store import chunks_version, index_location
 
     try:
-        return f"{index_location(settings, root)}@{tables.chunks.version}"
+        return f"{index_location(settings, root)}@{chunks_version(tables)}"
     except Exception:  # noqa: BLE001 - only a cache key: without it nothing is cached
         return ""
 

@@ -214,7 +214,9 @@ def vocabulary_for(tables: Any, location: str, home: HomePaths, embedder: Any) -
     be written costs the rebuild next time and says so in ``note``."""
     reader = word_embedder(embedder)
     path = cache_file(home, location, reader.name)
-    version = str(tables.chunks.version)
+    from .lance_store import chunks_version
+
+    version = chunks_version(tables)
     stamp = file_stamp(path)
     held = _held.get(path, stamp)
     if held is not None and held.version == version:
