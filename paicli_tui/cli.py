@@ -16,6 +16,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
 
@@ -28,6 +29,7 @@ from .commands.conventions import (
     add_provider_flags,
     as_utf8,
     fail,
+    foreign_session,
     missing_project,
     unknown_session,
 )
@@ -269,6 +271,11 @@ def _main(argv: Sequence[str] | None = None) -> int:
     unknown = args.resume and unknown_session(settings.home.history_raw_dir, args.resume)
     if unknown:  # told before the screen opens, as exec does, instead of a new session
         print(f"paicli-tui: {unknown}", file=sys.stderr)
+        return EXIT_USAGE
+    foreign = args.resume and foreign_session(settings.home, args.resume, Path(project_dir),
+                                              "paicli-tui")
+    if foreign:  # as exec: its tools would act on this folder's files, not its own
+        print(f"paicli-tui: {foreign}", file=sys.stderr)
         return EXIT_USAGE
     start_logging(settings)
     from .app import run_app  # Textual is imported only when the TUI really starts

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
+
+from ..paths import HomePaths, normalise_project_root
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -57,6 +60,23 @@ def unknown_session(history_dir: Path, wanted: str) -> str | None:
     if close:
         return f"no session {wanted!r}; did you mean {' or '.join(close)}?"
     return f"no session {wanted!r}; `paicli-tui sessions` lists this project's sessions"
+
+
+def foreign_session(home: HomePaths, wanted: str, project: Path, command: str) -> str | None:
+    """None when session ``wanted`` was started in ``project``; else the refusal to tell
+    the person: resumed here its tools would act on this folder's files, not its own. It
+    names the session's folder and the ``command`` (``paicli-tui exec``, ``paicli-tui``)
+    that resumes it there."""
+    from ..core.context.ledger import is_project_of, session_project
+
+    theirs = session_project(home, wanted)
+    if is_project_of(theirs, project):
+        return None
+    assert theirs is not None
+    gone = "" if Path(theirs).is_dir() else " (that folder no longer exists)"
+    return (f"session {wanted} belongs to another project, {theirs}{gone}; this is "
+            f"{normalise_project_root(project)}. Resume it there: "
+            f"{command} --resume {wanted} --project {shlex.quote(theirs)}")
 
 
 def fail(command: str, as_json: bool, message: str, code: int) -> int:

@@ -25,6 +25,7 @@ from .conventions import (
     add_project_flag,
     add_provider_flags,
     as_utf8,
+    foreign_session,
     read_standard_input,
     unknown_session,
 )
@@ -92,6 +93,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     unknown = args.resume and unknown_session(settings.home.history_raw_dir, args.resume)
     if unknown:  # before the model is built: a mistyped id is the person's to fix first
         return refuse(args, unknown, EXIT_USAGE)
+    foreign = args.resume and foreign_session(settings.home, args.resume, project,
+                                              "paicli-tui exec")
+    if foreign:  # its tools would act on this folder's files, not the session's own
+        return refuse(args, foreign, EXIT_USAGE)
     try:
         return asyncio.run(_run(prompt, args, settings, project))
     except KeyboardInterrupt:  # before the session started, nothing said it yet

@@ -112,6 +112,10 @@ class SessionRow:
     updated: str
     message_count: int
     project: str = ""
+    other_project: bool = False
+    """Started in another project folder (``project``): reopened here, its tools would act
+    on this folder's files, so the picker marks it and choosing it only says where it
+    belongs."""
 
 
 @dataclass(frozen=True)

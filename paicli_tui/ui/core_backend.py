@@ -93,16 +93,19 @@ class CoreBackend:
 
     # -- ledger --------------------------------------------------------------------------------
     def sessions(self) -> list[SessionRow]:
-        from ..core.context.ledger import list_sessions
+        from ..core.context.ledger import is_project_of, list_sessions
 
-        return [
+        rows = [
             SessionRow(s.session_id, s.title or "(untitled)", s.updated_here(),
-                       int(s.message_count), str(s.project or ""))
+                       int(s.message_count), str(s.project or ""),
+                       other_project=not is_project_of(s.project, self.project_root))
             for s in list_sessions(self.settings.home, None)
             # a launch that never got a message (only the system prompt, so no title):
             # nothing to resume, and every start would add one such row
             if s.title or s.message_count > 1
         ]
+        # this project's sessions first, each group newest first (the sort is stable)
+        return sorted(rows, key=lambda row: row.other_project)
 
     def _unwritten(self, session_id: str) -> bool:
         """Nothing said yet: a new session's ledger reaches the disk with its first message

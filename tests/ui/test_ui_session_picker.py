@@ -42,6 +42,13 @@ async def test_a_long_chinese_session_title_takes_one_line(settings, project_dir
         assert second == (2 if size[0] >= 80 else 3), lines
 
 
+def _app_listing(settings, project_dir, rows) -> tuple[FakeBackend, PaicliApp]:
+    """The app on a fake backend whose session list is ``rows``."""
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
+                          sessions_=rows)
+    return backend, PaicliApp(settings, project_dir, backend=backend)
+
+
 async def test_resume_with_an_unknown_id_keeps_the_conversation(settings, project_dir):
     """Found in tmux: `/resume nonexistent-123` (a mistyped id) cleared the chat and
     started a new session ("Started a new one"), the conversation gone from the screen. An
@@ -52,9 +59,7 @@ async def test_resume_with_an_unknown_id_keeps_the_conversation(settings, projec
 
     rows = [SessionRow("20261201-212118-552e6b", "Move config to TOML", "2026-12-01", 12),
             SessionRow("20261130-090000-0719aa", "Explain the tiers", "2026-11-30", 3)]
-    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
-                          sessions_=rows)
-    app = PaicliApp(settings, project_dir, backend=backend)
+    backend, app = _app_listing(settings, project_dir, rows)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.screen.session is not None)
         chat = app.screen
@@ -68,3 +73,60 @@ async def test_resume_with_an_unknown_id_keeps_the_conversation(settings, projec
         assert "F5" in notice.source and "new one" not in notice.source
         await pilot.press(*"/resume 20261130", "enter")
         await wait_until(pilot, lambda: backend.started[-1:] == ["20261130-090000-0719aa"])
+
+
+async def test_the_picker_puts_this_projects_sessions_first_and_keeps_others_apart(
+        settings, project_dir, tmp_path):
+    """/resume listed the sessions of every project, newest first and unmarked, and choosing
+    one of another folder reopened it here (its tools then acted on this folder's files).
+    This project's sessions now come first; another project's carry its folder on a third
+    line, and choosing one says where it belongs and how to resume it there, keeping the
+    conversation (the app cannot move its tools, index and memory to another folder)."""
+    import os
+
+    from textual.widgets import OptionList
+
+    from paicli_tui.core.context.ledger import SessionLedger
+    from paicli_tui.core.messages import Message
+    from paicli_tui.ui.core_backend import CoreBackend
+    from paicli_tui.ui.modals.session_picker import SessionPicker
+    from paicli_tui.ui.widgets.notice import ChatNotice
+
+    elsewhere = (tmp_path / "elsewhere").resolve()
+    elsewhere.mkdir()
+    for folder, title, stamp in ((project_dir, "Here, older", 1_800_000_000),
+                                 (elsewhere, "There, newer", 1_800_000_600)):
+        ledger = SessionLedger.create(settings.home, folder, title)
+        ledger.append(Message.user(title))
+        ledger.close()
+        os.utime(ledger.path, (stamp, stamp))
+    rows = CoreBackend(settings, project_dir).sessions()
+    assert [(r.title, r.other_project) for r in rows] == [("Here, older", False),
+                                                          ("There, newer", True)]
+    other = rows[1]
+    backend, app = _app_listing(settings, project_dir, rows)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        chat = app.screen
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        lines = [options.render_line(y).text.strip() for y in range(options.size.height)]
+        lines = [line for line in lines if line]
+        assert lines[0] == "Here, older" and lines[2] == "There, newer"
+        assert lines[4] == "another project:"  # then the folder, whole (wrapped when long)
+        assert "".join(lines[5:]) == str(elsewhere)
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: any(other.session_id in n.source
+                                            for n in chat.query(ChatNotice)))
+        notice = next(n for n in chat.query(ChatNotice) if other.session_id in n.source)
+        assert notice.source == (
+            f"Session {other.session_id} belongs to another project, {elsewhere}; this "
+            f"conversation goes on here. To continue it there: paicli-tui --resume "
+            f"{other.session_id} --project {elsewhere}")
+        assert backend.started == [None]  # nothing reopened here
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: backend.started[-1:] == [rows[0].session_id])

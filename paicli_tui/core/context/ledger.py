@@ -484,6 +484,26 @@ def _without_a_word(path: Path, info: SessionInfo) -> bool:
     return True
 
 
+def session_project(home: HomePaths, session_id: str) -> str | None:
+    """The project folder session ``session_id`` was started in, as its ledger's first line
+    records it; None when that is not known (no such ledger, or one that does not say)."""
+    try:
+        with open_regular(home.session_ledger(session_id)) as handle:
+            head = json.loads(handle.readline(1 << 20))
+    except (OSError, ValueError, RecursionError):
+        return None
+    project = head.get("project") if isinstance(head, dict) else None
+    return project if isinstance(project, str) and project else None
+
+
+def is_project_of(stored: str | None, project_root: Path) -> bool:
+    """True when a session's recorded project is ``project_root`` (or it records none: an
+    older ledger, resumable anywhere as before)."""
+    if not stored:
+        return True
+    return stored in stored_project_forms(str(normalise_project_root(project_root)))
+
+
 def list_sessions(home: HomePaths, project_root: Path | None = None, *,
                   include_empty: bool = False) -> list[SessionInfo]:
     """Sessions in the ledger folder, newest activity first; only those of ``project_root``

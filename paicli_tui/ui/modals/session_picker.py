@@ -19,14 +19,20 @@ from .dialog_keys import CTRL_C
 def _two_lines(session: SessionRow) -> Group:
     """The title on one line, cut with … at the list's width (a Chinese title is twice as
     wide as its characters: it wrapped onto two or three lines), then when and the id
-    (whole: wrapped on a narrow screen)."""
-    return Group(Text(session.title, no_wrap=True, overflow="ellipsis"),
-                 Text(f"  {session.updated} · {session.message_count} messages · "
-                      f"{session.session_id}"))
+    (whole: wrapped on a narrow screen); another project's session gets a third line with
+    its folder (whole too)."""
+    lines = [Text(session.title, no_wrap=True, overflow="ellipsis"),
+             Text(f"  {session.updated} · {session.message_count} messages · "
+                  f"{session.session_id}")]
+    if session.other_project:
+        lines.append(Text(f"  another project: {session.project}", style="italic",
+                          overflow="fold"))  # whole: its last folder names it
+    return Group(*lines)
 
 
 class SessionPicker(ModalScreen[str | None]):
-    """Type to filter by title, id or project; Enter reopens the highlighted session."""
+    """Type to filter by title, id or project; Enter reopens the highlighted session. The
+    rows come this project's sessions first (:meth:`CoreBackend.sessions`)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel"), CTRL_C,
                 Binding("down", "move(1)", show=False), Binding("up", "move(-1)", show=False)]

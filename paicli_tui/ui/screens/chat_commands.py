@@ -19,6 +19,7 @@ from ..memory_decision import save_asking, saved_message
 from ..slash import BY_NAME, closest_command
 
 if TYPE_CHECKING:
+    from ..backend import SessionRow
     from .chat import ChatScreen
     from .context_inspector import InspectorResult
 
@@ -158,10 +159,10 @@ class SlashCommandsMixin:
         """`/resume ID`: the session with that id or a unique start of it. A mistyped id
         keeps the conversation (it cleared the chat for a new session)."""
         rows = await asyncio.to_thread(self.backend.sessions)
-        found = [r.session_id for r in rows if r.session_id == wanted] or \
-            [r.session_id for r in rows if r.session_id.startswith(wanted)]
+        found = [r for r in rows if r.session_id == wanted] or \
+            [r for r in rows if r.session_id.startswith(wanted)]
         if len(found) == 1:
-            self.start_session(found[0])
+            self.resume_row(found[0])
             return
         said = (f"No session {wanted} (F5 lists them); this conversation goes on."
                 if not found else
@@ -177,8 +178,20 @@ class SlashCommandsMixin:
         current = self.session.session_id if self.session is not None else None
         rows = [row for row in self.backend.sessions() if row.session_id != current]
         chosen = await self.app.push_screen_wait(SessionPicker(rows))
-        if chosen:
-            self.start_session(chosen)
+        for row in rows:
+            if row.session_id == chosen:
+                self.resume_row(row)
+
+    def resume_row(self: ChatScreen, row: SessionRow) -> None:
+        """Reopen a session of this project; one of another project only says where it
+        belongs and how to reopen it there: the app's tools, index and memory are this
+        folder's, and it has no way to move them to another one mid-run."""
+        if not row.other_project:
+            self.start_session(row.session_id)
+            return
+        self.say(f"Session {row.session_id} belongs to another project, {row.project}; "
+                 f"this conversation goes on here. To continue it there: paicli-tui "
+                 f"--resume {row.session_id} --project {shlex.quote(row.project)}", "warning")
 
     async def slash_model(self: ChatScreen, rest: str) -> None:
         self.pick_model(rest)
