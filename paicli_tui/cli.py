@@ -13,7 +13,6 @@ import importlib.util
 import io
 import json
 import os
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,7 +26,6 @@ from .commands.conventions import (
     EXIT_READER_GONE,
     EXIT_USAGE,
     add_provider_flags,
-    as_utf8,
     fail,
     foreign_session,
     missing_project,
@@ -36,6 +34,7 @@ from .commands.conventions import (
 from .config import LOG_LEVELS, ConfigError, Settings, load_settings
 from .logs import start_logging
 from .private_process import keep_environment_private
+from .surrogates import without_surrogates
 
 # sub-command name -> module under paicli_tui.commands
 COMMANDS: dict[str, str] = {
@@ -147,10 +146,8 @@ class _JsonOut(io.TextIOWrapper):
     lone surrogate, ``caf\\xe9.py``) goes as U+FFFD; written raw it made the line no JSON
     parser takes."""
 
-    _SURROGATES = re.compile("[\ud800-\udfff]")
-
     def write(self, text: str) -> int:
-        return super().write(self._SURROGATES.sub("\ufffd", text))
+        return super().write(without_surrogates(text))
 
 
 _TEXT_ARGUMENTS = ("prompt", "query", "text", "name", "id")
@@ -165,9 +162,10 @@ def _words_as_utf8(args: argparse.Namespace) -> None:
     for name in _TEXT_ARGUMENTS:
         value = getattr(args, name, None)
         if isinstance(value, str):
-            setattr(args, name, as_utf8(value))
+            setattr(args, name, without_surrogates(value))
         elif isinstance(value, list):
-            setattr(args, name, [as_utf8(v) if isinstance(v, str) else v for v in value])
+            setattr(args, name, [without_surrogates(v) if isinstance(v, str) else v
+                                 for v in value])
 
 
 def _command_parser(name: str, module: ModuleType) -> argparse.ArgumentParser:

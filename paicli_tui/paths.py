@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from .private_files import write_private
 from .regular_files import read_regular_text
+from .surrogates import without_surrogates
 
 
 def normalise_project_root(path: str | os.PathLike[str]) -> Path:
@@ -29,11 +29,8 @@ def stored_project_forms(root: str) -> frozenset[str]:
     holds bytes that are not UTF-8 (``caf\\xe9``, read as lone surrogates), with U+FFFD
     (the memory store) or '?' (the session ledger) in their place. A stored name in any of
     them is this folder's."""
-    return frozenset({root, _SURROGATES.sub("\ufffd", root),
+    return frozenset({root, without_surrogates(root),
                       root.encode("utf-8", "replace").decode("utf-8")})
-
-
-_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)

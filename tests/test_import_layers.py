@@ -24,7 +24,7 @@ PACKAGE = ROOT / "paicli_tui"
 
 FOUNDATION = {"paths", "resources", "config", "core.messages", "core.tokens", "regular_files",
               "core.text_slices", "process_supervisor",
-              "private_files", "file_locks"}
+              "private_files", "file_locks", "surrogates"}
 CORE_BELOW_AGENT = {"core.contracts", "core.text", "core.llm", "core.embedders", "core.context",
                     "core.memory", "core.code", "core.skills", "core.web", "core.mcp"}
 
@@ -37,7 +37,9 @@ ALLOWED: dict[str, set[str]] = {
     "private_files": set(),
     # one writer at a time for a file rewritten whole (portalocker)
     "file_locks": {"private_files"},
-    "paths": {"regular_files", "private_files"},
+    # the one rule for lone surrogates (stdlib only)
+    "surrogates": set(),
+    "paths": {"regular_files", "private_files", "surrogates"},
     "resources": set(),
     "core.messages": set(),
     # long texts in short steps (stdlib only)
@@ -50,7 +52,8 @@ ALLOWED: dict[str, set[str]] = {
     # providers and shared text tools
     "core.text": {"paths"},
     # resources: the prompt that describes tools to a model whose server refuses them
-    "core.llm": {"config", "resources", "core.contracts", "core.messages", "core.text_slices"},
+    "core.llm": {"config", "resources", "core.contracts", "core.messages", "core.text_slices",
+                 "surrogates"},
     "core.embedders": {"config", "core.contracts"},
     # engines: contracts and the foundation; memory and code take the embedder the settings
     # name by default, code search opens the configured model to rewrite a Chinese question
@@ -74,7 +77,7 @@ ALLOWED: dict[str, set[str]] = {
     "process_supervisor": set(),
     # marks the process so commands cannot read its environment (stdlib only)
     "private_process": set(),
-    "cli": {"paicli_tui", "config", "app", "commands", "logs", "private_process"},
+    "cli": {"paicli_tui", "config", "app", "commands", "logs", "private_process", "surrogates"},
     "__main__": {"cli"},
 }
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..paths import HomePaths, normalise_project_root
+from ..surrogates import without_surrogates
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -91,13 +92,6 @@ def fail(command: str, as_json: bool, message: str, code: int) -> int:
     return code
 
 
-def as_utf8(text: str) -> str:
-    """``text`` with the bytes that were not UTF-8 (lone surrogates: ``caf\\xe9`` typed in a
-    Latin-1 terminal) as U+FFFD; no index query, JSON line or model request can carry a lone
-    surrogate."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
 def read_standard_input() -> str:
     """Standard input as text in the locale's encoding, bytes it does not decode as U+FFFD:
     a UTF-8 locale other than C reads stdin strictly, and a Latin-1 file piped in raised
@@ -106,5 +100,5 @@ def read_standard_input() -> str:
         return ""
     buffer = getattr(sys.stdin, "buffer", None)  # a text stream without one: already text
     if buffer is None:
-        return as_utf8(sys.stdin.read())
-    return as_utf8(buffer.read().decode(sys.stdin.encoding or "utf-8", "replace"))
+        return without_surrogates(sys.stdin.read())
+    return without_surrogates(buffer.read().decode(sys.stdin.encoding or "utf-8", "replace"))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config import Settings
+from ..surrogates import without_surrogates
 from .conventions import (
     EXIT_CONFLICT,
     EXIT_ERROR,
@@ -24,7 +25,6 @@ from .conventions import (
     EXIT_USAGE,
     add_project_flag,
     add_provider_flags,
-    as_utf8,
     foreign_session,
     read_standard_input,
     unknown_session,
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         from_stdin = args.prompt == "-"
         # bytes that are not UTF-8 (a Latin-1 file piped in) as U+FFFD: a lone surrogate
         # cannot be sent to the model (the command line's words are read so in cli.py)
-        prompt = read_standard_input() if from_stdin else as_utf8(args.prompt or "")
+        prompt = read_standard_input() if from_stdin else without_surrogates(args.prompt or "")
         if not prompt.strip():
             return refuse(args, "the prompt is empty (nothing on standard input)" if from_stdin
                           else "the prompt is empty", EXIT_USAGE)

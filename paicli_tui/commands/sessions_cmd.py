@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from ..config import Settings
+from ..surrogates import without_surrogates
 from .conventions import EXIT_OK, add_project_flag
 from .printable import printable
 
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     sessions = list_sessions(settings.home, project)
     if args.json:
         # a name that is not UTF-8 as the ledger and the memory store keep it: JSON is UTF-8
-        shown = str(project).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        shown = without_surrogates(str(project))
         print(json.dumps({"project": shown if project else None,
                           "sessions": [s.to_json() for s in sessions]}, ensure_ascii=False))
         return EXIT_OK

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 
+from ...surrogates import without_surrogates
 from ..text_slices import text_slices
 
 _OPEN = '<tool_result tool="{name}" trust="untrusted-data">'
 _CLOSE = "</tool_result>"
 # Both the opening and closing forms, any letter case (models and HTML are case-blind).
 _TAG_INSIDE = re.compile(r"<(/?tool_result)", re.IGNORECASE)
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _HEAD = re.compile(r'\A\s*<tool_result tool="([^"]*)"')
 
 
@@ -27,7 +27,7 @@ def clean_text(text: str) -> str:
         for piece in text_slices(text):
             piece.encode("utf-8")
     except UnicodeEncodeError:
-        return "".join(_SURROGATE.sub("\ufffd", piece) for piece in text_slices(text))
+        return "".join(without_surrogates(piece) for piece in text_slices(text))
     return text
 
 

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from ...surrogates import without_surrogates
 from ..contracts.llm import (
     ContextLengthExceeded,
     LLMError,
@@ -25,7 +26,7 @@ from ..contracts.llm import (
 )
 from ..messages import Message, Role, ToolCall
 from .assembly import token_count
-from .openai_client import is_context_length_error, next_within, without_surrogates
+from .openai_client import is_context_length_error, next_within
 from .tools_in_prompt import ToolProtocol
 
 

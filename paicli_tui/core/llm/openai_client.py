@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from ...config import Secret
+from ...surrogates import without_surrogates
 from ..contracts.llm import (
     ContextLengthExceeded,
     LLMError,
@@ -95,13 +96,6 @@ def _error_message(body: bytes) -> str:
 
 
 _JSON = {"Content-Type": "application/json"}
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def without_surrogates(text: str) -> str:
-    """``text`` with each lone surrogate (an undecodable byte of a folder's name,
-    ``caf\\xe9``) as U+FFFD: no request body can be encoded with one."""
-    return _SURROGATE.sub("\ufffd", text)
 
 
 def request_bytes(body: dict[str, Any]) -> bytes:

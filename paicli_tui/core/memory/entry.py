@@ -20,6 +20,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from ...paths import stored_project_forms
+from ...surrogates import without_surrogates
 from .canonical import Forms, forms
 
 SCHEMA_VERSION = 1
@@ -88,15 +89,8 @@ def parse_time(text: object) -> datetime | None:
 _TOP_LEVEL = frozenset({"id", "content", "type", "created_at", "last_verified_at", "metadata",
                         "token_count", "createdAt", "lastVerifiedAt", "timestamp", "tokenCount"})
 _KNOWN_META = frozenset({"scope", "project", "source", "verification", "source_file"})
-_SURROGATES = re.compile("[\ud800-\udfff]")
-
-
-def clean_text(text: str) -> str:
-    """``text`` without lone surrogates (valid JSON can hold ``\\ud800``; no UTF-8 file can)."""
-    return _SURROGATES.sub("\ufffd", text) if _SURROGATES.search(text) else text
-
-
-_clean_text = clean_text
+# valid JSON can hold ``\\ud800``; no UTF-8 file can
+clean_text = _clean_text = without_surrogates
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A JSON escape that decodes to a surrogate: without one, no string of the file holds one
 (a UTF-8 file cannot carry a surrogate any other way)."""
