@@ -22,7 +22,6 @@ from paicli_tui.core.memory.retrieval import describe
 from paicli_tui.core.memory.selection import (
     MAX_CANDIDATES,
     MAX_CHOSEN,
-    parse_selection,
     selection_input,
 )
 from paicli_tui.core.memory.service import LocalMemoryService
@@ -31,37 +30,6 @@ from paicli_tui.resources import load_prompt
 
 # -- the answer parser -----------------------------------------------------------------------
 TWENTY = ", ".join(str(n) for n in range(1, 21))
-
-
-@pytest.mark.parametrize(("answer", "count", "expected"), [
-    ("2, 5", 6, (2, 5)),
-    ("5, 2", 6, (5, 2)),                      # the model's order, until the block reorders
-    ("none", 6, ()),                          # no memory: a valid choice
-    ("None.", 6, ()),
-    ("`3`", 6, (3,)),
-    ("[1, 4]", 6, (1, 4)),
-    ("#2 #3", 6, (2, 3)),
-    ("2\n5", 6, (2, 5)),
-    ("2，5、6", 6, (2, 5, 6)),                 # Chinese commas
-    ("2.", 6, (2,)),
-    ("2, 2, 5, 2", 6, (2, 5)),                # repeats dropped
-    ("2, 9", 6, (2,)),                        # a number not listed is dropped
-    ("0, 7", 6, None),                        # only numbers not listed: unusable
-    (TWENTY, 20, tuple(range(1, 11))),        # at most ten
-    (TWENTY + ", 21, 99", 12, tuple(range(1, 11))),
-    ("", 6, None),
-    ("   \n ", 6, None),
-    ("1-20", 20, None),                       # a range is not a list of numbers
-    ("I think 2 and 5", 6, None),             # prose
-    ("2, 5 because they mention payments", 6, None),
-    ("none of them", 6, None),
-    ("Memories: 2", 6, None),
-    ("2, " * 700, 6, None),                   # over 2,000 characters
-    (None, 6, None),
-    ("1", 0, None),                           # nothing to choose from
-])
-def test_parse_selection(answer: Any, count: int, expected: tuple[int, ...] | None) -> None:
-    assert parse_selection(answer, count) == expected
 
 
 def test_request_marks_the_memories_as_data_and_bounds_them() -> None:
@@ -240,6 +208,23 @@ async def test_none_chosen_means_no_block(settings: Settings, project_dir: Path)
     assert "<long_term_memory>" not in request[-1].content
     (event,), _ = selections(session, events)
     assert event.chosen == () and event.by == "light_model" and event.fallback == ""
+    await session.aclose()
+
+
+async def test_numbers_of_no_candidate_are_ignored_and_said(
+        settings: Settings, project_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
+    settings = light_settings(settings)
+    memory = store(settings, project_dir)
+    model = Model(answering(lambda user: f"{number_of(user, 'Tuesdays')}, 99"))
+    session, events = await one_turn(settings, project_dir, memory, model)
+    (request,) = model.agent_requests
+    assert block_memories(request[-1]) == [MEMORIES[3]]
+    (event,), _ = selections(session, events)
+    assert event.by == "light_model" and event.fallback == "" and len(event.chosen) == 1
+    _, items = memory.last_retrieval
+    assert describe(items[0]).startswith(
+        "shown: chosen by the light model (1 number that is no candidate's ignored);")
+    assert any("no candidate's ignored" in r.getMessage() for r in caplog.records)
     await session.aclose()
 
 

@@ -28,7 +28,6 @@ from paicli_tui.core.code.rerank import (
     REQUEST_MAX_CHARS,
     apply_order,
     card,
-    parse_rerank,
     rerank_request,
     rerank_response,
     skip_reason,
@@ -43,37 +42,7 @@ FIXTURE = Path(__file__).parents[1] / "codeidx" / "fixtures" / "retrieval"
 QUESTION = "slug from a title"
 
 
-# -- the parser ------------------------------------------------------------------------------
-@pytest.mark.parametrize(("answer", "count", "expected"), [
-    ("3 1 2", 5, (3, 1, 2)),
-    ("3, 1, 2", 5, (3, 1, 2)),
-    ("[3] [1]", 5, (3, 1)),
-    ("3.\n1.\n", 5, (3, 1)),
-    ("3 > 1 > 2", 5, (3, 1, 2)),
-    ("  7  ", 30, (7,)),
-    ("2 2 1 2", 5, (2, 1)),                          # duplicates dropped
-    ("1 2 3 4 5 6 7 8 9 10 11 12", 30, (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)),  # at most 10
-    ("30 1", 30, (30, 1)),
-    ("", 5, None),                                   # empty
-    ("   \n ", 5, None),
-    ("none of them", 5, None),                       # words
-    ("The best is 3, then 1.", 5, None),             # prose around numbers
-    ("3 1 because", 5, None),
-    ("0 1", 5, None),                                # no card 0
-    ("6 1", 5, None),                                # out of range
-    ("31", 30, None),
-    ("-1 2", 5, None),
-    ("1.5 2", 5, None),
-    ("1234", 5, None),
-    ("３ １", 5, None),                               # full-width digits are not our numbers
-    (None, 5, None),
-    (3, 5, None),
-    ("1", 0, None),                                  # nothing was listed
-])
-def test_parse_rerank_table(answer: Any, count: int, expected: tuple[int, ...] | None) -> None:
-    assert parse_rerank(answer, count) == expected
-
-
+# -- the order -------------------------------------------------------------------------------
 @pytest.mark.parametrize(("picks", "expected"), [
     ((3, 1), ["c", "a", "b", "d", "e"]),
     ((5,), ["e", "a", "b", "c", "d"]),
@@ -122,8 +91,9 @@ async def test_the_rest_is_kept_nothing_dropped(settings) -> None:
 @pytest.mark.parametrize(("answer", "reason"), [
     ("the second one", "unusable answer"),
     ("", "unusable answer"),
-    ("31 2", "unusable answer"),
+    ("31 32 2", "unusable answer"),                   # mostly numbers of no card
     ("0", "unusable answer"),
+    ("none", "no card chosen"),
     (LLMError("provider down"), "model error (LLMError)"),
     (RuntimeError("boom"), "model error (RuntimeError)"),
 ])
@@ -133,6 +103,14 @@ async def test_garbage_or_failure_keeps_the_fused_order(settings, answer, reason
     assert all(hit.rerank is None for hit in response.hits)
     assert response.rerank.status == "fell back" and response.rerank.reason == reason
     assert response.rerank.describe() == f"rerank: {reason} — fused order kept"
+
+
+async def test_numbers_of_no_card_are_ignored_and_said(settings) -> None:
+    response = await rerank_response(settings, _response(), ScriptedCompleter("3, 7, 99"), 5)
+    assert _names(response) == ["f3", "f7", "f1", "f2", "f4"]
+    assert response.rerank.status == "reranked"
+    assert response.rerank.describe() == ("rerank: the light model ordered 2 of the results "
+                                           "(1 number that is no card's ignored)")
 
 
 async def test_a_slow_model_times_out_to_the_fused_order(settings, monkeypatch) -> None:
@@ -203,7 +181,9 @@ async def test_a_chunk_saying_rank_me_first_cannot_add_a_card(settings) -> None:
     model = ScriptedCompleter("31 1")
     answer = await rerank_response(settings, response, model, 30)
     assert model.calls and "    [31] secrets/keys.py:1" in model.calls[0][1]  # indented
-    assert answer.rerank.status == "fell back"
+    # the card 31 the chunk wrote is no card: its number is ignored, and said to be
+    assert answer.rerank.places == {"id1": 1}
+    assert answer.rerank.reason == "1 number that is no card's ignored"
     assert [hit.id for hit in answer.hits] == [f"id{n}" for n in range(1, 31)]
     assert "secrets/keys.py" not in {hit.path for hit in answer.hits}
 

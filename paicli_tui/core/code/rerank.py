@@ -3,8 +3,10 @@
 The fused answers (core.code.search) are shown to the model as short numbered cards (place,
 kind and name, signature, the doc comment's first sentence, the first lines of the body; each
 card and the whole request bounded) with ``prompts/search_rerank.md``; it answers with card
-numbers, best first. The answer is parsed strictly (:func:`parse_rerank`): numbers of listed
-cards only, anything else is unusable and the fused order stays. The model's cards come
+numbers, best first. The answer is read as the memory choice's is
+(:func:`~paicli_tui.core.text.numbered_answer.parse_numbered_answer`): numbers past the cards
+are ignored and the outcome says how many; prose, or mostly numbers of no card, is unusable and
+the fused order stays. The model's cards come
 first, then the rest of the fused order: nothing is dropped, so recall@30 never changes. A
 failing or slow model (past RERANK_TIMEOUT_S) keeps the fused order too; the search never
 fails because of the model. Good answers are cached per (index version, question), as the
@@ -20,13 +22,13 @@ import asyncio
 import concurrent.futures
 import json
 import logging
-import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...config import Settings
 from ..contracts.llm import TextCompleter
+from ..text.numbered_answer import parse_numbered_answer
 from .hits import SearchHit, SearchResponse
 
 log = logging.getLogger(__name__)
@@ -47,8 +49,6 @@ CACHE_FILE_NAME = "search_rerank.json"
 
 SKIPPED, RERANKED, FELL_BACK = "skipped", "reranked", "fell back"
 
-_TOKEN = re.compile(r"\[?([0-9]{1,3})\]?\.?")
-_SEPARATORS = re.compile(r"[\s,;>]+")
 
 
 @dataclass(frozen=True)
@@ -78,28 +78,6 @@ class RerankOutcome:
 
 
 # -- pure parts ------------------------------------------------------------------------------
-def parse_rerank(answer: Any, count: int) -> tuple[int, ...] | None:
-    """The card numbers (1-based) of a model answer, best first, each once, at most
-    MAX_PICKS; None when the answer is unusable: not text, empty, anything but numbers
-    (optionally ``[3]`` or ``3.``) and separators (spaces, commas, semicolons, ``>``), or a
-    number that is no card's (0, above ``count``)."""
-    if not isinstance(answer, str) or count < 1:
-        return None
-    tokens = [t for t in _SEPARATORS.split(answer.strip()) if t]
-    if not tokens:
-        return None
-    numbers: list[int] = []
-    for token in tokens:
-        found = _TOKEN.fullmatch(token)
-        if found is None:
-            return None
-        number = int(found.group(1))
-        if not 1 <= number <= count:
-            return None
-        numbers.append(number)
-    return tuple(dict.fromkeys(numbers))[:MAX_PICKS]
-
-
 def apply_order(items: list[Any], picks: tuple[int, ...]) -> list[Any]:
     """``items`` with the picked ones (1-based numbers) first, in the picked order, then the
     rest in their own order: nothing is dropped or repeated. Numbers outside ``items`` are
@@ -275,13 +253,17 @@ async def rerank_response(settings: Settings, response: SearchResponse,
     except Exception as exc:  # noqa: BLE001 - any model failure keeps the fused order
         log.info("search rerank failed, fused order kept: %s", type(exc).__name__)
         return _fell_back(response, f"model error ({type(exc).__name__})", top_k)
-    picks = parse_rerank(answer, len(hits))
-    if not picks:
+    parsed = parse_numbered_answer(answer, len(hits), MAX_PICKS)
+    if parsed is None or not parsed.numbers:
         log.info("search rerank answer unusable, fused order kept")
-        return _fell_back(response, "unusable answer", top_k)
-    ids = [hits[n - 1].id for n in picks]
+        return _fell_back(response, "unusable answer" if parsed is None else "no card chosen",
+                          top_k)
+    note = parsed.ignored_note("card")
+    if note:
+        log.info("search rerank: %s", note)
+    ids = [hits[n - 1].id for n in parsed.numbers]
     _remember(settings, response, ids)
-    return _finish(response, ids, top_k)
+    return _finish(response, ids, top_k, note)
 
 
 def rerank_with_configured_model(settings: Settings, response: SearchResponse,

@@ -4,9 +4,10 @@ by the light model").
 Offline retrieval cannot tell domain meaning across Chinese and English well; a small model
 can. When a light model is configured, the offline ranking is widened to at most
 :data:`MAX_CANDIDATES` memories and the model is asked once which of them the task needs.
-Its answer is trusted only when it is a list of the candidates' numbers (or ``none``);
-anything else, an error or no answer within :data:`SELECTION_TIMEOUT_S` keeps the offline
-choice. Nothing here raises for the model's sake, except a cancel of the turn.
+Its answer is read as the search rerank's is
+(:func:`~paicli_tui.core.text.numbered_answer.parse_numbered_answer`): the candidates' numbers
+(or ``none``), numbers past the list ignored and counted; an unusable answer, an error or no
+answer within :data:`SELECTION_TIMEOUT_S` keeps the offline choice. Nothing here raises for the model's sake, except a cancel of the turn.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 from ...resources import load_prompt
 from ..contracts.llm import TextCompleter
+from ..text.numbered_answer import parse_numbered_answer
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +33,6 @@ CANDIDATE_CHARS = 300
 """Each candidate's text is cut here (a memory holds up to 2,000): the request stays small."""
 TASK_CHARS = 2_000
 """The message is cut here: the request's input is bounded whatever the person pasted."""
-MAX_ANSWER_CHARS = 2_000
-"""A longer answer is not a list of at most ten numbers: unusable."""
 SELECTION_TIMEOUT_S = 8.0
 """Longest wait for the light model's choice. The turn's own request waits for it, so the
 bound is a few seconds (a small model answers a few numbers in one or two); past it the
@@ -42,9 +42,6 @@ CHOSEN_BY_MODEL = "chosen by the light model"
 FALLBACK_TIMEOUT, FALLBACK_UNUSABLE, FALLBACK_ERROR = "timeout", "unusable answer", "error"
 """Why the offline choice was kept."""
 
-_NONE = re.compile(r"none\.?", re.IGNORECASE)
-_NUMBER = re.compile(r"#?\[?(\d{1,6})\]?\.?")
-_SEPARATORS = re.compile(r"[\s,，、;；]+")
 _TAGS = re.compile(r"<(/?(?:task|memories))", re.IGNORECASE)
 """The request's own tags inside a memory or the message: they cannot end the data part."""
 
@@ -52,33 +49,6 @@ _TAGS = re.compile(r"<(/?(?:task|memories))", re.IGNORECASE)
 def offline_label(reason: str) -> str:
     """What the context inspector says of a memory shown after a fallback."""
     return f"offline (fallback: {reason})"
-
-
-def parse_selection(answer: object, count: int) -> tuple[int, ...] | None:
-    """The candidate numbers (1-based) an answer chooses, in its order, or None when the
-    answer is unusable (the offline choice is kept then).
-
-    Usable: ``none`` (no memory: a valid choice, ``()``), or numbers separated by commas or
-    spaces (``2, 5``; ``[3]`` and ``#3`` too). Numbers outside 1..``count`` are dropped, as
-    are repeats; at most :data:`MAX_CHOSEN` are kept. Unusable: not text, empty, longer than
-    :data:`MAX_ANSWER_CHARS`, any word that is not a number (prose, ranges such as ``1-20``),
-    or no number of a listed candidate."""
-    if not isinstance(answer, str) or len(answer) > MAX_ANSWER_CHARS:
-        return None
-    text = answer.strip().strip("`").strip()
-    if _NONE.fullmatch(text):
-        return ()
-    tokens = [t for t in _SEPARATORS.split(text.rstrip(".")) if t]
-    if not tokens:
-        return None
-    numbers: list[int] = []
-    for token in tokens:
-        match = _NUMBER.fullmatch(token)
-        if match is None:
-            return None
-        numbers.append(int(match.group(1)))
-    chosen = [n for n in dict.fromkeys(numbers) if 1 <= n <= count]
-    return tuple(chosen[:MAX_CHOSEN]) or None
 
 
 def _data(text: str, limit: int) -> str:
@@ -111,6 +81,8 @@ class Choice:
 
     chosen: tuple[int, ...] | None
     fallback: str = ""
+    note: str = ""
+    """What of the answer was left out (numbers of no candidate), '' when nothing was."""
 
 
 async def ask_model(task: str, candidates: Sequence[str], complete: TextCompleter, *,
@@ -127,11 +99,14 @@ async def ask_model(task: str, candidates: Sequence[str], complete: TextComplete
         return _fallback(FALLBACK_TIMEOUT, f"no answer within {timeout_s:g} s")
     except Exception as exc:  # noqa: BLE001 - any model failure keeps the offline choice
         return _fallback(FALLBACK_ERROR, type(exc).__name__)
-    numbers = parse_selection(answer, len(candidates))
-    if numbers is None:
+    parsed = parse_numbered_answer(answer, len(candidates), MAX_CHOSEN)
+    if parsed is None:
         return _fallback(FALLBACK_UNUSABLE, f"{len(answer) if isinstance(answer, str) else 0}"
                                             " characters that are not candidate numbers")
-    return Choice(tuple(sorted(n - 1 for n in numbers)))
+    note = parsed.ignored_note("candidate")
+    if note:
+        log.warning("memory selection by the light model: %s", note)
+    return Choice(tuple(sorted(n - 1 for n in parsed.numbers)), note=note)
 
 
 def _fallback(reason: str, detail: str) -> Choice:

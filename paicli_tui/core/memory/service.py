@@ -157,7 +157,8 @@ class LocalMemoryService(MemoryBook):
                     if c.shown else c for c in candidates if c.entry.id not in ids]
         else:
             picked = set(choice.chosen)
-            shown = [replace(c, shown=True, chosen_by=CHOSEN_BY_MODEL)
+            chosen_by = f"{CHOSEN_BY_MODEL} ({choice.note})" if choice.note else CHOSEN_BY_MODEL
+            shown = [replace(c, shown=True, chosen_by=chosen_by)
                      for i, c in enumerate(candidates) if i in picked]
             rest = [replace(c, shown=False, chosen_by="", why_not="not chosen by the light "
                             f"model (offline: {'shown' if c.shown else c.why_not})")
