@@ -17,6 +17,7 @@ from paicli_tui.core.llm.registry import (
     how_to_configure,
     light_completer,
     provider_spec,
+    switched_settings,
 )
 
 
@@ -99,6 +100,36 @@ def test_window_flag_overrides_and_model_windows(paicli_home) -> None:
                                       paicli_home)).window == 128_000
     assert build_client(settings_with({"provider": "openai", "window": 50_000}, env,
                                       paicli_home)).window == 50_000
+
+
+@pytest.mark.parametrize(("started", "switch_to", "window"), [
+    # --window was given for the model started with: it stays with that model
+    ({"provider": "glm", "window": 64_000}, "glm-5.1", 64_000),          # the default model
+    ({"provider": "glm", "model": "glm-4.5", "window": 64_000}, None, 64_000),
+    # another model the registry knows: its own window
+    ({"provider": "glm", "window": 64_000}, "glm-4.5", 128_000),
+    ({"provider": "glm", "model": "glm-4.5", "window": 64_000}, "glm-5.1", 200_000),
+    ({"provider": "openai", "model": "gpt-4o", "window": 50_000}, "gpt-4.1", 1_047_576),
+    ({"provider": "qwen", "window": 500_000}, "qwen-max", 32_768),
+    # a model it does not know: --window is the best word there is on that server
+    ({"provider": "glm", "window": 64_000}, "glm-9-preview", 64_000),
+    ({"provider": "custom", "base_url": "http://127.0.0.1:9/v1", "model": "x",
+      "window": 32_000}, "y", 32_000),
+    # without --window: each model's own
+    ({"provider": "glm"}, "glm-4.5", 128_000),
+    ({"provider": "glm", "model": "glm-4.5"}, "glm-5.1", 200_000),
+])
+def test_a_switch_within_the_provider_follows_the_new_models_window(
+        paicli_home, started, switch_to, window) -> None:
+    env = {"ZHIPUAI_API_KEY": "abcdefgh", "OPENAI_API_KEY": "abcdefgh",
+           "DASHSCOPE_API_KEY": "abcdefgh"}
+    settings = settings_with(started, env, paicli_home)
+    switched = switched_settings(settings, started["provider"], switch_to)
+    client = build_client(switched)
+    assert client.window == window
+    assert client.model == (switch_to or settings.model
+                            or PROVIDERS[started["provider"]].default_model)
+    assert switched.base_url == settings.base_url  # the rest of what was given stays
 
 
 async def test_light_completer_uses_light_model(paicli_home) -> None:

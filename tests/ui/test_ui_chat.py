@@ -271,6 +271,33 @@ async def test_model_switch_follows_the_window(settings, project_dir):
         assert "glm:glm-4.6" in app.screen.sub_title
 
 
+async def test_model_switch_within_the_provider_drops_a_window_given_for_another_model(
+        settings, project_dir):
+    """Started on glm-5.1 with --window 64000, `/model glm:glm-4.5` kept 64,000 for a model
+    known to hold 128,000 (the gauge and the compaction triggers with it). The window given
+    on the command line stays with the model it was given for."""
+    from paicli_tui.config import Secret
+    from paicli_tui.core.llm.registry import build_client
+
+    started = settings.with_overrides(provider="glm", model="glm-5.1", window=64_000,
+                                      provider_keys={"ZHIPUAI_API_KEY": Secret("sk-zhipu")})
+
+    class Real(FakeBackend):
+        def build_client(self, settings: Settings) -> object:
+            return build_client(settings)
+
+    backend = Real(started, project_dir, session=FakeSession(script=[]), client=FakeClient())
+    app = PaicliApp(started, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for model, window in (("glm-4.5", 128_000), ("glm-5.1", 64_000)):
+            await send(pilot, f"/model glm:{model}")
+            await wait_turn(pilot)
+            client = backend.session.client
+            assert (client.model, client.window) == (model, window)
+            assert app.screen.query_one(ContextGauge).window == window
+
+
 async def test_calls_that_went_ahead_unasked_are_marked(settings, project_dir):
     """A person sees on each tool block why it ran without a dialog: ``read-only, no
     approval`` on `ls -la | head`, ``auto-approved (Always)`` on the second write after

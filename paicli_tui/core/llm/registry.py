@@ -103,6 +103,14 @@ def _chosen_provider(settings: Settings) -> ProviderSpec | None:
     return None
 
 
+def known_window(spec: ProviderSpec, model: str) -> int | None:
+    """The window the registry knows for ``model`` of ``spec`` (its own, or the provider's for
+    its default model); None for a model it does not know (a custom server's, a new one)."""
+    if model in spec.model_windows:
+        return spec.model_windows[model]
+    return spec.window if model and model == spec.default_model else None
+
+
 def window_for(spec: ProviderSpec, model: str, settings: Settings) -> int:
     """The context window: --window wins, then the model's known window, then the provider's."""
     if settings.window:
@@ -153,7 +161,10 @@ def switched_settings(settings: Settings, provider: str, model: str | None) -> S
     """The settings for a model chosen mid-session (``/model provider[:model]``).
 
     The provider the session started with keeps everything given for it (base URL, explicit
-    key, window); ``model`` replaces its model. Another provider starts from its own
+    key); ``model`` replaces its model. --window was given for the model the session started
+    with: another model whose window the registry knows gets that window (glm-5.1 started
+    with --window 64000, then glm-4.5: 128,000, and back to glm-5.1: 64,000 again); a model
+    it does not know keeps --window, the best word there is on that server. Another provider starts from its own
     defaults: the first one's base URL, explicit key (PAICLI_API_KEY), model and window are
     not carried over, or DeepSeek's key went to a custom server's URL, asking it for the
     custom model in the custom window. Raises ProviderConfigError for an unknown name.
@@ -164,7 +175,12 @@ def switched_settings(settings: Settings, provider: str, model: str | None) -> S
     except ProviderConfigError:  # started on an unknown name: nothing of it to keep
         first = None
     if first is not None and first.name == spec.name:
-        return settings.with_overrides(provider=spec.name, model=model or None)
+        switched = settings.with_overrides(provider=spec.name, model=model or None)
+        given_for = settings.model or spec.default_model
+        if settings.window and (model or given_for) != given_for \
+                and known_window(spec, model or "") is not None:
+            switched = replace(switched, window=None)
+        return switched
     return replace(settings, provider=spec.name, model=model or None, base_url=None,
                    api_key=None, window=None)
 
