@@ -24,7 +24,7 @@ PACKAGE = ROOT / "paicli_tui"
 
 FOUNDATION = {"paths", "resources", "config", "core.messages", "core.tokens", "regular_files",
               "core.text_slices", "process_supervisor",
-              "private_files", "file_locks", "surrogates"}
+              "private_files", "file_locks", "surrogates", "borrowed_env"}
 CORE_BELOW_AGENT = {"core.contracts", "core.text", "core.llm", "core.embedders", "core.context",
                     "core.memory", "core.code", "core.skills", "core.web", "core.mcp"}
 
@@ -37,6 +37,8 @@ ALLOWED: dict[str, set[str]] = {
     "private_files": set(),
     # one writer at a time for a file rewritten whole (portalocker)
     "file_locks": {"private_files"},
+    # variables set for a moment for the process's own sake (stdlib only)
+    "borrowed_env": set(),
     # the one rule for lone surrogates (stdlib only)
     "surrogates": set(),
     "paths": {"regular_files", "private_files", "surrogates"},
@@ -54,7 +56,7 @@ ALLOWED: dict[str, set[str]] = {
     # resources: the prompt that describes tools to a model whose server refuses them
     "core.llm": {"config", "resources", "core.contracts", "core.messages", "core.text_slices",
                  "surrogates"},
-    "core.embedders": {"config", "core.contracts"},
+    "core.embedders": {"config", "core.contracts", "borrowed_env"},
     # engines: contracts and the foundation; memory and code take the embedder the settings
     # name by default, code search opens the configured model to rewrite a Chinese question
     "core.context": FOUNDATION | {"core.contracts"},

@@ -127,8 +127,9 @@ def _import_onnxruntime() -> Any:
     """``import onnxruntime``, whose import writes a device id and a small database under
     XDG_CACHE_HOME (else ~/.cache/Microsoft/DeveloperTools) and a ``.ses`` file in TMPDIR:
     both pointed at PAICLI_HOME/cache for the import alone, so nothing is written outside
-    PAICLI_HOME (a public contract). The variables are put back at once: commands the agent
-    runs keep the person's own, and so does Python's own temporary folder."""
+    PAICLI_HOME (a public contract). The variables are borrowed (``borrowed_env``): put back
+    at once, and a command another thread starts during the import gets the person's own;
+    Python's own temporary folder is put back too."""
     import sys
     import tempfile
 
@@ -143,17 +144,13 @@ def _import_onnxruntime() -> Any:
         import onnxruntime
 
         return onnxruntime
-    names = ("XDG_CACHE_HOME", "TMPDIR")
-    before = {name: os.environ.get(name) for name in names}
+    from ...borrowed_env import borrowed_environment
+
     python_temp = tempfile.tempdir
-    os.environ.update({name: os.fspath(cache) for name in names})
     try:
-        import onnxruntime
+        with borrowed_environment(dict.fromkeys(("XDG_CACHE_HOME", "TMPDIR"),
+                                                os.fspath(cache))):
+            import onnxruntime
     finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
         tempfile.tempdir = python_temp
     return onnxruntime

@@ -9,17 +9,18 @@ a URL). Output redaction is only the second line of defence.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
+from ....borrowed_env import person_environment
 from ....config import SECRET_ENV_VARIABLES, Settings
 
 
 def command_environment(settings: Settings, base: Mapping[str, str] | None = None
                         ) -> dict[str, str]:
-    """``base`` (default ``os.environ``) without provider key variables or any variable whose
-    value contains one of the settings' secrets."""
-    env = dict(os.environ if base is None else base)
+    """``base`` (default: the person's environment, without what this process borrows for a
+    moment, see ``borrowed_env``) without provider key variables or any variable whose value
+    contains one of the settings' secrets."""
+    env = person_environment() if base is None else dict(base)
     secrets = [s.reveal() for s in settings.secrets()]
     for name in list(env):
         value = env[name]
