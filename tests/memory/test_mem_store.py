@@ -353,3 +353,39 @@ def test_every_write_locks_writes_tmp_fsyncs_then_replaces(tmp_path: Path, monke
     assert steps[:4] == ["lock long_term_memory.json.lock", "fsync",
                          "replace long_term_memory.json.tmp -> long_term_memory.json", "fsync"]
     assert not path.with_name(path.name + ".tmp").exists()
+
+
+def _delete(store: MemoryStore, entry: MemoryEntry) -> None:
+    store.update(lambda entries: entries.remove(entry))
+
+
+def test_a_memory_deleted_after_a_move_aside_is_not_written_back(tmp_path: Path) -> None:
+    """Two programs hold the same memories. B finds the file torn, moves it aside and writes
+    back what it held; the person then deletes one memory in B. A, reading next, took the
+    missing memory for one lost in the move aside and wrote it back: a deleted memory came
+    back. What B wrote back was not lost, so its absence later is a deletion."""
+    path = tmp_path / "long_term_memory.json"
+    a, b = MemoryStore(path), MemoryStore(path, clock=lambda: FIXED)
+    gone, kept = a.add(_entry("deleted fact")), a.add(_entry("kept fact"))
+    assert b.entries() == a.entries() == [gone, kept]
+    path.write_text('[{"id": ', encoding="utf-8")  # torn by someone
+    assert b.entries() == [gone, kept]  # moved aside, written back
+    _delete(b, gone)
+    assert a.entries() == [kept]
+    assert [e["content"] for e in json.loads(path.read_text(encoding="utf-8"))] == ["kept fact"]
+    assert len(list(tmp_path.glob("long_term_memory.json.corrupt-*"))) == 1
+
+
+def test_a_memory_the_mover_did_not_hold_is_still_written_back(tmp_path: Path) -> None:
+    """The case the write-back is for: B, holding less than A, moves the torn file aside
+    and writes back only its own; A's memory that B never saw is written back by A."""
+    path = tmp_path / "long_term_memory.json"
+    a, b = MemoryStore(path), MemoryStore(path, clock=lambda: FIXED)
+    shared = a.add(_entry("shared fact"))
+    assert b.entries() == [shared]
+    only_a = a.add(_entry("fact only A saw"))
+    path.write_text('[{"id": ', encoding="utf-8")  # torn before B read again
+    assert b.entries() == [shared]
+    assert a.entries() == [shared, only_a]
+    contents = [e["content"] for e in json.loads(path.read_text(encoding="utf-8"))]
+    assert contents == ["shared fact", "fact only A saw"]

@@ -11,7 +11,8 @@ still read, and converted on the first write (the old file kept as ``….v1-back
 
 Whatever is on disk, the store survives it: a file that does not parse (deep nesting
 included) is moved aside; one bad entry is set aside alone, in the sidecar
-``….rejected.jsonl``, while the others stay live; lone surrogates are replaced; a symlinked
+``….rejected.jsonl``, while the others stay live; the ids a mover wrote back are noted in
+``….written-back.jsonl``; lone surrogates are replaced; a symlinked
 store is written through to its target; a FIFO, a device or a link to one is refused without
 being opened for reading; the store, its temporary file and its lock are 0600. The old shape's
 own top-level keys (besides ``schema_version`` and ``entries``) have no place in the bare
@@ -228,6 +229,14 @@ class MemoryStore:
         return raw if isinstance(raw, dict) else {}
 
     @property
+    def written_back_path(self) -> Path:
+        """Sidecar saying, for each file moved aside, the ids of the entries the mover wrote
+        back: those were not lost, so another program that later misses one of them is
+        looking at a deletion, not at a loss to repair."""
+        target = self.target
+        return target.with_name(target.name + ".written-back.jsonl")
+
+    @property
     def rejected_path(self) -> Path:
         """Sidecar where entries that could not be read are set aside, one JSON line each."""
         target = self.target
@@ -351,6 +360,13 @@ class MemoryStore:
             count = len(self._cache)
             held = (f" The {count} {'memory' if count == 1 else 'memories'} this program held "
                     "were written back.")
+        # after the write-back: a line naming ids that are not in the file yet would stop
+        # another program from writing them back
+        line = {"backup": backup.name, "ids": [entry.id for entry in self._cache]}
+        try:
+            self._private_append(self.written_back_path, (json.dumps(line) + "\n").encode())
+        except MemoryFileError:  # without the line another program writes back as before
+            log.warning("could not record the entries written back after a move aside")
         self._unreported.append(
             f"{self.path} could not be read as a memory file ({reason}); it was moved to "
             f"{backup.name}.{held}")
@@ -360,26 +376,53 @@ class MemoryStore:
     def _moved_aside_since(self, moment: float) -> bool:
         """Whether a process moved an unreadable file aside since ``moment`` (a missing file
         is then no removal on purpose: the entries held are kept for the next save)."""
+        return bool(self._backups_since(moment))
+
+    def _backups_since(self, moment: float) -> set[str]:
+        """The names of the files moved aside since ``moment``."""
         target = self.target
         try:
             backups = list(target.parent.glob(f"{glob.escape(target.name)}.corrupt-*"))
         except OSError:
-            return False
+            return set()
+        names = set()
         for backup in backups:
             try:
                 if backup.lstat().st_ctime >= moment - 1.0:  # a rename sets the ctime
-                    return True
+                    names.add(backup.name)
             except OSError:
                 continue
-        return False
+        return names
+
+    def _written_back(self, backups: set[str]) -> set[str]:
+        """The ids the movers of ``backups`` wrote back (see :attr:`written_back_path`)."""
+        try:
+            text = self._read_private(self.written_back_path).decode("utf-8", "replace")
+        except OSError:
+            return set()
+        ids: set[str] = set()
+        for raw in text.splitlines():
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(line, dict) and line.get("backup") in backups \
+                    and isinstance(line.get("ids"), list):
+                ids.update(i for i in line["ids"] if isinstance(i, str))
+        return ids
 
     def _lost_in_a_move_aside(self, parsed: ParsedFile) -> list[MemoryEntry]:
         """The entries held here that a new file lacks because another process moved the
         unreadable file aside before we saw it and wrote a file without them (it held
-        nothing): a new file is otherwise another writer's change to take as it is."""
-        if not self._cache or parsed.newer or not self._moved_aside_since(self._read_at):
+        nothing, or less than we do): a new file is otherwise another writer's change to take
+        as it is. An entry the mover wrote back was not lost: missing now, it was deleted
+        since, and stays deleted."""
+        if not self._cache or parsed.newer:
             return []
-        present = {entry.id for entry in parsed.entries}
+        backups = self._backups_since(self._read_at)
+        if not backups:
+            return []
+        present = {entry.id for entry in parsed.entries} | self._written_back(backups)
         return [entry for entry in self._cache if entry.id not in present]
 
     def _write_back(self, raw: bytes, parsed: ParsedFile, missing: list[MemoryEntry]
