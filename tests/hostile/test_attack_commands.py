@@ -187,7 +187,7 @@ def test_cut_of_the_config_file_shows_no_piece_of_the_key(tmp_path: Path) -> Non
 DUMPS = {"xxd": ["xxd"], "xxd -g1": ["xxd", "-g1"], "hexdump -C": ["hexdump", "-C"],
          "hexdump": ["hexdump"], "od -c": ["od", "-c"], "od -x": ["od", "-x"],
          "od -tx1": ["od", "-tx1"], "od": ["od"], "od -b": ["od", "-b"], "od -d": ["od", "-d"],
-         "od -tu1": ["od", "-tu1"]}
+         "od -tu1": ["od", "-tu1"], "od -A x -t x1z": ["od", "-A", "x", "-t", "x1z"]}
 """Programs that dump a file 16 bytes a line, each line opened by its offset."""
 
 

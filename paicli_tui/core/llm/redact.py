@@ -6,7 +6,7 @@ anyway (a ``.env`` file the model reads, a config dump). A key is found not only
 also transformed the way a shell one-liner would: reversed (``rev``), upper/lower-cased or
 rot13 (``tr``), spaced out or split over lines (``fold``, ``sed 's/./& /g'``), as hex
 (``xxd -p``), base64 or base32 (at any offset in the stream), or in a dump whose lines open
-with an offset (``xxd``, ``hexdump -C``, ``od -c``, ``od -x``,
+with an offset (``xxd``, ``hexdump -C``, ``od -c``, ``od -x``, ``od -t x1z``,
 plain ``od``, ``od -b`` or ``od -d``): each line of the dump that
 holds a part of the key is masked whole, its printable column too.
 """
@@ -103,14 +103,20 @@ _DUMP_LINE = re.compile(r"^[ \t]*[0-9A-Fa-f]{6,}(:?)[ \t]+([^\n]*)", re.MULTILIN
 it), then the data."""
 
 
+_OD_PRINTABLE = re.compile(r"([0-9A-Fa-f \t]*?)[ \t]{2,}>[^\n]*<[ \t]*")
+"""``od -t x1z``'s line: numbers, then the printable column between ``>`` and ``<``."""
+
+
 def _dump_data(colon: str, rest: str) -> str:
     """A dump line's data columns, without its printable column: ``hexdump -C`` puts that
-    between bars, ``xxd`` after two spaces."""
+    between bars, ``xxd`` after two spaces, ``od -t x1z`` between ``>`` and ``<`` after
+    numbers only (an ``od -c`` line showing a ``>`` keeps all its columns)."""
     if "|" in rest:
         return rest.split("|", 1)[0]
     if colon:
         return rest.split("  ", 1)[0]
-    return rest
+    od_printable = _OD_PRINTABLE.fullmatch(rest)
+    return od_printable.group(1) if od_printable else rest
 
 
 def _line_slices(text: str, size: int = SLICE_CHARS) -> Iterator[tuple[int, str]]:
