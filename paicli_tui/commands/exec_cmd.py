@@ -133,6 +133,8 @@ class _Printer:
         self.conflict = False
         self.final_text = False
         """Print the turn's final text (a plan's result is not streamed)."""
+        self.auto_approve = False
+        """``--yes`` was given (a denial then has another cause)."""
 
     def _text(self, text: str) -> None:
         self.out.write(printable(text))
@@ -144,11 +146,13 @@ class _Printer:
             self._text("\n")
         print(printable(text), file=self.err, flush=True)
 
-    @staticmethod
-    def _denial_hint(event: ToolCallFinished) -> str:
+    def _denial_hint(self, event: ToolCallFinished) -> str:
         """A change or command refused because nobody was asked: say how to allow it."""
         if event.status != "denied":
             return ""
+        if self.auto_approve:  # --yes covers everything but a call written as text
+            return (" (the model wrote this call as text, which --yes does not cover; for a "
+                    "model that cannot call tools set tool_protocol = \"prompt\")")
         return (" (exec asks nobody and denies every file change and command; "
                 "add --yes to allow them)")
 
@@ -321,6 +325,7 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
     printer = _Printer(args.json, out, err)
     printer.session = session.session_id
     printer.final_text = bool(args.plan or args.plan_continue)
+    printer.auto_approve = settings.auto_approve
     finished: TurnFinished | None = None
     unwritable = False  # said once: closing the session meets the same error again
     try:

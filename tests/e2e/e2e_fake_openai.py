@@ -169,7 +169,7 @@ class FakeOpenAI:
         if self.refuses_tools and body.get("tools"):
             return 400, json.dumps({"error": {"message": "registry.ollama.ai/library/fake "
                                                          "does not support tools"}}).encode()
-        in_prompt = self.refuses_tools and "<tool_call>" in str(messages[0].get("content"))
+        in_prompt = "<tool_call>" in str(messages[0].get("content"))  # tools in the prompt
         if not body.get("tools") and not in_prompt:
             system = str(messages[0].get("content", "")).lower()
             if system.startswith("you plan work") and self.plan is not None:

@@ -368,3 +368,24 @@ def test_a_server_that_refuses_tools_gets_them_in_the_prompt(tmp_path: Path,
         assert "[tools]" not in plain.stderr  # asked for: not a slip to warn about
         assert "[retry]" in plain.stderr and "does not take tools" in plain.stderr
         assert server.problems == []
+
+
+@pytest.mark.slow
+def test_yes_does_not_cover_a_write_the_model_wrote_as_text(tmp_path: Path,
+                                                           paicli_home: Path) -> None:
+    project = _project(tmp_path / "project")
+    script = {1: [[("write_file", {"path": "new.txt", "content": "x"})]]}
+    with FakeOpenAI(script, api_key=KEY) as server:
+        server.calls_as_text = True
+        env = _env(paicli_home, PAICLI_API_KEY=KEY)
+        flags = ["--provider", "custom", "--base-url", server.base_url, "--model", "qwen"]
+        done = _exec(["TURN 1: write it", *flags, "--yes"], env, project)
+        assert done.returncode == 0, done.stderr
+        assert "write_file: denied (the model wrote this call as text, which --yes does not " \
+               "cover; for a model that cannot call tools set tool_protocol = \"prompt\")" \
+               in done.stderr
+        assert not (project / "new.txt").exists()
+        with_prompt = _exec(["TURN 1: write it", *flags, "--yes"],
+                            {**env, "PAICLI_TOOL_PROTOCOL": "prompt"}, project)
+        assert with_prompt.returncode == 0, with_prompt.stderr
+        assert (project / "new.txt").read_text() == "x"

@@ -52,9 +52,9 @@ from ..contracts.services import MemoryChoice
 from ..llm.redact import redact
 from ..llm.registry import how_to_configure
 from ..llm.reply_redact import redact_reply, redacted_stream
-from ..llm.text_tool_calls import TextToolCalls, read_text_tool_calls
+from ..llm.text_tool_calls import CALL_MARKS, TextToolCalls, read_text_tool_calls
 from ..llm.think_tags import ThinkStream, split_think
-from ..messages import InternalKind, Message
+from ..messages import InternalKind, Message, Role
 from ..tokens import estimate_request
 from .prompt import turn_context_block, user_turn
 from .tool_calls import PARALLEL_SAFE, RunawayGuard, _batches, run_calls
@@ -320,7 +320,7 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
         return
     for event in _record_usage(session, done, raw_estimate, prepared.estimated_tokens):
         yield event
-    from_text = _calls_written_as_text(done, schemas)
+    from_text = _calls_written_as_text(done, schemas, session.history)
     if from_text is not None:
         done = StreamDone(message=Message.assistant(from_text.words, from_text.calls,
                                                     reasoning=done.message.reasoning),
@@ -332,6 +332,8 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                            tool_call_ids=tuple(c.id for c in reply.message.tool_calls))
     if from_text is not None:
         names = tuple(c.name for c in reply.message.tool_calls)
+        if not tools_in_prompt(turn.client):
+            session.state.unasked_text_calls.update(c.id for c in reply.message.tool_calls)
         session.ledger.event("tool_calls_from_text", form=from_text.form, names=list(names),
                              asked=tools_in_prompt(turn.client))
         yield ToolCallsFromText(form=from_text.form, names=names,
@@ -367,14 +369,33 @@ def _record_usage(session: AgentSession, done: StreamDone, raw_estimate: int,
                   cached_tokens=usage.cached_tokens, estimated_prompt_tokens=estimated)]
 
 
-def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict]
-                           ) -> TextToolCalls | None:
+def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict],
+                           history: Sequence[Message]) -> TextToolCalls | None:
     """Tool calls a weak model wrote into its text, read when the reply has none of its
     own, ended normally (a cut reply's JSON is not trusted) and tools were offered."""
     if done.message.tool_calls or done.finish_reason == "length" or not schemas:
         return None
     offered = {s.get("function", {}).get("name") for s in schemas if isinstance(s, dict)}
-    return read_text_tool_calls(done.message.content, offered - {None})
+    read = read_text_tool_calls(done.message.content, offered - {None})
+    if read is None or _quoted(read, history):
+        return None
+    return read
+
+
+def _quoted(read: TextToolCalls, history: Sequence[Message]) -> bool:
+    """A written call that stands in a tool result: the model is quoting a file, a page or
+    a command's output that holds it (a planted ``<tool_call>`` in a hostile repository),
+    not asking for it. A result quotes a call when it holds a call's mark, the tool's name
+    and every text value of its arguments (line numbers and re-indenting do not hide it)."""
+    for message in history:
+        if message.role is not Role.TOOL or not any(m in message.content
+                                                    for m in CALL_MARKS):
+            continue
+        for call in read.calls:
+            values = [v for v in call.parsed_arguments().values() if isinstance(v, str)]
+            if all(part in message.content for part in (call.name, *values)):
+                return True
+    return False
 
 
 def _sorted_deltas(thought: str, text: str) -> list[AgentEvent]:

@@ -16,12 +16,20 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
     caller found read-only approve without asking; otherwise the session's approval callback
     decides (headless default: deny). How a call went ahead unasked is recorded in
     ``context.granted`` so its block can say so. ``always_covers=False``: this call is asked
-    about even after an "always" for its tool (a write into the git folder).
+    about even after an "always" for its tool (a write into the git folder). A call the
+    model wrote as text unasked is approved by the person only (``--yes`` and "always" do
+    not cover it; headless, nobody is asked, so it is denied).
     """
-    unasked = (Permission.AUTO if context.settings.auto_approve
-               else Permission.ALWAYS if always_covers
-               and request.tool in context.session.always_approved
-               else Permission.READ_ONLY if read_only else None)
+    written = context.call_id in context.session.unasked_text_calls
+    unasked = (Permission.READ_ONLY if read_only else None) if written else \
+        (Permission.AUTO if context.settings.auto_approve
+         else Permission.ALWAYS if always_covers
+         and request.tool in context.session.always_approved
+         else Permission.READ_ONLY if read_only else None)
+    if written and unasked is None:
+        request = dataclasses.replace(
+            request, summary=f"{request.summary} (written as text by the model: asked every "
+                             "time)")
     if unasked is not None:
         context.granted.append(unasked)
         return True

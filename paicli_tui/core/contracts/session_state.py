@@ -20,6 +20,10 @@ class SessionState:
     """The person's own words this turn (the guard checks them for 'remember')."""
     always_approved: set[str] = field(default_factory=set)
     """Tools the person approved for the rest of the session."""
+    unasked_text_calls: set[str] = field(default_factory=set)
+    """Ids of calls the model wrote as text without being asked to (a weak model's slip, or
+    a model quoting text it read): only the person approves them, never ``--yes`` or an
+    earlier "Always" (read-only ones still run)."""
     tool_output_counter: int = 0
     """Numbering for offloaded outputs (NNN in tool-outputs/<session>/NNN-tool.txt)."""
     injections: list[Message] = field(default_factory=list)

@@ -31,6 +31,8 @@ MAX_TEXT_CALLS = 64
 
 _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
 _PREFIXES = ("[TOOL_CALLS]", "<|python_tag|>")
+CALL_MARKS = (_OPEN, *_PREFIXES, '"arguments"', '"parameters"')
+"""What every written call holds (a text without any of them quotes none)."""
 # the whole reply one fenced block: ```json / ```tool_call / ``` … ```; the body is taken by
 # slicing, the pattern only checks the ends (nothing here can backtrack over the body)
 _FENCE_START = re.compile(r"```[A-Za-z_]*[ \t]*\n")
