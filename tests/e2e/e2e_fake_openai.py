@@ -256,6 +256,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help='JSON: {"TURN number": [[[tool, arguments], ...], ...]}')
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--chat", action="store_true")
+    parser.add_argument("--calls-as-text", action="store_true")
+    parser.add_argument("--refuses-tools", action="store_true")
     args = parser.parse_args(argv)
     script = {int(turn): [[(name, arguments) for name, arguments in step] for step in steps]
               for turn, steps in json.loads(args.script).items()}
@@ -264,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         fake.server.server_close()
         fake.server = ThreadingHTTPServer(("127.0.0.1", args.port), fake._handler())
     fake.chat, fake.delay_s = args.chat, args.delay
+    fake.calls_as_text, fake.refuses_tools = args.calls_as_text, args.refuses_tools
     print(fake.base_url, flush=True)
     try:
         fake.server.serve_forever()

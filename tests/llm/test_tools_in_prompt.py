@@ -89,7 +89,7 @@ async def test_a_refusal_is_said_and_the_request_goes_again_with_tools_in_the_pr
     client = client_for(replay, provider="custom")
     events = [e async for e in client.stream(HISTORY, TOOLS)]
     retry = [e for e in events if isinstance(e, StreamRetry)]
-    assert len(retry) == 1 and "does not take tools" in retry[0].reason
+    assert len(retry) == 1 and retry[0].reason.startswith("m1 does not take tools here (")
     assert "described in the prompt from now on" in retry[0].reason
     assert isinstance(events[-1], StreamDone)
     first, second = replay.bodies()

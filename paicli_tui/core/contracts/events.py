@@ -223,7 +223,9 @@ def text_calls_notice(event: ToolCallsFromText) -> str:
     calls = "a tool call" if count == 1 else f"{count} tool calls"
     return (f"The model wrote {calls} as text ({event.form}) instead of using the tool "
             f"interface; read and run as {'a call' if count == 1 else 'calls'}: "
-            f"{', '.join(dict.fromkeys(event.names))}.")
+            f"{', '.join(dict.fromkeys(event.names))}. Writes and commands asked for this "
+            "way need your approval each time; for a model that cannot call tools, set "
+            "tool_protocol = \"prompt\".")
 
 
 @dataclass(frozen=True)

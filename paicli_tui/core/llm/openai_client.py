@@ -249,7 +249,7 @@ class OpenAICompatibleClient:
     def stream(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]] = (),
                *, model: str | None = None) -> AsyncIterator[StreamEvent]:
         """Stream one reply: StreamDelta events, then one StreamDone; or raise LLMError."""
-        return self.tool_protocol.stream(self._one_request, messages, tools, model)
+        return self.tool_protocol.stream(self._one_request, messages, tools, model or self.model)
 
     async def _one_request(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]],
                            model: str | None) -> AsyncIterator[StreamEvent]:

@@ -132,7 +132,7 @@ class ToolProtocol:
             refusal = str(exc)
         self.protocol = "prompt"
         log.warning("%s", refusal)
-        yield StreamRetry(f"{model or 'the model'} does not take tools here ({refusal[:200]}); "
+        yield StreamRetry(f"{model} does not take tools here ({refusal[:200]}); "
                           "they are described in the prompt from now on", 1, 1, 0.0)
         async for event in once(with_tools_in_prompt(messages, tools), (), model):
             yield event
