@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import multiprocessing
 from dataclasses import dataclass, field
 
 import pytest
 from agent_script import Step, valid_summary
+from doubles.one_pass import assert_read_in_one_pass
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
@@ -243,14 +243,7 @@ def test_an_answer_of_blanks_after_a_fence_is_read_in_one_pass(text: str) -> Non
         except PlanError:
             pass
 
-    worker = multiprocessing.get_context("fork").Process(target=parse)
-    worker.start()
-    worker.join(120)  # a hang guard: the pass itself takes milliseconds
-    still_parsing = worker.is_alive()
-    if still_parsing:
-        worker.kill()
-        worker.join()
-    assert not still_parsing and worker.exitcode == 0
+    assert_read_in_one_pass(parse)
 
 
 @hypothesis_settings(max_examples=400, deadline=None,

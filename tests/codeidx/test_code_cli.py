@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 from doubles.embedders import HashEmbedder
+from doubles.retrieval_project import retrieval_project
 
 import paicli_tui.core.embedders as embedders
 from paicli_tui import cli
@@ -15,17 +15,10 @@ from paicli_tui.core.code.service import LocalCodeService
 from paicli_tui.core.contracts.session_state import SessionState
 from paicli_tui.core.contracts.tools import ToolContext
 
-FIXTURE = Path(__file__).parent / "fixtures" / "retrieval"
-
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "project"
-    shutil.copytree(FIXTURE, root)
-    fake = HashEmbedder()
-    monkeypatch.setattr(embedders, "get_embedder", lambda settings: fake)
-    monkeypatch.chdir(root)
-    return root
+    return retrieval_project(tmp_path, monkeypatch)
 
 
 def test_index_then_search_json_as_the_scorer_reads_it(project: Path, capsys) -> None:

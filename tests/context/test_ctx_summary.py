@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import multiprocessing
-
 import pytest
 from ctx_fakes import VALID_SUMMARY
 from doubles.completers import ScriptedCompleter
+from doubles.one_pass import assert_read_in_one_pass
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
@@ -212,14 +211,7 @@ def test_a_heading_with_a_long_run_of_blanks_is_read_in_one_pass(line: str) -> N
         validate_summary(line)
         normalise_summary(line)
 
-    worker = multiprocessing.get_context("fork").Process(target=check)
-    worker.start()
-    worker.join(120)  # a hang guard: one pass takes milliseconds
-    still_reading = worker.is_alive()
-    if still_reading:
-        worker.kill()
-        worker.join()
-    assert not still_reading and worker.exitcode == 0
+    assert_read_in_one_pass(check)
 
 
 @hypothesis_settings(max_examples=500, deadline=None,

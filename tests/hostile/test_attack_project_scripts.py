@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
+from doubles.one_pass import assert_read_in_one_pass
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
@@ -264,21 +265,12 @@ def test_script_read_budget_is_bounded(tmp_path: Path) -> None:
 # of an hour, during which `make test` waited for its verdict (the approval dialog with it).
 # Rule lines are read in one pass.
 def test_a_makefile_line_of_blanks_is_read_in_one_pass(tmp_path: Path) -> None:
-    import multiprocessing
-
     (tmp_path / "Makefile").write_text("test:\n\techo ok\n" + "a" + " " * 500_000 + "b\n")
 
     def classify() -> None:
         assert not classify_command("make test", tmp_path).external
 
-    worker = multiprocessing.get_context("fork").Process(target=classify)
-    worker.start()
-    worker.join(120)  # a hang guard: one pass takes milliseconds
-    still_reading = worker.is_alive()
-    if still_reading:
-        worker.kill()
-        worker.join()
-    assert not still_reading and worker.exitcode == 0
+    assert_read_in_one_pass(classify)
 
 
 @hypothesis_settings(max_examples=500, deadline=None,
@@ -305,21 +297,8 @@ def test_a_rule_line_is_read_as_the_pattern_read_it(line: str) -> None:
                                      "from" + " \t" * 250_000 + "x"],
                          ids=["dots", "blanks", "blanks-and-tabs"])
 def test_an_import_line_of_dots_is_read_in_one_pass(planted: str, tmp_path: Path) -> None:
-    import multiprocessing
-
     (tmp_path / "x.py").write_text("print('ok')\n" + planted + "\n")
-
-    def classify() -> None:
-        classify_command("python3 x.py", tmp_path)
-
-    worker = multiprocessing.get_context("fork").Process(target=classify)
-    worker.start()
-    worker.join(120)  # a hang guard: one pass takes milliseconds
-    still_reading = worker.is_alive()
-    if still_reading:
-        worker.kill()
-        worker.join()
-    assert not still_reading and worker.exitcode == 0
+    assert_read_in_one_pass(lambda: classify_command("python3 x.py", tmp_path))
 
 
 @hypothesis_settings(max_examples=500, deadline=None,
@@ -340,20 +319,6 @@ def test_import_lines_are_read_as_the_pattern_read_them(text: str) -> None:
             == [m.groups() for m in before.finditer(text) if m.group(1) != ""])
 
 
-def _verdict_within_the_guard(command: str, root: Path) -> None:
-    import multiprocessing
-
-    worker = multiprocessing.get_context("fork").Process(
-        target=lambda: classify_command(command, root))
-    worker.start()
-    worker.join(120)  # a hang guard: one pass takes milliseconds
-    still_reading = worker.is_alive()
-    if still_reading:
-        worker.kill()
-        worker.join()
-    assert not still_reading and worker.exitcode == 0
-
-
 # Two more patterns of the guard tried every split of a run: a planted .npmrc of blank lines
 # (each line start took all the blank lines after it: 12,000 took 12 s) held `npm test`'s
 # verdict, a script holding a long run of word characters (`\w+://` tried every start in it:
@@ -366,7 +331,7 @@ def _verdict_within_the_guard(command: str, root: Path) -> None:
 def test_a_planted_run_is_read_in_one_pass(files: dict, command: str, tmp_path: Path) -> None:
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    _verdict_within_the_guard(command, tmp_path)
+    assert_read_in_one_pass(lambda: classify_command(command, tmp_path))
 
 
 @hypothesis_settings(max_examples=500, deadline=None,

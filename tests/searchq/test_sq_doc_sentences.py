@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from doubles.embedders import HashEmbedder
 from doubles.files import write_files
+from doubles.one_pass import assert_read_in_one_pass
 
 from paicli_tui.core.code import doc_sentences as ds
 from paicli_tui.core.code.indexer import CodeIndexer
@@ -284,19 +285,10 @@ def test_an_index_run_removes_the_doc_sentences_of_an_index_that_is_gone(indexed
     "Parses a date. " + "{@code " * 100_000,
 ], ids=["blank-lines", "open-angles", "open-inline-tags"])
 def test_a_doc_without_ends_is_read_in_one_pass(doc: str) -> None:
-    import multiprocessing
-
     def read() -> None:
         assert ds.first_sentence(doc) == "Parses a date."
 
-    worker = multiprocessing.get_context("fork").Process(target=read)
-    worker.start()
-    worker.join(120)  # a hang guard: one pass takes milliseconds
-    still_reading = worker.is_alive()
-    if still_reading:
-        worker.kill()
-        worker.join()
-    assert not still_reading and worker.exitcode == 0
+    assert_read_in_one_pass(read)
 
 
 @pytest.mark.parametrize(("doc", "sentence"), [

@@ -6,7 +6,6 @@ Every model here is scripted: a TextCompleter or a minimal ChatClient, never the
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,11 +13,9 @@ from typing import Any
 
 import pytest
 from doubles.completers import ScriptedCompleter
-from doubles.embedders import HashEmbedder
 
 import paicli_tui.core.code.rerank as rerank_module
 import paicli_tui.core.code.search as search_module
-import paicli_tui.core.embedders as embedders
 import paicli_tui.core.llm.registry as registry
 from paicli_tui import cli
 from paicli_tui.config import ConfigError, load_settings
@@ -38,7 +35,6 @@ from paicli_tui.core.contracts.session_state import SessionState
 from paicli_tui.core.contracts.tools import ToolContext
 from paicli_tui.core.messages import Message
 
-FIXTURE = Path(__file__).parents[1] / "codeidx" / "fixtures" / "retrieval"
 QUESTION = "slug from a title"
 
 
@@ -321,17 +317,6 @@ class RoutingClient:
 
     async def aclose(self) -> None:
         self.closed = True
-
-
-@pytest.fixture
-def indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "project"
-    shutil.copytree(FIXTURE, root)
-    fake = HashEmbedder()
-    monkeypatch.setattr(embedders, "get_embedder", lambda settings: fake)
-    monkeypatch.chdir(root)
-    assert cli.main(["index", "--quiet"]) == 0
-    return root
 
 
 @pytest.fixture

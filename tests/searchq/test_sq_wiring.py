@@ -6,7 +6,6 @@ Every model here is scripted: a TextCompleter or a minimal ChatClient, never the
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,10 +13,8 @@ from typing import Any
 
 import pytest
 from doubles.completers import ScriptedCompleter
-from doubles.embedders import HashEmbedder
 
 import paicli_tui.core.code.search as search_module
-import paicli_tui.core.embedders as embedders
 import paicli_tui.core.llm.registry as registry
 from paicli_tui import cli
 from paicli_tui.config import load_settings
@@ -32,7 +29,6 @@ from paicli_tui.core.messages import Message
 
 ZH = "怎么从标题生成网址别名"
 REWRITE = "slugify title url slug"
-FIXTURE = Path(__file__).parents[1] / "codeidx" / "fixtures" / "retrieval"
 
 
 @dataclass
@@ -164,17 +160,6 @@ async def test_session_search_code_call_uses_the_light_model(settings, project_d
 
 
 # -- paicli-tui search ---------------------------------------------------------------------
-@pytest.fixture
-def indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "project"
-    shutil.copytree(FIXTURE, root)
-    fake = HashEmbedder()
-    monkeypatch.setattr(embedders, "get_embedder", lambda settings: fake)
-    monkeypatch.chdir(root)
-    assert cli.main(["index", "--quiet"]) == 0
-    return root
-
-
 def _explain(capsys, *args: str) -> dict[str, Any]:
     assert cli.main(["search", "--json", "--explain", *args]) == 0
     return json.loads(capsys.readouterr().out)

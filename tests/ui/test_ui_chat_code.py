@@ -22,20 +22,27 @@ REPLY = f"Run this:\n\n```sh\n{COMMAND}\n```\n\nThen check."
 
 
 @contextlib.asynccontextmanager
-async def replied(settings, project_dir, size, reply: str, shows: type):
-    """The app at ``size`` once ``reply`` (one answer) is on the screen with a ``shows``."""
-    script = [ev.TextDelta(reply), ev.AssistantMessage(content=reply),
-              ev.TurnFinished(session="s1", reason="done")]
+async def after_the_turn(settings, project_dir, script: list, *, size=(80, 24),
+                         shows: type | None = None, seconds: float = 30.0):
+    """The pilot of the app at ``size`` once a turn playing ``script`` has ended, with a
+    ``shows`` on the screen (when given)."""
     backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
                           client=FakeClient())
     app = PaicliApp(settings, project_dir, backend=backend)
     async with app.run_test(size=size) as pilot:
         await wait_until(pilot, lambda: app.screen.session is not None)
-        await pilot.press(*"tell me", "enter")
+        await pilot.press(*"go on", "enter")
         await wait_until(pilot, lambda: not app.screen.turn_running
-                         and bool(app.screen.query(shows)))
+                         and (shows is None or bool(app.screen.query(shows))), seconds)
         await pilot.pause(0.3)
-        yield app
+        yield pilot
+
+
+def replied(settings, project_dir, size, reply: str, shows: type):
+    """The pilot once ``reply`` (one answer) is on the screen with a ``shows``."""
+    script = [ev.TextDelta(reply), ev.AssistantMessage(content=reply),
+              ev.TurnFinished(session="s1", reason="done")]
+    return after_the_turn(settings, project_dir, script, size=size, shows=shows)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
@@ -44,7 +51,8 @@ async def test_a_long_code_line_in_a_reply_wraps(settings, project_dir, size):
     edge ("…--index-url https://m" at 60 columns), with no marker and no way to see the
     rest: a person would copy a broken command. As in Claude Code and Codex, the line now
     wraps inside the code block; every character of it is on the screen."""
-    async with replied(settings, project_dir, size, REPLY, MarkdownFence) as app:
+    async with replied(settings, project_dir, size, REPLY, MarkdownFence) as pilot:
+        app = pilot.app
         fence = app.screen.query_one(MarkdownFence)
         code = fence.query_one(Label)
         assert code.region.right <= fence.region.right
@@ -66,7 +74,8 @@ async def table_widths(settings, project_dir, size, reply: str) -> tuple[list[in
     width; every cell is checked to end inside the conversation."""
     from textual.widgets._markdown import MarkdownTableContent
 
-    async with replied(settings, project_dir, size, reply, MarkdownTableContent) as app:
+    async with replied(settings, project_dir, size, reply, MarkdownTableContent) as pilot:
+        app = pilot.app
         table = app.screen.query_one(MarkdownTableContent)
         log = app.screen.query_one("ChatLog")
         assert all(cell.region.right <= log.region.right for cell in table.children)
@@ -122,16 +131,9 @@ async def test_a_long_block_title_wraps_with_its_status(settings, project_dir):
     script = [ev.ToolCallStarted("c1", "grep_code", args),
               ev.ToolCallFinished("c1", "grep_code", "done", "config.py:204: def load(", 41_000),
               ev.TurnFinished(session="s1", reason="done")]
-    backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
-                          client=FakeClient())
-    app = PaicliApp(settings, project_dir, backend=backend)
-    async with app.run_test(size=(60, 20)) as pilot:
-        await wait_until(pilot, lambda: app.screen.session is not None)
-        await pilot.press(*"find it", "enter")
-        await wait_until(pilot, lambda: not app.screen.turn_running
-                         and bool(app.screen.query(ToolBlock)))
-        await pilot.pause(0.3)
-        block = app.screen.query_one(ToolBlock)
+    async with after_the_turn(settings, project_dir, script, size=(60, 20),
+                              shows=ToolBlock) as pilot:
+        block = pilot.app.screen.query_one(ToolBlock)
         title = block.query_one(CollapsibleTitle)
         assert title.region.right <= block.region.right
         width, height = title.outer_size
@@ -149,15 +151,8 @@ async def test_a_calls_arguments_show_chinese_as_written(settings, project_dir):
     script = [ev.ToolCallStarted("c1", "write_file", args),
               ev.ToolCallFinished("c1", "write_file", "denied", "The person declined."),
               ev.TurnFinished(session="s1", reason="done")]
-    backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
-                          client=FakeClient())
-    app = PaicliApp(settings, project_dir, backend=backend)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.screen.session is not None)
-        await pilot.press(*"write it", "enter")
-        await wait_until(pilot, lambda: not app.screen.turn_running
-                         and bool(app.screen.query(ToolBlock)))
-        shown = str(app.screen.query_one(ToolBlock).query_one(".tool-args").render())
+    async with after_the_turn(settings, project_dir, script, shows=ToolBlock) as pilot:
+        shown = str(pilot.app.screen.query_one(ToolBlock).query_one(".tool-args").render())
         assert "你好" in shown and "\\u4f60" not in shown, shown
         assert '"path": "notes.txt"' in shown
 
@@ -193,16 +188,9 @@ async def test_a_long_code_block_streams_without_highlighting_it_again_and_again
 
     script = [*(paced(d) for d in deltas), ev.AssistantMessage(content=reply),
               ev.TurnFinished(session="s1", reason="done")]
-    backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
-                          client=FakeClient())
-    app = PaicliApp(settings, project_dir, backend=backend)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.screen.session is not None)
-        await pilot.press(*"show me", "enter")
-        await wait_until(pilot, lambda: not app.screen.turn_running
-                         and bool(app.screen.query(MarkdownFence)), seconds=60)
-        await pilot.pause(0.3)
-        fence = app.screen.query_one(MarkdownFence)
+    async with after_the_turn(settings, project_dir, script, shows=MarkdownFence,
+                              seconds=60) as pilot:
+        fence = pilot.app.screen.query_one(MarkdownFence)
         assert fence.code.count("\n") + 1 == 600
         assert fence._highlighted_code.spans, "coloured once the reply ended"
         # short, it is coloured as it grows; from PLAIN_FROM_LINES on, once (it was 49,617
@@ -231,14 +219,8 @@ async def test_long_reasoning_streams_without_drawing_it_again_and_again(
     pieces = [thought[i:i + 12] for i in range(0, len(thought), 12)]
     script = [*(ev.ReasoningDelta(p) for p in pieces), ev.TextDelta("好的。"),
               ev.AssistantMessage(content="好的。"), ev.TurnFinished(session="s1", reason="done")]
-    backend = FakeBackend(settings, project_dir, session=FakeSession(script=script),
-                          client=FakeClient())
-    app = PaicliApp(settings, project_dir, backend=backend)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.screen.session is not None)
-        await pilot.press(*"think", "enter")
-        await wait_until(pilot, lambda: not app.screen.turn_running, seconds=60)
-        await pilot.pause(0.3)
+    async with after_the_turn(settings, project_dir, script, seconds=60) as pilot:
+        app = pilot.app
         section = app.screen.query_one(".reasoning", Collapsible)
         assert section.title == f"Reasoning ({len(thought):,} chars)"
         assert len(drawn) < 20, (len(pieces), len(drawn))

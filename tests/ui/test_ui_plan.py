@@ -69,6 +69,14 @@ class RoutedClient(ScriptedClient):
             yield event
 
 
+async def plan_for_review(pilot, goal: str) -> None:
+    """Once the session is up, ``/plan goal`` sent and its plan in the review dialog."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await send(pilot, f"/plan {goal}")
+    await wait_for_screen(pilot, RulesDraftModal)
+
+
 def notices(app) -> str:
     """The chat's notices (the chat screen under any dialog)."""
     from paicli_tui.ui.screens.chat import ChatScreen
@@ -84,10 +92,7 @@ async def test_plan_reviewed_run_with_pane_and_task_blocks(settings, project_dir
     client = PlanClient([(["look: two files"], []), (["sum: a small project"], [])])
     app = make_app(settings, project_dir, client)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await send(pilot, "/plan describe this project")
-        await wait_for_screen(pilot, RulesDraftModal)
+        await plan_for_review(pilot, "describe this project")
         # the buttons say what they do to a plan (they said Save / Cancel)
         assert [str(b.label) for b in app.screen.query(Button)] == ["Run (Ctrl+S)",
                                                                    "Reject (Esc)"]
@@ -120,10 +125,7 @@ async def test_plan_rejected_with_escape_runs_nothing(settings, project_dir) -> 
     client = PlanClient([])
     app = make_app(settings, project_dir, client)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await send(pilot, "/plan do everything")
-        await wait_for_screen(pilot, RulesDraftModal)
+        await plan_for_review(pilot, "do everything")
         await pilot.press("escape")
         await wait_until(pilot, lambda: "rejected" in notices(app))
         assert not [r for r in client.requests if SUBAGENT_MARK in r[0].content]
@@ -325,10 +327,7 @@ async def test_escape_mid_plan_interrupts_it_and_leaves_it_resumable(settings,
                                "sum": [(["never"], [])]}, holds={("sum", 0): hold})
     app = make_app(settings, project_dir, client)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await send(pilot, "/plan describe this project")
-        await wait_for_screen(pilot, RulesDraftModal)
+        await plan_for_review(pilot, "describe this project")
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: client.task_requests == ["look", "sum"])
         await pilot.press("escape")
@@ -355,10 +354,7 @@ async def test_the_status_line_follows_the_task_still_running(settings, project_
         "sum": [(["SUM: done"], [])]}, holds={("sum", 0): hold})
     app = make_app(settings, project_dir, client)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await send(pilot, "/plan describe this project")
-        await wait_for_screen(pilot, RulesDraftModal)
+        await plan_for_review(pilot, "describe this project")
         await pilot.press("ctrl+s")
         pane = app.screen.query_one(PlanPane)
         await wait_until(pilot, lambda: client.task_requests[-1:] == ["sum"]
