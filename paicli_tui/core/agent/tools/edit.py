@@ -15,7 +15,7 @@ from ...contracts.tools import ToolContext, ToolOutput
 from ...memory.rules import project_instruction_files
 from .approval import ask_approval, denied
 from .files import MAX_FILE_BYTES, read_text_file
-from .git_hooks import git_hook_paths, runs_as_git_hook
+from .git_hooks import git_folder_holding, git_hook_paths, runs_as_git_hook
 from .guard import ToolArgumentError, relative_label, resolve_in_project
 
 MAX_DIFF_CHARS = 20_000
@@ -62,13 +62,15 @@ _SKILL_FOLDERS = (".paicli/skills/", ".claude/skills/")
 
 def asked_every_time(label: str, included: frozenset[str] = frozenset(),
                      path: Path | None = None,
-                     hooks: tuple[frozenset[str], frozenset[str]] | None = None) -> str:
+                     hooks: tuple[frozenset[str], frozenset[str]] | None = None,
+                     git_folder: str | None = None) -> str:
     """Why a write to ``label`` (project-relative) is asked about even after an "Always"
     ("" for an ordinary file):
 
     - the git folder: git runs what its config (``core.fsmonitor``, aliases, diff drivers)
       and hooks say, on the person's next ``git status`` or commit in their own terminal,
-      out of reach of any approval;
+      out of reach of any approval; a repository's folder by another name (``git_folder``,
+      see :func:`git_folder_holding`: a bare ``vendor/x.git``) the same;
     - a git hook outside it (``hooks``, see :func:`git_hook_paths`: the folder
       ``core.hooksPath`` names, husky's ``.husky/``, the pre-commit framework's config):
       run the same way on the next commit;
@@ -78,6 +80,8 @@ def asked_every_time(label: str, included: frozenset[str] = frozenset(),
     parts = Path(label).parts
     if any(part.lower() == ".git" for part in parts):
         return "in the git folder: git runs its config and hooks"
+    if git_folder is not None:
+        return f"in a git repository's own folder ({git_folder}): git runs its config and hooks"
     if path is not None and hooks is not None and runs_as_git_hook(path, hooks):
         return "a git hook: git runs it on the next commit, in the person's own terminal"
     name = "/".join(parts).lower()
@@ -117,7 +121,8 @@ async def _apply(context: ToolContext, tool: str, path: Path, label: str, before
     # looked up at write time (a handful of small files)
     included = await asyncio.to_thread(project_instruction_files, context.project_root)
     hooks = await asyncio.to_thread(git_hook_paths, context.project_root)
-    why = asked_every_time(label, included, path, hooks)
+    git_folder = await asyncio.to_thread(git_folder_holding, path, context.project_root)
+    why = asked_every_time(label, included, path, hooks, git_folder)
     asked = f"{summary} ({why})" if why else summary
     if not await ask_approval(context, ApprovalRequest(tool=tool, summary=asked, detail=diff),
                               always_covers=not why):

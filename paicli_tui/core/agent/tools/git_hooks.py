@@ -10,6 +10,11 @@ runs the same way, in the person's own terminal, out of reach of any approval he
 Read at write time, without running git: the repository's ``config`` (and
 ``config.worktree``) and the person's global ``~/.gitconfig`` /
 ``$XDG_CONFIG_HOME/git/config``, the repository's value last.
+
+A git folder need not be named ``.git``: a bare repository kept in the project
+(``vendor/x.git``), or a submodule's folder kept outside ``.git``, is one as soon as it has what
+git looks for (:func:`git_folder_holding`); git runs its hooks and its config on a command run
+there, so a write into it is asked about like one into ``.git/``.
 """
 
 from __future__ import annotations
@@ -116,3 +121,41 @@ def runs_as_git_hook(path: Path, hook_paths: tuple[frozenset[str], frozenset[str
     real = os.path.realpath(path)
     return real in files or any(real == folder or real.startswith(folder + os.sep)
                                 for folder in folders)
+
+
+def _is_git_folder(folder: str, written: str) -> bool:
+    """Whether ``folder`` is a git repository's own folder once ``written`` is: a ``HEAD``
+    file, and ``objects/`` with ``refs/`` (or the ``commondir`` file of a linked worktree's
+    folder), what git checks before it takes a folder for one. The write counts: the one
+    that completes the shape (``refs/heads/main`` last) makes it a repository too. Names are
+    compared without case (a case-insensitive disk finds ``head`` as ``HEAD``)."""
+    lowered = written.lower()
+
+    def made_here(name: str, folder_too: bool) -> bool:
+        target = os.path.join(folder, name).lower()
+        return lowered == target if not folder_too else lowered.startswith(target + os.sep)
+
+    def has_file(name: str) -> bool:
+        return os.path.isfile(os.path.join(folder, name)) or made_here(name, False)
+
+    def has_folder(name: str) -> bool:
+        return os.path.isdir(os.path.join(folder, name)) or made_here(name, True)
+
+    return has_file("HEAD") and ((has_folder("objects") and has_folder("refs"))
+                                 or has_file("commondir"))
+
+
+def git_folder_holding(path: Path, project_root: Path) -> str | None:
+    """The project-relative folder, holding ``path`` (up to the project root itself), that
+    is a git repository's own folder once ``path`` is written (see :func:`_is_git_folder`),
+    or None."""
+    root = os.path.realpath(project_root)
+    written = os.path.realpath(path)
+    folder = os.path.dirname(written)
+    while folder == root or folder.startswith(root + os.sep):
+        if _is_git_folder(folder, written):
+            return os.path.relpath(folder, root)
+        if folder == root:
+            return None
+        folder = os.path.dirname(folder)
+    return None
