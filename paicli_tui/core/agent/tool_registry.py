@@ -18,6 +18,24 @@ servers beside the program's own tools got every request refused."""
 MCP_PREFIX = "mcp__"
 
 
+
+def read_arguments(raw: str) -> Any:
+    """A call's arguments, forgiving two slips weak models make: the object wrapped in a
+    Markdown fence (```json … ```), and the object encoded twice (a JSON string holding
+    the JSON). JSONDecodeError for what is still not JSON."""
+    text = (raw or "{}").strip()
+    if text.startswith("```") and text.endswith("```") and text.count("```") == 2:
+        text = text[3:-3].strip()
+        text = text[4:] if text.startswith("json") else text
+    arguments = json.loads(text or "{}")
+    if isinstance(arguments, str) and arguments.strip().startswith("{"):
+        try:
+            inner = json.loads(arguments)
+        except json.JSONDecodeError:
+            return arguments
+        return inner if isinstance(inner, dict) else arguments
+    return arguments
+
 class ToolRegistry:
     """Tools in registration order; a later tool with the same name replaces an earlier one.
     Requests offer at most MAX_OFFERED: the program's own first, then MCP tools in order."""
@@ -67,7 +85,7 @@ class ToolRegistry:
                 f"Unknown tool {name!r}. Available tools: {', '.join(self._tools)}.",
                 status="failed")
         try:
-            arguments = json.loads(raw_arguments or "{}")
+            arguments = read_arguments(raw_arguments)
         except json.JSONDecodeError as exc:
             return {}, ToolOutput(
                 f"The arguments for {name} are not valid JSON ({exc.msg} at position "
