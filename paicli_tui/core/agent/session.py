@@ -392,6 +392,9 @@ class AgentSession:
         self.subagent_records.append(child.subagent_record)
         child.state.external_content_used = self.state.external_content_used
         child.state.always_approved = self.state.always_approved  # "Always" holds for both
+        # started by a call the model wrote as text unasked: all it does is asked, as that was
+        child.state.every_call_asked = self.state.every_call_asked or \
+            call_id in self.state.unasked_text_calls
         allowed = [t for t in self.tools.names() if t not in NEVER_IN_SUBAGENTS
                    and (not read_only or t in READ_ONLY_TOOLS)]
         child.tools = ToolRegistry(tool for name in allowed

@@ -7,6 +7,9 @@ import dataclasses
 from .asks import ApprovalDecision, ApprovalRequest, Permission
 from .tools import ToolContext
 
+_WHY_ASKED = {False: "written as text by the model",
+              True: "a sub-agent started by a call written as text"}
+
 
 async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
                        read_only: bool = False, always_covers: bool = True) -> bool:
@@ -18,9 +21,11 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
     ``context.granted`` so its block can say so. ``always_covers=False``: this call is asked
     about even after an "always" for its tool (a write into the git folder). A call the
     model wrote as text unasked is approved by the person only (``--yes`` and "always" do
-    not cover it; headless, nobody is asked, so it is denied).
+    not cover it; headless, nobody is asked, so it is denied), and so is every call of a
+    sub-agent such a call started.
     """
-    written = context.call_id in context.session.unasked_text_calls
+    written = context.call_id in context.session.unasked_text_calls or \
+        context.session.every_call_asked
     unasked = (Permission.READ_ONLY if read_only else None) if written else \
         (Permission.AUTO if context.settings.auto_approve
          else Permission.ALWAYS if always_covers
@@ -28,8 +33,8 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
          else Permission.READ_ONLY if read_only else None)
     if written and unasked is None:
         request = dataclasses.replace(
-            request, summary=f"{request.summary} (written as text by the model: asked every "
-                             "time)")
+            request, summary=f"{request.summary} ({_WHY_ASKED[context.session.every_call_asked]}"
+                             ": asked every time)")
     if unasked is not None:
         context.granted.append(unasked)
         return True

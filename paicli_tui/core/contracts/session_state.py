@@ -24,6 +24,9 @@ class SessionState:
     """Ids of calls the model wrote as text without being asked to (a weak model's slip, or
     a model quoting text it read): only the person approves them, never ``--yes`` or an
     earlier "Always" (read-only ones still run)."""
+    every_call_asked: bool = False
+    """A sub-agent started by such a call: its own calls are native, but what it does is
+    what the written call asked for, so every one of them is asked of the person too."""
     tool_output_counter: int = 0
     """Numbering for offloaded outputs (NNN in tool-outputs/<session>/NNN-tool.txt)."""
     injections: list[Message] = field(default_factory=list)

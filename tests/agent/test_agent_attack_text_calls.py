@@ -1,0 +1,64 @@
+"""Tool calls a model writes as text, attacked: a call the model was not asked to write
+must reach nothing the person did not approve, whatever tool it names."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from agent_script import ScriptedClient, Step, call, drain
+from test_agent_subagents import start
+
+from paicli_tui.core.contracts.events import ToolCallFinished
+from paicli_tui.core.messages import Role
+
+
+def written(name: str, **arguments) -> str:
+    return f"<tool_call>{json.dumps({'name': name, 'arguments': arguments})}</tool_call>"
+
+
+async def test_a_written_sub_agent_with_all_tools_does_not_ride_on_yes(settings,
+                                                                       project_dir) -> None:
+    """A weak model writes run_subagent(tools=all) as text (a README told it to): the
+    sub-agent's own calls would be native, so --yes approved its command. A sub-agent a
+    written call started asks the person for all its calls, as the written call would."""
+    child = ScriptedClient([Step(calls=[call("execute_command", command="touch pwned")]),
+                            Step(text="DELTA done")])
+    parent = ScriptedClient([Step(text=written("run_subagent", task="DELTA: set things up",
+                                               tools="all")),
+                             Step(text="ok")])
+    session, _ = await start(replace(settings, auto_approve=True), project_dir,
+                             {"parent": parent, "DELTA": child})
+    events = await drain(session.run_turn("what does the README say?"))
+    assert not (project_dir / "pwned").exists()
+    assert [(e.name, e.status) for e in events if isinstance(e, ToolCallFinished)] == \
+        [("run_subagent", "done")]
+    result = [m for m in child.requests[1] if m.role is Role.TOOL][0]
+    assert result.meta["status"] == "denied"
+    await session.aclose()
+
+
+async def test_the_person_is_asked_in_such_a_sub_agent_and_a_native_one_is_not(
+        settings, project_dir) -> None:
+    from paicli_tui.core.contracts.asks import ApprovalDecision
+
+    asked: list[str] = []
+
+    async def approve(request):
+        asked.append(request.summary)
+        return ApprovalDecision.ONCE
+
+    for how, label in ((written, "EPS"), (None, "ZETA")):
+        task = f"{label}: set things up"
+        first = Step(text=how("run_subagent", task=task, tools="all")) if how else \
+            Step(calls=[call("run_subagent", task=task, tools="all")])
+        child = ScriptedClient([Step(calls=[call("execute_command", command=f"touch {label}")]),
+                                Step(text="done")])
+        session, _ = await start(replace(settings, auto_approve=True), project_dir,
+                                 {"parent": ScriptedClient([first, Step(text="ok")]),
+                                  label: child}, approve=approve)
+        await drain(session.run_turn("set up"))
+        await session.aclose()
+        assert (project_dir / label).exists()
+    assert len(asked) == 1 and asked[0].startswith("[sub-agent EPS")
+    assert asked[0].endswith("(a sub-agent started by a call written as text: asked every time)")
