@@ -44,6 +44,16 @@ class MemoryRow:
     """When it was written, as an ISO time (new-since-last-look is decided by it)."""
 
 
+class SensitiveText(ValueError):
+    """A save or replace refused because the text looks like it holds a secret or personal
+    data; the person may confirm it (``allow_sensitive``), as ``--sensitive`` does on the
+    command line."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class SaveOutcome:
     """What an explicit save did: saved, refreshed a duplicate, or hit conflicts."""
@@ -136,9 +146,12 @@ class MemoryBackend(Protocol):
                allow_sensitive: bool = False) -> SaveOutcome:
         """Carry out the person's answer to the conflicts a save returned (``allow_sensitive``:
         the save was a confirmed /save --sensitive); a refused write raises ValueError with
-        the reason."""
+        the reason (:class:`SensitiveText` for text that looks secret)."""
         ...
-    def replace(self, memory_id: str, content: str) -> None: ...
+    def replace(self, memory_id: str, content: str, allow_sensitive: bool = False) -> None:
+        """Raises :class:`SensitiveText` for text that looks secret (unless confirmed), and
+        ValueError with the reason for any other refusal."""
+        ...
     def verify(self, memory_id: str) -> None: ...
     def delete(self, memory_id: str) -> None: ...
     def clear(self) -> int: ...

@@ -18,6 +18,7 @@ from .backend import (
     IndexStep,
     MemoryRow,
     SaveOutcome,
+    SensitiveText,
 )
 
 if TYPE_CHECKING:
@@ -149,10 +150,9 @@ class MemoryAdapter:
                                   conflicting=conflicting, scope=scope,
                                   allow_sensitive=allow_sensitive))
 
-    def replace(self, memory_id: str, content: str) -> None:
-        result = self.book.replace(memory_id, content)
-        if not result.written:
-            raise ValueError(result.message or f"not replaced ({result.status})")
+    def replace(self, memory_id: str, content: str, allow_sensitive: bool = False) -> None:
+        result = self.book.replace(memory_id, content, allow_sensitive=allow_sensitive)
+        _raise_refusal(result, "not replaced")
 
     def verify(self, memory_id: str) -> None:
         if self.book.verify(memory_id) is None:
@@ -177,11 +177,21 @@ def _outcome(result: SaveResult) -> SaveOutcome:
         return SaveOutcome(duplicate_of=entry_id, message=result.message)
     if result.status == "cancelled":
         return SaveOutcome(message=result.message)
-    if not result.written:
-        raise ValueError(result.message or f"not saved ({result.status})")
+    _raise_refusal(result, "not saved")
     if result.status == "replaced":
         return SaveOutcome(replaced_id=entry_id, message=result.message)
     return SaveOutcome(saved_id=entry_id, message=result.message)
+
+
+def _raise_refusal(result: SaveResult, not_done: str) -> None:
+    """A write that did not happen as ValueError with the service's words; one the person may
+    confirm (text that looks secret) as SensitiveText."""
+    if result.written:
+        return
+    message = result.message or f"{not_done} ({result.status})"
+    if result.sensitive:
+        raise SensitiveText(message, result.reason)
+    raise ValueError(message)
 
 
 def _day(text: str | None) -> str:

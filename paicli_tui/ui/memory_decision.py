@@ -35,6 +35,18 @@ async def save_asking(app: Any, memory: MemoryBackend, text: str, scope: str, fo
     return decision, done
 
 
+async def confirm_sensitive(app: Any, text: str, reason: str, doing: str) -> bool:
+    """The person's answer to keeping text that looks like a secret (the TUI's form of the
+    command line's ``--sensitive``); ``doing`` names the write ("Replace the memory")."""
+    from .modals.confirm import ConfirmModal
+
+    return bool(await app.push_screen_wait(ConfirmModal(
+        "Keep text that looks like a secret?",
+        f"{quoted(text, 200)}\n\nThis looks like it holds a secret or personal data "
+        f"({reason}). Memories are stored as plain text and go into the model's requests. "
+        f"{doing} with it anyway?", yes="Keep it")))
+
+
 def quoted(text: str, limit: int = 60) -> str:
     """A memory in a toast: on one line, its start when long."""
     text = " ".join(text.split())

@@ -243,7 +243,7 @@ class FakeMemory:
             return SaveOutcome(replaced_id=target)
         return SaveOutcome(message="nothing saved")
 
-    def replace(self, memory_id: str, content: str) -> None:
+    def replace(self, memory_id: str, content: str, allow_sensitive: bool = False) -> None:
         self.rows_ = [MemoryRow(r.id, r.scope, content, r.written, "2026-11-02")
                       if r.id == memory_id else r for r in self.rows_]
 

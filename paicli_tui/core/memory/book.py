@@ -56,6 +56,8 @@ class SaveResult:
     sensitive: bool = False
     """Refused because the text looks like it holds a secret: the person (never the model)
     may confirm and save it anyway with ``allow_sensitive``."""
+    reason: str = ""
+    """Why a sensitive text looks so, in a few words (for a confirmation question)."""
 
     @property
     def written(self) -> bool:
@@ -133,7 +135,7 @@ class MemoryBook:
         if not problem and not allow_sensitive:
             why = sensitive_reason(text)
             if why:
-                return SaveResult("refused", sensitive=True, message=(
+                return SaveResult("refused", sensitive=True, reason=why, message=(
                     f"not saved: this looks like it holds a secret or personal data ({why}); "
                     "memories are stored as plain text. To keep it anyway, confirm with "
                     "/save --sensitive (or paicli-tui memory save --sensitive)"))
@@ -187,7 +189,7 @@ class MemoryBook:
             return SaveResult("refused", message=problem)
         why = None if allow_sensitive else sensitive_reason(text)
         if why:
-            return SaveResult("refused", sensitive=True, message=(
+            return SaveResult("refused", sensitive=True, reason=why, message=(
                 f"not replaced: this looks like it holds a secret or personal data ({why}); "
                 "memories are stored as plain text. To keep it anyway, confirm with "
                 "paicli-tui memory replace --sensitive"))

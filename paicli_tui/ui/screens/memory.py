@@ -13,8 +13,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Input, Label, Select
 
-from ..backend import Backend, MemoryRow
-from ..memory_decision import quoted, save_asking, saved_message
+from ..backend import Backend, MemoryRow, SensitiveText
+from ..memory_decision import confirm_sensitive, quoted, save_asking, saved_message
 from ..memory_inbox import MemoryInbox, new_since
 from ..widgets.panel import Panel
 from ..widgets.typed_input import TypedInput
@@ -329,14 +329,32 @@ class MemoryPanel(Panel):
             self.notify(str(exc), title="memory not saved", severity="error")
 
     async def _add(self, text: str, scope: str) -> None:
-        decision, outcome = await save_asking(self.app, self.backend.memory(), text, scope,
-                                              False)
+        memory = self.backend.memory()
+        try:
+            decision, outcome = await save_asking(self.app, memory, text, scope, False)
+        except SensitiveText as refused:
+            if not await confirm_sensitive(self.app, text, refused.reason, "Save the memory"):
+                self.notify("Nothing saved.", title="memory")
+                return
+            decision, outcome = await save_asking(self.app, memory, text, scope, False,
+                                                  allow_sensitive=True)
         self.notify(saved_message(decision, outcome, text, scope), title="memory")
         self.reload()
 
     def operate(self, action: str, memory_id: str, text: str = "") -> None:
         self.run_worker(self._apply(action, memory_id, text), group="memory-op",
                         exit_on_error=False)
+
+    async def _replace(self, memory_id: str, text: str) -> None:
+        """Replace; text that looks secret is written only once the person confirms it."""
+        memory = self.backend.memory()
+        try:
+            await asyncio.to_thread(memory.replace, memory_id, text)
+        except SensitiveText as refused:
+            if not await confirm_sensitive(self.app, text, refused.reason,
+                                           "Replace the memory"):
+                raise _NotConfirmed() from refused
+            await asyncio.to_thread(memory.replace, memory_id, text, True)
 
     async def _apply(self, action: str, memory_id: str, text: str = "") -> None:
         memory = self.backend.memory()
@@ -345,11 +363,14 @@ class MemoryPanel(Panel):
                  "reject": memory.delete}
         try:
             if action == "replace":
-                await asyncio.to_thread(memory.replace, memory_id, text)
+                await self._replace(memory_id, text)
             elif action == "clear":
                 removed = await asyncio.to_thread(memory.clear)
             else:
                 await asyncio.to_thread(calls[action], memory_id)
+        except _NotConfirmed:
+            self.notify("Nothing replaced.", title="memory")
+            return
         except Exception as exc:  # the service explains (unknown id, conflicts left…)
             self.notify(str(exc), title=f"{action} failed", severity="error")
             return
@@ -360,6 +381,10 @@ class MemoryPanel(Panel):
             self.notify(done_message(action, before.content if before else memory_id, text),
                         title="memory")
         self.reload()
+
+
+class _NotConfirmed(Exception):
+    """The person answered no to keeping text that looks like a secret."""
 
 
 def resolve_id(rows: list[MemoryRow], typed: str) -> tuple[MemoryRow | None, str]:
