@@ -222,6 +222,8 @@ class _Printer:
                        f"{event.detail}".rstrip())
         elif isinstance(event, ev.ToolCallsFromText) and not event.asked:
             self._note(f"[tools] {ev.text_calls_notice(event)}")
+        elif isinstance(event, ev.StreamLinesSkipped):
+            self._note(f"[stream] {ev.skipped_lines_notice(event)}")
         elif isinstance(event, ev.MemoryNotice):
             self._note(f"[memory] {event.detail}")
         elif isinstance(event, ev.MemorySelected):

@@ -85,6 +85,24 @@ async def test_malformed_sse_line_is_skipped() -> None:
     assert events[-1].message.content == "ab"
 
 
+@pytest.mark.parametrize(("garbled", "skipped"), [(0, 0), (1, 1), (3, 3), (250, 250)])
+async def test_skipped_stream_lines_are_counted_on_the_reply(garbled: int, skipped: int) -> None:
+    """Each garbled line is dropped, and counted once on the reply: the loop tells the
+    person at its end (before, only a log line said so)."""
+    chunks = [delta(content="a"), *["{not json"] * garbled, delta(content="b"),
+              delta(finish="stop")]
+    events = await run(client_for(Replay([httpx.Response(200, content=sse(chunks))])))
+    assert events[-1].message.content == "ab"
+    assert events[-1].skipped_lines == skipped
+
+
+async def test_a_reply_lost_to_garbled_lines_says_so_in_its_error() -> None:
+    stream = sse(["{not json", '{"choices": [{"delta": {"content": "x"', delta(finish="stop")])
+    with pytest.raises(LLMError, match=r"empty reply \(2 unreadable stream lines were "
+                                       r"skipped\)"):
+        await run(client_for(Replay([httpx.Response(200, content=stream)])))
+
+
 async def test_stream_without_done_or_finish_reason_is_interrupted() -> None:
     stream = sse([delta(content="half an ans")], done=False)
     with pytest.raises(StreamInterrupted):

@@ -34,6 +34,7 @@ from ..contracts.events import (
     ReasoningDelta,
     RequestRetrying,
     RequestStarted,
+    StreamLinesSkipped,
     TextDelta,
     ToolCallsFromText,
     TurnFinished,
@@ -272,6 +273,7 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                          window=profile.window, clearing_trigger=profile.clearing_trigger,
                          compaction_trigger=profile.compaction_trigger)
     done: StreamDone | None = None
+    skipped = 0  # unreadable stream lines the client dropped from this reply
     think = ThinkStream()  # a reply opening with <think>: its thinking streams as reasoning
     try:
         # aclosing: a cancelled turn releases the HTTP stream at once, not at GC.
@@ -287,6 +289,7 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                     for event in _sorted_deltas(*think.flush()):
                         yield event
                     done = _thinking_apart(part)
+                    skipped = part.skipped_lines
                 elif isinstance(part, StreamRetry):
                     session.ledger.event("request_retrying", attempt=part.attempt,
                                          reason=redact(part.reason,
@@ -338,6 +341,10 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                              asked=tools_in_prompt(turn.client))
         yield ToolCallsFromText(form=from_text.form, names=names,
                                 asked=tools_in_prompt(turn.client))
+    if skipped:
+        provider = turn.client.provider
+        session.ledger.event("stream_lines_skipped", provider=provider, count=skipped)
+        yield StreamLinesSkipped(provider=provider, count=skipped)
     if asked > MAX_CALLS_PER_REPLY:
         turn.dropped = (asked, MAX_CALLS_PER_REPLY)
         session.ledger.event("tool_calls_dropped", asked=asked, kept=MAX_CALLS_PER_REPLY)

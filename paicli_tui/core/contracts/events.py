@@ -229,6 +229,23 @@ def text_calls_notice(event: ToolCallsFromText) -> str:
 
 
 @dataclass(frozen=True)
+class StreamLinesSkipped(AgentEvent):
+    """The provider's stream for this reply held lines that could not be read (garbled
+    JSON); they were dropped and the reply kept what did arrive. One per reply, after it."""
+
+    type: ClassVar[str] = "stream_lines_skipped"
+    provider: str
+    count: int
+
+
+def skipped_lines_notice(event: StreamLinesSkipped) -> str:
+    """What the person is told, in the TUI and by ``exec``."""
+    lines = "1 line" if event.count == 1 else f"{event.count:,} lines"
+    return (f"{event.provider} sent {lines} of this reply's stream that could not be read; "
+            f"skipped, so the reply may be missing words or a tool call.")
+
+
+@dataclass(frozen=True)
 class TurnFinished(AgentEvent):
     type: ClassVar[str] = "turn_finished"
     session: str

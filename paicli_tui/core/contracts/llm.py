@@ -52,6 +52,9 @@ class StreamDone:
     finish_reason: str | None
     usage: UsageReport | None = None
     tool_calls: tuple[ToolCall, ...] = field(default_factory=tuple)
+    skipped_lines: int = 0
+    """Stream lines that could not be read (garbled JSON) and were dropped: the reply may
+    lack what they carried."""
 
 
 @dataclass(frozen=True)

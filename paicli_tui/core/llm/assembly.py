@@ -113,6 +113,8 @@ class ReplyAssembler:
     saw_done: bool = False
     size: int = 0
     """Characters received so far (text, reasoning, tool-call names, ids and arguments)."""
+    skipped_lines: int = 0
+    """Stream lines dropped as unreadable (the client counts them; the reply carries it)."""
     _by_id: dict[str, int] = field(default_factory=dict, repr=False)
     """The slot each call id opened, so a chunk finds its slot in constant time (a stream
     of thousands of calls without an index once took seconds per thousand chunks)."""
@@ -203,7 +205,7 @@ class ReplyAssembler:
             text, reasoning = text[:keep], reasoning[:keep]
         message = Message.assistant(text + note, reasoning=reasoning or None)
         return StreamDone(message=message, finish_reason="length", usage=self.usage,
-                          tool_calls=())
+                          tool_calls=(), skipped_lines=self.skipped_lines)
 
     def tool_calls(self) -> tuple[ToolCall, ...]:
         """Assembled calls in index order; a missing id becomes ``call_<index>``, nameless
@@ -222,12 +224,21 @@ class ReplyAssembler:
         LLMError when it ended with nothing in it."""
         if not self.saw_done and self.finish_reason is None:
             raise StreamInterrupted(
-                f"{self.provider} stopped streaming before the reply was complete")
+                f"{self.provider} stopped streaming before the reply was complete"
+                f"{self.skipped_note()}")
         calls = self.tool_calls()
         content = "".join(self.text)
         reasoning = "".join(self.reasoning) or None
         if not content.strip() and not calls:
-            raise LLMError(f"{self.provider} returned an empty reply")
+            raise LLMError(f"{self.provider} returned an empty reply{self.skipped_note()}")
         message = Message.assistant(content, calls, reasoning=reasoning)
         return StreamDone(message=message, finish_reason=self.finish_reason, usage=self.usage,
-                          tool_calls=calls)
+                          tool_calls=calls, skipped_lines=self.skipped_lines)
+
+    def skipped_note(self) -> str:
+        """`` (3 unreadable stream lines were skipped)`` for a failure's message: the lines
+        may have held what is missing."""
+        count = self.skipped_lines
+        if not count:
+            return ""
+        return f" ({count:,} unreadable stream line{'s were' if count > 1 else ' was'} skipped)"

@@ -403,7 +403,10 @@ class OpenAICompatibleClient:
             chunk = json.loads(data)
         except (ValueError, RecursionError):
             # One garbled line should not lose a whole reply; the end check still applies.
-            log.warning("%s: skipped a malformed stream line", self.provider)
+            # Counted: the reply tells the person once at its end (a log line each is noise).
+            if not assembler.skipped_lines:
+                log.warning("%s: skipped a malformed stream line", self.provider)
+            assembler.skipped_lines += 1
             return None
         if not isinstance(chunk, dict):
             return None

@@ -640,6 +640,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                         title="memory", severity="warning", timeout=6)
         elif isinstance(event, ev.ToolCallsFromText) and not event.asked:
             await chat.add_notice(ev.text_calls_notice(event), "warning")
+        elif isinstance(event, ev.StreamLinesSkipped):
+            await chat.add_notice(ev.skipped_lines_notice(event), "dim")
         elif isinstance(event, ev.RequestRetrying):
             await chat.add_notice(f"{event.reason} — retry {event.attempt} of "
                                   f"{event.max_retries} in {event.delay_s:.0f} s", "retry")
