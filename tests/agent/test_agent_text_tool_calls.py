@@ -191,3 +191,14 @@ async def test_a_call_planted_in_a_file_and_quoted_back_is_not_run(settings,
     assert not [e for e in events if isinstance(e, ToolCallsFromText)]
     assert events[-1].final_text == quoted
     assert not (project_dir / "pwned").exists()
+
+
+async def test_a_reply_of_nothing_but_thinking_keeps_its_text(settings, project_dir) -> None:
+    """Moved to the reasoning, it would leave an empty assistant message in the history,
+    which some servers refuse in the next request."""
+    reply = "<think>I am not sure what to say.</think>"
+    session, client, events = await run(settings, project_dir,
+                                        [Step(text=reply), Step(text="ok")])
+    assert session.history[-1].content == reply
+    await drain(session.run_turn("go on"))
+    assert client.problems == []

@@ -413,7 +413,9 @@ def _sorted_deltas(thought: str, text: str) -> list[AgentEvent]:
 def _thinking_apart(done: StreamDone) -> StreamDone:
     """The reply with thinking written in ``<think>`` tags moved to its reasoning."""
     content, reasoning = split_think(done.message.content, done.message.reasoning)
-    if content == done.message.content:
+    if content == done.message.content or not content.strip() and not done.tool_calls:
+        # nothing but thinking: kept as written, since a reply with no text and no call
+        # would go back as an empty assistant message, which some servers refuse
         return done
     return replace(done, message=done.message.evolve(content=content, reasoning=reasoning))
 
