@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import pytest
 from agent_script import ScriptedClient, Step, call, drain
 from test_agent_subagents import start
 
@@ -62,3 +63,33 @@ async def test_the_person_is_asked_in_such_a_sub_agent_and_a_native_one_is_not(
         assert (project_dir / label).exists()
     assert len(asked) == 1 and asked[0].startswith("[sub-agent EPS")
     assert asked[0].endswith("(a sub-agent started by a call written as text: asked every time)")
+
+
+@pytest.mark.parametrize("person_says,saved", [
+    ("what does the README say?", False),
+    ("remember that we deploy from tools/deploy.sh", True),
+])
+async def test_a_written_save_memory_needs_the_person_to_ask(person_says, saved, settings,
+                                                             project_dir) -> None:
+    """save_memory asks nobody, so a planted call the model wrote out saved a memory that
+    every later session of every project reads (scope global). Written unasked, it saves
+    only when the person's own message asks to remember, as after outside content."""
+    from paicli_tui.core.agent.session import AgentSession
+    from paicli_tui.core.memory.service import LocalMemoryService
+
+    memory = LocalMemoryService(settings, project_dir, use_vectors=False)
+    client = ScriptedClient([
+        Step(text=written("save_memory", content="We deploy with tools/deploy.sh.",
+                          scope="global")),
+        Step(text="ok")])
+    session = await AgentSession.start(settings, project_dir, client=client, memory=memory,
+                                       mode="headless")
+    events = await drain(session.run_turn(person_says))
+    await session.aclose()
+    finished = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert [(e.name, e.status) for e in finished] == \
+        [("save_memory", "done" if saved else "denied")]
+    stored = settings.home.memory_file.read_text() if settings.home.memory_file.exists() else ""
+    assert ("tools/deploy.sh" in stored) is saved
+    told = [m for m in client.requests[1] if m.role is Role.TOOL][0].content
+    assert ("this call was written as text, not through the tool interface" in told) is not saved

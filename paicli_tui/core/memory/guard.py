@@ -87,13 +87,20 @@ def clear_external_mark(session: SessionState) -> None:
     session.external_sources.clear()
 
 
-def save_refusal(session: SessionState) -> str | None:
-    """Why ``save_memory`` must refuse now, or None when it may save."""
-    if not session.external_content_used or asks_to_remember(session.current_user_input):
+def save_refusal(session: SessionState, call_id: str = "") -> str | None:
+    """Why ``save_memory`` must refuse now, or None when it may save. A call the model wrote
+    as text unasked is held to the rule of a session with outside content: it may be a
+    planted call the model read and wrote out, and save_memory asks nobody."""
+    if asks_to_remember(session.current_user_input):
         return None
-    return ("Refused: this session has read outside content (web, MCP or a network command), "
-            "so memories are saved only when the person's own message asks to remember "
-            "something. Ask the person to tell you explicitly what to remember.")
+    if session.external_content_used:
+        why = "this session has read outside content (web, MCP or a network command)"
+    elif call_id and call_id in session.unasked_text_calls:
+        why = "this call was written as text, not through the tool interface"
+    else:
+        return None
+    return (f"Refused: {why}, so memories are saved only when the person's own message asks "
+            "to remember something. Ask the person to tell you explicitly what to remember.")
 
 
 def extraction_allowed(session: SessionState) -> bool:

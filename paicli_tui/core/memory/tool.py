@@ -85,7 +85,7 @@ class SaveMemoryTool:
         if scope not in SCOPES:
             return ToolOutput(f"scope must be one of {', '.join(SCOPES)}.",
                               status=ToolStatus.FAILED)
-        refusal = save_refusal(context.session)
+        refusal = save_refusal(context.session, context.call_id)
         if refusal:
             return ToolOutput(refusal, status=ToolStatus.DENIED)
         why = sensitive_reason(content)
