@@ -36,6 +36,12 @@ _REFUSALS = re.compile(
     r"|unrecognized request argument supplied: tools", re.IGNORECASE)
 
 
+# A tag of this form inside a result (a file, a page, a command's output): its < is written
+# &lt; so the text cannot close its <tool_response> block and go on as the person's words,
+# nor open a block of its own; spaces, case and a newline before > are forms models read too.
+_TAGS_IN_RESULTS = re.compile(r"<(?=\s*/?\s*tool_(?:response|call)\b)", re.IGNORECASE)
+
+
 def refuses_tools(error: str) -> bool:
     """Whether a provider's error says it does not take tools (bounded: the first 2,000
     characters of the message are read)."""
@@ -74,8 +80,8 @@ def with_tools_in_prompt(messages: Sequence[Message], tools: Sequence[dict[str, 
                                       tool_calls=()))
         elif message.role is Role.TOOL:
             _add_user(out, Message.user(
-                f'<tool_response name="{message.name or ""}">\n{message.content}\n'
-                "</tool_response>"))
+                f'<tool_response name="{message.name or ""}">\n'
+                f"{_TAGS_IN_RESULTS.sub('&lt;', message.content)}\n</tool_response>"))
         elif message.role is Role.USER:
             _add_user(out, message)
         else:
