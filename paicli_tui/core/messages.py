@@ -44,12 +44,32 @@ class ToolCall:
     """The JSON text exactly as the model produced it."""
 
     def parsed_arguments(self) -> dict[str, Any]:
-        """Arguments as a dict; malformed JSON gives an empty dict rather than an exception."""
+        """Arguments as a dict, read as the tool reads them (:func:`read_arguments`);
+        malformed JSON gives an empty dict rather than an exception."""
         try:
-            value = json.loads(self.arguments or "{}")
+            value = read_arguments(self.arguments)
         except (ValueError, RecursionError):
             return {}
         return value if isinstance(value, dict) else {}
+
+
+def read_arguments(raw: str) -> Any:
+    """A call's arguments, forgiving two slips weak models make: the object wrapped in a
+    Markdown fence (```json … ```), and the object encoded twice (a JSON string holding
+    the JSON). JSONDecodeError for what is still not JSON. The one reader for what a tool
+    gets: the masking of keys in arguments reads them the same way."""
+    text = (raw or "{}").strip()
+    if text.startswith("```") and text.endswith("```") and text.count("```") == 2:
+        text = text[3:-3].strip()
+        text = text[4:] if text.startswith("json") else text
+    arguments = json.loads(text or "{}")
+    if isinstance(arguments, str) and arguments.strip().startswith("{"):
+        try:
+            inner = json.loads(arguments)
+        except json.JSONDecodeError:
+            return arguments
+        return inner if isinstance(inner, dict) else arguments
+    return arguments
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,21 @@ def test_tool_arguments_are_masked_and_stay_json_when_they_can() -> None:
         assert redact_arguments(plain, [KEY]) == plain  # untouched, spacing and all
 
 
+def test_arguments_in_a_fence_or_encoded_twice_are_masked_as_the_tool_reads_them() -> None:
+    """The tool forgives a fence and a second encoding; the masking read them as plain
+    JSON, failed or saw one string, so a key in \\u escapes reached the tool decoded."""
+    from paicli_tui.core.agent.tool_registry import read_arguments
+
+    escaped = '{"command": "echo ' + "".join(f"\\u{ord(c):04x}" for c in KEY) + '"}'
+    for raw in (json.dumps(escaped), f"```json\n{escaped}\n```", f"```\n{escaped}\n```",
+                json.dumps(json.dumps({"command": f"echo {KEY}"}))):
+        masked = redact_arguments(raw, [KEY])
+        reaches_the_tool = read_arguments(masked)
+        assert isinstance(reaches_the_tool, dict), raw
+        assert not leaked(json.dumps(reaches_the_tool, ensure_ascii=False), KEY), raw
+        assert MASK in reaches_the_tool["command"], raw
+
+
 def _echoing_steps() -> list[Step]:
     return [Step(reasoning=f"The key is {KEY}.",
                  calls=[call("read_file", path=f"{KEY}.txt"),

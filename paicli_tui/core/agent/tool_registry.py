@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..contracts.tools import Tool, ToolContext, ToolOutput, tool_schema
+from ..messages import read_arguments
 
 log = logging.getLogger(__name__)
 
@@ -18,23 +19,6 @@ servers beside the program's own tools got every request refused."""
 MCP_PREFIX = "mcp__"
 
 
-
-def read_arguments(raw: str) -> Any:
-    """A call's arguments, forgiving two slips weak models make: the object wrapped in a
-    Markdown fence (```json … ```), and the object encoded twice (a JSON string holding
-    the JSON). JSONDecodeError for what is still not JSON."""
-    text = (raw or "{}").strip()
-    if text.startswith("```") and text.endswith("```") and text.count("```") == 2:
-        text = text[3:-3].strip()
-        text = text[4:] if text.startswith("json") else text
-    arguments = json.loads(text or "{}")
-    if isinstance(arguments, str) and arguments.strip().startswith("{"):
-        try:
-            inner = json.loads(arguments)
-        except json.JSONDecodeError:
-            return arguments
-        return inner if isinstance(inner, dict) else arguments
-    return arguments
 
 class ToolRegistry:
     """Tools in registration order; a later tool with the same name replaces an earlier one.

@@ -23,7 +23,7 @@ from typing import Any
 
 from ...config import Secret
 from ..contracts.llm import StreamDelta, StreamDone
-from ..messages import Message
+from ..messages import Message, read_arguments
 from .redact import mask_spans, redact_known, secret_spans, secret_values, unfinished_from
 
 
@@ -96,13 +96,14 @@ def _masked_values(value: Any, secrets: tuple[Secret | str | None, ...]) -> Any:
 
 
 def redact_arguments(arguments: str, secrets: Iterable[Secret | str | None]) -> str:
-    """A tool call's JSON arguments with the keys in them masked. Parsed first, so a key
-    written with ``\\u`` escapes is found too; rewritten only when something was masked. A
-    key split across two values is masked in the JSON text, which may leave it malformed:
-    the tool then refuses the call, which is what should happen to it."""
+    """A tool call's JSON arguments with the keys in them masked. Read first as the tool
+    reads them (a fence or a second encoding forgiven), so a key written with ``\\u``
+    escapes is found too; rewritten only when something was masked. A key split across two
+    values is masked in the JSON text, which may leave it malformed: the tool then refuses
+    the call, which is what should happen to it."""
     secrets = tuple(secrets)
     try:
-        parsed = json.loads(arguments)
+        parsed = read_arguments(arguments)  # as the tool will read them: fenced, encoded twice
         masked = _masked_values(parsed, secrets)
         text = arguments if masked == parsed else json.dumps(masked, ensure_ascii=False)
     except (ValueError, RecursionError):  # not JSON (the tool says so), or nested too deep
