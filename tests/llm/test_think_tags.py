@@ -4,6 +4,7 @@ replies by table, streamed replies cut at every possible place (property)."""
 from __future__ import annotations
 
 import pytest
+from doubles.one_pass import assert_read_in_one_pass
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -45,7 +46,8 @@ def cuts(text: str, points: list[int]) -> list[str]:
 
 REPLIES = ["<think>\nplan: read a.py</think>\n\nIt prints 1.", "Plain answer, no tags.",
            "<think>never closed", "  <thin", "<think>a</thin", "<thinking>x</thinking> y",
-           "<think>x</think>", "</think>late close"]
+           "<think>x</think>", "</think>late close", "\n \n\n<think>a</think>b",
+           " \n \n plain after blank lines", "\n\n"]
 
 
 @given(st.sampled_from(REPLIES), st.lists(st.integers(0, 200), max_size=8))
@@ -59,3 +61,16 @@ def test_a_stream_cut_anywhere_sorts_like_the_whole_reply(reply: str, points) ->
         assert text == "" and thought == reply.lstrip()[len("<think>"):]
     else:  # nothing is held back or lost
         assert (thought, text) == ("", reply)
+
+
+def test_blank_pieces_before_the_reply_are_read_in_one_pass() -> None:
+    """A weak model that loops on newlines streams them one piece at a time: the splitter
+    joined and stripped everything held at every piece (a million pieces: minutes, the app
+    frozen). Held aside instead, they cost one pass."""
+    def work() -> None:
+        splitter = ThinkStream()
+        for _ in range(1_000_000):
+            assert splitter.feed("\n") == ("", "")
+        assert splitter.feed("<think>a</think>b") == ("a", "b")
+
+    assert_read_in_one_pass(work)

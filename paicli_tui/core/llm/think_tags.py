@@ -36,16 +36,22 @@ def split_think(text: str, reasoning: str | None) -> tuple[str, str | None]:
 class ThinkStream:
     """Sorts streamed text into (reasoning, text) pieces as it arrives: a reply that opens
     with ``<think>`` streams its thinking as reasoning. A tag split across pieces is held
-    back until it can be told apart (at most 8 characters)."""
+    back until it can be told apart (at most 8 characters after any blank lines)."""
 
     def __init__(self) -> None:
         self.state = "start"
         self.held = ""
+        self.blank: list[str] = []
+        """Blank pieces before the reply shows how it starts, kept aside: a model looping on
+        newlines sends them one by one, and joining them at every piece took minutes."""
 
     def feed(self, piece: str) -> tuple[str, str]:
         """The (reasoning, text) this piece releases."""
-        held = self.held + piece
-        self.held = ""
+        if self.state == "start" and not self.held and not piece.strip():
+            self.blank.append(piece)
+            return "", ""
+        held = "".join(self.blank) + self.held + piece
+        self.held, self.blank = "", []
         if self.state == "start":
             lead = held.lstrip()
             if len(lead) < len(_OPEN) and _OPEN.startswith(lead):
@@ -78,7 +84,7 @@ class ThinkStream:
 
     def flush(self) -> tuple[str, str]:
         """What is still held when the stream ends."""
-        held, self.held = self.held, ""
+        held, self.held, self.blank = "".join(self.blank) + self.held, "", []
         return ("", held) if self.state in ("start", "text") else (held, "")
 
 
