@@ -22,6 +22,14 @@ CASES = [
     ("Use <think> tags like <think>x</think> in the prompt.", None,
      "Use <think> tags like <think>x</think> in the prompt.", None),  # not at the start
     ("", "r", "", "r"),
+    # an answer that names the closing tag in code is no thinking: all of it stays the answer
+    ("The splitter looks for `</think>` and keeps the rest.", None,
+     "The splitter looks for `</think>` and keeps the rest.", None),
+    ("Close the block:\n```xml\n</think>\n```\nthen answer.", None,
+     "Close the block:\n```xml\n</think>\n```\nthen answer.", None),
+    ("Thinking with `code` in it.\n</think>\nAnswer `</think>`.", None,
+     "Answer `</think>`.", "Thinking with `code` in it."),
+    ("Plan:\n```\nx = 1\n```\n</think>\n\nDone.", None, "Done.", "Plan:\n```\nx = 1\n```"),
 ]
 
 

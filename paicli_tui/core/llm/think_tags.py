@@ -16,6 +16,7 @@ _OPEN, _CLOSE = "<think>", "</think>"
 def split_think(text: str, reasoning: str | None) -> tuple[str, str | None]:
     """(answer, reasoning) of a whole reply: a leading ``<think>…</think>``, or everything
     before a lone ``</think>``, moves to the reasoning (after any the server sent apart).
+    A lone tag in code (`` `</think>` ``, a fenced block) is an answer naming the tag.
     A tag that is opened and never closed is left as it is: the reply may have been cut
     while thinking, and an empty answer would lose it."""
     stripped = text.lstrip()
@@ -24,7 +25,7 @@ def split_think(text: str, reasoning: str | None) -> tuple[str, str | None]:
         if end < 0:
             return text, reasoning
         thought, answer = stripped[len(_OPEN):end], stripped[end + len(_CLOSE):]
-    elif _CLOSE in text and _OPEN not in text:
+    elif _CLOSE in text and _OPEN not in text and not _in_code(text, text.find(_CLOSE)):
         thought, _, answer = text.partition(_CLOSE)
     else:
         return text, reasoning
@@ -86,6 +87,11 @@ class ThinkStream:
         """What is still held when the stream ends."""
         held, self.held, self.blank = "".join(self.blank) + self.held, "", []
         return ("", held) if self.state in ("start", "text") else (held, "")
+
+
+def _in_code(text: str, at: int) -> bool:
+    """Whether ``text[at:]`` begins inside inline code or an open fenced block."""
+    return text[at - 1:at] == "`" or text.count("```", 0, at) % 2 == 1
 
 
 def _partial_tail(text: str, tag: str) -> int:
