@@ -323,7 +323,8 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
         return
     for event in _record_usage(session, done, raw_estimate, prepared.estimated_tokens):
         yield event
-    from_text = _calls_written_as_text(done, schemas, session.history)
+    in_prompt = tools_in_prompt(turn.client)
+    from_text, why_asked = _calls_written_as_text(done, schemas, session.history, in_prompt)
     if from_text is not None:
         done = StreamDone(message=Message.assistant(from_text.words, from_text.calls,
                                                     reasoning=done.message.reasoning),
@@ -335,12 +336,12 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                            tool_call_ids=tuple(c.id for c in reply.message.tool_calls))
     if from_text is not None:
         names = tuple(c.name for c in reply.message.tool_calls)
-        if not tools_in_prompt(turn.client):
-            session.state.unasked_text_calls.update(c.id for c in reply.message.tool_calls)
+        if why_asked:
+            session.state.unasked_text_calls.update(
+                dict.fromkeys((c.id for c in reply.message.tool_calls), why_asked))
         session.ledger.event("tool_calls_from_text", form=from_text.form, names=list(names),
-                             asked=tools_in_prompt(turn.client))
-        yield ToolCallsFromText(form=from_text.form, names=names,
-                                asked=tools_in_prompt(turn.client))
+                             asked=in_prompt)
+        yield ToolCallsFromText(form=from_text.form, names=names, asked=in_prompt)
     if skipped:
         provider = turn.client.provider
         session.ledger.event("stream_lines_skipped", provider=provider, count=skipped)
@@ -376,17 +377,28 @@ def _record_usage(session: AgentSession, done: StreamDone, raw_estimate: int,
                   cached_tokens=usage.cached_tokens, estimated_prompt_tokens=estimated)]
 
 
+WRITTEN_UNASKED = "written as text by the model"
+QUOTED = "a tool result holds this call"
+
+
 def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict],
-                           history: Sequence[Message]) -> TextToolCalls | None:
+                           history: Sequence[Message], in_prompt: bool
+                           ) -> tuple[TextToolCalls | None, str]:
     """Tool calls a weak model wrote into its text, read when the reply has none of its
-    own, ended normally (a cut reply's JSON is not trusted) and tools were offered."""
+    own, ended normally (a cut reply's JSON is not trusted) and tools were offered; and why
+    the person alone approves them ("" when approvals are as usual). Unasked (tools passed
+    natively), a call a tool result holds is not read at all; with tools in the prompt it
+    is the model's only way to call, so it is read, and asked every time like an unasked
+    one (a doc that shows a call must not stop the model's own call of it)."""
     if done.message.tool_calls or done.finish_reason == "length" or not schemas:
-        return None
+        return None, ""
     offered = {s.get("function", {}).get("name") for s in schemas if isinstance(s, dict)}
     read = read_text_tool_calls(done.message.content, offered - {None})
-    if read is None or _quoted(read, history):
-        return None
-    return read
+    if read is None:
+        return None, ""
+    if _quoted(read, history):
+        return (read, QUOTED) if in_prompt else (None, "")
+    return read, "" if in_prompt else WRITTEN_UNASKED
 
 
 def _quoted(read: TextToolCalls, history: Sequence[Message]) -> bool:

@@ -7,8 +7,7 @@ import dataclasses
 from .asks import ApprovalDecision, ApprovalRequest, Permission
 from .tools import ToolContext
 
-_WHY_ASKED = {False: "written as text by the model",
-              True: "a sub-agent started by a call written as text"}
+IN_SUCH_A_SUBAGENT = "a sub-agent started by a call written as text"
 
 
 async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
@@ -24,8 +23,9 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
     not cover it; headless, nobody is asked, so it is denied), and so is every call of a
     sub-agent such a call started.
     """
-    written = context.call_id in context.session.unasked_text_calls or \
-        context.session.every_call_asked
+    why = context.session.unasked_text_calls.get(context.call_id) or \
+        (IN_SUCH_A_SUBAGENT if context.session.every_call_asked else "")
+    written = bool(why)
     unasked = (Permission.READ_ONLY if read_only else None) if written else \
         (Permission.AUTO if context.settings.auto_approve
          else Permission.ALWAYS if always_covers
@@ -33,8 +33,7 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
          else Permission.READ_ONLY if read_only else None)
     if written and unasked is None:
         request = dataclasses.replace(
-            request, summary=f"{request.summary} ({_WHY_ASKED[context.session.every_call_asked]}"
-                             ": asked every time)")
+            request, summary=f"{request.summary} ({why}: asked every time)")
     if unasked is not None:
         context.granted.append(unasked)
         return True

@@ -20,10 +20,10 @@ class SessionState:
     """The person's own words this turn (the guard checks them for 'remember')."""
     always_approved: set[str] = field(default_factory=set)
     """Tools the person approved for the rest of the session."""
-    unasked_text_calls: set[str] = field(default_factory=set)
+    unasked_text_calls: dict[str, str] = field(default_factory=dict)
     """Ids of calls the model wrote as text without being asked to (a weak model's slip, or
-    a model quoting text it read): only the person approves them, never ``--yes`` or an
-    earlier "Always" (read-only ones still run)."""
+    a model quoting text it read), each with why, as the question says it: only the person
+    approves them, never ``--yes`` or an earlier "Always" (read-only ones still run)."""
     every_call_asked: bool = False
     """A sub-agent started by such a call: its own calls are native, but what it does is
     what the written call asked for, so every one of them is asked of the person too."""
