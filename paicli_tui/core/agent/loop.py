@@ -53,7 +53,7 @@ from ..contracts.services import MemoryChoice
 from ..llm.redact import redact
 from ..llm.registry import how_to_configure
 from ..llm.reply_redact import redact_reply, redacted_stream
-from ..llm.text_tool_calls import CALL_MARKS, TextToolCalls, read_text_tool_calls
+from ..llm.text_tool_calls import CALL_MARKS, TextToolCalls, as_read, read_text_tool_calls
 from ..llm.think_tags import ThinkStream, split_think
 from ..messages import InternalKind, Message, Role
 from ..tokens import estimate_request
@@ -406,15 +406,20 @@ def _quoted(read: TextToolCalls, history: Sequence[Message]) -> bool:
     a command's output that holds it (a planted ``<tool_call>`` in a hostile repository),
     not asking for it. A result quotes a call when it holds a call's mark, the tool's name
     and every text value of its arguments (line numbers and re-indenting do not hide it)."""
+    wanted = [(call.name, *(v for v in call.parsed_arguments().values() if isinstance(v, str)))
+              for call in read.calls]
     for message in history:
-        if message.role is not Role.TOOL or not any(m in message.content
-                                                    for m in CALL_MARKS):
+        if message.role is not Role.TOOL or not any(m in message.content for m in _ALL_MARKS):
             continue
-        for call in read.calls:
-            values = [v for v in call.parsed_arguments().values() if isinstance(v, str)]
-            if all(part in message.content for part in (call.name, *values)):
+        for text in as_read(message.content):  # escapes read as the model's call was read
+            if any(m in text for m in CALL_MARKS) and \
+                    any(all(part in text for part in parts) for parts in wanted):
                 return True
     return False
+
+
+_ALL_MARKS = (*CALL_MARKS, "\\u")
+"""A call's marks, or an escape that may hide one."""
 
 
 def _sorted_deltas(thought: str, text: str) -> list[AgentEvent]:

@@ -33,6 +33,13 @@ _OPEN, _CLOSE = "<tool_call>", "</tool_call>"
 _PREFIXES = ("[TOOL_CALLS]", "<|python_tag|>")
 CALL_MARKS = (_OPEN, *_PREFIXES, '"arguments"', '"parameters"')
 """What every written call holds (a text without any of them quotes none)."""
+# JSON's escapes in a string: a planted call written \u0065xecute_command or http:\/\/…
+# quotes a call whose read values are execute_command and http://…
+_JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+_JSON_SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
+                "t": "\t"}
+_UNESCAPE_ROUNDS = 2
+"""Arguments written as a JSON string inside the call are read twice: so are the texts."""
 # the whole reply one fenced block: ```json / ```tool_call / ``` … ```; the body is taken by
 # slicing, the pattern only checks the ends (nothing here can backtrack over the body)
 _FENCE_START = re.compile(r"```[A-Za-z_]*[ \t]*\n")
@@ -135,3 +142,21 @@ def _call(item: Any, offered: Collection[str]) -> ToolCall | None:
     if not isinstance(name, str) or name not in offered or not isinstance(arguments, dict):
         return None
     return ToolCall("", name, json.dumps(arguments, ensure_ascii=False))
+
+
+def as_read(text: str) -> list[str]:
+    """``text`` and the forms it takes once its JSON escapes are read (once, and again for
+    arguments encoded twice), so a call quoted from it is found however it was escaped: the
+    values of a read call are decoded, the text it was quoted from may not be."""
+    forms = [text]
+    for _ in range(_UNESCAPE_ROUNDS):
+        if "\\" not in forms[-1]:
+            break
+        read = _JSON_ESCAPE.sub(_unescape, forms[-1])
+        # a pair of escaped surrogates is one character, as json.loads reads it
+        forms.append(read.encode("utf-16", "surrogatepass").decode("utf-16", "replace"))
+    return forms
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return chr(int(match[1], 16)) if match[1] else _JSON_SIMPLE[match[2]]
