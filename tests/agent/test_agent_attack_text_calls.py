@@ -176,3 +176,24 @@ async def test_a_planted_call_in_escapes_quoted_back_under_yes_is_not_run(
     assert not (project_dir / "pwned").exists()
     assert [(e.name, e.status) for e in events if isinstance(e, ToolCallFinished)] == \
         [("read_file", "done"), ("execute_command", "denied")]
+
+
+async def test_an_id_used_again_after_compaction_carries_no_old_rule(settings,
+                                                                     project_dir) -> None:
+    """Text calls are numbered call_text_1, 2…, made unique only against the history: once
+    compaction dropped an unasked call_text_1, the next call_text_1 (asked for, tools in the
+    prompt, --yes) met the old entry and was denied as if written unasked."""
+    from paicli_tui.core.agent.loop import WRITTEN_UNASKED
+    from paicli_tui.core.agent.session import AgentSession
+
+    client = _in_prompt(ScriptedClient([Step(text=written("write_file", path="x.txt",
+                                                          content="hi")),
+                                        Step(text="done")]))
+    session = await AgentSession.start(replace(settings, auto_approve=True), project_dir,
+                                       client=client)
+    session.state.unasked_text_calls["call_text_1"] = WRITTEN_UNASKED  # its call compacted away
+    events = await drain(session.run_turn("write x.txt"))
+    await session.aclose()
+    assert [(e.name, e.status) for e in events if isinstance(e, ToolCallFinished)] == \
+        [("write_file", "done")]
+    assert (project_dir / "x.txt").read_text() == "hi"

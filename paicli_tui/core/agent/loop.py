@@ -332,13 +332,17 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                           tool_calls=from_text.calls)
     asked = len(done.message.tool_calls)
     reply.message = _record_reply(session, done.message)
+    for recorded in reply.message.tool_calls:
+        # set, or cleared: ids are unique in the history only, so an id used again after
+        # compaction dropped its first call must not carry that call's rule
+        if why_asked:
+            session.state.unasked_text_calls[recorded.id] = why_asked
+        else:
+            session.state.unasked_text_calls.pop(recorded.id, None)
     yield AssistantMessage(content=reply.message.content, reasoning=reply.message.reasoning,
                            tool_call_ids=tuple(c.id for c in reply.message.tool_calls))
     if from_text is not None:
         names = tuple(c.name for c in reply.message.tool_calls)
-        if why_asked:
-            session.state.unasked_text_calls.update(
-                dict.fromkeys((c.id for c in reply.message.tool_calls), why_asked))
         session.ledger.event("tool_calls_from_text", form=from_text.form, names=list(names),
                              asked=in_prompt)
         yield ToolCallsFromText(form=from_text.form, names=names, asked=in_prompt)
