@@ -33,6 +33,10 @@ def filter_rows(rows: list[MemoryRow], scope: str, text: str) -> list[MemoryRow]
             and all(w in f"{r.content} {r.id}".lower() for w in words)]
 
 
+NO_WORD_MATCH = " · none holds every word typed (words, not meaning)"
+"""Why a filter (or `/memory search TEXT`) shows nothing: `memory search` on the command line
+ranks by meaning, so "testing framework" there finds a memory this filter hides."""
+
 FIXED_COLUMNS = (("scope", "scope", 7), ("written", "written", 10),
                  ("verified", "verified", 10), ("mark", "!", 3), ("source", "source", 8))
 WIDE_FROM = 100
@@ -169,6 +173,7 @@ class MemoryPanel(Panel):
         stale = sum(1 for r in shown if r.stale)
         pending = sum(1 for r in self.rows if r.pending)
         self._status(f"{len(shown)} of {len(self.rows)} memories"
+                     + (NO_WORD_MATCH if text.split() and self.rows and not shown else "")
                      + (f" · {pending} awaiting review (y accepts, n rejects)" if pending else "")
                      + (f" · {stale} possibly stale (v verifies)" if stale else ""))
 
