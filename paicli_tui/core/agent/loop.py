@@ -58,7 +58,7 @@ from ..llm.think_tags import ThinkStream, split_think
 from ..messages import InternalKind, Message, Role
 from ..tokens import estimate_request
 from .prompt import turn_context_block, user_turn
-from .tool_calls import PARALLEL_SAFE, RunawayGuard, _batches, run_calls
+from .tool_calls import PARALLEL_SAFE, RunawayGuard, _batches, _call_key, run_calls
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -324,7 +324,7 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
     for event in _record_usage(session, done, raw_estimate, prepared.estimated_tokens):
         yield event
     in_prompt = tools_in_prompt(turn.client)
-    from_text, why_asked = _calls_written_as_text(done, schemas, session.history, in_prompt)
+    from_text, why_asked = _calls_written_as_text(done, schemas, session, in_prompt)
     if from_text is not None:
         done = StreamDone(message=Message.assistant(from_text.words, from_text.calls,
                                                     reasoning=done.message.reasoning),
@@ -386,7 +386,7 @@ QUOTED = "a tool result holds this call"
 
 
 def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict],
-                           history: Sequence[Message], in_prompt: bool
+                           session: AgentSession, in_prompt: bool
                            ) -> tuple[TextToolCalls | None, str]:
     """Tool calls a weak model wrote into its text, read when the reply has none of its
     own, ended normally (a cut reply's JSON is not trusted) and tools were offered; and why
@@ -400,26 +400,39 @@ def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict],
     read = read_text_tool_calls(done.message.content, offered - {None})
     if read is None:
         return None, ""
-    if _quoted(read, history):
+    quoted = _quoted(read, session.history, session.state.quoted_calls)
+    if quoted:
+        # remembered: the same call written again once its result is cleared or compacted
+        # away is still the quote it was
+        session.state.quoted_calls.update(quoted)
         return (read, QUOTED) if in_prompt else (None, "")
     return read, "" if in_prompt else WRITTEN_UNASKED
 
 
-def _quoted(read: TextToolCalls, history: Sequence[Message]) -> bool:
-    """A written call that stands in a tool result: the model is quoting a file, a page or
-    a command's output that holds it (a planted ``<tool_call>`` in a hostile repository),
-    not asking for it. A result quotes a call when it holds a call's mark, the tool's name
-    and every text value of its arguments (line numbers and re-indenting do not hide it)."""
-    wanted = [(call.name, *(v for v in call.parsed_arguments().values() if isinstance(v, str)))
-              for call in read.calls]
+def _quoted(read: TextToolCalls, history: Sequence[Message],
+            quoted_before: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The written calls (as :func:`_call_key`) that stand in a tool result: the model is
+    quoting a file, a page or a command's output that holds them (a planted ``<tool_call>``
+    in a hostile repository), not asking for them. A result quotes a call when it holds a
+    call's mark, the tool's name and every text value of its arguments (line numbers and
+    re-indenting do not hide it); a call found so before stays a quote."""
+    keys = {_call_key(call): call for call in read.calls}
+    quoted = {key for key in keys if key in quoted_before}
+    wanted = {key: (call.name, *(v for v in call.parsed_arguments().values()
+                                 if isinstance(v, str)))
+              for key, call in keys.items() if key not in quoted}
     for message in history:
+        if not wanted:
+            break
         if message.role is not Role.TOOL or not any(m in message.content for m in _ALL_MARKS):
             continue
         for text in as_read(message.content):  # escapes read as the model's call was read
-            if any(m in text for m in CALL_MARKS) and \
-                    any(all(part in text for part in parts) for parts in wanted):
-                return True
-    return False
+            if any(m in text for m in CALL_MARKS):
+                found = {key for key, parts in wanted.items()
+                         if all(part in text for part in parts)}
+                quoted |= found
+                wanted = {key: parts for key, parts in wanted.items() if key not in found}
+    return quoted
 
 
 _ALL_MARKS = (*CALL_MARKS, "\\u")

@@ -24,6 +24,9 @@ class SessionState:
     """Ids of calls the model wrote as text without being asked to (a weak model's slip, or
     a model quoting text it read), each with why, as the question says it: only the person
     approves them, never ``--yes`` or an earlier "Always" (read-only ones still run)."""
+    quoted_calls: set[tuple[str, str]] = field(default_factory=set)
+    """Calls (name, arguments) found quoting a tool result: the same call written again after
+    that result was cleared or compacted away is still a quote."""
     every_call_asked: bool = False
     """A sub-agent started by such a call: its own calls are native, but what it does is
     what the written call asked for, so every one of them is asked of the person too."""
