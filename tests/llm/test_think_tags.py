@@ -82,3 +82,28 @@ def test_blank_pieces_before_the_reply_are_read_in_one_pass() -> None:
         assert splitter.feed("<think>a</think>b") == ("a", "b")
 
     assert_read_in_one_pass(work)
+
+
+@pytest.mark.parametrize(("reply", "answer"), [
+    ("<think>Maybe 1, 2 or 5? No.</think>\n\n3, 7", "3, 7"),  # a memory choice
+    ("The summary needs four sections.\n</think>\n## Goal\n- ship", "## Goal\n- ship"),
+    ('<think>tasks first</think>{"tasks": []}', '{"tasks": []}'),  # a plan
+    ("<think>cut while thinking", "<think>cut while thinking"),
+    ("No tags: 3, 7", "No tags: 3, 7"),
+])
+async def test_a_one_shot_answer_is_the_answer_without_the_thinking(reply, answer) -> None:
+    """Summaries, plans, memory choices and query rewrites ask one question without tools:
+    an R1 distill served without a reasoning parser answered them with its thinking in
+    front, so the numbers it weighed were taken for its choice and a plan's JSON was not
+    found."""
+    from paicli_tui.core.contracts.llm import StreamDone
+    from paicli_tui.core.llm.complete import completer_for
+    from paicli_tui.core.messages import Message
+
+    class OneReply:
+        provider, model, window = "one", "one-1", 128_000
+
+        async def stream(self, messages, tools=(), *, model=None):
+            yield StreamDone(Message.assistant(reply), "stop")
+
+    assert await completer_for(OneReply(), ())("system", "question") == answer
