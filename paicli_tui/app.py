@@ -22,6 +22,7 @@ from .ui.core_backend import CoreBackend
 from .ui.index_job import IndexJob
 from .ui.memory_inbox import MemoryInbox
 from .ui.messages import AgentEventPosted, TurnEnded
+from .ui.resume_hint import resume_hint
 from .ui.screens.chat import ChatScreen
 from .ui.slash import SLASH_COMMANDS
 from .ui.terminal_keys import register_alt_enter
@@ -170,13 +171,3 @@ def run_app(settings: Settings, project_dir: str, resume: str | None) -> int:
     if app.resume_hint:
         print(app.resume_hint)
     return int(result or 0)
-
-
-def resume_hint(session: object) -> str:
-    """``Resume this conversation: paicli-tui --resume ID`` once the person said something."""
-    from .core.messages import Role
-
-    history = getattr(session, "history", None) or []
-    if not any(m.role is Role.USER and m.internal is None for m in history):
-        return ""
-    return f"Resume this conversation: paicli-tui --resume {session.session_id}"

@@ -146,3 +146,21 @@ def test_long_body_is_cut_with_a_pointer(tmp_path) -> None:
     text = skill.injected_text()
     assert text.count("z") == MAX_SKILL_BODY_CHARS
     assert str(skill.path) in text
+
+
+@pytest.mark.parametrize(("at_start", "now", "changes"), [
+    ([], [], ""),
+    (["deploy"], ["deploy"], ""),
+    ([], ["gotest"], "new: `gotest`"),
+    (["deploy"], [], "gone: `deploy`"),
+    (["a", "deploy"], ["b", "c", "deploy"], "new: `b`, `c`; gone: `a`"),
+])
+def test_changes_since_the_session_started(tmp_path: Path, at_start: list[str],
+                                           now: list[str], changes: str) -> None:
+    def catalog(folder: Path, names: list[str]) -> SkillCatalog:
+        for name in names:
+            write_skill(folder, name)
+        return SkillCatalog.from_folders([("home", folder)])
+
+    started = catalog(tmp_path / "start", at_start)
+    assert catalog(tmp_path / "now", now).changes_since(started) == changes

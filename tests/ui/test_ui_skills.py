@@ -5,6 +5,7 @@ from __future__ import annotations
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
+from paicli_tui.core.messages import Message
 from paicli_tui.core.skills import SkillCatalog
 from paicli_tui.paths import ProjectPaths
 from paicli_tui.ui.widgets.chat_log import ChatLog
@@ -159,3 +160,28 @@ async def test_mcp_how_to_has_one_blank_row_before_its_toml(settings, project_di
         assert code.region.y == fence.region.y
         first_row = code.render_lines(code.region.reset_offset)[0].text
         assert "[mcp_servers.files]" in first_row
+
+
+async def test_skills_says_a_skill_written_since_the_start_is_not_offered_yet(
+        settings, project_dir) -> None:
+    folder = ProjectPaths.for_dir(project_dir).skills_dirs(settings.home)[1]  # .claude/skills
+    session = FakeSession(script=[], history=[Message.system("sys"), Message.user("hi"),
+                                                  Message.assistant("hello")])
+    session.skills = SkillCatalog.discover(ProjectPaths.for_dir(project_dir), settings.home)
+    _skill(folder, "gotest", "name: gotest\ndescription: Run go tests with -race.")
+    backend = FakeBackend(settings, project_dir, session=session, client=FakeClient())
+    text = await _skills_notice(PaicliApp(settings, project_dir, backend=backend))
+    assert text.startswith("No skills.")  # what the model is offered
+    assert ("Changed in the skill folders since this session started (new: `gotest`). "
+            "The model is offered the skills it started with: quit and reopen it "
+            "(`paicli-tui --resume s1`) to offer the new set.") in text
+
+
+async def test_skills_says_restart_when_nothing_was_said_to_resume(settings, project_dir):
+    session = FakeSession(script=[])
+    session.skills = SkillCatalog.discover(ProjectPaths.for_dir(project_dir), settings.home)
+    _skill(settings.home.skills_dir, "notes", "name: notes\ndescription: Meeting notes.")
+    backend = FakeBackend(settings, project_dir, session=session, client=FakeClient())
+    text = await _skills_notice(PaicliApp(settings, project_dir, backend=backend))
+    assert "(new: `notes`). The model is offered the skills it started with: restart " \
+           "paicli-tui to offer the new set." in text

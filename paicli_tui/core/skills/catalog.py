@@ -145,6 +145,15 @@ class SkillCatalog:
             used += size
         return out
 
+    def changes_since(self, started: SkillCatalog) -> str:
+        """Skills the folders (read now, ``self``) gained or lost since a session started
+        with ``started``, as "new: `a`; gone: `b`" ("" when none): the session keeps its
+        catalog, so the system prompt and the provider's prefix cache stay the same."""
+        added = sorted(set(self.skills) - set(started.skills))
+        gone = sorted(set(started.skills) - set(self.skills))
+        return "; ".join(f"{label} {', '.join(f'`{name}`' for name in names)}"
+                         for label, names in (("new:", added), ("gone:", gone)) if names)
+
     def report(self) -> str:
         """What ``/skills`` shows: each skill with where it came from, then the broken ones
         with the reason they were left out (Markdown)."""

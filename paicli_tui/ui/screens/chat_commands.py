@@ -318,12 +318,24 @@ class SlashCommandsMixin:
         from ...core.skills import SkillCatalog
         from ...paths import ProjectPaths
 
-        if self.session is not None:
-            catalog = self.session.skills
-        else:  # no session (no model connected): look at the folders now
-            catalog = SkillCatalog.discover(ProjectPaths.for_dir(self.backend.project_root),
-                                            self.backend.settings.home)
-        await self.chat.add_notice(catalog.report())
+        on_disk = await asyncio.to_thread(
+            SkillCatalog.discover, ProjectPaths.for_dir(self.backend.project_root),
+            self.backend.settings.home)
+        if self.session is None:  # no session (no model connected): the folders as they are
+            await self.chat.add_notice(on_disk.report())
+            return
+        report = self.session.skills.report()
+        changes = on_disk.changes_since(self.session.skills)
+        if changes:  # written after the start: saying "No skills. Put one in …" alone misled
+            from ..resume_hint import resume_hint
+
+            reopen = ("quit and reopen it (`paicli-tui --resume "
+                      f"{self.session.session_id}`)" if resume_hint(self.session)
+                      else "restart paicli-tui")  # nothing said yet: nothing to resume
+            report += ("\n\nChanged in the skill folders since this session started "
+                       f"({changes}). The model is offered the skills it started with: "
+                       f"{reopen} to offer the new set.")
+        await self.chat.add_notice(report, "warning" if changes else "info")
 
     async def slash_init(self: ChatScreen, rest: str) -> None:
         target = self.backend.project_root / "PAI.md"
