@@ -62,17 +62,19 @@ def tool_list(tools: Sequence[dict[str, Any]]) -> str:
 
 def with_tools_in_prompt(messages: Sequence[Message], tools: Sequence[dict[str, Any]]
                          ) -> list[Message]:
-    """The request's messages with the tools described in the system prompt, each call
-    written as a ``<tool_call>`` block in its assistant message and each result as a
-    ``<tool_response>`` block in a user message (next to each other results merge: chat
-    templates want user and assistant to take turns)."""
-    section = load_prompt("tools_in_prompt").strip().replace("{tools}", tool_list(tools))
+    """The request's messages with the tools described in the system prompt (when any are
+    offered), each call written as a ``<tool_call>`` block in its assistant message and each
+    result as a ``<tool_response>`` block in a user message (next to each other results
+    merge: chat templates want user and assistant to take turns)."""
+    section = load_prompt("tools_in_prompt").strip().replace("{tools}", tool_list(tools)) \
+        if tools else ""  # a request without tools (at the request cap): the history only
     out: list[Message] = []
-    if not messages or messages[0].role is not Role.SYSTEM:
+    if section and (not messages or messages[0].role is not Role.SYSTEM):
         out.append(Message.system(section))
     for message in messages:
         if message.role is Role.SYSTEM and not out:
-            out.append(message.evolve(content=f"{message.content.rstrip()}\n\n{section}"))
+            out.append(message.evolve(content=f"{message.content.rstrip()}\n\n{section}")
+                       if section else message)
         elif message.role is Role.ASSISTANT and message.tool_calls:
             blocks = "\n".join(_call_block(c.name, c.arguments) for c in message.tool_calls)
             words = message.content.strip()
@@ -87,6 +89,12 @@ def with_tools_in_prompt(messages: Sequence[Message], tools: Sequence[dict[str, 
         else:
             out.append(message)
     return out
+
+
+def _holds_tool_turns(messages: Sequence[Message]) -> bool:
+    """Whether the history has calls or results, which a server refusing tools may refuse
+    too (a request without tools once they are in the prompt: written out all the same)."""
+    return any(m.role is Role.TOOL or m.tool_calls for m in messages)
 
 
 def _call_block(name: str, arguments: str) -> str:
@@ -122,7 +130,7 @@ class ToolProtocol:
                      ) -> AsyncIterator[StreamEvent]:
         """``once``'s events for this request; a refusal of the tools before any reply
         (``auto``) is said as a retry and the request goes again with them in the prompt."""
-        if tools and self.protocol == "prompt":
+        if self.protocol == "prompt" and (tools or _holds_tool_turns(messages)):
             async for event in once(with_tools_in_prompt(messages, tools), (), model):
                 yield event
             return
