@@ -229,3 +229,32 @@ async def test_a_long_call_says_its_summary_is_cut(settings, project_dir) -> Non
     shown = json.dumps(arguments)
     assert summaries == [f"demo: add {shown[:120]}… (+{len(shown) - 120} more characters)"]
     await session.aclose()
+
+
+def test_a_mcp_json_written_after_the_start_is_named_by_slash_mcp(settings, project_dir):
+    """/mcp said "No MCP servers. Add one to … (or a project's .mcp.json)" with one written
+    in the project after the session started: it now names the file and `/mcp approve`."""
+    from paicli_tui.core.mcp import McpManager
+    from paicli_tui.core.mcp.config import McpServerConfig
+    from paicli_tui.core.mcp.session_start import NOT_APPROVED, servers_written_since_start
+    from paicli_tui.core.mcp.status import ServerStatus
+
+    path = project_dir / ".mcp.json"
+    written = f"server(s) in {path} not started: the file was written after this session"
+
+    def running(name: str) -> McpManager:
+        return McpManager([ServerStatus(McpServerConfig(name=name, command="x"),
+                                        state="running")])
+
+    assert servers_written_since_start(None, settings, project_dir) == ""  # no file
+    path.write_text(json.dumps({"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}))
+    for manager, expected in (
+            (None, f"2 {written}"),
+            (McpManager([]), f"2 {written}"),
+            (running("a"), f"1 {written}"),
+            (McpManager([running("a").statuses[0],
+                         ServerStatus(McpServerConfig(name="b", command="y"), "failed")]), ""),
+            (McpManager([], [NOT_APPROVED.format(n=2, path=path)]), "")):  # said at the start
+        note = servers_written_since_start(manager, settings, project_dir)
+        assert (note.startswith(expected) if expected else note == ""), (manager, note)
+        assert not expected or note.endswith("Review it, then `/mcp approve`.")

@@ -185,3 +185,16 @@ async def test_skills_says_restart_when_nothing_was_said_to_resume(settings, pro
     text = await _skills_notice(PaicliApp(settings, project_dir, backend=backend))
     assert "(new: `notes`). The model is offered the skills it started with: restart " \
            "paicli-tui to offer the new set." in text
+
+
+async def test_mcp_names_a_project_file_written_after_the_start(settings, project_dir):
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        (project_dir / ".mcp.json").write_text('{"mcpServers": {"echo": {"command": "x"}}}')
+        await _run_command(pilot, app, "/mcp")
+        text = "\n".join(n.source for n in app.screen.query_one(ChatLog).query(ChatNotice))
+    assert "No MCP servers" not in text
+    assert (f"1 server(s) in {project_dir / '.mcp.json'} not started: the file was written "
+            "after this session started. Review it, then `/mcp approve`.") in text

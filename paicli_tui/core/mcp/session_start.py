@@ -12,6 +12,9 @@ from .status import ServerStatus, markdown_literal
 NOT_APPROVED = ("{n} server(s) in {path} not started: this project's .mcp.json has not been "
                 "approved (it can run any command). Review it, then `/mcp approve`.")
 
+WRITTEN_SINCE = ("{n} server(s) in {path} not started: the file was written after this session "
+                 "started. Review it, then `/mcp approve`.")
+
 
 async def start_mcp(settings: Settings, project_root: Path) -> McpManager | None:
     """The session's MCP servers, started; None when nothing is configured anywhere."""
@@ -48,3 +51,19 @@ async def approve_and_start_project_servers(manager: McpManager | None, settings
                                          logs_dir=settings.home.logs_dir)
     manager.problems = [p for p in manager.problems if ".mcp.json has not been approved" not in p]
     return manager, await manager.add(project.servers)
+
+
+def servers_written_since_start(manager: McpManager | None, settings: Settings,
+                                project_root: Path) -> str:
+    """What ``/mcp`` adds about a project .mcp.json written (or given servers) after the
+    session started: the session neither runs those servers nor reports them, so ``/mcp``
+    said "No MCP servers. Add one to … (or a project's .mcp.json)" with one right there.
+    "" when every server in the file is known or already reported."""
+    project = project_servers(project_root, settings.home)
+    if project is None or project.error or not project.servers:
+        return ""
+    if manager is not None and any(str(project.path) in p for p in manager.problems):
+        return ""  # reported at the start (not approved yet)
+    known = {s.config.name for s in manager.statuses} if manager is not None else set()
+    new = [c for c in project.servers if c.name not in known]
+    return WRITTEN_SINCE.format(n=len(new), path=project.path) if new else ""

@@ -371,6 +371,7 @@ class SlashCommandsMixin:
 
     async def slash_mcp(self: ChatScreen, rest: str) -> None:
         from ...core.mcp import McpManager
+        from ...core.mcp.session_start import servers_written_since_start
 
         if rest.strip().lower() == "approve":
             if self.session is None:
@@ -383,8 +384,14 @@ class SlashCommandsMixin:
             await self.chat.add_notice("Usage: `/mcp` or `/mcp approve`", "warning")
             return
         manager = self.session.mcp if self.session is not None else None
-        await self.chat.add_notice((manager or McpManager([])).report(
-            self.backend.settings.home.config_file))
+        report = (manager or McpManager([])).report(self.backend.settings.home.config_file)
+        written = "" if self.session is None else await asyncio.to_thread(
+            servers_written_since_start, manager, self.backend.settings,
+            self.backend.project_root)
+        if written:  # not the how-to: the file is there, only not started
+            nothing_yet = manager is None or not (manager.statuses or manager.problems)
+            report = ("**MCP servers**" if nothing_yet else report) + f"\n- {written}"
+        await self.chat.add_notice(report, "warning" if written else "info")
 
     async def slash_graph(self: ChatScreen, rest: str) -> None:
         if not rest:
