@@ -6,8 +6,10 @@ What a person should see, per scene and size (each picture was looked at before 
 - memory_browser 80×24: filter box and scope selector on one line; the three memories with
   scope, the text (cut with …), verified date, the `⚠` / `?` marks and the source — no
   "written" column below 100 columns so the text keeps its room; the status line saying 1
-  awaiting review and 1 possibly stale; key hints in the footer.
-- memory_browser 60×20: the same rows with a shorter text column; marks still visible.
+  awaiting review and 1 possibly stale; key hints in the footer, on two lines (all of them).
+- memory_browser 60×20: the same rows with a shorter text column; marks still visible; the
+  footer's hints without padding on two lines, Delete, Accept, Reject and Filter on the
+  second.
 - code_search 80×24: the query box focused, two results (location cut from the left so the
   file name and line stay, name, score) in 55% of the width, the Java preview with line
   numbers in the rest, the index line at the bottom.
@@ -19,7 +21,8 @@ What a person should see, per scene and size (each picture was looked at before 
   ("clearing 61k→44k: 3 tool results cleared", wrapped). At 60 the categories lose their share column to make room, and
   the left column (categories, thresholds, memories) shows a one-cell scroll bar: what does
   not fit is reached by scrolling it.
-- session_picker 80×24 and 60×20: the filter box and three sessions, newest first.
+- session_picker 80×24 and 60×20: the filter box and three sessions, newest first; under
+  them "↑↓ choose · Enter reopens · Esc cancels".
 - conflict_dialog 80×24 and 60×20: the new fact and the existing one, Replace / Keep both /
   Cancel reachable.
 - model_picker 80×24 and 60×20: title, the current model, the providers list (scrolling
@@ -27,7 +30,8 @@ What a person should see, per scene and size (each picture was looked at before 
   box's bottom border was cut off).
 - docked_memory 140×40: the chat streaming on the left (question, tool blocks, partial
   answer), the input and the context gauge below it; the memory browser docked in the right
-  half with its three memories; the footer with the panel's keys.
+  half with its three memories; the footer under the chat with the panel's and the chat's
+  keys on three lines (none hidden under the dock) and the palette key.
 """
 
 from __future__ import annotations

@@ -43,6 +43,8 @@ class ModelPicker(ModalScreen[ModelAnswer]):
                 for c in self.choices], id="model-options")
             yield TypedInput(placeholder="model name (Enter to use the provider's default)",
                         id="model-name")
+            yield Label("↑↓ choose · Enter, Enter switches · Esc cancels",
+                        classes="dim dialog-keys")
 
     def _model_of(self, choice: ModelChoice) -> str:
         """The model in use for the provider in use (/model may have changed it), else the

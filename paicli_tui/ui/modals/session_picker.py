@@ -47,6 +47,7 @@ class SessionPicker(ModalScreen[str | None]):
             yield TypedInput(placeholder="filter sessions…", id="picker-filter")
             yield OptionList(id="picker-options")
             yield Label("", id="picker-empty", classes="dim")
+            yield Label("↑↓ choose · Enter reopens · Esc cancels", classes="dim dialog-keys")
 
     def on_mount(self) -> None:
         self._fill("")

@@ -35,8 +35,8 @@ class TextEntryModal(ModalScreen[TextAnswer]):
                     yield RadioButton("global (every project)",
                                       value=self.scope == "global", id="scope-global")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Save", id="ok", variant="primary")
-                yield Button("Cancel", id="cancel")
+                yield Button("Save (Enter)", id="ok", variant="primary")
+                yield Button("Cancel (Esc)", id="cancel")
 
     def _answer(self) -> None:
         text = self.query_one("#entry-text", Input).value.strip()

@@ -44,7 +44,7 @@ class ContextInspector(Screen[InspectorResult]):
     BINDINGS = [
         Binding("escape", "close", "Back"),
         Binding("c", "compact", "Compact now"),
-        Binding("r", "restore", "Restore view before last compaction"),
+        Binding("r", "restore", "Undo compaction"),
     ]
 
     def __init__(self, backend: Backend, session: SessionPort,

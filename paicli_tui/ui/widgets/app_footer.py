@@ -1,13 +1,50 @@
 """The footer of every screen: the key hints plus what runs in the background (an index
 build's progress) and the memory inbox's count of new memories on the right, so both stay in
-sight whichever screen is on top."""
+sight whichever screen is on top.
+
+Every key stays in sight at any width: below ``COMPACT_BELOW`` columns the hints lose their
+padding, and keys that still do not fit go on a second line (Textual's footer cut them off:
+at 60 columns the memory browser showed no Delete, Accept or Reject)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
+from textual.containers import HorizontalGroup
+from textual.message import Message
 from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
+
+COMPACT_BELOW = 80
+"""Columns under which the hints drop their padding (one cell less per key)."""
+
+
+def key_rows(widths: Sequence[int], room: int) -> list[list[int]]:
+    """The keys (by index, in order) on each footer line: as many as fit in ``room`` cells,
+    the rest on the next line; a key wider than the room has a line of its own."""
+    rows: list[list[int]] = []
+    row: list[int] = []
+    used = 0
+    for index, width in enumerate(widths):
+        if row and used + width > room:
+            rows.append(row)
+            row, used = [], 0
+        row.append(index)
+        used += width
+    if row:
+        rows.append(row)
+    return rows
+
+
+def hint_width(key: FooterKey, compact: bool) -> int:
+    """Cells a footer hint takes: the key, its words, their padding (compact: a space
+    between them and a margin after), as Textual's footer styles draw them."""
+    words = cell_len(key.key_display) + cell_len(key.description)
+    return words + 2 if compact else words + 3
 
 
 class ActivityLabel(Static):
@@ -31,6 +68,7 @@ class ActivityLabel(Static):
         text = " · ".join(p for p in parts if p)
         self.update(text)
         self.display = bool(text)
+        _room_changed(self)
 
 
 class LoggedErrorsLabel(Static):
@@ -55,10 +93,89 @@ class LoggedErrorsLabel(Static):
         if text != str(self.render()):
             self.update(text)
         self.display = bool(text)
+        _room_changed(self)
+
+
+def _room_changed(label: Static) -> None:
+    footer = label.parent
+    if isinstance(footer, AppFooter) and label.id:
+        footer.label_changed(label.id, cell_len(str(label.render())) + 2 if label.display
+                             else 0)
+
+
+LABEL_MAX_SHARE = {"activity": 0.5, "logged-errors": 0.6}
+"""The share of the footer each label may take (its max-width in panels.tcss)."""
 
 
 class AppFooter(Footer):
+    """Textual's footer with its keys wrapped onto as many lines as they need."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._hint_widths: list[int] = []
+        self._rows: list[list[int]] = []
+        self._composed_width = 0
+        self._label_cells: dict[str, int] = {}
+        """Cells each label on the right needs while it shows (0: hidden)."""
+
     def compose(self) -> ComposeResult:
-        yield from super().compose()
+        covered = self._covered()
+        self.styles.padding = (0, covered, 0, 0)  # the palette key and labels stay in sight
+        width = self._width()
+        self.compact = 0 < width < COMPACT_BELOW
+        items = list(super().compose())  # no binding groups here: every item is one key
+        keys = [w for w in items
+                if isinstance(w, FooterKey) and not w.has_class("-command-palette")]
+        others = [w for w in items if w not in keys]
+        self._hint_widths = [hint_width(k, self.compact) for k in keys]
+        self._composed_width = self.outer_size.width
+        self._rows = key_rows(self._hint_widths, self._key_room(others))
+        for row in self._rows:
+            with HorizontalGroup(classes="footer-row"):
+                yield from (keys[index] for index in row)
+        yield from others  # the palette key, docked right
         yield ActivityLabel(id="activity", markup=False)
         yield LoggedErrorsLabel(id="logged-errors", markup=False)
+
+    def _covered(self) -> int:
+        """Columns on the right that a panel docked beside the chat covers (the dock runs
+        to the bottom of the screen, over the footer)."""
+        from .panel import PanelDock
+
+        width = self.outer_size.width or self.app.size.width
+        return sum(dock.outer_size.width or width // 2
+                   for dock in self.screen.query(PanelDock) if dock.display)
+
+    def _width(self) -> int:
+        """The columns the footer shows."""
+        return (self.outer_size.width or self.app.size.width) - self._covered()
+
+    def _key_room(self, others: Sequence[Any] = ()) -> int:
+        """Cells each line has for keys: the footer less what is docked on its right (the
+        palette key, background work and logged errors while they show)."""
+        width = self._width()
+        palette = [w for w in others if isinstance(w, FooterKey)] or \
+            list(self.query("FooterKey.-command-palette"))
+        taken = sum(hint_width(k, self.compact) + (1 if self.compact else 2) for k in palette)
+        for label_id, share in LABEL_MAX_SHARE.items():
+            taken += min(self._label_cells.get(label_id, 0), int(width * share))
+        return max(1, width - taken)
+
+    def label_changed(self, label_id: str, cells: int) -> None:
+        """A label showed, hid or changed its text: re-wrap when the keys' lines change."""
+        self._label_cells[label_id] = cells
+        if self._hint_widths and key_rows(self._hint_widths, self._key_room()) != self._rows:
+            self.post_message(self.Rewrap())
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.outer_size.width != self._composed_width:
+            self.post_message(self.Rewrap())
+
+    class Rewrap(Message):
+        """Lay the keys out again. A message to the footer itself: composing from a label's
+        call (a callback it scheduled runs as the label) could not bind the keys' style."""
+
+        bubble = False
+
+    async def on_app_footer_rewrap(self, message: Rewrap) -> None:
+        await self.recompose()
