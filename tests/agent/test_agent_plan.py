@@ -19,6 +19,7 @@ from paicli_tui.core.agent.plan import MAX_TASKS, PlanError, levels, parse_plan
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.contracts.events import (
+    AgentError,
     PlanFinished,
     PlanProposed,
     PlanTaskFinished,
@@ -219,6 +220,10 @@ async def test_invalid_plan_gets_one_repair_then_a_clear_error(settings, project
     model = PlanModel(["no json", plan_json(("a", ["a"]))], {})
     session, events = await run(settings, project_dir, model)
     assert events[-2].status == "invalid" and "depends on itself" in events[-2].detail
+    errors = [e.message for e in events if isinstance(e, AgentError)]
+    assert errors == ["No usable plan: task 'a' depends on itself (the model's answer, also "
+                      "once asked to fix it). Nothing ran: send the goal again, or switch to "
+                      "a stronger model (/model; exec: --model)."]
     await session.aclose()
     repaired = PlanModel(["oops", plan_json(("a", []))], {"a": [Step(text="fine")]})
     session, events = await run(settings, project_dir, repaired)

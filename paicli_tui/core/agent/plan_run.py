@@ -57,6 +57,11 @@ async def stop_on_failure(task: PlanTask, error: str) -> str:
     return "stop"
 
 
+PLAN_AGAIN = (" (the model's answer, also once asked to fix it). Nothing ran: send the goal "
+              "again, or switch to a stronger model (/model; exec: --model).")
+"""After why the model's plan was refused: whose answer it was, and what the person can do."""
+
+
 async def propose_plan(session: AgentSession, goal: str) -> Plan:
     """The model's plan for ``goal``, validated (one repair); PlanError or LLMError."""
     if session.client is None:
@@ -132,7 +137,10 @@ async def _propose_and_review(session: AgentSession, goal: str, review: PlanRevi
         try:
             plan = await propose_plan(session, goal)
         except (PlanError, LLMError) as exc:
-            yield AgentError(message=f"No usable plan: {exc}", recoverable=True)
+            # a newcomer read 'the plan must be {"tasks": [...]}' as a rule for their goal
+            again = (PLAN_AGAIN if isinstance(exc, PlanError) and session.client is not None
+                     else "")
+            yield AgentError(message=f"No usable plan: {exc}{again}", recoverable=True)
             yield PlanFinished(status="invalid", done=0, total=0, detail=str(exc))
             yield TurnFinished(session=session.session_id, reason="error")
             return
