@@ -24,6 +24,7 @@ from paicli_tui.ui.modals.conflict import ConflictModal
 from paicli_tui.ui.modals.help import HelpScreen
 from paicli_tui.ui.modals.summary_consent import SummaryConsentModal
 from paicli_tui.ui.widgets.notice import ChatNotice
+from paicli_tui.ui.widgets.tool_block import ToolBlock
 
 
 async def _approval(session: FakeSession) -> object:
@@ -73,6 +74,8 @@ async def test_ctrl_c_in_the_turns_dialog_cancels_the_turn(settings, project_dir
         toasts = [n.message for n in app._notifications]
         assert any("Turn cancelled (Ctrl+C)" in t for t in toasts)
         assert not any("to quit" in t for t in toasts)
+        if dialog is ApprovalModal:  # the command was never run: denied, not "failed"
+            assert chat.query_one(ToolBlock).status == "denied"
 
 
 async def test_ctrl_c_in_a_dialog_the_person_opened_keeps_the_quit_hint(settings,

@@ -338,6 +338,12 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                     return await self.ask_in_turn(
                         ApprovalModal(request, typed=self.typed_under_dialog),
                         ApprovalDecision.DENY)
+            except asyncio.CancelledError:
+                # cancelled at its question (Ctrl+C in the dialog): never run, not "failed"
+                block = chat.tool_blocks.get(request.call_id)
+                if block is not None:
+                    block.finish("denied", "not run: the turn was cancelled at its approval")
+                raise
             finally:
                 chat.approval_asked(request.call_id, False)
 
