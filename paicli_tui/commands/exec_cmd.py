@@ -33,6 +33,7 @@ from .printable import printable
 
 if TYPE_CHECKING:  # the core loads inside run(): --help stays light
     from ..core.agent.port import SessionPort
+    from ..core.contracts.asks import ApprovalDecision, ApprovalRequest
     from ..core.contracts.events import AgentEvent, ToolCallFinished
     from ..core.contracts.services import CodeService, MemoryService
 
@@ -135,6 +136,17 @@ class _Printer:
         """Print the turn's final text (a plan's result is not streamed)."""
         self.auto_approve = False
         """``--yes`` was given (a denial then has another cause)."""
+        self.asked_every_time: dict[str, str] = {}
+        """Why a call was for the person alone to approve, by call id (see :meth:`deny`)."""
+
+    async def deny(self, request: ApprovalRequest) -> ApprovalDecision:
+        """exec asks nobody: every question is answered no, and why it was asked at all
+        under --yes is kept for the denial's hint."""
+        from ..core.contracts.asks import ApprovalDecision
+
+        if request.asked_every_time and request.call_id:
+            self.asked_every_time[request.call_id] = request.asked_every_time
+        return ApprovalDecision.DENY
 
     def _text(self, text: str) -> None:
         self.out.write(printable(text))
@@ -150,6 +162,11 @@ class _Printer:
         """A change or command refused because nobody was asked: say how to allow it."""
         if event.status != "denied":
             return ""
+        from ..core.agent.loop import WRITTEN_UNASKED
+
+        why = self.asked_every_time.get(event.call_id, WRITTEN_UNASKED)
+        if self.auto_approve and why != WRITTEN_UNASKED:  # a quote, a sub-agent it started
+            return f" ({why}: asked every time, which --yes does not cover)"
         if self.auto_approve:  # --yes covers everything but a call written as text
             return (" (the model wrote this call as text, which --yes does not cover; for a "
                     "model that cannot call tools set tool_protocol = \"prompt\")")
@@ -295,7 +312,6 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
 
     from ..core.agent.session import AgentSession
     from ..core.context.ledger import LedgerError
-    from ..core.contracts.asks import deny_all
     from ..core.contracts.events import AgentError, PlanInterrupted, TurnFinished
     from ..core.llm.registry import (
         ProviderConfigError,
@@ -317,14 +333,14 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
         return refuse(args, configuration_problem(settings) or "no model is configured",
                       EXIT_ERROR, detail=how_to_configure(settings), out=out, err=err)
     memory, code = _services(settings, project, err)
+    printer = _Printer(args.json, out, err)
     try:
         session: SessionPort = await AgentSession.start(
-            settings, project, client=client, memory=memory, code=code, approve=deny_all,
+            settings, project, client=client, memory=memory, code=code, approve=printer.deny,
             resume=args.resume, mode="headless")
     except LedgerError as exc:
         await client.aclose()
         return refuse(args, str(exc), EXIT_USAGE, out=out, err=err)
-    printer = _Printer(args.json, out, err)
     printer.session = session.session_id
     printer.final_text = bool(args.plan or args.plan_continue)
     printer.auto_approve = settings.auto_approve

@@ -33,7 +33,8 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
          else Permission.READ_ONLY if read_only else None)
     if written and unasked is None:
         request = dataclasses.replace(
-            request, summary=f"{request.summary} ({why}: asked every time)")
+            request, summary=f"{request.summary} ({why}: asked every time)",
+            asked_every_time=why)
     if unasked is not None:
         context.granted.append(unasked)
         return True

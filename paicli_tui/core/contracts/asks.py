@@ -39,6 +39,9 @@ class ApprovalRequest:
     call_id: str = ""
     """The tool call that asks (set by ask_approval): a face stops that call's clock while
     the person decides."""
+    asked_every_time: str = ""
+    """Why only the person may approve this call, --yes and "Always" not counting (a call
+    the model wrote as text unasked …; set by ask_approval), or empty."""
 
 
 @dataclass(frozen=True)
