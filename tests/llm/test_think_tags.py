@@ -30,6 +30,8 @@ CASES = [
     ("Thinking with `code` in it.\n</think>\nAnswer `</think>`.", None,
      "Answer `</think>`.", "Thinking with `code` in it."),
     ("Plan:\n```\nx = 1\n```\n</think>\n\nDone.", None, "Done.", "Plan:\n```\nx = 1\n```"),
+    ("I will call `read_file`</think>Reading it.", None, "Reading it.",
+     "I will call `read_file`"),  # code closed before the tag: the tag is real
 ]
 
 

@@ -90,8 +90,10 @@ class ThinkStream:
 
 
 def _in_code(text: str, at: int) -> bool:
-    """Whether ``text[at:]`` begins inside inline code or an open fenced block."""
-    return text[at - 1:at] == "`" or text.count("```", 0, at) % 2 == 1
+    """Whether ``text[at:]`` begins inside an open fenced block, or inside inline code (an
+    odd number of backticks before it on its line)."""
+    line = text[text.rfind("\n", 0, at) + 1:at]
+    return text.count("```", 0, at) % 2 == 1 or line.replace("```", "").count("`") % 2 == 1
 
 
 def _partial_tail(text: str, tag: str) -> int:
