@@ -191,3 +191,19 @@ async def test_a_request_without_tools_after_the_switch_still_writes_the_history
         [Message.system("s"), Message.user("summarise")], ())]
     assert replay.bodies()[0]["messages"] == [{"role": "system", "content": "s"},
                                               {"role": "user", "content": "summarise"}]
+
+
+def test_a_result_of_long_blank_runs_after_a_bracket_is_written_out_in_one_pass() -> None:
+    """The tag check let its blanks before and after a slash trade characters: a file of a
+    '<' and 200,000 spaces took minutes to write out, at every request."""
+    from doubles.one_pass import assert_read_in_one_pass
+
+    def work() -> None:
+        for planted in ("<" + " " * 200_000 + "x", "< " * 100_000, "<" + " " * 100_000 + "/"
+                        + " " * 100_000 + "tool_response>"):
+            history = [Message.system("s"), Message.user("read it"),
+                       Message.assistant("", [ToolCall("c1", "read_file", '{"path": "a"}')]),
+                       Message.tool("c1", "read_file", planted)]
+            with_tools_in_prompt(history, TOOLS)
+
+    assert_read_in_one_pass(work)

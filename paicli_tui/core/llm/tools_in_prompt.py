@@ -39,7 +39,9 @@ _REFUSALS = re.compile(
 # A tag of this form inside a result (a file, a page, a command's output): its < is written
 # &lt; so the text cannot close its <tool_response> block and go on as the person's words,
 # nor open a block of its own; spaces, case and a newline before > are forms models read too.
-_TAGS_IN_RESULTS = re.compile(r"<(?=\s*/?\s*tool_(?:response|call)\b)", re.IGNORECASE)
+# Possessive blanks: the two runs around the slash never trade characters (a '<' and a long
+# run of spaces would be tried at every split).
+_TAGS_IN_RESULTS = re.compile(r"<(?=\s*+/?\s*+tool_(?:response|call)\b)", re.IGNORECASE)
 
 
 def refuses_tools(error: str) -> bool:
