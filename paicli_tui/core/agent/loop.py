@@ -324,7 +324,7 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
     for event in _record_usage(session, done, raw_estimate, prepared.estimated_tokens):
         yield event
     in_prompt = tools_in_prompt(turn.client)
-    from_text, why_asked = _calls_written_as_text(done, schemas, session, in_prompt)
+    from_text, whys = _calls_written_as_text(done, schemas, session, in_prompt)
     if from_text is not None:
         done = StreamDone(message=Message.assistant(from_text.words, from_text.calls,
                                                     reasoning=done.message.reasoning),
@@ -332,11 +332,11 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                           tool_calls=from_text.calls)
     asked = len(done.message.tool_calls)
     reply.message = _record_reply(session, done.message)
-    for recorded in reply.message.tool_calls:
+    for n, recorded in enumerate(reply.message.tool_calls):
         # set, or cleared: ids are unique in the history only, so an id used again after
         # compaction dropped its first call must not carry that call's rule
-        if why_asked:
-            session.state.unasked_text_calls[recorded.id] = why_asked
+        if n < len(whys) and whys[n]:
+            session.state.unasked_text_calls[recorded.id] = whys[n]
         else:
             session.state.unasked_text_calls.pop(recorded.id, None)
     yield AssistantMessage(content=reply.message.content, reasoning=reply.message.reasoning,
@@ -387,26 +387,28 @@ QUOTED = "a tool result holds this call"
 
 def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict],
                            session: AgentSession, in_prompt: bool
-                           ) -> tuple[TextToolCalls | None, str]:
+                           ) -> tuple[TextToolCalls | None, tuple[str, ...]]:
     """Tool calls a weak model wrote into its text, read when the reply has none of its
-    own, ended normally (a cut reply's JSON is not trusted) and tools were offered; and why
-    the person alone approves them ("" when approvals are as usual). Unasked (tools passed
+    own, ended normally (a cut reply's JSON is not trusted) and tools were offered; and for
+    each, why the person alone approves it ("" when approvals are as usual). Unasked (tools passed
     natively), a call a tool result holds is not read at all; with tools in the prompt it
     is the model's only way to call, so it is read, and asked every time like an unasked
     one (a doc that shows a call must not stop the model's own call of it)."""
     if done.message.tool_calls or done.finish_reason == "length" or not schemas:
-        return None, ""
+        return None, ()
     offered = {s.get("function", {}).get("name") for s in schemas if isinstance(s, dict)}
     read = read_text_tool_calls(done.message.content, offered - {None})
     if read is None:
-        return None, ""
+        return None, ()
     quoted = _quoted(read, session.history, session.state.quoted_calls)
     if quoted:
         # remembered: the same call written again once its result is cleared or compacted
         # away is still the quote it was
         session.state.quoted_calls.update(quoted)
-        return (read, QUOTED) if in_prompt else (None, "")
-    return read, "" if in_prompt else WRITTEN_UNASKED
+        if not in_prompt:
+            return None, ()
+        return read, tuple(QUOTED if _call_key(call) in quoted else "" for call in read.calls)
+    return read, ("" if in_prompt else WRITTEN_UNASKED,) * len(read.calls)
 
 
 def _quoted(read: TextToolCalls, history: Sequence[Message],
