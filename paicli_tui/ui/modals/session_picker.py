@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Group
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -14,6 +15,7 @@ from textual.widgets.option_list import Option
 from ..backend import SessionRow
 from ..widgets.typed_input import TypedInput
 from .dialog_keys import CTRL_C
+from .short_terminal import SMALL_HEIGHT
 
 
 def _two_lines(session: SessionRow) -> Group:
@@ -49,7 +51,12 @@ class SessionPicker(ModalScreen[str | None]):
             yield Label("", id="picker-empty", classes="dim")
             yield Label("↑↓ choose · Enter reopens · Esc cancels", classes="dim dialog-keys")
 
+    def on_resize(self, event: events.Resize) -> None:
+        # a short terminal: less padding and a shorter list, so the keys line stays on screen
+        self.set_class(event.size.height < SMALL_HEIGHT, "-small")
+
     def on_mount(self) -> None:
+        self.set_class(self.size.height < SMALL_HEIGHT, "-small")
         self._fill("")
         self.query_one(Input).focus()
 
