@@ -7,9 +7,10 @@ What a person should see, per scene and size (each picture was looked at before 
   scope, the text (cut with …), verified date, the `⚠` / `?` marks and the source — no
   "written" column below 100 columns so the text keeps its room; the status line saying 1
   awaiting review and 1 possibly stale; key hints in the footer, on two lines (all of them).
-- memory_browser 60×20: the same rows with a shorter text column; marks still visible; the
-  footer's hints without padding on two lines, Delete, Accept, Reject and Filter on the
-  second.
+- memory_browser 60×20: the same rows with a shorter text column; marks still visible; under
+  a line, the highlighted memory whole ("The project uses Java 17 and Gradle 8.", cut in its
+  cell); the footer's hints without padding on two lines, Delete, Accept, Reject and Filter
+  on the second.
 - code_search 80×24: the query box focused, two results (location cut from the left so the
   file name and line stay, name, score) in 55% of the width, the Java preview with line
   numbers in the rest, the index line at the bottom.
@@ -30,7 +31,8 @@ What a person should see, per scene and size (each picture was looked at before 
   box's bottom border was cut off).
 - docked_memory 140×40: the chat streaming on the left (question, tool blocks, partial
   answer), the input and the context gauge below it; the memory browser docked in the right
-  half with its three memories; the footer under the chat with the panel's and the chat's
+  half with its three memories and, above its status line, the highlighted one whole (cut in
+  its cell); the footer under the chat with the panel's and the chat's
   keys on three lines (none hidden under the dock) and the palette key.
 """
 

@@ -160,3 +160,24 @@ async def test_memory_search_matching_no_memory_says_the_filter_reads_words(
         assert "none holds every word typed (words, not meaning)" in str(status.render())
         app.screen.query_one("#memory-filter").value = "testing"  # a word it holds: no line
         await wait_until(pilot, lambda: str(status.render()) == "1 of 1 memories")
+
+
+async def test_a_memory_its_column_cuts_is_shown_whole_under_the_table(settings, project_dir):
+    long = ("Release builds run make dist, then upload the archives to the staging bucket "
+            "and wait for the smoke tests before tagging")
+    MemoryBook(settings, project_dir).save(long, scope="project")
+    MemoryBook(settings, project_dir).save("Uses Go 1.22", scope="project")
+    app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await wait_for_screen(pilot, MemoryScreen)
+        screen = app.screen
+        await wait_until(pilot, lambda: len(table_texts(screen)) == 2)
+        detail = screen.query_one("#memory-detail")
+        for _ in range(2):  # each row highlighted in turn: the cut one shows whole
+            await settle(pilot)
+            shown = screen.panel.selected().content
+            assert detail.display == (shown == long), shown
+            assert str(detail.render()) == (long if shown == long else "")
+            await pilot.press("down")

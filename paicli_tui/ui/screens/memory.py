@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import DataTable, Input, Label, Select
+from textual.widgets import DataTable, Input, Label, Select, Static
 
 from ..backend import Backend, MemoryRow, SensitiveText
 from ..memory_decision import confirm_sensitive, quoted, save_asking, saved_message
@@ -94,6 +95,8 @@ class MemoryPanel(Panel):
             yield TypedInput(self.filter_text, placeholder="filter memories…", id="memory-filter")
             yield Select(SCOPES, value="all", allow_blank=False, id="memory-scope")
         yield DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
+        # the highlighted memory whole, when its column cut it (at 80 columns past ~40 cells)
+        yield Static("", id="memory-detail", markup=False)
         yield Label("", id="memory-status", classes="status-line", markup=False)
 
     def on_mount(self) -> None:
@@ -170,6 +173,7 @@ class MemoryPanel(Panel):
                      "content": Text(row.content, no_wrap=True, overflow="ellipsis"),
                      "verified": row.verified, "mark": self._mark(row), "source": row.source}
             table.add_row(*(cells[k] for k in keys), key=row.id)
+        self._show_detail()
         stale = sum(1 for r in shown if r.stale)
         pending = sum(1 for r in self.rows if r.pending)
         self._status(f"{len(shown)} of {len(self.rows)} memories"
@@ -206,6 +210,17 @@ class MemoryPanel(Panel):
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         return next((r for r in self.rows if r.id == key), None)
+
+    @on(DataTable.RowHighlighted, "#memory-table")
+    def _show_detail(self) -> None:
+        """The highlighted memory's whole text under the table when its cell cut it: the
+        browser was the only place to read a memory, and it showed 40 cells of it."""
+        detail = self.query_one("#memory-detail", Static)
+        row = self.selected()
+        width = next((size for key, _, size in memory_columns(self._width) if key == "content"),
+                     0)
+        detail.display = row is not None and cell_len(row.content) > width
+        detail.update(row.content if detail.display and row is not None else "")
 
     @on(Input.Changed, "#memory-filter")
     @on(Select.Changed, "#memory-scope")
