@@ -20,6 +20,11 @@ CASES = [
     (f"<tool_call>{READ}</tool_call>\n<tool_call>{SEARCH}</tool_call>",
      ["read_file", "search_code"], "", "`<tool_call>` tags"),
     (f"<tool_call>{READ}", ["read_file"], "", "`<tool_call>` tags"),  # stop ate the tag
+    # a small model's fence inside the tags
+    (f"<tool_call>\n```json\n{READ}\n```\n</tool_call>", ["read_file"], "",
+     "`<tool_call>` tags"),
+    (f"Reading.\n<tool_call>```\n{READ}```</tool_call>", ["read_file"], "Reading.",
+     "`<tool_call>` tags"),
     (f"```json\n{READ}\n```", ["read_file"], "", "a fenced JSON block"),
     (f"```\n[{READ}, {SEARCH}]\n```", ["read_file", "search_code"], "",
      "a fenced JSON block"),

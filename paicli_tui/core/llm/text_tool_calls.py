@@ -24,7 +24,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from ..messages import ToolCall
+from ..messages import ToolCall, read_arguments
 
 MAX_TEXT_CALLS = 64
 """More calls than this in one text reply is not a model asking for work: left as text."""
@@ -115,9 +115,10 @@ def _result(calls: list[ToolCall], words: str, form: str) -> TextToolCalls | Non
 
 
 def _calls(body: str, offered: Collection[str]) -> list[ToolCall] | None:
-    """One call object or a list of them, every one well formed, or None."""
+    """One call object or a list of them, every one well formed, or None (read as a tool's
+    arguments are: a small model's fence inside the tags is forgiven too)."""
     try:
-        data = json.loads(body)
+        data = read_arguments(body) if body.strip() else None
     except (ValueError, RecursionError):
         return None
     items = data if isinstance(data, list) else [data]
