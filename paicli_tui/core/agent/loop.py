@@ -61,6 +61,7 @@ from .prompt import turn_context_block, user_turn
 from .tool_calls import PARALLEL_SAFE, RunawayGuard, _batches, _call_key, run_calls
 
 if TYPE_CHECKING:
+    from ..contracts.session_state import SessionState
     from .session import AgentSession
 
 __all__ = ["PARALLEL_SAFE", "RunawayGuard", "_batches", "run_turn"]
@@ -326,8 +327,11 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
     in_prompt = tools_in_prompt(turn.client)
     from_text, whys = _calls_written_as_text(done, schemas, session, in_prompt)
     if from_text is not None:
-        done = StreamDone(message=Message.assistant(from_text.words, from_text.calls,
-                                                    reasoning=done.message.reasoning),
+        written = Message.assistant(from_text.words, from_text.calls,
+                                    reasoning=done.message.reasoning)
+        if any(whys):  # kept with the reply: a resumed session holds the calls to it again
+            written = written.evolve(meta={ASKED_EVERY_TIME: list(whys)})
+        done = StreamDone(message=written,
                           finish_reason="tool_calls", usage=done.usage,
                           tool_calls=from_text.calls)
     asked = len(done.message.tool_calls)
@@ -383,6 +387,22 @@ def _record_usage(session: AgentSession, done: StreamDone, raw_estimate: int,
 
 WRITTEN_UNASKED = "written as text by the model"
 QUOTED = "a tool result holds this call"
+ASKED_EVERY_TIME = "asked_every_time"
+"""The meta key of a reply read from text: for each call, why only the person approves it."""
+
+
+def restore_text_call_rules(state: SessionState, history: Sequence[Message]) -> None:
+    """A resumed session's rules for the calls its replies wrote as text (kept in each such
+    reply's meta), so a quote whose result was cleared since is still taken for one."""
+    for message in history:
+        whys = message.meta.get(ASKED_EVERY_TIME)
+        if message.role is not Role.ASSISTANT or not isinstance(whys, list):
+            continue
+        for call, why in zip(message.tool_calls, whys, strict=False):
+            if isinstance(why, str) and why:
+                state.unasked_text_calls[call.id] = why
+            if why == QUOTED:
+                state.quoted_calls.add(_call_key(call))
 
 
 def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict],

@@ -170,6 +170,9 @@ class AgentSession:
         session._install_system_prompt(system)
         if resume:
             session.state.external_content_used = restored.external_content_used
+            from .loop import restore_text_call_rules
+
+            restore_text_call_rules(session.state, session.history)
             session.repair("resume")  # a crash mid-turn can leave calls without results
             session._subagents, session.subagent_records = await asyncio.to_thread(
                 restored_subagents, settings.home, ledger)
