@@ -119,6 +119,13 @@ class CoreBackend:
             return []
         return SessionLedger.open(self.settings.home, session_id).compaction_history()
 
+    def unanswered_reasons(self, session_id: str) -> dict[str, str]:
+        from ..core.context.ledger import SessionLedger
+
+        if self._unwritten(session_id):
+            return {}
+        return SessionLedger.open(self.settings.home, session_id).unanswered_reasons()
+
     def view_before_last_compaction(self, session_id: str) -> list[Message] | None:
         from ..core.context.ledger import SessionLedger
 

@@ -97,6 +97,18 @@ async def test_a_failed_request_is_recorded_in_the_session_file(settings, projec
     assert "sk-live" not in recorded[0]["detail"]
 
 
+async def test_the_session_file_says_why_each_message_got_no_reply(settings, project_dir):
+    """A resumed session shows the reason under each unanswered message: the failure names
+    the person's message it ended; an answered turn is not listed."""
+    session, _ = await start(settings, project_dir, [
+        Step(text="fine"), Step(error=LLMError("custom: HTTP 503: overloaded"))])
+    await drain(session.run_turn("first"))
+    await drain(session.run_turn("second"))
+    users = [m for m in session.history if m.role is Role.USER and m.internal is None]
+    reasons = SessionLedger.open(settings.home, session.session_id).unanswered_reasons()
+    assert reasons == {users[1].id: "custom: HTTP 503: overloaded"}
+
+
 class SilentClient(ScriptedClient):
     """A provider whose stream ends without a reply (no StreamDone, no error)."""
 

@@ -698,6 +698,32 @@ async def test_a_resumed_message_without_a_reply_says_so(settings, project_dir):
                              ("UserMessage", "failed at the end"), ("ChatNotice", NO_ANSWER)]
 
 
+async def test_a_resumed_message_without_a_reply_says_why_when_the_ledger_knows(
+        settings, project_dir):
+    """Found in tmux: a message sent while the model's server was down came back on resume
+    with 'No reply: that turn was cancelled or failed.', though the session file held the
+    error ('ollama: cannot reach …'). Each such message now says why, as the ledger has it;
+    one the ledger says nothing about keeps the generic line."""
+    from paicli_tui.ui.screens.chat import NO_ANSWER
+
+    failed, cancelled, unknown = (Message.user("failed one"), Message.user("cancelled one"),
+                                  Message.user("unknown one"))
+    history = [Message.system("sys"), failed, cancelled, unknown]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(history=history),
+                          client=FakeClient(),
+                          unanswered={failed.id: "ollama: cannot reach http://127.0.0.1:11434",
+                                      cancelled.id: "cancelled"})
+    app = PaicliApp(settings, project_dir, resume="a1b2c3", backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        log = app.screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: any("Resumed session" in str(getattr(w, "source", ""))
+                                            for w in log.children))
+        notices = [str(w.source) for w in log.children if type(w).__name__ == "ChatNotice"]
+    assert notices[:3] == [
+        "No reply: that turn failed: ollama: cannot reach http://127.0.0.1:11434",
+        "No reply: that turn was cancelled.", NO_ANSWER]
+
+
 async def test_ctrl_c_stops_the_turn_then_clears_the_input_then_hints_at_quitting(
         settings, project_dir):
     """Found in tmux: Ctrl+C during a streaming reply only showed Textual's "Do you want to

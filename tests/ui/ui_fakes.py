@@ -324,6 +324,8 @@ class FakeBackend:
     sessions_: list[SessionRow] = field(default_factory=list)
     history_events: list[dict] = field(default_factory=list)
     before_compaction: list[Message] | None = None
+    unanswered: dict[str, str] = field(default_factory=dict)
+    """Why a message of the person's got no reply, by id (the ledger's reading)."""
     started: list[str | None] = field(default_factory=list)
     approvals: list[ApprovalRequest] = field(default_factory=list)
 
@@ -366,6 +368,9 @@ class FakeBackend:
 
     def view_before_last_compaction(self, session_id: str) -> list[Message] | None:
         return self.before_compaction
+
+    def unanswered_reasons(self, session_id: str) -> dict[str, str]:
+        return dict(self.unanswered)
 
     def has_code_index(self) -> bool:
         return self.code_.indexed

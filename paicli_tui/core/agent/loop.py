@@ -184,7 +184,7 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
             # history stays valid; no events can be sent from here.
             turn.reason = "cancelled"
             session.repair("cancelled")
-            session.ledger.event("turn_cancelled")
+            session.ledger.event("turn_cancelled", turn=_turn_id(session))
     # No checkpoint here: every append, repair and compaction already wrote one.
     if turn.reason == "done":
         # Started before the last event: a consumer may stop iterating right after it.
@@ -367,8 +367,16 @@ def _request_failed(session: AgentSession, text: str, *,
                     recoverable: bool = True) -> AgentError:
     """The error that ends a turn the provider ended, written to the session file as a
     ``request_failed`` event too: read later, the turn shows why it has no answer."""
-    session.ledger.event("request_failed", detail=redact(text, *session.settings.secrets()))
+    session.ledger.event("request_failed", detail=redact(text, *session.settings.secrets()),
+                         turn=_turn_id(session))
     return AgentError(message=text, recoverable=recoverable)
+
+
+def _turn_id(session: AgentSession) -> str | None:
+    """The id of the person's message this turn answers (the newest of theirs; compaction
+    always keeps it): a resumed session shows why that message got no reply."""
+    return next((m.id for m in reversed(session.history)
+                 if m.role is Role.USER and m.internal is None), None)
 
 
 def _record_usage(session: AgentSession, done: StreamDone, raw_estimate: int,

@@ -406,6 +406,18 @@ class SessionLedger:
         except OSError as exc:
             raise LedgerError(f"cannot read {self.path}: {exc.strerror or exc}") from None
 
+    def unanswered_reasons(self) -> dict[str, str]:
+        """Why a message of the person's got no reply, by its id: the provider's error, or
+        "cancelled" (only events that name their turn; the last one wins)."""
+        try:
+            with self._open_for_reading() as handle:
+                found = (find_events(handle, "request_failed")
+                         + find_events(handle, "turn_cancelled"))
+        except OSError as exc:
+            raise LedgerError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        return {str(event["turn"]): str(event.get("detail") or "cancelled")
+                for _, event in sorted(found, key=lambda pair: pair[0]) if event.get("turn")}
+
     def checkpoint_before_last_compaction(self) -> list[Message] | None:
         """The view as it was just before the most recent compaction event (None if there
         was none): what an 'undo compaction' would go back to. Read from the last full

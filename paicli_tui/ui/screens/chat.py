@@ -56,7 +56,17 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 NO_ANSWER = "No reply: that turn was cancelled or failed."
-"""Under a restored message of the person's that got no reply."""
+"""Under a restored message of the person's that got no reply, when the session file does
+not say why (older sessions, or a turn stopped with the app)."""
+
+
+def no_answer(reason: str | None) -> str:
+    """The line under a restored message that got no reply: why, when the ledger says."""
+    if not reason:
+        return NO_ANSWER
+    if reason == "cancelled":
+        return "No reply: that turn was cancelled."
+    return f"No reply: that turn failed: {reason}"
 
 KEY_HINTS = "F1 help · / commands · Ctrl+P palette · Esc interrupts"
 
@@ -272,22 +282,24 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
 
             older, history = split_restored(history, self.chat.live_blocks)
             await self.chat.add_restored(older, NO_ANSWER)
-        unanswered = False  # a message of the person's with no reply after it yet
+        reasons = {} if session is None else await asyncio.to_thread(
+            self._unanswered_reasons, session.session_id)
+        unanswered: Message | None = None  # a message of the person's with no reply yet
         for message in history:
             if message.role is Role.USER:
                 if message.internal is not None and message.internal.value == "summary":
                     await self.chat.add_compaction("summary", 0, 0, "restored summary",
                                                    message.content)
                 elif message.internal is None:
-                    if unanswered:
-                        await self.chat.add_notice(NO_ANSWER)
-                    unanswered = True
+                    if unanswered is not None:
+                        await self.chat.add_notice(no_answer(reasons.get(unanswered.id)))
+                    unanswered = message
                     # the model also sees a date/memories block; show the person's words
                     words = message.meta.get("user_input")
                     await self.chat.add_user(words if isinstance(words, str)
                                              else message.content)
             elif message.role is Role.ASSISTANT:
-                unanswered = False
+                unanswered = None
                 if message.content or message.reasoning:
                     block = await self.chat.assistant()
                     if message.reasoning:
@@ -309,8 +321,16 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                 for sub in self.chat.subagents.values():
                     if sub.call_id == message.tool_call_id:
                         sub.show_answer(unwrap_tool_result(message.content))
-        if unanswered:
-            await self.chat.add_notice(NO_ANSWER)
+        if unanswered is not None:
+            await self.chat.add_notice(no_answer(reasons.get(unanswered.id)))
+
+    def _unanswered_reasons(self, session_id: str) -> dict[str, str]:
+        """The ledger's reasons, or none when it cannot be read (the lines stay generic)."""
+        try:
+            return self.backend.unanswered_reasons(session_id)
+        except Exception:  # noqa: BLE001 — a restore never fails for want of a reason
+            log.warning("cannot read why turns got no reply", exc_info=True)
+            return {}
 
     async def restore_subagent(self, session: SessionPort, record: SubAgentRecord,
                                tool: ToolBlock) -> None:
