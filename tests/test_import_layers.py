@@ -174,11 +174,11 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
 # Circles of modules inside one package that exist only through type-only imports (``if
 # TYPE_CHECKING:``), each a set of modules that together are one object written in several files.
 TYPE_ONLY_CIRCLES: list[frozenset[str]] = [
-    # The session's own steps: a turn (loop), its tool calls, a plan run and the sub-agent tool
-    # are functions over the AgentSession they are handed; the session imports them to run
-    # them, they name AgentSession only in annotations.
+    # The session's own steps: a turn (loop), its tool calls, the rules for calls written as
+    # text, a plan run and the sub-agent tool are functions over the AgentSession they are
+    # handed; the session imports them to run them, they name AgentSession only in annotations.
     frozenset({"core.agent.session", "core.agent.loop", "core.agent.tool_calls",
-               "core.agent.plan_run", "core.agent.subagent"}),
+               "core.agent.text_call_rules", "core.agent.plan_run", "core.agent.subagent"}),
     # ChatScreen is one Textual screen; its slash commands, its plan view and its panel dock
     # are mixins in files of their own, and they name ChatScreen only to type ``self``.
     frozenset({"ui.screens.chat", "ui.screens.chat_commands", "ui.screens.chat_plan",

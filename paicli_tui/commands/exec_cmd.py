@@ -162,7 +162,7 @@ class _Printer:
         """A change or command refused because nobody was asked: say how to allow it."""
         if event.status != "denied":
             return ""
-        from ..core.agent.loop import WRITTEN_UNASKED
+        from ..core.agent.text_call_rules import WRITTEN_UNASKED
 
         why = self.asked_every_time.get(event.call_id, WRITTEN_UNASKED)
         if self.auto_approve and why != WRITTEN_UNASKED:  # a quote, a sub-agent it started

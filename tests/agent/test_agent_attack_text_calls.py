@@ -191,8 +191,8 @@ async def test_an_id_used_again_after_compaction_carries_no_old_rule(settings,
     """Text calls are numbered call_text_1, 2…, made unique only against the history: once
     compaction dropped an unasked call_text_1, the next call_text_1 (asked for, tools in the
     prompt, --yes) met the old entry and was denied as if written unasked."""
-    from paicli_tui.core.agent.loop import WRITTEN_UNASKED
     from paicli_tui.core.agent.session import AgentSession
+    from paicli_tui.core.agent.text_call_rules import WRITTEN_UNASKED
 
     client = _in_prompt(ScriptedClient([Step(text=written("write_file", path="x.txt",
                                                           content="hi")),

@@ -53,15 +53,19 @@ from ..contracts.services import MemoryChoice
 from ..llm.redact import redact
 from ..llm.registry import how_to_configure
 from ..llm.reply_redact import redact_reply, redacted_stream
-from ..llm.text_tool_calls import CALL_MARKS, TextToolCalls, as_read, read_text_tool_calls
 from ..llm.think_tags import ThinkStream, split_think
 from ..messages import InternalKind, Message, Role
 from ..tokens import estimate_request
 from .prompt import turn_context_block, user_turn
-from .tool_calls import PARALLEL_SAFE, RunawayGuard, _batches, _call_key, run_calls
+from .text_call_rules import (
+    ASKED_EVERY_TIME,
+    calls_written_as_text,
+    hold_to_rules,
+    tools_in_prompt,
+)
+from .tool_calls import PARALLEL_SAFE, RunawayGuard, _batches, run_calls
 
 if TYPE_CHECKING:
-    from ..contracts.session_state import SessionState
     from .session import AgentSession
 
 __all__ = ["PARALLEL_SAFE", "RunawayGuard", "_batches", "run_turn"]
@@ -325,7 +329,7 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
     for event in _record_usage(session, done, raw_estimate, prepared.estimated_tokens):
         yield event
     in_prompt = tools_in_prompt(turn.client)
-    from_text, whys = _calls_written_as_text(done, schemas, session, in_prompt)
+    from_text, whys = calls_written_as_text(done, schemas, session, in_prompt)
     if from_text is not None:
         written = Message.assistant(from_text.words, from_text.calls,
                                     reasoning=done.message.reasoning)
@@ -336,13 +340,7 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
                           tool_calls=from_text.calls)
     asked = len(done.message.tool_calls)
     reply.message = _record_reply(session, done.message)
-    for n, recorded in enumerate(reply.message.tool_calls):
-        # set, or cleared: ids are unique in the history only, so an id used again after
-        # compaction dropped its first call must not carry that call's rule
-        if n < len(whys) and whys[n]:
-            session.state.unasked_text_calls[recorded.id] = whys[n]
-        else:
-            session.state.unasked_text_calls.pop(recorded.id, None)
+    hold_to_rules(session.state, reply.message.tool_calls, whys)
     yield AssistantMessage(content=reply.message.content, reasoning=reply.message.reasoning,
                            tool_call_ids=tuple(c.id for c in reply.message.tool_calls))
     if from_text is not None:
@@ -393,82 +391,6 @@ def _record_usage(session: AgentSession, done: StreamDone, raw_estimate: int,
                   cached_tokens=usage.cached_tokens, estimated_prompt_tokens=estimated)]
 
 
-WRITTEN_UNASKED = "written as text by the model"
-QUOTED = "a tool result holds this call"
-ASKED_EVERY_TIME = "asked_every_time"
-"""The meta key of a reply read from text: for each call, why only the person approves it."""
-
-
-def restore_text_call_rules(state: SessionState, history: Sequence[Message]) -> None:
-    """A resumed session's rules for the calls its replies wrote as text (kept in each such
-    reply's meta), so a quote whose result was cleared since is still taken for one."""
-    for message in history:
-        whys = message.meta.get(ASKED_EVERY_TIME)
-        if message.role is not Role.ASSISTANT or not isinstance(whys, list):
-            continue
-        for call, why in zip(message.tool_calls, whys, strict=False):
-            if isinstance(why, str) and why:
-                state.unasked_text_calls[call.id] = why
-            if why == QUOTED:
-                state.quoted_calls.add(_call_key(call))
-
-
-def _calls_written_as_text(done: StreamDone, schemas: Sequence[dict],
-                           session: AgentSession, in_prompt: bool
-                           ) -> tuple[TextToolCalls | None, tuple[str, ...]]:
-    """Tool calls a weak model wrote into its text, read when the reply has none of its
-    own, ended normally (a cut reply's JSON is not trusted) and tools were offered; and for
-    each, why the person alone approves it ("" when approvals are as usual). Unasked (tools passed
-    natively), a call a tool result holds is not read at all; with tools in the prompt it
-    is the model's only way to call, so it is read, and asked every time like an unasked
-    one (a doc that shows a call must not stop the model's own call of it)."""
-    if done.message.tool_calls or done.finish_reason == "length" or not schemas:
-        return None, ()
-    offered = {s.get("function", {}).get("name") for s in schemas if isinstance(s, dict)}
-    read = read_text_tool_calls(done.message.content, offered - {None})
-    if read is None:
-        return None, ()
-    quoted = _quoted(read, session.history, session.state.quoted_calls)
-    if quoted:
-        # remembered: the same call written again once its result is cleared or compacted
-        # away is still the quote it was
-        session.state.quoted_calls.update(quoted)
-        if not in_prompt:
-            return None, ()
-        return read, tuple(QUOTED if _call_key(call) in quoted else "" for call in read.calls)
-    return read, ("" if in_prompt else WRITTEN_UNASKED,) * len(read.calls)
-
-
-def _quoted(read: TextToolCalls, history: Sequence[Message],
-            quoted_before: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """The written calls (as :func:`_call_key`) that stand in a tool result: the model is
-    quoting a file, a page or a command's output that holds them (a planted ``<tool_call>``
-    in a hostile repository), not asking for them. A result quotes a call when it holds a
-    call's mark, the tool's name and every text value of its arguments (line numbers and
-    re-indenting do not hide it); a call found so before stays a quote."""
-    keys = {_call_key(call): call for call in read.calls}
-    quoted = {key for key in keys if key in quoted_before}
-    wanted = {key: (call.name, *(v for v in call.parsed_arguments().values()
-                                 if isinstance(v, str)))
-              for key, call in keys.items() if key not in quoted}
-    for message in history:
-        if not wanted:
-            break
-        if message.role is not Role.TOOL or not any(m in message.content for m in _ALL_MARKS):
-            continue
-        for text in as_read(message.content):  # escapes read as the model's call was read
-            if any(m in text for m in CALL_MARKS):
-                found = {key for key, parts in wanted.items()
-                         if all(part in text for part in parts)}
-                quoted |= found
-                wanted = {key: parts for key, parts in wanted.items() if key not in found}
-    return quoted
-
-
-_ALL_MARKS = (*CALL_MARKS, "\\u")
-"""A call's marks, or an escape that may hide one."""
-
-
 def _sorted_deltas(thought: str, text: str) -> list[AgentEvent]:
     return ([ReasoningDelta(text=thought)] if thought else []) + \
         ([TextDelta(text=text)] if text else [])
@@ -482,13 +404,6 @@ def _thinking_apart(done: StreamDone) -> StreamDone:
         # would go back as an empty assistant message, which some servers refuse
         return done
     return replace(done, message=done.message.evolve(content=content, reasoning=reasoning))
-
-
-def tools_in_prompt(client: ChatClient) -> bool:
-    """Whether this client describes tools in the prompt (so calls come back as text by
-    design, not by a model's slip)."""
-    protocol = getattr(client, "tool_protocol", None)
-    return getattr(protocol, "protocol", "native") == "prompt"
 
 
 def _record_reply(session: AgentSession, assistant: Message) -> Message:

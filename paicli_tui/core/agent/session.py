@@ -170,7 +170,7 @@ class AgentSession:
         session._install_system_prompt(system)
         if resume:
             session.state.external_content_used = restored.external_content_used
-            from .loop import restore_text_call_rules
+            from .text_call_rules import restore_text_call_rules
 
             restore_text_call_rules(session.state, session.history)
             session.repair("resume")  # a crash mid-turn can leave calls without results
