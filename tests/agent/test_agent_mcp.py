@@ -121,7 +121,10 @@ async def test_failing_servers_are_reported_and_the_session_goes_on(settings,
     session = await AgentSession.start(settings, project_dir, client=client)
     states = {s.config.name: (s.state, s.error or "") for s in session.mcp.statuses}
     assert states["demo"][0] == "running"
-    assert states["crash"][0] == "failed" and states["crash"][1]
+    # the chat's warning says why, not only "Connection closed": its stderr's last line
+    assert states["crash"][0] == "failed"
+    assert states["crash"][1].endswith(
+        " (its stderr ended: demo server: cannot open its database)"), states["crash"]
     assert states["hang"] == ("failed", "no answer in time")
     assert states["missing"][0] == "failed" and "no-such-mcp-server-binary" in states["missing"][1]
     assert states["off"][0] == "disabled"
@@ -258,3 +261,23 @@ def test_a_mcp_json_written_after_the_start_is_named_by_slash_mcp(settings, proj
         note = servers_written_since_start(manager, settings, project_dir)
         assert (note.startswith(expected) if expected else note == ""), (manager, note)
         assert not expected or note.endswith("Review it, then `/mcp approve`.")
+
+
+@pytest.mark.parametrize(("written", "expected"), [
+    ("", ""),
+    ("\n  \n", ""),
+    ("Traceback …\nModuleNotFoundError: No module named 'x'\n",
+     " (its stderr ended: ModuleNotFoundError: No module named 'x')"),
+    ("bad token sk-abcdefghijklmnopqrstuvwxyz123456\n", " (its stderr ended: bad token ****)"),
+    ("y" * 300, " (its stderr ended: " + "y" * 200 + "…)"),
+], ids=["nothing", "blank", "traceback", "key", "long"])
+def test_a_failed_start_quotes_this_runs_last_stderr_line(tmp_path, written, expected):
+    from paicli_tui.core.mcp.status import stderr_tail
+
+    log = tmp_path / "mcp-x.log"
+    log.write_text("an older run: its own last words\n")
+    start = log.stat().st_size
+    with log.open("a") as handle:
+        handle.write(written)
+    assert stderr_tail(log, start) == expected
+    assert stderr_tail(tmp_path / "absent.log", 0) == ""

@@ -27,7 +27,7 @@ from ...process_supervisor import PARENT_LIFELINE
 from ...process_supervisor import SCRIPT as SUPERVISOR
 from ..contracts.tools import Tool
 from .config import McpServerConfig
-from .status import ServerStatus, describe_error, markdown_literal
+from .status import ServerStatus, describe_error, markdown_literal, stderr_tail
 from .tool import McpTool
 
 log = logging.getLogger(__name__)
@@ -112,9 +112,12 @@ class McpManager:
         cwd = Path(config.cwd).expanduser() if config.cwd else project_root
         if not cwd.is_absolute():
             cwd = project_root / cwd
+        log_start = 0  # the log is appended to: this run's stderr starts here
         try:
             logs_dir.mkdir(parents=True, exist_ok=True)
             status.log_path = logs_dir / f"mcp-{config.name}.log"
+            with contextlib.suppress(OSError):
+                log_start = status.log_path.stat().st_size
             async with contextlib.AsyncExitStack() as stack:
                 errlog = stack.enter_context(os.fdopen(open_private(
                     status.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "a",
@@ -149,7 +152,7 @@ class McpManager:
                 status.error = f"stopped: {describe_error(exc)}"
             else:
                 status.state = "failed"
-                status.error = describe_error(exc)
+                status.error = describe_error(exc) + stderr_tail(status.log_path, log_start)
             log.warning("MCP server %s: %s", config.name, status.error)
         finally:
             status.session = None

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..contracts.secrets import scrub_secret_values
 from ..contracts.tools import Tool
 from .config import McpServerConfig
 
@@ -33,6 +34,33 @@ def describe_error(exc: BaseException) -> str:
         return f"command not found: {exc.filename or exc}"
     text = str(exc).strip() or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if type(exc).__name__ not in text else text
+
+
+STDERR_TAIL_BYTES = 4096
+STDERR_LINE_CHARS = 200
+
+
+def stderr_tail(log_path: Path | None, start: int) -> str:
+    """The last line a server wrote to its log since ``start`` (its stderr this run), for a
+    server that failed to start: "Connection closed" alone said nothing, while the log held
+    why (a missing package, a bad token). Key-shaped values are masked; "" when it wrote
+    nothing or the log cannot be read."""
+    if log_path is None:
+        return ""
+    try:
+        with log_path.open("rb") as handle:
+            end = handle.seek(0, 2)
+            handle.seek(max(start, end - STDERR_TAIL_BYTES))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    last = lines[-1]
+    if len(last) > STDERR_LINE_CHARS:
+        last = last[:STDERR_LINE_CHARS] + "…"
+    return f" (its stderr ended: {scrub_secret_values(last)})"
 
 
 _MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>&~!|])")
