@@ -34,7 +34,7 @@ from .printable import printable
 if TYPE_CHECKING:  # the core loads inside run(): --help stays light
     from ..core.agent.port import SessionPort
     from ..core.contracts.asks import ApprovalDecision, ApprovalRequest
-    from ..core.contracts.events import AgentEvent, ToolCallFinished
+    from ..core.contracts.events import AgentEvent, PlanFinished, ToolCallFinished
     from ..core.contracts.services import CodeService, MemoryService
 
 HELP = ("Run one agent task without the TUI and print the answer (or, with --json, one JSON "
@@ -121,6 +121,15 @@ def refuse(args: argparse.Namespace, problem: str, code: int, *, detail: str = "
         print(json.dumps(record, ensure_ascii=False), file=out or sys.stdout, flush=True)
     return code
 
+
+
+def plan_finished_line(event: PlanFinished) -> str:
+    """stderr's last plan line. A plan refused before it ran has no tasks to count: it read
+    '[plan] invalid: 0 of 0 tasks done the plan must be …', the reason glued to the count."""
+    if not event.total:
+        return f"[plan] {event.status}" + (f": {event.detail}" if event.detail else "")
+    return (f"[plan] {event.status}: {event.done} of {event.total} tasks done"
+            + (f" ({event.detail})" if event.detail else ""))
 
 class _Printer:
     """Turns agent events into output lines (JSON or human text)."""
@@ -235,8 +244,7 @@ class _Printer:
         elif isinstance(event, ev.PlanTaskFinished):
             self._note(f"[plan] {event.task_id} {event.status}: {event.preview[:120]}")
         elif isinstance(event, ev.PlanFinished):
-            self._note(f"[plan] {event.status}: {event.done} of {event.total} tasks done "
-                       f"{event.detail}".rstrip())
+            self._note(plan_finished_line(event))
         elif isinstance(event, ev.ToolCallsFromText) and not event.asked:
             self._note(f"[tools] {ev.text_calls_notice(event)}")
         elif isinstance(event, ev.StreamLinesSkipped):

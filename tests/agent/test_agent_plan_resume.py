@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from agent_script import Step
 from test_agent_plan import PlanModel, approve, plan_json
 
@@ -222,3 +223,18 @@ def test_exec_plan_continue_usage_errors(settings, capsys) -> None:
     for argv, message in table:
         assert exec_cmd.run(exec_args(*argv), settings) == 2
         assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("status", "done", "total", "detail", "line"), [
+    ("invalid", 0, 0, 'the plan must be {"tasks": [...]}',
+     '[plan] invalid: the plan must be {"tasks": [...]}'),
+    ("rejected", 0, 2, "", "[plan] rejected: 0 of 2 tasks done"),
+    ("done", 3, 3, "", "[plan] done: 3 of 3 tasks done"),
+    ("stopped", 1, 3, "task b failed", "[plan] stopped: 1 of 3 tasks done (task b failed)"),
+])
+def test_exec_says_how_a_plan_ended_in_one_readable_line(status, done, total, detail, line):
+    from paicli_tui.commands.exec_cmd import plan_finished_line
+    from paicli_tui.core.contracts.events import PlanFinished
+
+    event = PlanFinished(status=status, done=done, total=total, detail=detail)
+    assert plan_finished_line(event) == line
