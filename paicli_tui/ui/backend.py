@@ -135,6 +135,9 @@ class ModelChoice:
     window: int
     configured: bool
     """A key (or a local server) is available for it."""
+    local: bool = False
+    """A local server (Ollama): nothing to configure, and nothing checks it is running, so
+    the picker says "local" where a provider with its key says "ready"."""
 
 
 class MemoryBackend(Protocol):

@@ -71,7 +71,8 @@ class CoreBackend:
             settings = switched_settings(self.settings, name, None)
             _, model, window, _ = chosen_model(settings)
             out.append(ModelChoice(name, model or "", window,
-                                   configuration_problem(settings) is None))
+                                   configuration_problem(settings) is None,
+                                   local=PROVIDERS[name].kind == "ollama"))
         return out
 
     async def start_session(self, client: ChatClient | None, approve: ApprovalCallback,

@@ -418,7 +418,8 @@ async def test_model_picker_opens_on_the_model_in_use(settings, project_dir):
     """F8 opened on DeepSeek, the first row, whatever was in use, and listed the custom
     server started with (model x, --window 32000) as `custom  128k` with no model: Enter,
     Enter switched away from it. The picker opens on the provider in use, its row says the
-    model and window in use, and a provider that has no key of its own says `no key`."""
+    model and window in use, a provider that has no key of its own says `no key`, and Ollama
+    (no key, its server never checked) `local`, not `ready`."""
     from textual.widgets import Input, OptionList
 
     from paicli_tui.config import Secret
@@ -440,6 +441,8 @@ async def test_model_picker_opens_on_the_model_in_use(settings, project_dir):
         assert highlighted.id == "custom"
         assert rows["custom"].split() == ["custom", "x", "32k", "ready"]
         assert rows["deepseek"].split()[-2:] == ["no", "key"]
+        # Ollama needs no key, but nothing checks its server runs: not "ready"
+        assert rows["ollama"].split()[-1] == "local"
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen.query_one("#model-name", Input).value == "x"

@@ -20,6 +20,14 @@ ModelAnswer = tuple[str, str] | None
 """(provider, model) or None."""
 
 
+
+def readiness(choice: ModelChoice) -> str:
+    """A row's last word: a local server was shown as "ready" while nothing ran on its port
+    (the first message then failed with "cannot reach")."""
+    if not choice.configured:
+        return "no key"
+    return "local" if choice.local else "ready"
+
 class ModelPicker(ModalScreen[ModelAnswer]):
     """Providers with their default model and window; the model name can be edited."""
 
@@ -38,7 +46,7 @@ class ModelPicker(ModalScreen[ModelAnswer]):
             wide = min(28, max((len(c.model) for c in self.choices), default=0))
             yield OptionList(*[
                 Option(f"{c.provider:<10} {self._model_of(c):<{wide}} "
-                       f"{fmt_tokens(c.window):>6}  {'ready' if c.configured else 'no key'}",
+                       f"{fmt_tokens(c.window):>6}  {readiness(c)}",
                        id=c.provider)
                 for c in self.choices], id="model-options")
             yield TypedInput(placeholder="model name (Enter to use the provider's default)",
