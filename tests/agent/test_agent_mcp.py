@@ -281,3 +281,15 @@ def test_a_failed_start_quotes_this_runs_last_stderr_line(tmp_path, written, exp
         handle.write(written)
     assert stderr_tail(log, start) == expected
     assert stderr_tail(tmp_path / "absent.log", 0) == ""
+
+
+def test_a_failed_start_masks_the_servers_configured_values(tmp_path):
+    """A server's stderr may print its own configured token or password, which need not
+    look like a key: the values of its `env` are masked (short ones like a port are not)."""
+    from paicli_tui.core.mcp.status import stderr_tail
+
+    log = tmp_path / "mcp-db.log"
+    log.write_text("login failed for admin with password hunter2hunter port 5432\n")
+    tail = stderr_tail(log, 0, {"DB_PASSWORD": "hunter2hunter", "DB_PORT": "5432"}.values())
+    assert "hunter2hunter" not in tail
+    assert tail == " (its stderr ended: login failed for admin with password **** port 5432)"

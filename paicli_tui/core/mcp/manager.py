@@ -152,7 +152,8 @@ class McpManager:
                 status.error = f"stopped: {describe_error(exc)}"
             else:
                 status.state = "failed"
-                status.error = describe_error(exc) + stderr_tail(status.log_path, log_start)
+                status.error = describe_error(exc) + stderr_tail(
+                    status.log_path, log_start, config.env.values())
             log.warning("MCP server %s: %s", config.name, status.error)
         finally:
             status.session = None

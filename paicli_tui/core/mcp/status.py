@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,13 +39,16 @@ def describe_error(exc: BaseException) -> str:
 
 STDERR_TAIL_BYTES = 4096
 STDERR_LINE_CHARS = 200
+MIN_KNOWN_CHARS = 6
+"""A configured value shorter than this ("1", "true", a port) is not taken for a secret."""
 
 
-def stderr_tail(log_path: Path | None, start: int) -> str:
+def stderr_tail(log_path: Path | None, start: int, known: Iterable[str] = ()) -> str:
     """The last line a server wrote to its log since ``start`` (its stderr this run), for a
     server that failed to start: "Connection closed" alone said nothing, while the log held
-    why (a missing package, a bad token). Key-shaped values are masked; "" when it wrote
-    nothing or the log cannot be read."""
+    why (a missing package, a bad token). ``known`` values (the server's configured ``env``:
+    a password has no key shape) and key-shaped values are masked; "" when it wrote nothing
+    or the log cannot be read."""
     if log_path is None:
         return ""
     try:
@@ -60,6 +64,9 @@ def stderr_tail(log_path: Path | None, start: int) -> str:
     last = lines[-1]
     if len(last) > STDERR_LINE_CHARS:
         last = last[:STDERR_LINE_CHARS] + "…"
+    for value in sorted(known, key=len, reverse=True):
+        if len(value) >= MIN_KNOWN_CHARS:
+            last = last.replace(value, "****")
     return f" (its stderr ended: {scrub_secret_values(last)})"
 
 
