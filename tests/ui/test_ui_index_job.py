@@ -18,6 +18,7 @@ from paicli_tui.ui.index_job import IndexState, describe, footer_text
 from paicli_tui.ui.screens.chat import ChatScreen
 from paicli_tui.ui.screens.code_search import CodeSearchScreen
 from paicli_tui.ui.widgets.app_footer import ActivityLabel
+from paicli_tui.ui.widgets.setup_notice import WelcomeLine
 
 SIZE = (100, 30)
 
@@ -77,12 +78,17 @@ async def test_leaving_code_search_lets_the_build_finish(settings, project_dir):
         await wait_until(pilot, lambda: "42 files, 310 chunks" in str(status.render()))
 
 
-async def test_index_command_builds_without_leaving_the_chat(settings, project_dir):
+def released_build_app(settings, project_dir) -> tuple[HeldCode, PaicliApp]:
+    """An app whose index build runs through without waiting."""
     code = HeldCode()
     code.release.set()
     backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
                           code_=code)
-    app = PaicliApp(settings, project_dir, backend=backend)
+    return code, PaicliApp(settings, project_dir, backend=backend)
+
+
+async def test_index_command_builds_without_leaving_the_chat(settings, project_dir):
+    code, app = released_build_app(settings, project_dir)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.2)
         app.screen.action_slash("/index")
@@ -93,6 +99,21 @@ async def test_index_command_builds_without_leaving_the_chat(settings, project_d
         # and the chat keeps a line of it (the toast goes; the welcome said "no index yet")
         await wait_until(pilot, lambda: any(
             str(n.source).startswith("Code index: ") for n in app.screen.query("ChatNotice")))
+
+
+async def test_the_welcome_line_says_the_index_is_ready_once_index_built_it(settings,
+                                                                            project_dir):
+    """The welcome line said "no code index yet (/index builds it)" and kept saying it after
+    /index had built the index; once the build ends it says "code index ready"."""
+    code, app = released_build_app(settings, project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query(WelcomeLine)))
+        welcome = app.screen.query_one(WelcomeLine)
+        assert "no code index yet (/index builds it)" in str(welcome.render())
+        app.screen.action_slash("/index")
+        await wait_until(pilot, lambda: code.finished and not app.index_job.running)
+        await wait_until(pilot, lambda: "code index ready" in str(welcome.render()))
+        assert "no code index yet" not in str(welcome.render())
 
 
 @pytest.mark.parametrize(("event", "loaded", "expected"), [

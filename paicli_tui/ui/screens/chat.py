@@ -38,6 +38,7 @@ from ..widgets.chat_log import ChatLog
 from ..widgets.context_gauge import ContextGauge
 from ..widgets.plan_pane import PlanPane
 from ..widgets.prompt_input import PromptInput
+from ..widgets.setup_notice import CODE_INDEX_READY, NO_CODE_INDEX, WelcomeLine
 from ..widgets.slash_menu import SlashMenu
 from ..widgets.tool_block import PERMISSION_NOTES, ToolBlock, recorded_status
 from ..widgets.turn_status import TurnStatus
@@ -154,6 +155,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                             f"Code index: {state.summary}" if not state.failed
                             else f"Code index build failed: {state.summary}",
                             "error" if state.failed else "info")
+            if not state.failed:
+                for welcome in self.chat.query(WelcomeLine):
+                    welcome.index_built()
         self.index_running = state.running
 
     # -- session -------------------------------------------------------------------------------
@@ -203,8 +207,7 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         except Exception:  # a broken memory store is reported by the browser, not here
             facts.append("memory unavailable")
         try:
-            facts.append("code index ready" if self.backend.has_code_index()
-                         else "no code index yet (/index builds it)")
+            facts.append(CODE_INDEX_READY if self.backend.has_code_index() else NO_CODE_INDEX)
         except Exception:
             pass
         return " · ".join(facts) + "\n" + KEY_HINTS

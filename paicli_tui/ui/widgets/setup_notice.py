@@ -12,9 +12,21 @@ class SetupNotice(Static):
         self.kind = "setup"
 
 
+NO_CODE_INDEX = "no code index yet (/index builds it)"
+CODE_INDEX_READY = "code index ready"
+
+
 class WelcomeLine(Static):
     """Folder, model, memories, index state and the keys to start with."""
 
     def __init__(self, text: str) -> None:
         super().__init__(text, markup=False, classes="notice notice-welcome")
         self.kind = "welcome"
+        self.text = text
+
+    def index_built(self) -> None:
+        """An index build finished in this session: the line stops telling the person to
+        build one (it stays at the top of the chat, read long after it was written)."""
+        if NO_CODE_INDEX in self.text:
+            self.text = self.text.replace(NO_CODE_INDEX, CODE_INDEX_READY)
+            self.update(self.text)
