@@ -66,13 +66,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(line)
     if summary.rebuilt and summary.rebuilt != "new index":
         print(f"Rebuilt the index: {summary.rebuilt}.")
-    print(f"Indexed {_count(summary.files_seen, 'file')} ({summary.files_indexed} parsed, "
-          f"{summary.files_unchanged} unchanged, {summary.files_deleted} removed, "
-          f"{summary.files_skipped} skipped): {_count(summary.chunks_total, 'chunk')} "
-          f"({summary.chunks_embedded} embedded, {summary.chunks_reused} reused, "
-          f"{_count(summary.data_chunks_skipped, 'data block')} left out), "
-          f"{_count(summary.edges_total, 'graph edge')} in {summary.seconds:.1f} s with "
-          f"{summary.embedder}.")
+    print(f"Indexed {summary.counts()}.")
     if summary.files_minified or summary.files_generated:
         print(f"{summary.files_minified} minified file(s) cut into bounded chunks, "
               f"{summary.files_generated} generated file(s) left out.")
@@ -104,10 +98,6 @@ def _intact(indexer) -> str:
         return ""
     return ("; the index in use is unchanged (the rebuild was building beside it): the same "
             "command continues the rebuild where it stopped")
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n:,} {what}" + ("" if n == 1 else "s")
 
 
 def _with_progress(indexer, console, rebuild: bool):

@@ -100,9 +100,7 @@ class CodeAdapter:
             notes += f"; {describe_removed(summary.vocabulary_caches_removed)}"
         for line in summary.rebuild_lines():  # a run stopped earlier, a switch just made
             notes += f"; {line[0].lower()}{line[1:].rstrip('.')}"
-        return (f"indexed {summary.files_indexed} files ({summary.files_unchanged} unchanged, "
-                f"{summary.files_deleted} deleted), {summary.chunks_total} chunks in "
-                f"{summary.seconds:.1f} s{notes}")
+        return f"indexed {summary.counts()}{notes}"
 
     def graph(self, name: str) -> str:
         from ..core.code.graph_query import format_relations, relations_for

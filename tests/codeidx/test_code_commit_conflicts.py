@@ -377,25 +377,56 @@ def test_the_index_command_reports_retried_conflicts(
 
 
 @pytest.mark.parametrize(("retried", "tail"), [
-    (2, "in 1.5 s; 2 commit conflict(s) with another indexer retried"),
-    (0, "in 1.5 s"),
+    (2, "in 1.5s with ; 2 commit conflict(s) with another indexer retried"),
+    (0, "in 1.5s with "),
 ])
 def test_the_apps_index_job_reports_retried_conflicts(
         tmp_path: Path, paicli_home: Path, monkeypatch: pytest.MonkeyPatch, retried: int,
         tail: str) -> None:
     """The line the app shows when its index job ends names the conflicts retried."""
-    from paicli_tui.core.code.service import LocalCodeService
-    from paicli_tui.ui.core_adapters import CodeAdapter
-
     def update(self, progress=None, *, rebuild=False):
         return indexer_module.IndexSummary(files_indexed=3, chunks_total=9, seconds=1.5,
                                            commit_conflicts_retried=retried)
 
     monkeypatch.setattr(CodeIndexer, "update", update)
+    assert apps_index_line(paicli_home, tmp_path) == (
+        "indexed 0 files (3 parsed, 0 unchanged, 0 removed, 0 skipped): 9 chunks (0 "
+        f"embedded, 0 reused, 0 data blocks left out), 0 graph edges {tail}")
+
+
+def apps_index_line(paicli_home: Path, project: Path) -> str:
+    """The line the app's index job ends with (the chat's "Code index: ..." notice)."""
+    from paicli_tui.core.code.service import LocalCodeService
+    from paicli_tui.ui.core_adapters import CodeAdapter
+
     settings_ = load_settings({}, {"PAICLI_HOME": str(paicli_home)})
-    adapter = CodeAdapter(LocalCodeService(settings_, tmp_path), settings_, tmp_path)
-    assert adapter.index(lambda step: None) == (
-        f"indexed 3 files (0 unchanged, 0 deleted), 9 chunks {tail}")
+    return CodeAdapter(LocalCodeService(settings_, project), settings_, project).index(
+        lambda step: None)
+
+
+def test_the_app_and_the_index_command_report_the_same_counts(
+        tmp_path: Path, paicli_home: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """/index in the app said "(0 unchanged, 0 deleted)" where `paicli-tui index` said
+    "(4 parsed, 60 unchanged, 0 removed, ...)", and its "in 116.8 s" wrapped in the chat
+    with "s" alone on the next row. Both now say the same words, the unit attached."""
+    from paicli_tui import cli
+
+    summary = indexer_module.IndexSummary(
+        files_seen=64, files_indexed=4, files_unchanged=60, chunks_total=500,
+        chunks_embedded=20, chunks_reused=480, edges_total=300, seconds=116.84,
+        embedder="use+minilm", lock="none")
+    monkeypatch.setattr(CodeIndexer, "update", lambda self, progress=None, *, rebuild=False:
+                        summary)
+    project = _project(tmp_path / "p", 1)
+    assert cli.main(["index", "--quiet", str(project)]) == 0
+    said = next(line for line in capsys.readouterr().out.splitlines()
+                if line.startswith("Indexed "))
+    counts = ("64 files (4 parsed, 60 unchanged, 0 removed, 0 skipped): 500 chunks (20 "
+              "embedded, 480 reused, 0 data blocks left out), 300 graph edges in 116.8s "
+              "with use+minilm")
+    assert said == f"Indexed {counts}."
+    assert apps_index_line(paicli_home, project) == f"indexed {counts}"
 
 
 def test_lance_crashing_while_a_table_is_replaced_at_once_is_a_retried_conflict() -> None:

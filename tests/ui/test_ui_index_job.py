@@ -41,7 +41,7 @@ class HeldCode(FakeCode):
                                    f"{done}/120 chunks of this batch"))
         progress(IndexStep(23, 23, "", "done", ""))
         self.indexed = self.finished = True
-        return "indexed 23 files (0 unchanged, 0 deleted), 120 chunks in 1.0 s"
+        return "indexed 23 files (23 parsed, 0 unchanged, 0 removed, 0 skipped): 120 chunks in 1.0s"
 
 
 def footer(app) -> str:

@@ -90,6 +90,10 @@ class IndexProgress:
 ProgressCallback = Callable[[IndexProgress], None]
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}" + ("" if n == 1 else "s")
+
+
 @dataclass
 class IndexSummary:
     files_seen: int = 0
@@ -157,6 +161,19 @@ class IndexSummary:
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+    def counts(self) -> str:
+        """What the run went through, after "Indexed" (``paicli-tui index`` and /index in
+        the TUI say the same): "64 files (4 parsed, 60 unchanged, ...) ... in 116.8s with
+        use". The seconds keep their unit attached: a wrapped chat line never leaves "s"
+        alone on the next row."""
+        return (f"{_count(self.files_seen, 'file')} ({self.files_indexed} parsed, "
+                f"{self.files_unchanged} unchanged, {self.files_deleted} removed, "
+                f"{self.files_skipped} skipped): {_count(self.chunks_total, 'chunk')} "
+                f"({self.chunks_embedded} embedded, {self.chunks_reused} reused, "
+                f"{_count(self.data_chunks_skipped, 'data block')} left out), "
+                f"{_count(self.edges_total, 'graph edge')} in {self.seconds:.1f}s with "
+                f"{self.embedder}")
 
     def rebuild_lines(self) -> list[str]:
         """What this run did with tables of earlier runs and with its own rebuild, one
