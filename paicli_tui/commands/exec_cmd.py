@@ -65,6 +65,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_provider_flags(parser)
 
 
+EMPTY_PROMPT = ('the prompt is empty: pass the task as an argument, paicli-tui exec "your '
+                'task", or - to read it from standard input')
+"""A first run without a task says how to give one (the usage line alone does not)."""
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     import asyncio
 
@@ -83,7 +88,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         prompt = read_standard_input() if from_stdin else without_surrogates(args.prompt or "")
         if not prompt.strip():
             return refuse(args, "the prompt is empty (nothing on standard input)" if from_stdin
-                          else "the prompt is empty", EXIT_USAGE)
+                          else EMPTY_PROMPT, EXIT_USAGE)
     if args.max_turns is not None:
         if args.max_turns < 1:
             return refuse(args, "--max-turns must be at least 1", EXIT_USAGE)

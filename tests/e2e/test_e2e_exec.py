@@ -135,6 +135,18 @@ def test_usage_errors_exit_2(tmp_path: Path, paicli_home: Path) -> None:
     assert unknown.returncode == 2 and "known: deepseek" in unknown.stderr
 
 
+@pytest.mark.parametrize("args", [[], ["   "]])
+def test_an_empty_prompt_says_how_to_pass_one(tmp_path: Path, paicli_home: Path,
+                                              args: list[str]) -> None:
+    """`paicli-tui exec` without a task said only "the prompt is empty"; it now says how to
+    give one, and still exits 2 (a usage error)."""
+    result = _exec(args, _env(paicli_home), tmp_path)
+    assert result.returncode == 2
+    assert result.stderr == ('paicli-tui exec: the prompt is empty: pass the task as an '
+                             'argument, paicli-tui exec "your task", or - to read it from '
+                             'standard input\n')
+
+
 @pytest.mark.parametrize(("args", "code", "says"), [
     (["hello"], 1, "no model is configured"),
     (["   "], 2, "the prompt is empty"),
