@@ -124,12 +124,18 @@ def test_an_empty_query_or_name_is_a_usage_error(argv, out, err, tmp_path: Path,
 def test_exec_json_says_what_the_model_lacks(flags, message, tmp_path: Path, capsys) -> None:
     """`exec hi --json --provider custom --model x` said on stderr that custom needs
     --base-url, but its JSON line said only 'no model is configured': the script reading
-    stdout could not tell a missing flag from a missing key. The line names the lack."""
+    stdout could not tell a missing flag from a missing key. The line names the lack. stderr
+    printed the chat's 20-line provider guide; it says what is missing, the one thing to set
+    and where the rest is."""
     assert cli.main(["exec", "hi", "--json", "--project", str(tmp_path), *flags]) == 1
     out, err = capsys.readouterr()
     assert json.loads(out) == {"type": "error", "message": message, "recoverable": False,
                                "session": None, "exit_code": 1}
-    assert err.startswith(f"No model connected: {message}.\n")
+    # a short error, not the chat's provider guide (its "then start paicli-tui again")
+    fix = (": set a provider's key, e.g. export DEEPSEEK_API_KEY=sk-..., or pass --provider "
+           "ollama for a local model") if not flags else ""
+    assert err == (f"paicli-tui exec: {message}{fix}\n"
+                   "Every provider and setting: paicli-tui --help, docs/providers.md\n")
 
 
 HUGE = ("a context window of 100,000,001 tokens is more than any model has (the largest are "

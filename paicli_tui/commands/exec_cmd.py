@@ -128,6 +128,18 @@ def refuse(args: argparse.Namespace, problem: str, code: int, *, detail: str = "
 
 
 
+NO_MODEL_FIX = ("set a provider's key, e.g. export DEEPSEEK_API_KEY=sk-..., or pass "
+                "--provider ollama for a local model")
+
+
+def missing_model_lines(problem: str) -> str:
+    """stderr when exec has no usable model: what is missing and the one thing to set, not
+    the chat's whole provider guide (its "then start paicli-tui again" is not for a script)."""
+    fix = f": {NO_MODEL_FIX}" if problem == "no model is configured" else ""
+    return (f"paicli-tui exec: {problem}{fix}\n"
+            "Every provider and setting: paicli-tui --help, docs/providers.md")
+
+
 def plan_finished_line(event: PlanFinished) -> str:
     """stderr's last plan line. A plan refused before it ran has no tasks to count: it read
     '[plan] invalid: 0 of 0 tasks done the plan must be …', the reason glued to the count."""
@@ -330,7 +342,6 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
         ProviderConfigError,
         build_client,
         configuration_problem,
-        how_to_configure,
         provider_spec,
     )
 
@@ -343,8 +354,9 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
     except ProviderConfigError as exc:
         return refuse(args, str(exc), EXIT_USAGE, out=out, err=err)
     if client is None:  # the JSON line names what is missing, as the first stderr line does
-        return refuse(args, configuration_problem(settings) or "no model is configured",
-                      EXIT_ERROR, detail=how_to_configure(settings), out=out, err=err)
+        problem = configuration_problem(settings) or "no model is configured"
+        return refuse(args, problem, EXIT_ERROR, detail=missing_model_lines(problem),
+                      out=out, err=err)
     memory, code = _services(settings, project, err)
     printer = _Printer(args.json, out, err)
     try:

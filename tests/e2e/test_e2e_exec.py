@@ -121,8 +121,9 @@ def test_no_model_configured_exits_1_with_instructions(tmp_path: Path,
                                                        paicli_home: Path) -> None:
     result = _exec(["hello"], _env(paicli_home), tmp_path)
     assert result.returncode == 1
-    assert "No model connected" in result.stderr and "DEEPSEEK_API_KEY" in result.stderr
-    assert "--provider custom --base-url URL --model NAME" in result.stderr
+    assert "no model is configured" in result.stderr and "DEEPSEEK_API_KEY" in result.stderr
+    assert "paicli-tui --help, docs/providers.md" in result.stderr
+    assert "start paicli-tui again" not in result.stderr
 
 
 def test_usage_errors_exit_2(tmp_path: Path, paicli_home: Path) -> None:
