@@ -21,7 +21,8 @@ What a person should see, per scene and size (each picture was looked at before 
   detail as far as it fits, and under the table the highlighted row's whole detail
   ("clearing 61k→44k: 3 tool results cleared", wrapped). At 60 the categories lose their share column to make room, and
   the left column (categories, thresholds, memories) shows a one-cell scroll bar: what does
-  not fit is reached by scrolling it.
+  not fit is reached by scrolling it (the thresholds are below the fold there; a trigger's
+  "(53k left)" goes on its own indented line, never cut in two).
 - session_picker 80×24 and 60×20: the filter box and three sessions, newest first; under
   them "↑↓ choose · Enter reopens · Esc cancels".
 - conflict_dialog 80×24 and 60×20: the new fact and the existing one, Replace / Keep both /
@@ -123,3 +124,36 @@ async def test_inspector_says_whole_that_nothing_was_compacted_yet_at_80x24(
         await reach(pilot, scene)
         line = pilot.app.screen.query_one("#history-detail")
         assert line.display and str(line.render()) == "no compaction in this session yet"
+
+
+@pytest.mark.parametrize(("fact", "note", "cells", "lines"), [
+    ("clearing trigger 57,000", "53k left", 43, ["clearing trigger 57,000 (53k left)"]),
+    ("clearing trigger 57,000", "53k left", 31, ["clearing trigger 57,000", "  (53k left)"]),
+    ("window 128,000", "48% used", 31, ["window 128,000 (48% used)"]),
+    ("compaction trigger 950,000", "reached", 36, ["compaction trigger 950,000 (reached)"]),
+    ("compaction trigger 950,000", "reached", 35,
+     ["compaction trigger 950,000", "  (reached)"]),
+])
+def test_a_threshold_keeps_its_note_whole(fact, note, cells, lines) -> None:
+    from paicli_tui.ui.screens.context_inspector import threshold_lines
+
+    assert threshold_lines(fact, note, cells) == lines
+
+
+@pytest.mark.parametrize(("size", "shown"), [
+    ((60, 20), ["window 128,000 (48% used)", "clearing trigger 57,000", "  (reached)",
+                "compaction trigger 95,000", "  (33k left)"]),
+    ((80, 24), ["window 128,000 (48% used)", "clearing trigger 57,000 (reached)",
+                "compaction trigger 95,000 (33k left)"]),
+])
+async def test_the_inspector_threshold_lines_are_not_cut(settings: Settings, stable_project,
+                                                         size, shown) -> None:
+    """At 60x20 the left column wrapped "clearing trigger 57,000 (53k left)" into
+    "clearing trigger 57,000 (53k" and "left)"; each row the column shows is now whole."""
+    scene = next(s for s in scenes(settings, stable_project) if s.name == "context_inspector")
+    async with scene.app.run_test(size=size) as pilot:
+        await reach(pilot, scene)
+        await settle(pilot)
+        thresholds = pilot.app.screen.query_one("#thresholds")
+        rows = [thresholds.render_line(y).text.rstrip() for y in range(len(shown))]
+        assert rows == shown

@@ -156,14 +156,16 @@ class ContextInspector(Screen[InspectorResult]):
             table.add_row(name, f"{tokens:,}", *([of_counted[name]] if share else []))
         table.add_row("total (estimate)", f"{estimate:,}", *([""] if share else []))
         profile = session.profile
-        self.query_one("#thresholds", Static).update(
-            f"window {profile.window:,} ({estimate / (profile.window or 1):.0%} used)\n"
-            f"clearing trigger {profile.clearing_trigger:,} "
-            f"({_left(profile.clearing_trigger, estimate)})\n"
-            f"compaction trigger {profile.compaction_trigger:,} "
-            f"({_left(profile.compaction_trigger, estimate)})\n"
-            f"messages {len(session.history)} · memory budget {profile.memory_budget:,}\n"
-            f"{rules_line(rules, self.backend.project_root)}")
+        cells = LEFT_CELLS[bool(self._layout and self._layout[1])]
+        self.query_one("#thresholds", Static).update("\n".join([
+            *threshold_lines(f"window {profile.window:,}",
+                             f"{estimate / (profile.window or 1):.0%} used", cells),
+            *threshold_lines(f"clearing trigger {profile.clearing_trigger:,}",
+                             _left(profile.clearing_trigger, estimate), cells),
+            *threshold_lines(f"compaction trigger {profile.compaction_trigger:,}",
+                             _left(profile.compaction_trigger, estimate), cells),
+            f"messages {len(session.history)} · memory budget {profile.memory_budget:,}",
+            rules_line(rules, self.backend.project_root)]))
         lines = _memory_lines(session)
         self.query_one("#memories", Static).update(lines)
         for widget in (self.query_one("#memories", Static), self.query_one("#memories-title")):
@@ -302,6 +304,19 @@ class ContextInspector(Screen[InspectorResult]):
 
     def action_close(self) -> None:
         self.dismiss(self.result)
+
+
+LEFT_CELLS = {False: 43, True: 31}
+"""The left column's text width, wide and narrow (below 70 columns): .inspector-left's 45 or
+33 cells (styles/panels.tcss) less its padding and scroll bar."""
+
+
+def threshold_lines(fact: str, note: str, cells: int) -> list[str]:
+    """"clearing trigger 57,000 (53k left)" on one line where it fits, else the note on its
+    own indented line: wrapped by the column, it read "clearing trigger 57,000 (53k" with
+    "left)" below the fold at 60x20."""
+    line = f"{fact} ({note})"
+    return [line] if len(line) <= cells else [fact, f"  ({note})"]
 
 
 def _left(trigger: int, estimate: int) -> str:
