@@ -45,8 +45,12 @@ class HeldCode(FakeCode):
 
 
 def footer(app) -> str:
-    label = app.screen.query_one(ActivityLabel)
-    return str(label.render()) if label.display else ""
+    """The footer's activity text; "" while the footer recomposes (its label is briefly
+    gone: reading it then raised NoMatches now and then)."""
+    labels = app.screen.query(ActivityLabel)
+    if not labels:
+        return ""
+    return str(labels.first().render()) if labels.first().display else ""
 
 
 async def test_leaving_code_search_lets_the_build_finish(settings, project_dir):
@@ -66,7 +70,8 @@ async def test_leaving_code_search_lets_the_build_finish(settings, project_dir):
         assert "loading the embedder" in str(screen.query_one("#index-status", Label).render())
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
-        assert "index" in footer(app)  # still running, shown on the chat's footer
+        # still running, shown on the chat's footer
+        await wait_until(pilot, lambda: "index" in footer(app))
         code.release.set()
         await wait_until(pilot, lambda: code.finished and not app.index_job.running)
         await wait_until(pilot, lambda: any(n.title == "index ready"
