@@ -364,3 +364,31 @@ async def test_the_status_line_follows_the_task_still_running(settings, project_
         assert "task sum" in label and "look" not in label and "read_file" not in label, label
         hold.set()
         await wait_until(pilot, lambda: not app.screen.turn_running)
+
+
+async def test_ctrl_c_in_the_plan_review_rejects_it_and_cancels_the_turn(settings,
+                                                                       project_dir) -> None:
+    """The review's text area took Ctrl+C for copy even with nothing chosen, so Ctrl+C did
+    nothing there while it cancels the turn in every other dialog the turn opens. With text
+    chosen it still copies and the review stays."""
+    from textual.widgets import TextArea
+
+    client = PlanClient([])
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await plan_for_review(pilot, "do everything")
+        area = app.screen.query_one(TextArea)
+        area.select_all()
+        copied: list[str] = []
+        app.copy_to_clipboard = copied.append
+        await pilot.press("ctrl+c")
+        assert copied and '"tasks"' in copied[0]
+        assert isinstance(app.screen, RulesDraftModal)
+        area.select_line(0)
+        area.move_cursor((0, 0))  # nothing chosen
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: not isinstance(app.screen, RulesDraftModal))
+        await wait_until(pilot, lambda: not app.screen.turn_running)
+        assert not [r for r in client.requests if SUBAGENT_MARK in r[0].content]
+        assert "Turn cancelled." in notices(app)
+        assert any("Turn cancelled (Ctrl+C)" in n.message for n in app._notifications)

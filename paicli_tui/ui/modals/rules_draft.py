@@ -12,7 +12,9 @@ from textual.widgets import Button, Label, TextArea
 class RulesDraftModal(ModalScreen[str | None]):
     """Returns the text to write, or None when cancelled."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Save")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "save", "Save"),
+                # before the text area, which takes Ctrl+C for copy even with nothing chosen
+                Binding("ctrl+c,super+c", "copy_or_interrupt", show=False, priority=True)]
 
     def __init__(self, path_label: str, draft: str, title: str | None = None, *,
                  ok: str = "Save", cancel: str = "Cancel") -> None:
@@ -40,6 +42,16 @@ class RulesDraftModal(ModalScreen[str | None]):
             self.action_save()
         else:
             self.action_cancel()
+
+    def action_copy_or_interrupt(self) -> None:
+        """Ctrl+C copies the text chosen in the draft; with nothing chosen it does what it
+        does in every dialog (:mod:`.dialog_keys`): in a plan under review it rejects the
+        plan and cancels the turn (the text area had swallowed it, so nothing happened)."""
+        chosen = self.query_one(TextArea).selected_text
+        if chosen:
+            self.app.copy_to_clipboard(chosen)
+            return
+        self.app.action_dialog_ctrl_c()  # type: ignore[attr-defined]
 
     def action_save(self) -> None:
         text = self.query_one(TextArea).text

@@ -56,9 +56,10 @@ class PlanViewMixin:
         async def review(plan: Any) -> Any:
             text = json.dumps({"tasks": plan.to_json()["tasks"]}, ensure_ascii=False, indent=2)
             self.say(plan.describe())
-            edited = await self.app.push_screen_wait(RulesDraftModal(
+            # asked in the turn: Ctrl+C there rejects the plan and cancels the turn
+            edited = await self.ask_in_turn(RulesDraftModal(
                 "plan", text, title="Plan — edit the tasks, then Run (Ctrl+S); Esc rejects",
-                ok="Run (Ctrl+S)", cancel="Reject (Esc)"))
+                ok="Run (Ctrl+S)", cancel="Reject (Esc)"), None)
             if edited is None:
                 return None
             try:
