@@ -24,16 +24,3 @@ def test_a_log_taken_off_the_screen_is_not_asked_again() -> None:
     log = unlaid_log()
     log.is_mounted = False
     assert ChatParking(log).update([]) is False  # type: ignore[arg-type]
-
-
-def test_a_change_gives_the_tries_again() -> None:
-    """A long resumed session is drawn a block at a time: the tries ran out during the
-    drawing, and the one pass after the last block (before its layout) parked nothing for
-    good. Each change (a block added, a resize) starts the count again."""
-    parking = ChatParking(unlaid_log())  # type: ignore[arg-type]
-    for _ in range(UNMEASURED_TRIES + 3):
-        parking.update([])
-    assert parking.update([]) is False  # spent
-    parking.changed()
-    answers = [parking.update([]) for _ in range(UNMEASURED_TRIES + 1)]
-    assert answers == [True] * UNMEASURED_TRIES + [False]

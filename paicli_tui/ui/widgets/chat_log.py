@@ -124,12 +124,8 @@ class ChatLog(VerticalScroll):
         live += [b for b in self.subagents.values() if b.status == "running"]
         return live
 
-    def park_soon(self, *, changed: bool = True) -> None:
-        """Park and unpark after the next layout (many changes come at once). ``changed``:
-        blocks were added or the size changed, so the tries to find them laid out start
-        again (a scroll does not: parking itself can move the view)."""
-        if changed:
-            self.parking.changed()
+    def park_soon(self) -> None:
+        """Park and unpark after the next layout (many changes come at once)."""
         if not self._park_pending:
             self._park_pending = True
             self.set_timer(0.2, self._park_now)
@@ -137,13 +133,12 @@ class ChatLog(VerticalScroll):
     def _park_now(self) -> None:
         self._park_pending = False
         if self.parking.update(self.working_blocks()):
-            self._park_pending = True  # again after the layout, still counting the tries
-            self.set_timer(0.2, self._park_now)
+            self.park_soon()
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self.parking.unpark_near()
-        self.park_soon(changed=False)
+        self.park_soon()
 
     def on_resize(self, event: events.Resize) -> None:
         self.park_soon()

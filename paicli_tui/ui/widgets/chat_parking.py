@@ -26,7 +26,7 @@ PARK_SCREENS = 2
 """Screen heights kept live above and below the view."""
 UNMEASURED_TRIES = 25
 """How many calls in a row (0.2 s apart) wait for a layout before giving up until the next
-change (about five seconds after the last change: :meth:`ChatParking.changed`)."""
+change (about five seconds)."""
 
 
 @dataclass
@@ -87,13 +87,6 @@ class ChatParking:
             return self._again_after_layout()
         self.unmeasured_tries = 0
         return False
-
-    def changed(self) -> None:
-        """Blocks were added or the view resized: the tries start again. Counted
-        across changes, the tries ran out while a long resumed session was still being
-        drawn, and the pass after its last block (made before that block's layout) then
-        parked nothing, for good, until the person scrolled."""
-        self.unmeasured_tries = 0
 
     def _again_after_layout(self) -> bool:
         """True while the conversation or a block far from the view has not been laid out
