@@ -34,13 +34,17 @@ class RawServer:
         self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
         self._respond = respond
         self._stop = False
-        threading.Thread(target=self._serve, daemon=True).start()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
 
     def _serve(self) -> None:
         while not self._stop:
             try:
                 connection, _ = self._socket.accept()
             except OSError:
+                return
+            if self._stop:  # a connection that came as the server stopped
+                connection.close()
                 return
             self.requests += 1
             with connection:
@@ -51,8 +55,19 @@ class RawServer:
                     pass
 
     def close(self) -> None:
+        """Stop serving, and wait for the thread. A listening socket closed while a thread
+        waits in accept() is not enough: that thread outlived the test and, once the number
+        was given to another test's server, accepted that server's connections and sent a
+        gigabyte of zeros into a later tmux trial's chat (its reply "cut" with nothing read).
+        shutdown() wakes the accept()."""
         self._stop = True
+        try:
+            self._socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self._socket.close()
+        self._thread.join(timeout=30)
+        assert not self._thread.is_alive(), "the raw server's thread did not stop"
 
 
 def _headers(length: int) -> bytes:
