@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 
-async def wait_until(pilot, check, seconds: float = 30.0) -> None:
-    """Until ``check()`` is true."""
+async def wait_until(pilot, check, seconds: float = 30.0, explain=None) -> None:
+    """Until ``check()`` is true; ``explain()``, when given, says what was seen instead."""
     for _ in range(int(seconds / 0.05)):
         if check():
             return
         await pilot.pause(0.05)
-    assert check()
+    assert check(), explain() if explain else None
 
 
 def resumed_app(settings, project_dir, history):
@@ -64,3 +64,19 @@ async def grep_in_code_search(pilot, words: str, hits: int):
     await pilot.press(*words, "enter")
     await wait_until(pilot, lambda: len(panel.hits) == hits)
     return panel
+
+
+def parking_state(log) -> str:
+    """What a failed wait for parking saw: enough to tell an unmeasured block from a view
+    that never came to the end or a timer that gave up."""
+    top, bottom = log.parking.window()
+    heights = [c.virtual_region.height for c in log.children]
+    far = [c for c in log.children
+           if c.virtual_region.bottom < top or c.virtual_region.y > bottom]
+    return (f"size={log.size} virtual={log.virtual_size} scroll_y={log.scroll_y}/"
+            f"{log.max_scroll_y} window=({top}, {bottom}) children={len(heights)} "
+            f"zero-high={heights.count(0)} far={len(far)} far-with-children="
+            f"{sum(1 for c in far if c.children and c.display)} parked="
+            f"{len(log.parking.parked)} width={log.parking.width} unmeasured_tries="
+            f"{log.parking.unmeasured_tries} pending={log._park_pending} "
+            f"working={len(list(log.working_blocks()))} focused={log.screen.focused!r}")

@@ -8,7 +8,7 @@ an hour of chat grew what both changes exist to keep small."""
 
 from __future__ import annotations
 
-from pilot_helpers import wait_until
+from pilot_helpers import parking_state, wait_until
 from ui_fakes import FakeBackend, FakeClient, FakeSession, long_session_history
 
 from paicli_tui.app import PaicliApp
@@ -23,7 +23,8 @@ async def test_a_folded_block_is_no_longer_parked(settings, project_dir):
     app = PaicliApp(settings, project_dir, resume="abc123", backend=backend)
     async with app.run_test(size=(80, 24)) as pilot:
         log = app.screen.query_one(ChatLog)
-        await wait_until(pilot, lambda: len(log.children) > 40 and log.parking.parked, 60)
+        await wait_until(pilot, lambda: len(log.children) > 40 and log.parking.parked, 60,
+                         lambda: parking_state(log))
         await pilot.pause(0.5)
         parked_before = set(log.parking.parked)
         log.live_blocks = 20  # as after an hour more of chat

@@ -24,3 +24,52 @@ def test_a_log_taken_off_the_screen_is_not_asked_again() -> None:
     log = unlaid_log()
     log.is_mounted = False
     assert ChatParking(log).update([]) is False  # type: ignore[arg-type]
+
+
+class Block:
+    """A conversation block as parking sees it (hashable, as widgets are)."""
+
+    def __init__(self, y: int, height: int, inner_shown: bool) -> None:
+        self.virtual_region = SimpleNamespace(y=y, height=height, bottom=y + height)
+        self.display = True
+        self.children = [SimpleNamespace(display=inner_shown)]
+        self.styles = SimpleNamespace(inline=SimpleNamespace(height=None), height=None)
+
+
+def block(y: int, height: int, inner_shown: bool = True) -> Block:
+    return Block(y, height, inner_shown)
+
+
+def laid_log(children: list, scroll_y: float = 0.0) -> SimpleNamespace:
+    return SimpleNamespace(is_mounted=True, is_attached=False, scroll_y=scroll_y,
+                           size=SimpleNamespace(height=20, width=78), children=children)
+
+
+def settled(log: SimpleNamespace) -> ChatParking:
+    parking = ChatParking(log)  # type: ignore[arg-type]
+    parking.width = log.size.width  # the first pass after a width change only measures
+    return parking
+
+
+def test_blocks_mounted_but_not_laid_out_yet_ask_again_instead_of_counting_as_near() -> None:
+    # Every block of a session drawn just before the pass sits at row 0 with no height,
+    # inside the window of an unscrolled view: the pass ended "nothing to park", and the
+    # layout after it brought no other pass (in full test runs, a resumed session parked
+    # nothing for a minute).
+    log = laid_log([block(0, 0) for _ in range(60)])
+    parking = settled(log)
+    assert parking.update([]) is True and parking.parked == {}
+    # laid out: the view at the end of 600 rows, the blocks above its window are parked
+    log.children = [block(10 * i, 10) for i in range(60)]
+    log.scroll_y = 580.0
+    assert parking.update([]) is False
+    window_top = 580 - 2 * 20
+    assert len(parking.parked) == sum(1 for i in range(60) if 10 * i + 10 < window_top)
+    assert parking.unmeasured_tries == 0
+
+
+def test_a_block_with_nothing_shown_inside_is_not_waited_for() -> None:
+    # a block whose inner widgets are all hidden may truly have no height: not a reason to
+    # keep asking for another pass
+    log = laid_log([block(0, 0, inner_shown=False), block(0, 10), block(10, 10)])
+    assert settled(log).update([]) is False

@@ -143,6 +143,11 @@ class ChatLog(VerticalScroll):
     def on_resize(self, event: events.Resize) -> None:
         self.park_soon()
 
+    def watch_virtual_size(self) -> None:
+        # Blocks were laid out (Textual sends no Resize when only the scrolled height
+        # changes): their places are known now.
+        self.park_soon()
+
     async def add_user(self, text: str) -> UserMessage:
         """A sent message: the view goes back to the end and follows the reply again, even
         after the person scrolled up to read (as Claude Code and Codex do on send)."""

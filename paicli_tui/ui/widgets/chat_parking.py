@@ -77,12 +77,15 @@ class ChatParking:
             if child in self.parked:
                 if near or child in keep:
                     self.unpark(child)
+            elif region.height == 0 and child.display \
+                    and any(inner.display for inner in child.children):
+                # Not laid out yet: its place is unknown (every such block sits at row 0,
+                # "near" the top of an unscrolled view). Counted as near, a session drawn
+                # just before this call parked nothing until the next scroll.
+                unmeasured = True
             elif not near and child.display and child.children and child not in keep \
                     and (focused is None or child not in focused.ancestors_with_self):
-                if region.height > 0:
-                    self.park(child, region.height)
-                else:
-                    unmeasured = True
+                self.park(child, region.height)
         if unmeasured:
             return self._again_after_layout()
         self.unmeasured_tries = 0
