@@ -80,6 +80,31 @@ async def test_allowed_tools_run_without_asking(settings, project_dir) -> None:
     await session.aclose()
 
 
+@pytest.mark.parametrize("written", [False, True])
+async def test_allowed_tools_do_not_cover_a_call_written_as_text_unasked(
+        settings, project_dir, written) -> None:
+    """allowed_tools is the person's "run without asking", as "Always" is, and neither
+    covers a call a model wrote as text when it was offered real tools (a README's planted
+    call read back): that one is asked every time; the same call made natively is not."""
+    approvals = Approvals(ApprovalDecision.DENY)
+    arguments = {"a": 1, "b": 1}
+    first = Step(text="<tool_call>" + json.dumps({"name": "mcp__demo__add",
+                                                  "arguments": arguments}) + "</tool_call>") \
+        if written else Step(calls=[("mcp__demo__add", arguments)])
+    client = ScriptedClient([first, Step(text="done")])
+    session = await AgentSession.start(
+        with_servers(settings, demo=server_table(allowed_tools=["add"])), project_dir,
+        client=client, approve=approvals)
+    await drain(session.run_turn("use the demo server"))
+    result = [m for m in client.requests[1] if m.role is Role.TOOL][0]
+    if written:
+        assert approvals.asked == ["mcp__demo__add"]
+        assert result.meta["status"] == "denied" and "declined" in result.content
+    else:
+        assert approvals.asked == [] and inner(result) == "2"
+    await session.aclose()
+
+
 async def test_declined_call_never_reaches_the_server(settings, project_dir) -> None:
     session, _, results = await run_calls(
         with_servers(settings, demo=server_table()), project_dir,

@@ -10,6 +10,14 @@ from .tools import ToolContext
 IN_SUCH_A_SUBAGENT = "a sub-agent started by a call written as text"
 
 
+def asked_every_time(context: ToolContext) -> str:
+    """Why this call must be asked whatever covers its tool otherwise ("" when nothing
+    does): the model wrote it as text unasked, or a sub-agent such a call started makes it.
+    A tool that runs without asking (an MCP server's ``allowed_tools``) asks then too."""
+    return context.session.unasked_text_calls.get(context.call_id) or \
+        (IN_SUCH_A_SUBAGENT if context.session.every_call_asked else "")
+
+
 async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
                        read_only: bool = False, always_covers: bool = True) -> bool:
     """True when the call may go ahead.
@@ -23,8 +31,7 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
     not cover it; headless, nobody is asked, so it is denied), and so is every call of a
     sub-agent such a call started.
     """
-    why = context.session.unasked_text_calls.get(context.call_id) or \
-        (IN_SUCH_A_SUBAGENT if context.session.every_call_asked else "")
+    why = asked_every_time(context)
     written = bool(why)
     unasked = (Permission.READ_ONLY if read_only else None) if written else \
         (Permission.AUTO if context.settings.auto_approve

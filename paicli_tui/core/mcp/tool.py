@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..contracts.approval import ask_approval
+from ..contracts.approval import ask_approval, asked_every_time
 from ..contracts.asks import ApprovalRequest
 from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
 from .status import ServerStatus, describe_error
@@ -87,7 +87,9 @@ class McpTool:
             why = f": {self.status.error}" if self.status.error else ""
             return ToolOutput(f"The MCP server {self.server!r} is not running{why}.",
                               status=ToolStatus.FAILED)
-        if self.requires_approval:
+        # allowed_tools is the person's "run without asking", as "Always" is: a call the
+        # model wrote as text unasked is not covered by it (ask_approval says why)
+        if self.requires_approval or asked_every_time(context):
             shown = json.dumps(arguments, ensure_ascii=False)
             # a cut without a word hid what followed ({"note": "<150 chars>", "path": …})
             cut = f"… (+{len(shown) - SUMMARY_CHARS:,} more characters)" \
