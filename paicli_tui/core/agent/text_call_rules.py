@@ -16,7 +16,7 @@ from ..contracts.llm import ChatClient, StreamDone
 from ..contracts.session_state import SessionState
 from ..llm.text_tool_calls import CALL_MARKS, TextToolCalls, as_read, read_text_tool_calls
 from ..messages import Message, Role, ToolCall
-from .tool_calls import _call_key
+from .tool_calls import call_key
 
 if TYPE_CHECKING:
     from .session import AgentSession
@@ -38,7 +38,7 @@ def restore_text_call_rules(state: SessionState, history: Sequence[Message]) -> 
             if isinstance(why, str) and why:
                 state.unasked_text_calls[call.id] = why
             if why == QUOTED:
-                state.quoted_calls.add(_call_key(call))
+                state.quoted_calls.add(call_key(call))
 
 
 def calls_written_as_text(done: StreamDone, schemas: Sequence[dict],
@@ -63,18 +63,18 @@ def calls_written_as_text(done: StreamDone, schemas: Sequence[dict],
         session.state.quoted_calls.update(quoted)
         if not in_prompt:
             return None, ()
-        return read, tuple(QUOTED if _call_key(call) in quoted else "" for call in read.calls)
+        return read, tuple(QUOTED if call_key(call) in quoted else "" for call in read.calls)
     return read, ("" if in_prompt else WRITTEN_UNASKED,) * len(read.calls)
 
 
 def _quoted(read: TextToolCalls, history: Sequence[Message],
             quoted_before: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """The written calls (as :func:`_call_key`) that stand in a tool result: the model is
+    """The written calls (as :func:`call_key`) that stand in a tool result: the model is
     quoting a file, a page or a command's output that holds them (a planted ``<tool_call>``
     in a hostile repository), not asking for them. A result quotes a call when it holds a
     call's mark, the tool's name and every text value of its arguments (line numbers and
     re-indenting do not hide it); a call found so before stays a quote."""
-    keys = {_call_key(call): call for call in read.calls}
+    keys = {call_key(call): call for call in read.calls}
     quoted = {key for key in keys if key in quoted_before}
     wanted = {key: (call.name, *(v for v in call.parsed_arguments().values()
                                  if isinstance(v, str)))

@@ -49,7 +49,7 @@ def _batches(calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
     return batches
 
 
-def _call_key(call: ToolCall) -> tuple[str, str]:
+def call_key(call: ToolCall) -> tuple[str, str]:
     """Identity of a call for the runaway guard: name + arguments in canonical JSON."""
     try:
         canonical = json.dumps(json.loads(call.arguments or "{}"), sort_keys=True)
@@ -68,7 +68,7 @@ class RunawayGuard:
 
     def observe(self, call: ToolCall) -> bool:
         """True when this call makes ``repeats`` identical calls in a row (then restarts)."""
-        key = _call_key(call)
+        key = call_key(call)
         self.count = self.count + 1 if key == self.last else 1
         self.last = key
         if self.count >= self.repeats:
