@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from ..core.code.hits import SearchHit
     from ..core.code.indexer import IndexProgress
     from ..core.code.service import LocalCodeService
-    from ..core.memory.book import MemoryBook, SaveResult
+    from ..core.memory.book import SaveResult
+    from ..core.memory.service import LocalMemoryService
 
 
 class CodeAdapter:
@@ -119,8 +120,11 @@ class MemoryAdapter:
     exactly why (unknown id, a conflict still standing, text too long).
     """
 
-    def __init__(self, book: MemoryBook) -> None:
+    def __init__(self, book: LocalMemoryService) -> None:
         self.book = book
+
+    def search(self, query: str, limit: int) -> list[str]:
+        return [scored.entry.id for scored in self.book.search(query, limit=limit)]
 
     def rows(self) -> list[MemoryRow]:
         from ..core.memory.entry import awaiting_review

@@ -144,20 +144,22 @@ async def test_grep_results_show_the_matched_line_and_the_count(settings, projec
         await wait_until(pilot, lambda: not panel.query_one("#code-summary").display)
 
 
-async def test_memory_search_matching_no_memory_says_the_filter_reads_words(
+async def test_a_filter_matching_no_memory_says_it_reads_words_and_enter_ranks(
         settings, project_dir):
     MemoryBook(settings, project_dir).save("Tests use the standard testing package",
                                            scope="project")
     app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        app.screen.query_one(PromptInput).load_text("/memory search testing framework")
+        app.screen.query_one(PromptInput).load_text("/memory list")
         await pilot.press("enter")
         await wait_for_screen(pilot, MemoryScreen)
         await settle(pilot)
         status = app.screen.query_one("#memory-status")
+        app.screen.query_one("#memory-filter").value = "testing framework"
         await wait_until(pilot, lambda: str(status.render()).startswith("0 of 1 memories"))
-        assert "none holds every word typed (words, not meaning)" in str(status.render())
+        assert "none holds every word typed · Enter ranks them by meaning" in \
+            str(status.render())
         app.screen.query_one("#memory-filter").value = "testing"  # a word it holds: no line
         await wait_until(pilot, lambda: str(status.render()) == "1 of 1 memories")
 

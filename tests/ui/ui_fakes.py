@@ -217,9 +217,19 @@ class FakeSession:
 class FakeMemory:
     rows_: list[MemoryRow] = field(default_factory=list)
     saved: list[tuple[str, str, bool]] = field(default_factory=list)
+    ranking: dict[str, list[str]] = field(default_factory=dict)
+    """search(query) answers: the ids ranked for a query (none: an empty ranking)."""
+    searched: list[str] = field(default_factory=list)
 
     def rows(self) -> list[MemoryRow]:
         return list(self.rows_)
+
+    def search(self, query: str, limit: int) -> list[str]:
+        self.searched.append(query)
+        answer = self.ranking.get(query, [])
+        if isinstance(answer, Exception):
+            raise answer
+        return answer[:limit]
 
     def save(self, content: str, scope: str, force: bool = False,
              allow_sensitive: bool = False) -> SaveOutcome:

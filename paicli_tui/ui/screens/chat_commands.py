@@ -97,8 +97,9 @@ class SlashCommandsMixin:
         words = rest.split(maxsplit=1)
         action = words[0].lower() if words else "list"
         argument = words[1] if len(words) > 1 else ""
-        if action in ("list", "search"):
-            await self.show_panel(MemoryPanel(self.backend, filter_text=argument))
+        if action in ("list", "search"):  # search ranks by meaning, as on the command line
+            await self.show_panel(MemoryPanel(self.backend, filter_text=argument,
+                                              rank=action == "search"))
         elif action in ("delete", "verify", "replace", "clear"):
             await self.show_panel(MemoryPanel(self.backend, command=(action, argument)))
         else:

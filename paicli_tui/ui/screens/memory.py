@@ -25,18 +25,29 @@ SCOPES = [("all scopes", "all"), ("inbox", "inbox"), ("project", "project"),
           ("global", "global")]
 
 
+def in_scope(row: MemoryRow, scope: str) -> bool:
+    """The row belongs to the chosen scope (``inbox``: awaiting review)."""
+    return scope == "all" or row.scope == scope or (scope == "inbox" and row.pending)
+
+
 def filter_rows(rows: list[MemoryRow], scope: str, text: str) -> list[MemoryRow]:
-    """Rows of the chosen scope (``inbox``: awaiting review) whose text or id contains every
-    word typed (any case)."""
+    """Rows of the chosen scope whose text or id contains every word typed (any case)."""
     words = text.lower().split()
     return [r for r in rows
-            if (scope == "all" or r.scope == scope or (scope == "inbox" and r.pending))
-            and all(w in f"{r.content} {r.id}".lower() for w in words)]
+            if in_scope(r, scope) and all(w in f"{r.content} {r.id}".lower() for w in words)]
 
 
-NO_WORD_MATCH = " · none holds every word typed (words, not meaning)"
-"""Why a filter (or `/memory search TEXT`) shows nothing: `memory search` on the command line
-ranks by meaning, so "testing framework" there finds a memory this filter hides."""
+def ranked_rows(rows: list[MemoryRow], scope: str, ids: list[str]) -> list[MemoryRow]:
+    """The rows of ``ids`` (a ranking, best first) in that order, within the scope."""
+    by_id = {r.id: r for r in rows}
+    return [by_id[i] for i in ids if i in by_id and in_scope(by_id[i], scope)]
+
+
+NO_WORD_MATCH = " · none holds every word typed · Enter ranks them by meaning"
+"""Why the word filter shows nothing, and the way on: "testing framework" holds no word of
+"测试用 pytest", which a ranking by meaning (as `memory search`) finds."""
+RANKED_LIMIT = 20
+"""Memories a ranking by meaning lists at most (those that pass the relevance bars)."""
 
 FIXED_COLUMNS = (("scope", "scope", 7), ("written", "written", 10),
                  ("verified", "verified", 10), ("mark", "!", 3), ("source", "source", 8))
@@ -68,11 +79,17 @@ class MemoryPanel(Panel):
     ]
 
     def __init__(self, backend: Backend, filter_text: str = "",
-                 command: tuple[str, str] | None = None) -> None:
+                 command: tuple[str, str] | None = None, *, rank: bool = False) -> None:
         super().__init__(classes="memory-panel")
         self.backend = backend
         self.filter_text = filter_text
         self.command = command
+        self.rank_on_open = rank and bool(filter_text.strip())
+        """`/memory search TEXT`: rank by meaning once the memories are read."""
+        self.ranking: tuple[str, list[str], str] | None = None
+        """The filter text last ranked by meaning, the ids found (best first) and why it
+        could not be ranked ("" when it was); shown while the filter holds that text (any
+        edit goes back to matching words)."""
         self.rows: list[MemoryRow] = []
         self._width = 0
         self.new_ids: set[str] = set()
@@ -155,6 +172,9 @@ class MemoryPanel(Panel):
                 self._looked_once_at_inbox = True
                 self.query_one("#memory-scope", Select).value = "inbox"
         self._fill()
+        if self.rank_on_open:
+            self.rank_on_open = False
+            self._start_ranking(self.filter_text)
         if self.command is not None:
             action, argument = self.command
             self.command = None
@@ -164,7 +184,11 @@ class MemoryPanel(Panel):
         table = self.query_one(DataTable)
         scope = str(self.query_one("#memory-scope", Select).value)
         text = self.query_one("#memory-filter", Input).value
-        shown = filter_rows(self.rows, scope, text)
+        ranking = self.ranking if self.ranking and self.ranking[0] == text else None
+        problem = ranking[2] if ranking else ""
+        ranked = ranking is not None and not problem
+        shown = ranked_rows(self.rows, scope, ranking[1]) if ranking and ranked \
+            else filter_rows(self.rows, scope, text)
         table.clear()
         keys = [str(c.key.value) for c in table.columns.values()]
         for row in shown:
@@ -176,8 +200,13 @@ class MemoryPanel(Panel):
         self._show_detail()
         stale = sum(1 for r in shown if r.stale)
         pending = sum(1 for r in self.rows if r.pending)
-        self._status(f"{len(shown)} of {len(self.rows)} memories"
-                     + (NO_WORD_MATCH if text.split() and self.rows and not shown else "")
+        how = (f" ranked by meaning for {_quote(text)}"
+               + ("" if shown else ": none passes the relevance bar (`paicli-tui memory "
+                  "search --explain` shows each one's parts)")
+               + " · edit the filter to match words") if ranked else \
+            f" · cannot rank them by meaning: {problem}" if problem else \
+            (NO_WORD_MATCH if text.split() and self.rows and not shown else "")
+        self._status(f"{len(shown)} of {len(self.rows)} memories" + how
                      + (f" · {pending} awaiting review (y accepts, n rejects)" if pending else "")
                      + (f" · {stale} possibly stale (v verifies)" if stale else ""))
 
@@ -230,7 +259,46 @@ class MemoryPanel(Panel):
 
     @on(Input.Submitted, "#memory-filter")
     def filter_done(self) -> None:
+        """Enter goes to the list; when no memory holds every word typed, it first ranks the
+        memories by meaning, as `memory search` does."""
+        text = self.query_one("#memory-filter", Input).value
+        scope = str(self.query_one("#memory-scope", Select).value)
+        if text.strip() and not filter_rows(self.rows, scope, text) and \
+                (self.ranking is None or self.ranking[0] != text or self.ranking[2]):
+            self._start_ranking(text)
         self.query_one(DataTable).focus()
+
+    class Ranked(Message):
+        """What :meth:`rank` found in its thread for ``text``, or why it could not."""
+
+        bubble = False
+
+        def __init__(self, text: str, ids: list[str], problem: str = "") -> None:
+            super().__init__()
+            self.text = text
+            self.ids = ids
+            self.problem = problem
+
+    def _start_ranking(self, text: str) -> None:
+        self._status(f"ranking the memories by meaning for {_quote(text)}…")
+        self.rank(text)
+
+    @work(exclusive=True, group="memory-rank", exit_on_error=False, thread=True)
+    def rank(self, text: str) -> None:
+        # in a thread: the first ranking may load the embedder (seconds)
+        try:
+            ids = self.backend.memory().search(text, RANKED_LIMIT)
+        except Exception as exc:
+            self.post_message(self.Ranked(text, [], str(exc) or type(exc).__name__))
+            return
+        self.post_message(self.Ranked(text, ids))
+
+    @on(Ranked)
+    def ranked(self, message: Ranked) -> None:
+        if self.query_one("#memory-filter", Input).value != message.text:
+            return  # the person typed on: the words they typed now are what counts
+        self.ranking = (message.text, message.ids, message.problem)
+        self._fill()
 
     def action_focus_table(self) -> None:
         """↓ in the filter box walks into the list."""

@@ -1,0 +1,121 @@
+"""The memory browser ranks by meaning where words fail, as `memory search` does: the filter
+matches words as they are typed (instant, any language), Enter on a filter that no memory
+holds every word of ranks the memories by meaning, and `/memory search TEXT` opens ranked.
+Before, the browser read words only: "测试框架" found nothing where the command line found
+"Tests use the standard testing package"."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pilot_helpers import wait_for_screen, wait_until
+from textual.widgets import DataTable
+from ui_fakes import FakeBackend, FakeMemory, seeded_memories
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.core.memory.book import MemoryBook
+from paicli_tui.ui.core_backend import CoreBackend
+from paicli_tui.ui.screens.memory import MemoryScreen, ranked_rows
+from paicli_tui.ui.widgets.prompt_input import PromptInput
+
+
+def reviewed() -> list:
+    """The seeded memories with none awaiting review (the browser would open on its inbox)."""
+    return [replace(row, pending=False) for row in seeded_memories()]
+
+
+def ids(screen) -> list[str]:
+    table = screen.query_one(DataTable)
+    return [str(table.coordinate_to_cell_key((i, 0)).row_key.value)
+            for i in range(table.row_count)]
+
+
+def status(screen) -> str:
+    return str(screen.query_one("#memory-status").render())
+
+
+def test_a_ranking_keeps_its_order_and_the_scope() -> None:
+    rows = seeded_memories()
+    assert [r.id for r in ranked_rows(rows, "all", ["m3", "m1", "gone"])] == ["m3", "m1"]
+    assert [r.id for r in ranked_rows(rows, "global", ["m3", "m2", "m1"])] == ["m2"]
+    assert [r.id for r in ranked_rows(rows, "inbox", ["m1", "m3"])] == ["m3"]  # awaits review
+
+
+async def open_browser(pilot, app, command: str):
+    app.screen.query_one(PromptInput).load_text(command)
+    await pilot.press("enter")
+    await wait_for_screen(pilot, MemoryScreen)
+    return app.screen
+
+
+async def test_enter_on_a_filter_no_memory_holds_ranks_them_by_meaning(settings, project_dir):
+    memory = FakeMemory(reviewed(), ranking={"build tool": ["m1", "m3"]})
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(settings, project_dir,
+                                                              memory_=memory))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_browser(pilot, app, "/memory")
+        await wait_until(pilot, lambda: len(ids(screen)) == 3)
+        await pilot.press("slash", *"java")  # words as typed: no ranking asked
+        await wait_until(pilot, lambda: ids(screen) == ["m1"])
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert memory.searched == [] and status(screen).startswith("1 of 3 memories · 1 possibly")
+        await pilot.press("slash", "ctrl+u", *"build tool")
+        await wait_until(pilot, lambda: ids(screen) == [])
+        assert "none holds every word typed · Enter ranks them by meaning" in status(screen)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: ids(screen) == ["m1", "m3"])
+        assert memory.searched == ["build tool"]
+        assert status(screen).startswith("2 of 3 memories ranked by meaning for “build tool” · "
+                                         "edit the filter to match words")
+        assert screen.focused is screen.query_one(DataTable)
+        # the scope still applies to a ranking
+        screen.query_one("#memory-scope").value = "global"
+        await wait_until(pilot, lambda: ids(screen) == [])
+        assert "none passes the relevance bar" in status(screen)
+        screen.query_one("#memory-scope").value = "all"
+        # any edit of the filter goes back to words
+        await pilot.press("slash", "end", "backspace")
+        await wait_until(pilot, lambda: status(screen).startswith("0 of 3 memories · none"), 5,
+                         lambda: status(screen))
+
+
+async def test_a_ranking_that_fails_says_why_and_a_late_one_is_dropped(settings, project_dir):
+    memory = FakeMemory(reviewed(),
+                        ranking={"deploy": OSError("embedder files missing"),
+                                 "old words": ["m2"]})
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(settings, project_dir,
+                                                              memory_=memory))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_browser(pilot, app, "/memory search deploy")
+        await wait_until(pilot, lambda: "cannot rank" in status(screen), 5,
+                         lambda: status(screen))
+        assert status(screen) == ("0 of 3 memories · cannot rank them by meaning: embedder "
+                                  "files missing")
+        await pilot.press("slash", "enter")  # Enter in the filter tries again
+        await wait_until(pilot, lambda: memory.searched == ["deploy", "deploy"])
+        # an answer for a filter the person has since changed is not shown
+        panel = screen.query_one("MemoryPanel")
+        screen.query_one("#memory-filter").value = "java"
+        panel.post_message(panel.Ranked("old words", ["m2"]))
+        await pilot.pause(0.2)
+        assert ids(screen) == ["m1"] and status(screen).startswith("1 of 3 memories · 1 possibly")
+
+
+async def test_memory_search_in_the_chat_ranks_by_meaning_across_languages(
+        settings, project_dir):
+    """The real retrieval: a Chinese query finds the English memory that shares no word
+    with it, and not the unrelated ones."""
+    book = MemoryBook(settings, project_dir)
+    for text in ("Tests use the standard testing package",
+                 "Production MySQL is only reachable through the bastion host",
+                 "前端使用 pnpm 管理依赖，不要用 npm"):
+        book.save(text, scope="project")
+    app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_browser(pilot, app, "/memory search 测试框架")
+        await wait_until(pilot, lambda: "ranked by meaning" in status(screen), 120)
+        table = screen.query_one(DataTable)
+        texts = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+        assert texts == ["Tests use the standard testing package"]
+        assert status(screen).startswith("1 of 3 memories ranked by meaning for “测试框架”")
