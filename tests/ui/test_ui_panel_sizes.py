@@ -14,7 +14,9 @@ What a person should see, per scene and size (each picture was looked at before 
 - code_search 80×24: the query box focused, two results (location cut from the left so the
   file name and line stay, name, score) in 55% of the width, the Java preview with line
   numbers in the rest, the index line at the bottom.
-- code_search 60×20: results and preview side by side, both readable; the index line.
+- code_search 60×20: the preview under the results, both full width: the location keeps
+  its file name and line (`…a/app/ConfigLoader.java:12`), the preview its whole lines; the
+  index line.
 - context_inspector 80×24 and 60×20: tokens by category ending in one total (the estimate),
   the window and both triggers with what is left; the compaction history beside it with
   short cells, every column readable: tier, `61k→44k`, the time of day (`10:02`), then the
@@ -68,6 +70,28 @@ def test_memory_docked_beside_a_running_turn(snap_compare, settings: Settings,
         assert pilot.app.screen.docked_panel() is not None
 
     assert snap_compare(scene.app, terminal_size=(140, 40), run_before=before)
+
+
+@pytest.mark.parametrize(("size", "stacked", "location"), [
+    ((60, 20), True, 27),  # side by side it was 12 cells: "…der.java:12"
+    ((71, 24), True, 34),
+    ((72, 24), False, 15),
+    ((80, 24), False, 18),
+])
+async def test_a_narrow_code_search_shows_the_preview_under_the_results(
+        settings: Settings, stable_project, size, stacked, location) -> None:
+    scene = next(s for s in scenes(settings, stable_project) if s.name == "code_search")
+    async with scene.app.run_test(size=size) as pilot:
+        await reach(pilot, scene)
+        screen = pilot.app.screen
+        results = screen.query_one("#code-results").region
+        preview = screen.query_one("#code-preview-box").region
+        if stacked:
+            assert preview.y >= results.bottom and preview.width == results.width
+        else:
+            assert preview.x >= results.right and preview.y == results.y
+        table = screen.query_one("#code-results")
+        assert next(iter(table.columns.values())).width == location
 
 
 async def test_inspector_left_column_scrolls_to_its_last_line_at_60x20(

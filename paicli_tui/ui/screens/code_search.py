@@ -25,13 +25,21 @@ MODES = [("hybrid", "hybrid"), ("grep", "grep"), ("semantic", "semantic"), ("tex
 
 RESULTS_SHARE = 0.55
 """Share of the panel's width the results column takes (the preview gets the rest)."""
+STACKED_BELOW = 72
+"""A panel narrower than this shows the preview under the results, both full width: side by
+side at 60 columns a location kept 12 cells ("…der.java:12") and the preview 20."""
+
+
+def stacked(panel_width: int) -> bool:
+    return panel_width < STACKED_BELOW
 
 
 def result_columns(panel_width: int, *, lines: bool = False) -> tuple[int, int]:
     """(location, name) widths of the results table in a panel ``panel_width`` wide: the
     score keeps 6, each column pads a cell both sides, the location gets 60% of the rest
     (45% when the second column holds grep's matched lines: the line says more)."""
-    rest = int(panel_width * RESULTS_SHARE) - 6 - 3 * 2 - 2
+    share = 1.0 if stacked(panel_width) else RESULTS_SHARE
+    rest = int(panel_width * share) - 6 - 3 * 2 - 2
     location = max(12, rest * (45 if lines else 60) // 100)
     return location, max(8, rest - location)
 
@@ -227,6 +235,7 @@ class CodeSearchPanel(Panel):
 
     def _columns(self, width: int) -> None:
         self._width = width
+        self.set_class(stacked(width), "stacked")
         # grep results show the line that matched where other modes show the chunk's name
         lines = any(h.match_text for h in self.hits)
         self._location, self._name = result_columns(width, lines=lines)
