@@ -77,11 +77,13 @@ class ChatParking:
             if child in self.parked:
                 if near or child in keep:
                     self.unpark(child)
-            elif region.height == 0 and child.display \
+            elif region.width == 0 and child.display \
                     and any(inner.display for inner in child.children):
-                # Not laid out yet: its place is unknown (every such block sits at row 0,
-                # "near" the top of an unscrolled view). Counted as near, a session drawn
-                # just before this call parked nothing until the next scroll.
+                # Not laid out yet: Textual has no place for it (an empty region, "near" the
+                # top of an unscrolled view). Counted as near, a session drawn just before
+                # this call parked nothing until the next scroll. A block laid out is as wide
+                # as the conversation even at no height (a reply of blank lines): waiting
+                # for that one kept a timer going and then used up the tries for good.
                 unmeasured = True
             elif not near and child.display and child.children and child not in keep \
                     and (focused is None or child not in focused.ancestors_with_self):
