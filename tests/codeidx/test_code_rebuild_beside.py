@@ -21,7 +21,7 @@ from doubles.embedders import HashEmbedder
 import paicli_tui.core.code.indexer as indexer_module
 import paicli_tui.core.embedders as embedders
 from paicli_tui import cli
-from paicli_tui.core.code.indexer import CodeIndexer
+from paicli_tui.core.code.indexer import REPLACED_KEPT_S, CodeIndexer
 from paicli_tui.core.code.lance_store import index_location, leftovers, open_index
 from paicli_tui.core.code.search import search_project
 from paicli_tui.core.contracts.embedder import EmbedderError
@@ -123,6 +123,10 @@ def test_a_stopped_rebuild_leaves_search_on_the_old_index(
     assert open_index(index_location(settings, project)).chunks.count_rows() == FILES
 
 
+SWITCHED = 1_900_000_000.0
+"""When the rebuild below is switched to (its indexer's clock)."""
+
+
 def test_the_next_rebuild_continues_a_stopped_one_and_the_run_after_removes_the_old(
         settings, project: Path) -> None:
     CodeIndexer(settings, project, HashEmbedder(), batch_chunks=4).update()
@@ -130,13 +134,27 @@ def test_the_next_rebuild_continues_a_stopped_one_and_the_run_after_removes_the_
         CodeIndexer(settings, project, FailingEmbedder(4, EmbedderError("down")),
                     batch_chunks=4).update(rebuild=True)
     again = HashEmbedder()
-    summary = CodeIndexer(settings, project, again, batch_chunks=4).update(rebuild=True)
+    rebuilder = CodeIndexer(settings, project, again, batch_chunks=4)
+    rebuilder.clock = lambda: SWITCHED
+    summary = rebuilder.update(rebuild=True)
     assert summary.rebuild_continued > 0  # the files the stopped run wrote
     assert summary.chunks_embedded == FILES - summary.rebuild_continued
     assert summary.built_beside and summary.leftovers_removed == []
     assert "Continued the rebuild stopped earlier" in " ".join(summary.rebuild_lines())
     assert _found(settings, project)[0] == ("m7.py", 1)
-    after = CodeIndexer(settings, project, again).update()
+    # a run right after the switch (one that waited on the lock) keeps the replaced tables:
+    # a search opened a moment before the switch may still be reading them
+    soon = CodeIndexer(settings, project, again)
+    soon.clock = lambda: SWITCHED + REPLACED_KEPT_S - 5
+    kept = soon.update()
+    assert kept.leftovers_removed == []
+    assert kept.rebuild_lines() == [
+        "Note: the index a rebuild replaced 55 s ago is kept (a search opened before the "
+        "switch may still be reading it); a later index run removes it."]
+    assert len(leftovers(open_index(index_location(settings, project)))) == 1
+    later = CodeIndexer(settings, project, again)
+    later.clock = lambda: SWITCHED + REPLACED_KEPT_S + 1
+    after = later.update()
     assert [r["what"] for r in after.leftovers_removed] == ["replaced index"]
     assert after.rebuild_lines()[0].startswith("Removed the tables of the index a rebuild "
                                                "replaced (")

@@ -74,6 +74,13 @@ FTS_STALE_SHARE = 0.1
 BATCH_CHUNKS = 512
 """Chunks embedded and committed together (bounded memory, few commits)."""
 
+REPLACED_KEPT_S = 60.0
+"""The tables a rebuild replaced stay at least this long after the switch: a search opened
+a moment before it may still be reading them. An index run waiting on the lock while the
+rebuild finished removed them at once, and that search failed once."""
+SWITCHED_AT = "switched_at"
+"""The live meta's key holding when a rebuild was switched to (seconds since the epoch)."""
+
 Phase = Literal["wait", "scan", "parse", "embed", "write", "fulltext", "done"]
 
 
@@ -251,6 +258,8 @@ class CodeIndexer:
         self.commits = CommitRetry()
         """Re-applies a write step refused by a commit conflict (another writer of the
         index, e.g. on an object store without a lease), bounded; counts the retries."""
+        self.clock: Callable[[], float] = time.time
+        """Wall-clock seconds: when a rebuild is switched to, and how long ago that was."""
         self.staging = ""
         """The generation a rebuild is filling beside the index in use ("" when none):
         still set after a run that stopped, so its caller can say the index is intact."""
@@ -410,7 +419,7 @@ class CodeIndexer:
     def _switch(self, live: IndexTables, staged: IndexTables) -> None:
         """Make the rebuilt tables the index in use: one commit of the meta table naming
         their generation. The replaced tables are removed by the next run."""
-        values = dict(staged.meta)
+        values = {**staged.meta, SWITCHED_AT: f"{self.clock():.3f}"}
         live.generation = staged.generation
         self._commit(live, "switching to the rebuilt index", lambda: write_meta(live, values))
         staged.staged, staged.meta = False, live.meta
@@ -423,6 +432,18 @@ class CodeIndexer:
         finished rebuild replaced), saying so in the summary. Without a lock another
         indexer may be writing them this moment: they stay, and the summary says why."""
         gone = [f for f in found if f is not keep]
+        if not gone:
+            return
+        try:
+            since = self.clock() - float(live.meta.get(SWITCHED_AT, "0"))
+        except ValueError:
+            since = REPLACED_KEPT_S  # unreadable: as if switched long ago
+        recent = [f for f in gone if not f.unfinished and 0 <= since < REPLACED_KEPT_S]
+        if recent:
+            gone = [f for f in gone if f not in recent]
+            summary.leftovers_note = (f"the index a rebuild replaced {since:.0f} s ago is kept "
+                                      "(a search opened before the switch may still be "
+                                      "reading it); a later index run removes it")
         if not gone:
             return
         if lock_kind == "none":
