@@ -11,7 +11,7 @@ import pytest
 from doubles.embedders import HashEmbedder
 
 from paicli_tui import cli
-from paicli_tui.core.code.graph_query import GraphError, relations_for
+from paicli_tui.core.code.graph_query import GraphError, format_relations, relations_for
 from paicli_tui.core.code.indexer import CodeIndexer
 from paicli_tui.core.code.service import LocalCodeService
 from paicli_tui.core.contracts.session_state import SessionState
@@ -103,3 +103,47 @@ def test_graph_command_json(settings, shop: Path, capsys, monkeypatch) -> None:
     assert data["name"] == "Helpers"
     assert {"src": "Inventory.total", "kind": "calls", "dst": "Helpers.round",
             "path": f"{SHOP}/Inventory.java", "line": 65} in data["incoming"]
+
+
+GO_FILES = {
+    "main.go": 'package main\n\nimport (\n\t"os/exec"\n\n\t"example.com/proj/cmd"\n'
+               '\t"example.com/proj/doc"\n)\n\nfunc run() error {\n'
+               '\tc := &cmd.Command{Use: "x"}\n\tc.Execute()\n\tdoc.Gen(c)\n'
+               '\treturn exec.Command("ls").Run()\n}\n',
+    "cmd/command.go": "package cmd\n\n// Command is one command of the tool.\n"
+                      "type Command struct {\n\tUse string\n}\n\n"
+                      "func (c *Command) Execute() error {\n\treturn nil\n}\n\n"
+                      "func NewCommand(use string) *Command {\n\treturn &Command{Use: use}\n}\n",
+    "doc/doc.go": 'package doc\n\nimport "example.com/proj/cmd"\n\n'
+                  "func Gen(c *cmd.Command) {\n\t_ = cmd.NewCommand(c.Use)\n}\n",
+}
+
+
+@pytest.mark.parametrize("go_mod", [True, False])
+def test_go_calls_into_another_package_are_not_callers_of_a_namesake(
+        settings, tmp_path: Path, go_mod: bool) -> None:
+    """The standard library's exec.Command was listed among the callers of the project's
+    Command type; calls into the project's own packages (doc.Gen, cmd.NewCommand) stay.
+    Without go.mod a package is the project's when its import path ends in a folder of it."""
+    root = tmp_path / "proj"
+    for name, text in GO_FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    if go_mod:
+        (root / "go.mod").write_text("module example.com/proj\n\ngo 1.22\n", encoding="utf-8")
+    CodeIndexer(settings, root, HashEmbedder()).update()
+    command = relations_for(settings, root, "Command")
+    assert ("run", "calls", "exec.Command") not in _edges(command, "incoming")
+    assert [(e.src, e.dst, e.path, e.line) for e in command.elsewhere] == \
+        [("run", "exec.Command", "main.go", 14)]
+    assert command.nodes == ["Command"]
+    text = format_relations(command)
+    assert text.endswith("left out: 1 call(s) to exec.Command, another package's (imported "
+                         "from outside this project)")
+    assert ("run", "calls", "doc.Gen") in _edges(relations_for(settings, root, "Gen"),
+                                                 "incoming")
+    assert ("Gen", "calls", "cmd.NewCommand") in _edges(
+        relations_for(settings, root, "NewCommand"), "incoming")
+    # asked by its own name, the other package's function is what is asked for
+    assert ("run", "calls", "exec.Command") in _edges(
+        relations_for(settings, root, "exec.Command"), "incoming")

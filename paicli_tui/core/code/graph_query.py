@@ -44,11 +44,15 @@ class Relations:
     outgoing: list[EdgeRow] = field(default_factory=list)
     incoming: list[EdgeRow] = field(default_factory=list)
     truncated: bool = False
+    elsewhere: list[EdgeRow] = field(default_factory=list)
+    """Calls to another package's namesake, left out (Go: ``exec.Command`` is not this
+    project's ``Command``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "nodes": self.nodes, "definitions": self.definitions,
                 "outgoing": [e.to_json() for e in self.outgoing],
                 "incoming": [e.to_json() for e in self.incoming],
+                "elsewhere": [e.to_json() for e in self.elsewhere],
                 "truncated": self.truncated}
 
 
@@ -65,6 +69,47 @@ def _matches(node: str, name: str) -> bool:
 def _member_of(node: str, owners: set[str]) -> bool:
     head, _, _ = node.rpartition(".")
     return head in owners
+
+
+def foreign_go_calls(tables: Any, root: Path, rows: list[dict[str, Any]], name: str
+                     ) -> set[tuple[str, str]]:
+    """(path, called) of the Go calls among ``rows`` that name ``pkg.NAME`` where ``pkg`` is
+    a package the calling file imports from outside this project: the standard library's
+    ``exec.Command`` was listed among the callers of cobra's ``Command``. A package is this
+    project's when its import path is in the module go.mod names (without go.mod: when it
+    ends in one of the project's folders). An import under another name is not followed."""
+    calls = {(r["path"], r["dst"]) for r in rows
+             if r["kind"] == "calls" and r["path"].endswith(".go") and r["dst"] != name
+             and r["dst"].count(".") == 1 and _matches(r["dst"], name)}
+    if not calls:
+        return set()
+    paths = sorted({path for path, _ in calls})
+    listed = ", ".join(_like(path) for path in paths)
+    imports: dict[str, list[str]] = {}
+    for row in tables.edges.search().where(f"kind = 'imports' AND path IN ({listed})") \
+            .limit(None).to_list():
+        imports.setdefault(row["path"], []).append(row["dst"])
+    ours = _project_package_test(tables, root)
+    return {(path, called) for path, called in calls
+            if any(i.rsplit("/", 1)[-1] == called.split(".")[0] and not ours(i)
+                   for i in imports.get(path, []))}
+
+
+def _project_package_test(tables: Any, root: Path) -> Any:
+    """A test of whether a Go import path is a package of this project."""
+    try:
+        text = (root / "go.mod").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    module = next((line.split()[1] for line in text.splitlines()
+                   if line.startswith("module ") and len(line.split()) > 1), "")
+    if module:
+        module = module.strip('"')
+        return lambda path: path == module or path.startswith(module + "/")
+    folders = {p.rsplit("/", 1)[0] for p in
+               (r["path"] for r in tables.files.search().select(["path"]).limit(None).to_list())
+               if p.endswith(".go") and "/" in p} if tables.files is not None else set()
+    return lambda path: any(path == f or path.endswith("/" + f) for f in folders)
 
 
 def relations_for(settings: Settings, project_root: Path, name: str) -> Relations:
@@ -88,9 +133,14 @@ def relations_for(settings: Settings, project_root: Path, name: str) -> Relation
              f"OR src LIKE {prefix} OR dst LIKE {prefix} OR src LIKE {inner} "
              f"OR dst LIKE {inner}")
     rows = tables.edges.search().where(where).limit(None).to_list()
+    foreign = foreign_go_calls(tables, root, rows, name)
+    elsewhere = [r for r in rows if (r["path"], r["dst"]) in foreign]
+    rows = [r for r in rows if (r["path"], r["dst"]) not in foreign]
     nodes = sorted({n for r in rows for n in (r["src"], r["dst"]) if _matches(n, name)})
     owners = set(nodes) | {name}
-    relations = Relations(name=name, nodes=nodes)
+    relations = Relations(name=name, nodes=nodes, elsewhere=[
+        EdgeRow(r["src"], r["kind"], r["dst"], r["path"], int(r["line"]))
+        for r in sorted(elsewhere, key=lambda r: (r["path"], r["line"]))])
     for row in sorted(rows, key=lambda r: (r["path"], r["line"], r["kind"], r["dst"])):
         edge = EdgeRow(row["src"], row["kind"], row["dst"], row["path"], int(row["line"]))
         src_hit = _matches(edge.src, name) or (edge.kind == "calls" and
@@ -123,7 +173,7 @@ def relations_for(settings: Settings, project_root: Path, name: str) -> Relation
 
 def format_relations(relations: Relations) -> str:
     """Readable text: definitions, then outgoing and incoming edges with ``path:line``."""
-    if not relations.nodes and not relations.definitions:
+    if not relations.nodes and not relations.definitions and not relations.elsewhere:
         return (f"No code-graph entries for {relations.name!r}. Check the spelling, try the "
                 "simple class or method name, or re-run `paicli-tui index`.")
     lines = [f"{relations.name}: {', '.join(relations.nodes) or '(no edges)'}"]
@@ -136,4 +186,8 @@ def format_relations(relations: Relations) -> str:
     lines += [f"  {e.src} {e.kind} {e.dst}  ({e.path}:{e.line})" for e in relations.incoming]
     if relations.truncated:
         lines.append(f"[only the first {MAX_EDGES} edges each way are shown]")
+    if relations.elsewhere:
+        called = sorted({e.dst for e in relations.elsewhere})
+        lines.append(f"left out: {len(relations.elsewhere)} call(s) to {', '.join(called)}, "
+                     "another package's (imported from outside this project)")
     return "\n".join(lines)
