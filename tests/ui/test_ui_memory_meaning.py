@@ -62,21 +62,21 @@ async def test_enter_on_a_filter_no_memory_holds_ranks_them_by_meaning(settings,
         assert memory.searched == [] and status(screen).startswith("1 of 3 memories · 1 possibly")
         await pilot.press("slash", "ctrl+u", *"build tool")
         await wait_until(pilot, lambda: ids(screen) == [])
-        assert "none holds every word typed · Enter ranks them by meaning" in status(screen)
+        assert status(screen) == "0 of 3 memories · no word match · Enter: by meaning"
         await pilot.press("enter")
         await wait_until(pilot, lambda: ids(screen) == ["m1", "m3"])
         assert memory.searched == ["build tool"]
-        assert status(screen).startswith("2 of 3 memories ranked by meaning for “build tool” · "
-                                         "edit the filter to match words")
+        assert status(screen).startswith("2 of 3 memories by meaning · type for words")
         assert screen.focused is screen.query_one(DataTable)
         # the scope still applies to a ranking
         screen.query_one("#memory-scope").value = "global"
         await wait_until(pilot, lambda: ids(screen) == [])
-        assert "none passes the relevance bar" in status(screen)
+        assert status(screen) == "0 of 3 memories by meaning: none is relevant enough · type "\
+            "for words"
         screen.query_one("#memory-scope").value = "all"
         # any edit of the filter goes back to words
         await pilot.press("slash", "end", "backspace")
-        await wait_until(pilot, lambda: status(screen).startswith("0 of 3 memories · none"), 5,
+        await wait_until(pilot, lambda: status(screen).startswith("0 of 3 memories · no word"), 5,
                          lambda: status(screen))
 
 
@@ -88,10 +88,9 @@ async def test_a_ranking_that_fails_says_why_and_a_late_one_is_dropped(settings,
                                                               memory_=memory))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_browser(pilot, app, "/memory search deploy")
-        await wait_until(pilot, lambda: "cannot rank" in status(screen), 5,
+        await wait_until(pilot, lambda: "failed" in status(screen), 5,
                          lambda: status(screen))
-        assert status(screen) == ("0 of 3 memories · cannot rank them by meaning: embedder "
-                                  "files missing")
+        assert status(screen) == "0 of 3 memories · by meaning failed: embedder files missing"
         await pilot.press("slash", "enter")  # Enter in the filter tries again
         await wait_until(pilot, lambda: memory.searched == ["deploy", "deploy"])
         # an answer for a filter the person has since changed is not shown
@@ -114,8 +113,8 @@ async def test_memory_search_in_the_chat_ranks_by_meaning_across_languages(
     app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_browser(pilot, app, "/memory search 测试框架")
-        await wait_until(pilot, lambda: "ranked by meaning" in status(screen), 120)
+        await wait_until(pilot, lambda: "type for words" in status(screen), 120)
         table = screen.query_one(DataTable)
         texts = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
         assert texts == ["Tests use the standard testing package"]
-        assert status(screen).startswith("1 of 3 memories ranked by meaning for “测试框架”")
+        assert status(screen).startswith("1 of 3 memories by meaning · type for words")

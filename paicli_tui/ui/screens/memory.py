@@ -43,7 +43,7 @@ def ranked_rows(rows: list[MemoryRow], scope: str, ids: list[str]) -> list[Memor
     return [by_id[i] for i in ids if i in by_id and in_scope(by_id[i], scope)]
 
 
-NO_WORD_MATCH = " · none holds every word typed · Enter ranks them by meaning"
+NO_WORD_MATCH = " · no word match · Enter: by meaning"
 """Why the word filter shows nothing, and the way on: "testing framework" holds no word of
 "测试用 pytest", which a ranking by meaning (as `memory search`) finds."""
 RANKED_LIMIT = 20
@@ -200,11 +200,10 @@ class MemoryPanel(Panel):
         self._show_detail()
         stale = sum(1 for r in shown if r.stale)
         pending = sum(1 for r in self.rows if r.pending)
-        how = (f" ranked by meaning for {_quote(text)}"
-               + ("" if shown else ": none passes the relevance bar (`paicli-tui memory "
-                  "search --explain` shows each one's parts)")
-               + " · edit the filter to match words") if ranked else \
-            f" · cannot rank them by meaning: {problem}" if problem else \
+        # one line, read at 60 columns: the filter box above shows what was ranked
+        how = (" by meaning" + ("" if shown else ": none is relevant enough")
+               + " · type for words") if ranked else \
+            f" · by meaning failed: {problem}" if problem else \
             (NO_WORD_MATCH if text.split() and self.rows and not shown else "")
         self._status(f"{len(shown)} of {len(self.rows)} memories" + how
                      + (f" · {pending} awaiting review (y accepts, n rejects)" if pending else "")
@@ -280,7 +279,7 @@ class MemoryPanel(Panel):
             self.problem = problem
 
     def _start_ranking(self, text: str) -> None:
-        self._status(f"ranking the memories by meaning for {_quote(text)}…")
+        self._status("ranking the memories by meaning…")
         self.rank(text)
 
     @work(exclusive=True, group="memory-rank", exit_on_error=False, thread=True)
