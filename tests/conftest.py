@@ -49,6 +49,18 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_server_left_serving() -> Iterator[None]:
+    """A test double's server that outlives its test can take a later test's connections
+    (doubles/server_leaks.py says how): the test that leaves one fails."""
+    from doubles.server_leaks import left_behind, listening_sockets, serving_threads
+
+    threads, sockets = serving_threads(), listening_sockets()
+    yield
+    problems = left_behind(threads, sockets)
+    assert not problems, "a server outlived its test: " + "; ".join(problems)
+
+
+@pytest.fixture(autouse=True)
 def _log_file_closed_after_each_test() -> Iterator[None]:
     """cli.main starts the log file; a later test must not write into this test's home."""
     yield

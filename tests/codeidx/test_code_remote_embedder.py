@@ -67,7 +67,14 @@ class FakeHost:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        """Stop serving and close the listening socket (left open, it outlived the test)."""
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join()
 
 
 def _vector(text: str) -> list[float]:
@@ -79,7 +86,7 @@ def _vector(text: str) -> list[float]:
 def host() -> Iterator[FakeHost]:
     fake = FakeHost()
     yield fake
-    fake.server.shutdown()
+    fake.close()
 
 
 def _embedder(host: FakeHost, **kw: object) -> OpenAICompatibleEmbedder:
