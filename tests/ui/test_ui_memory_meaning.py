@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pilot_helpers import wait_for_screen, wait_until
+from textual.geometry import Region
 from textual.widgets import DataTable
 from ui_fakes import FakeBackend, FakeMemory, seeded_memories
 
@@ -41,6 +42,11 @@ def test_a_ranking_keeps_its_order_and_the_scope() -> None:
     assert [r.id for r in ranked_rows(rows, "inbox", ["m1", "m3"])] == ["m3"]  # awaits review
 
 
+def browser_app(settings, project_dir, memory: FakeMemory) -> PaicliApp:
+    return PaicliApp(settings, project_dir, backend=FakeBackend(settings, project_dir,
+                                                               memory_=memory))
+
+
 async def open_browser(pilot, app, command: str):
     app.screen.query_one(PromptInput).load_text(command)
     await pilot.press("enter")
@@ -50,8 +56,7 @@ async def open_browser(pilot, app, command: str):
 
 async def test_enter_on_a_filter_no_memory_holds_ranks_them_by_meaning(settings, project_dir):
     memory = FakeMemory(reviewed(), ranking={"build tool": ["m1", "m3"]})
-    app = PaicliApp(settings, project_dir, backend=FakeBackend(settings, project_dir,
-                                                              memory_=memory))
+    app = browser_app(settings, project_dir, memory)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_browser(pilot, app, "/memory")
         await wait_until(pilot, lambda: len(ids(screen)) == 3)
@@ -84,8 +89,7 @@ async def test_a_ranking_that_fails_says_why_and_a_late_one_is_dropped(settings,
     memory = FakeMemory(reviewed(),
                         ranking={"deploy": OSError("embedder files missing"),
                                  "old words": ["m2"]})
-    app = PaicliApp(settings, project_dir, backend=FakeBackend(settings, project_dir,
-                                                              memory_=memory))
+    app = browser_app(settings, project_dir, memory)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_browser(pilot, app, "/memory search deploy")
         await wait_until(pilot, lambda: "failed" in status(screen), 5,
@@ -118,3 +122,24 @@ async def test_memory_search_in_the_chat_ranks_by_meaning_across_languages(
         texts = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
         assert texts == ["Tests use the standard testing package"]
         assert status(screen).startswith("1 of 3 memories by meaning · type for words")
+
+
+def shown(widget) -> str:
+    """The widget's text as the terminal shows it (what its height and width leave)."""
+    return " ".join(strip.text.strip() for strip in
+                    widget.render_lines(Region(0, 0, widget.size.width, widget.size.height)))
+
+
+async def test_a_ranking_status_wraps_whole_on_a_small_terminal(settings, project_dir):
+    """At 60 columns '1 of 3 memories by meaning · type for words · 1 possibly stale (v
+    verifies)' lost its end (as the awaiting-review and stale counts did in any status)."""
+    memory = FakeMemory(reviewed(), ranking={"how do we version releases": ["m1"]})
+    app = browser_app(settings, project_dir, memory)
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await open_browser(pilot, app, "/memory search how do we version releases")
+        await wait_until(pilot, lambda: "by meaning" in status(screen), 5,
+                         lambda: status(screen))
+        await pilot.pause()
+        line = screen.query_one("#memory-status")
+        assert " ".join(shown(line).split()) == " ".join(status(screen).split())
+        assert shown(line).endswith("1 possibly stale (v verifies)")
