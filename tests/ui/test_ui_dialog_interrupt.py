@@ -7,6 +7,8 @@ about runs) and the turn is cancelled, with a notice saying so.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from pilot_helpers import wait_for_screen, wait_until
 from ui_fakes import FakeBackend, FakeClient, FakeSession
@@ -43,13 +45,15 @@ async def _summary(session: FakeSession) -> object:
         keep_user_turns=1))
 
 
-def _asking_app(settings, project_dir, ask, answers: list) -> PaicliApp:
+def _asking_app(settings, project_dir, ask, answers: list,
+                hold: asyncio.Event | None = None) -> PaicliApp:
+    """A turn that asks with ``ask``, then (with ``hold``) goes on until it is set."""
     async def step(session: FakeSession) -> ev.AgentEvent:
         answers.append(await ask(session))
         return ev.ToolCallFinished("c1", "execute_command", "done", "ran")
 
     script = [ev.ToolCallStarted("c1", "execute_command", '{"command": "rm -rf build"}'),
-              step, ev.TurnFinished(session="s1", reason="done")]
+              step, *([hold] if hold else []), ev.TurnFinished(session="s1", reason="done")]
     return PaicliApp(settings, project_dir, backend=FakeBackend(
         settings, project_dir, session=FakeSession(script=script), client=FakeClient()))
 
@@ -76,6 +80,30 @@ async def test_ctrl_c_in_the_turns_dialog_cancels_the_turn(settings, project_dir
         assert not any("to quit" in t for t in toasts)
         if dialog is ApprovalModal:  # the command was never run: denied, not "failed"
             assert chat.query_one(ToolBlock).status == "denied"
+
+
+@pytest.mark.parametrize(("ask", "dialog"), [
+    (_approval, ApprovalModal), (_conflict, ConflictModal), (_summary, SummaryConsentModal),
+])
+async def test_the_status_line_names_ctrl_c_while_the_turns_dialog_is_open(
+        settings, project_dir, ask, dialog):
+    """Found in tmux: under the approval dialog the line said 'Esc to interrupt', and Esc
+    there denied the command while the turn went on."""
+    answers: list = []
+    hold = asyncio.Event()
+    app = _asking_app(settings, project_dir, ask, answers, hold)
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = app.screen
+        await wait_until(pilot, lambda: chat.session is not None)
+        await pilot.press(*"go", "enter")
+        await wait_for_screen(pilot, dialog)
+        assert chat.status.line().plain.endswith(" s · Ctrl+C to interrupt")
+        await pilot.press("escape")  # answers the dialog (no / not yet / cancel)
+        await wait_until(pilot, lambda: len(answers) == 1)
+        assert chat.turn_running  # the turn goes on, and Esc stops it again
+        assert chat.status.line().plain.endswith(" s · Esc to interrupt")
+        hold.set()
+        await wait_until(pilot, lambda: not chat.turn_running)
 
 
 async def test_ctrl_c_in_a_dialog_the_person_opened_keeps_the_quit_hint(settings,

@@ -405,10 +405,13 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         """Open a dialog for the running turn and wait for the answer; Ctrl+C in it answers
         ``refusal`` and cancels the turn (:meth:`interrupt_from_dialog`)."""
         self.turn_dialogs[dialog] = refusal
+        self.status.stopped_by("Ctrl+C")  # Esc in the dialog answers it; the turn goes on
         try:
             return await self.app.push_screen_wait(dialog)
         finally:
             self.turn_dialogs.pop(dialog, None)
+            if not self.turn_dialogs:
+                self.status.stopped_by("Esc")
 
     def interrupt_from_dialog(self, dialog: Screen[Any]) -> bool:
         """Ctrl+C (nothing selected) in a dialog the turn opened: the pending question gets

@@ -1,5 +1,5 @@
 """One line above the input while a turn runs: a spinner, what is happening, the seconds it
-has taken, and "Esc to interrupt". It moves even when nothing arrives from the model."""
+has taken, and "Esc to interrupt" (Ctrl+C while a dialog of the turn is open). It moves even when nothing arrives from the model."""
 
 from __future__ import annotations
 
@@ -32,6 +32,9 @@ class TurnStatus(Static):
         self.waiting_for_person = ""
         """While set (a dialog is open), shown instead of the phase, which goes on updating
         underneath (a tool's start may arrive after its approval dialog opened)."""
+        self.stop_key = "Esc"
+        """The key that stops the turn. While a dialog of the turn is open it is Ctrl+C: Esc
+        there answers the dialog (an approval is denied and the turn goes on)."""
         self._timer: Timer | None = None
 
     @property
@@ -60,12 +63,17 @@ class TurnStatus(Static):
         self.waiting_for_person = label
         self.tick()
 
+    def stopped_by(self, key: str) -> None:
+        self.stop_key = key
+        self.tick()
+
     def stop(self) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
         self.display = False
         self.label = self.warning = self.waiting_for_person = ""
+        self.stop_key = "Esc"
 
     def line(self) -> Text:
         now = self.clock()
@@ -78,7 +86,7 @@ class TurnStatus(Static):
             out.append(f"{self.warning}{countdown}", style="bold")
             out.append(" · ")
         tail = Text.assemble((f" · {now - self.started_at:.0f} s", "bold"),
-                             (" · Esc to interrupt", "dim"))
+                             (f" · {self.stop_key} to interrupt", "dim"))
         label = Text(self.waiting_for_person or self.label)
         # too narrow for all of it (a sub-agent's step at 60 columns): the label gives way,
         # the seconds and the key to stop stay whole
