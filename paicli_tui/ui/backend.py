@@ -158,10 +158,11 @@ class MemoryBackend(Protocol):
     def verify(self, memory_id: str) -> None: ...
     def delete(self, memory_id: str) -> None: ...
     def clear(self) -> int: ...
-    def search(self, query: str, limit: int) -> list[str]:
+    def search(self, query: str, limit: int) -> tuple[list[str], str]:
         """Ids of the memories worth showing for ``query``, best first: ranked by meaning
-        (either language) and by the rare words they share, as ``memory search`` ranks.
-        May wait for the embedder to load (call it off the event loop)."""
+        (either language) and by the rare words they share, as ``memory search`` ranks; and
+        why no embedder read the meaning ("" when one did: then the rare words alone ranked
+        them). May wait for the embedder to load (call it off the event loop)."""
         ...
 
 

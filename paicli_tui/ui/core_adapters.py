@@ -123,8 +123,9 @@ class MemoryAdapter:
     def __init__(self, book: LocalMemoryService) -> None:
         self.book = book
 
-    def search(self, query: str, limit: int) -> list[str]:
-        return [scored.entry.id for scored in self.book.search(query, limit=limit)]
+    def search(self, query: str, limit: int) -> tuple[list[str], str]:
+        ranking = self.book.search(query, limit=limit)
+        return [scored.entry.id for scored in ranking], ranking.without_meaning
 
     def rows(self) -> list[MemoryRow]:
         from ..core.memory.entry import awaiting_review

@@ -11,6 +11,7 @@ import pytest
 from doubles.embedders import WordsEmbedder
 
 from paicli_tui.config import Settings
+from paicli_tui.core.contracts.embedder import EmbedderError
 from paicli_tui.core.memory.budget import estimate_tokens
 from paicli_tui.core.memory.entry import SOURCE_AUTO
 from paicli_tui.core.memory.retrieval import (
@@ -161,7 +162,26 @@ def test_embedder_failure_falls_back_to_keywords(settings: Settings, project_dir
 
     service = LocalMemoryService(settings, project_dir, embedder=Broken())
     service.save("tests use pytest")
-    assert [r.entry.content for r in service.search("pytest")] == ["tests use pytest"]
+    found = service.search("pytest")
+    assert [r.entry.content for r in found] == ["tests use pytest"]
+    # and the ranking says so: a caller that shows "ranked by meaning" must not
+    assert found.without_meaning == "embedder failed: RuntimeError"
+
+
+def test_a_ranking_says_whether_meaning_was_read(settings: Settings, project_dir: Path) -> None:
+    class Refusing(WordsEmbedder):
+        def embed(self, texts: list[str]) -> np.ndarray:
+            raise EmbedderError("cannot reach Ollama: run `ollama serve`")
+
+    for embedder, use_vectors, without in (
+            (WordsEmbedder(), True, ""),
+            (Refusing(), True, "embedder failed: cannot reach Ollama: run `ollama serve`"),
+            (None, False, "no embedder loaded, see the log")):
+        service = LocalMemoryService(settings, project_dir, embedder=embedder,
+                                     use_vectors=use_vectors)
+        service.save("tests use pytest")
+        assert service.search("pytest").without_meaning == without, embedder
+        assert service.search("nothing shares a word").without_meaning == without, embedder
 
 
 def test_a_cold_cache_is_filled_a_batch_per_turn(settings: Settings, project_dir: Path,

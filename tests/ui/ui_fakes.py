@@ -220,16 +220,18 @@ class FakeMemory:
     ranking: dict[str, list[str]] = field(default_factory=dict)
     """search(query) answers: the ids ranked for a query (none: an empty ranking)."""
     searched: list[str] = field(default_factory=list)
+    without_meaning: str = ""
+    """Why no embedder read a query's meaning, for every search ("" : one did)."""
 
     def rows(self) -> list[MemoryRow]:
         return list(self.rows_)
 
-    def search(self, query: str, limit: int) -> list[str]:
+    def search(self, query: str, limit: int) -> tuple[list[str], str]:
         self.searched.append(query)
         answer = self.ranking.get(query, [])
         if isinstance(answer, Exception):
             raise answer
-        return answer[:limit]
+        return answer[:limit], self.without_meaning
 
     def save(self, content: str, scope: str, force: bool = False,
              allow_sensitive: bool = False) -> SaveOutcome:

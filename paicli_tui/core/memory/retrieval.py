@@ -29,12 +29,13 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
 from ...resources import load_prompt
+from ..contracts.embedder import EmbedderError
 from .budget import estimate_tokens
 from .canonical import canonical, dice, is_version_variant
 from .entry import SOURCE_AUTO, UNVERIFIED, MemoryEntry, parse_time
@@ -227,6 +228,21 @@ def time_weight(days: float) -> float:
     return 1.0 / (1.0 + days / TIME_WEIGHT_DAYS)
 
 
+class Ranking(list[ScoredEntry]):
+    """What :func:`rank` returns: the scored entries, best first, and why no embedder read
+    the query's meaning (``without_meaning``; "" when one did). Without meaning, keywords
+    alone ranked them, which a caller saying "ranked by meaning" must not hide: an embedder
+    that cannot load fails no search, it is only logged."""
+
+    without_meaning = ""
+
+    @classmethod
+    def of(cls, items: Sequence[ScoredEntry], without_meaning: str) -> Ranking:
+        ranking = cls(items)
+        ranking.without_meaning = without_meaning
+        return ranking
+
+
 def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
          vectors: VectorCache | None, now: datetime, limit: int = MAX_RESULTS,
          wait: bool = True, explain: bool = False,
@@ -242,7 +258,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     (``shown=False``, with ``why_not``), up to ``limit`` in all. ``turn``: ``query`` is a
     turn's message, not a search (the :data:`FULL_COVERAGE` exemption needs meaning too)."""
     if not entries or not query.strip():
-        return []
+        return Ranking()
     import numpy as np
 
     contents = [e.content for e in entries]
@@ -264,6 +280,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     side = english.result() if english is not None else _vector_part(None, [], contents, wait)
     margins, english_margins = use.margins, side.margins
     read = np.isfinite(margins) | np.isfinite(english_margins)
+    without_meaning = "" if read.any() else use.problem or side.problem
     bars = bars_for(topic, read=bool(read.any()))
     leaning = KEYWORDS_LEAD if bars is NAMED_BARS else MEANING_LEADS
     if bars.rarity != 1.0:  # the same words, weighed by the bars' rarity
@@ -276,7 +293,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     relevance = matches.score + vector
     candidates = np.flatnonzero(relevance > 0)
     if candidates.size == 0:
-        return []
+        return Ranking.of([], without_meaning)
     full = matches.coverage >= FULL_COVERAGE
     if turn:  # a turn's message also needs the meaning to agree (or no meaning yet)
         full = full & (~read | (vector > 0))
@@ -336,7 +353,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
             continue
         shown.append(item)
     if not explain:
-        return shown
+        return Ranking.of(shown, without_meaning)
     room = max(0, limit - len(shown))
     failed = candidates[~np.isin(candidates, passing)]
     top = failed[np.argsort(-relevance[failed], kind="stable")[:room]] if room else failed[:0]
@@ -357,7 +374,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
             why = f"relevance {relevance[i]:.2f} below {bars.relative:.0%} of the best ({best:.2f})"
         rest.append(scored(i, shown=False, why_not=why))
     rest.sort(key=lambda s: -s.relevance)
-    return shown + rest[:max(0, limit - len(shown))]
+    return Ranking.of(shown + rest[:max(0, limit - len(shown))], without_meaning)
 
 
 def _lone_word(matches: Any, read: Any, vector: Any) -> Any:
@@ -377,8 +394,6 @@ def _lone_word(matches: Any, read: Any, vector: Any) -> Any:
 
 
 def _replace(item: ScoredEntry, **changes: object) -> ScoredEntry:
-    from dataclasses import replace
-
     return replace(item, **changes)  # type: ignore[arg-type]
 
 
@@ -407,6 +422,8 @@ class VectorEvidence:
     best: Any
     """Index into ``readings`` of the reading each margin comes from."""
     readings: tuple[str, ...] = ()
+    problem: str = ""
+    """Why there is no evidence at all ("" when there is, or nothing was asked)."""
 
     def reading_of(self, i: int) -> str:
         return self.readings[int(self.best[i])] if self.readings and \
@@ -428,15 +445,18 @@ def _vector_part(vectors: VectorCache | None, readings: Sequence[tuple[str, str]
                            np.full(len(contents), -np.inf, dtype=np.float32),
                            np.zeros(len(contents), dtype=np.int8))
     if vectors is None or not asked:
-        return empty
+        return replace(empty, problem="no embedder loaded, see the log"
+                       if vectors is None else "")
     try:
         found = _calibrated_cosines(vectors, list(asked), contents, wait, two_sided)
     except Exception as exc:  # an embedder failure degrades to keywords, never fails a turn
         log.warning("memory vectors unavailable (%s); using keywords only",
                     type(exc).__name__)
-        return empty
+        # an EmbedderError is written for the person (and never holds a key)
+        why = str(exc) if isinstance(exc, EmbedderError) and str(exc) else type(exc).__name__
+        return replace(empty, problem=f"embedder failed: {why}")
     if found is None:
-        return empty
+        return replace(empty, problem="vectors not ready yet")
     return VectorEvidence(*found, readings=tuple(asked.values()))
 
 

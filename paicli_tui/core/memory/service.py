@@ -37,7 +37,7 @@ from .entry import MemoryEntry, awaiting_review
 from .extraction import Extraction
 from .guard import extraction_allowed, note_tool_result
 from .keywords import KeywordIndex
-from .retrieval import MAX_RESULTS, ScoredEntry, build_block, rank
+from .retrieval import MAX_RESULTS, Ranking, ScoredEntry, build_block, rank
 from .rules import load_project_rules
 from .selection import (
     CHOSEN_BY_MODEL,
@@ -199,10 +199,11 @@ class LocalMemoryService(MemoryBook):
 
     # -- plain API ----------------------------------------------------------------------------
     def search(self, query: str, limit: int = MAX_RESULTS, *, explain: bool = False
-               ) -> list[ScoredEntry]:
-        """Visible memories worth showing for ``query`` (best first), stale ones marked.
-        Waits for the embedder (the first call may load its model). ``explain`` also lists
-        the best candidates that did not pass the relevance bars (``shown=False``)."""
+               ) -> Ranking:
+        """Visible memories worth showing for ``query`` (best first), stale ones marked, and
+        why no embedder read its meaning ("" when one did: see :class:`Ranking`). Waits for
+        the embedder (the first call may load its model). ``explain`` also lists the best
+        candidates that did not pass the relevance bars (``shown=False``)."""
         return self._ranked(query, limit, wait=True, explain=explain)
 
     def warm_up(self) -> None:
@@ -245,12 +246,13 @@ class LocalMemoryService(MemoryBook):
 
     def _ranked(self, query: str, limit: int, *, wait: bool, explain: bool = False,
                 entries: list[MemoryEntry] | None = None, turn: bool = False
-                ) -> list[ScoredEntry]:
+                ) -> Ranking:
         candidates = self._visible_now() if entries is None else entries
         ranked = rank(query, candidates, keywords=self._keywords,
                       vectors=self._vector_cache(), now=self.clock(), limit=limit, wait=wait,
                       explain=explain, english_vectors=self._english_cache(), turn=turn)
-        return [replace(item, stale=self.is_stale(item.entry)) for item in ranked]
+        return Ranking.of([replace(item, stale=self.is_stale(item.entry)) for item in ranked],
+                          ranked.without_meaning)
 
     def _visible_now(self) -> list[MemoryEntry]:
         """:meth:`list_visible`, reusing the last answer while the store holds the very same

@@ -86,10 +86,10 @@ class MemoryPanel(Panel):
         self.command = command
         self.rank_on_open = rank and bool(filter_text.strip())
         """`/memory search TEXT`: rank by meaning once the memories are read."""
-        self.ranking: tuple[str, list[str], str] | None = None
-        """The filter text last ranked by meaning, the ids found (best first) and why it
-        could not be ranked ("" when it was); shown while the filter holds that text (any
-        edit goes back to matching words)."""
+        self.ranking: tuple[str, list[str], str, str] | None = None
+        """The filter text last ranked by meaning, the ids found (best first), why it could
+        not be ranked ("" when it was) and why no embedder read its meaning ("" when one
+        did); shown while the filter holds that text (any edit goes back to words)."""
         self.rows: list[MemoryRow] = []
         self._width = 0
         self.new_ids: set[str] = set()
@@ -201,7 +201,10 @@ class MemoryPanel(Panel):
         stale = sum(1 for r in shown if r.stale)
         pending = sum(1 for r in self.rows if r.pending)
         # one line, read at 60 columns: the filter box above shows what was ranked
-        how = (" by meaning" + ("" if shown else ": none is relevant enough")
+        # an embedder that cannot load fails no ranking: keywords alone ranked it then
+        by = f" by keywords, no meaning ({ranking[3]})" if ranking and ranking[3] else \
+            " by meaning"
+        how = (by + ("" if shown else ": none is relevant enough")
                + " · type for words") if ranked else \
             f" · by meaning failed: {problem}" if problem else \
             (NO_WORD_MATCH if text.split() and self.rows and not shown else "")
@@ -272,11 +275,13 @@ class MemoryPanel(Panel):
 
         bubble = False
 
-        def __init__(self, text: str, ids: list[str], problem: str = "") -> None:
+        def __init__(self, text: str, ids: list[str], problem: str = "",
+                     without_meaning: str = "") -> None:
             super().__init__()
             self.text = text
             self.ids = ids
             self.problem = problem
+            self.without_meaning = without_meaning
 
     def _start_ranking(self, text: str) -> None:
         self._status("ranking the memories by meaning…")
@@ -286,17 +291,17 @@ class MemoryPanel(Panel):
     def rank(self, text: str) -> None:
         # in a thread: the first ranking may load the embedder (seconds)
         try:
-            ids = self.backend.memory().search(text, RANKED_LIMIT)
+            ids, without_meaning = self.backend.memory().search(text, RANKED_LIMIT)
         except Exception as exc:
             self.post_message(self.Ranked(text, [], str(exc) or type(exc).__name__))
             return
-        self.post_message(self.Ranked(text, ids))
+        self.post_message(self.Ranked(text, ids, without_meaning=without_meaning))
 
     @on(Ranked)
     def ranked(self, message: Ranked) -> None:
         if self.query_one("#memory-filter", Input).value != message.text:
             return  # the person typed on: the words they typed now are what counts
-        self.ranking = (message.text, message.ids, message.problem)
+        self.ranking = (message.text, message.ids, message.problem, message.without_meaning)
         self._fill()
 
     def action_focus_table(self) -> None:
