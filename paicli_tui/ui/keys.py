@@ -5,7 +5,7 @@ from __future__ import annotations
 KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Enter", "send the message (during a turn: queue it); run the highlighted command"),
     ("Ctrl+J / Alt+Enter", "new line in the message"),
-    ("↑ / ↓", "previous / next input (at the first / last line); in the slash menu: choose"),
+    ("↑ / ↓", "previous / next input (at the first / last row shown); in the slash menu: choose"),
     ("↑ on an empty input", "edit the last queued message (clear it to cancel it)"),
     ("PgUp / PgDn", "scroll the conversation a page (the input keeps the focus)"),
     ("Tab / Shift+Tab", "slash menu: complete, or cycle through the matches"),

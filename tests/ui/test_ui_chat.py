@@ -168,6 +168,38 @@ async def test_input_history_and_slash_completion(settings, project_dir):
         assert prompt.text == "/compact "
 
 
+async def test_up_and_down_move_through_a_wrapped_line_before_the_history(settings,
+                                                                          project_dir):
+    """Found in tmux: ↑ on the last row of a long line that wraps (one line, three rows)
+    replaced it with the last input, where the person meant the row above; ↓ on the first
+    row of a recalled long input jumped to the next one."""
+    app, _ = make_app(settings, project_dir, FakeSession(script=[]), FakeClient())
+    long = " ".join(["a long line that wraps"] * 10)  # 229 cells: 3 rows at 100 columns
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.screen.query_one(PromptInput)
+        await send(pilot, "first")
+        await send(pilot, long)
+        await wait_turn(pilot)
+        prompt.load_text("my draft " + long)
+        prompt.move_cursor(prompt.document.end)
+        await pilot.press("up", "up")  # to the first row, still the draft
+        assert prompt.text == "my draft " + long and prompt.cursor_location[0] == 0
+        await pilot.press("up")
+        assert prompt.text == long
+        await pilot.press("up")  # the recalled input's cursor is at its end: rows first
+        assert prompt.text == long and not prompt.navigator.is_last_wrapped_line(
+            prompt.cursor_location)
+        await pilot.press("up", "up")
+        assert prompt.text == "first"
+        await pilot.press("down")
+        assert prompt.text == long
+        prompt.move_cursor((0, 0))
+        await pilot.press("down")
+        assert prompt.text == long  # a row down, not the next input
+        await pilot.press("down", "down")
+        assert prompt.text == "my draft " + long
+
 async def test_input_history_survives_a_restart(settings, project_dir):
     """What was typed in one run is reachable with ↑ in the next (kept under PAICLI_HOME)."""
     app, _ = make_app(settings, project_dir, FakeSession(script=[]), FakeClient())

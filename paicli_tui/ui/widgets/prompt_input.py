@@ -1,7 +1,8 @@
 """The multi-line chat input: Enter sends, Ctrl+J/Alt+Enter adds a line, ↑/↓ walk the input
-history at the first/last line, PgUp/PgDn scroll the conversation, Tab chooses a slash command
-from the menu, a long paste is folded into one ``[Pasted text #1 +N lines]`` token (the full
-text is what gets sent), and messages typed while a turn runs wait here in a queue."""
+history at the first/last row shown, PgUp/PgDn scroll the conversation, Tab chooses a slash
+command from the menu, a long paste is folded into one ``[Pasted text #1 +N lines]`` token
+(the full text is what gets sent), and messages typed while a turn runs wait here in a
+queue."""
 
 from __future__ import annotations
 
@@ -130,7 +131,10 @@ class PromptInput(TextArea):
         if not select and not self.text and self.queued:
             self.recall_queued()
             return
-        if not select and self.cursor_location[0] == 0 and self.history_previous():
+        # the first row as shown: in a long line that wraps, ↑ on its second row goes up to
+        # the first (it took the history instead, and the draft seemed gone)
+        if not select and self.navigator.is_first_wrapped_line(self.cursor_location) \
+                and self.history_previous():
             return
         super().action_cursor_up(select)
 
@@ -138,8 +142,8 @@ class PromptInput(TextArea):
         if not select and self.menu:
             self.choose(+1)
             return
-        last_row = self.document.line_count - 1
-        if not select and self.cursor_location[0] == last_row and self.history_next():
+        if not select and self.navigator.is_last_wrapped_line(self.cursor_location) \
+                and self.history_next():
             return
         super().action_cursor_down(select)
 
