@@ -90,6 +90,9 @@ class MemoryPanel(Panel):
         """The filter text last ranked by meaning, the ids found (best first), why it could
         not be ranked ("" when it was) and why no embedder read its meaning ("" when one
         did); shown while the filter holds that text (any edit goes back to words)."""
+        self.ranking_asked: str | None = None
+        """The filter text a ranking is under way for (Enter again does not start another:
+        each one runs to its end in its thread, and the first may load the embedder)."""
         self.rows: list[MemoryRow] = []
         self._width = 0
         self.new_ids: set[str] = set()
@@ -99,7 +102,12 @@ class MemoryPanel(Panel):
         self._looked_once_at_inbox = False
 
     def reopen(self) -> MemoryPanel:
-        return MemoryPanel(self.backend, self.query_one("#memory-filter", Input).value)
+        """The same panel for the dock or the full screen: the filter, and its ranking by
+        meaning (moved, a ranked view went back to words and its answer was dropped)."""
+        text = self.query_one("#memory-filter", Input).value
+        fresh = MemoryPanel(self.backend, text, rank=self.ranking_asked == text)
+        fresh.ranking = self.ranking
+        return fresh
 
     def focus_first(self) -> None:
         self.query_one(DataTable).focus()
@@ -266,6 +274,7 @@ class MemoryPanel(Panel):
         text = self.query_one("#memory-filter", Input).value
         scope = str(self.query_one("#memory-scope", Select).value)
         if text.strip() and not filter_rows(self.rows, scope, text) and \
+                self.ranking_asked != text and \
                 (self.ranking is None or self.ranking[0] != text or self.ranking[2]):
             self._start_ranking(text)
         self.query_one(DataTable).focus()
@@ -284,6 +293,7 @@ class MemoryPanel(Panel):
             self.without_meaning = without_meaning
 
     def _start_ranking(self, text: str) -> None:
+        self.ranking_asked = text
         self._status("ranking the memories by meaning…")
         self.rank(text)
 
@@ -299,6 +309,8 @@ class MemoryPanel(Panel):
 
     @on(Ranked)
     def ranked(self, message: Ranked) -> None:
+        if self.ranking_asked == message.text:
+            self.ranking_asked = None
         if self.query_one("#memory-filter", Input).value != message.text:
             return  # the person typed on: the words they typed now are what counts
         self.ranking = (message.text, message.ids, message.problem, message.without_meaning)
