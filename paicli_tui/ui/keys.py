@@ -14,6 +14,8 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Ctrl+C", "copy the selection; else stop the running turn (in a question the turn "
                "asks, such as an approval: answer no and stop it); else clear the input"),
     ("Ctrl+W / Ctrl+U", "delete the word before the cursor / to the start of the line"),
+    ("Ctrl+A / Ctrl+E / Ctrl+K", "start / end of the line / delete to its end (the whole "
+                                 "line where it wraps; Home / End: the row shown)"),
     ("Alt+B / Alt+F / Alt+D", "a word left / a word right / delete the next word"),
     ("Ctrl+P", "command palette (every slash command is there)"),
     ("F1", "this help"),

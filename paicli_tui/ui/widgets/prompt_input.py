@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from ..slash import SlashCommand, completions
+from .line_keys import WHOLE_LINE_KEYS
 from .typed_input import edit_now
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
@@ -108,6 +109,8 @@ class PromptInput(TextArea):
             self.post_message(self.ScrollChat(-1 if key == "pageup" else +1))
         elif key in READLINE_ALT_KEYS:
             await self.run_action(READLINE_ALT_KEYS[key])
+        elif key in WHOLE_LINE_KEYS and not self.read_only:
+            WHOLE_LINE_KEYS[key](self)
         elif key.startswith("alt+") and event.is_printable:
             self.escape()
             event.stop()
