@@ -74,6 +74,25 @@ async def test_no_model_shows_how_to_connect_and_keeps_the_input(settings, proje
         assert len(await _wait_for_notices(pilot, app, 2)) == 2
 
 
+async def test_a_guide_looked_at_before_its_layout_still_opens_at_its_first_line(
+        settings, project_dir):
+    """On a loaded machine the refresh after the guide was added came before its layout: it
+    was measured at no height, and the chat stayed at its end (a full test run at 60x20)."""
+    app, _ = make_app(settings, project_dir, FakeSession(), None)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await _wait_for_notices(pilot, app, 1)
+        log = app.screen.query_one(ChatLog)
+        await log.remove_children()
+        log.anchor()  # as a new chat is: following its end
+        guide = SetupNotice("No model connected (a second guide)\n" +
+                            "\n".join(f"line {n} of the guide" for n in range(40)))
+        await log.mount(guide)
+        log._guide_from_its_top(guide)  # at once: before any layout of the guide
+        await wait_until(pilot, lambda: guide.virtual_region.height > 0)
+        await pilot.pause(0.3)
+        assert log.scroll_y <= guide.virtual_region.y < log.scroll_y + log.size.height
+
+
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
 async def test_no_model_guide_opens_at_its_first_line(settings, project_dir, size):
     """At 80×24 the guide is taller than the chat, and the chat opened at its end: a person

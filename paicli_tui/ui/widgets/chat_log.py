@@ -246,9 +246,17 @@ class ChatLog(VerticalScroll):
             return await self._add(WelcomeLine(text))
         return await self._add(ChatNotice(text, kind))
 
-    def _guide_from_its_top(self, guide: Widget) -> None:
+    def _guide_from_its_top(self, guide: Widget, tries: int = 20) -> None:
         """A guide taller than the chat (on 80×24) is read from its first line, not its
-        last; sending a message follows the end again."""
+        last; sending a message follows the end again. Not laid out yet (a loaded machine:
+        the refresh came before its layout), it is looked at again after the next refresh
+        (a few times): measured at no height, it stayed at its end."""
+        if not guide.is_attached:
+            return
+        if guide.outer_size.height == 0 or self.scrollable_content_region.height == 0:
+            if tries:
+                self.call_after_refresh(self._guide_from_its_top, guide, tries - 1)
+            return
         if guide.outer_size.height > self.scrollable_content_region.height:
             self.scroll_to_widget(guide, animate=False, top=True)
 
