@@ -47,6 +47,9 @@ NO_WORD_MATCH = " · no word match · Enter: by meaning"
 """Why the word filter shows nothing, and the way on: "testing framework" holds no word of
 "测试用 pytest", which a ranking by meaning (as `memory search`) finds."""
 RANKED_LIMIT = 20
+LISTED_AT_MOST = 1_000
+"""Rows the table holds at once: with 10,000 memories every key typed in the filter filled
+it again with thousands of rows, 0.3 s of the screen standing still per key."""
 """Memories a ranking by meaning lists at most (those that pass the relevance bars)."""
 
 FIXED_COLUMNS = (("scope", "scope", 7), ("written", "written", 10),
@@ -199,7 +202,7 @@ class MemoryPanel(Panel):
             else filter_rows(self.rows, scope, text)
         table.clear()
         keys = [str(c.key.value) for c in table.columns.values()]
-        for row in shown:
+        for row in shown[:LISTED_AT_MOST]:
             # Text: a memory is data, not console markup ("arr[/i]" in one crashed the table)
             cells = {"scope": row.scope, "written": row.written,
                      "content": Text(row.content, no_wrap=True, overflow="ellipsis"),
@@ -216,7 +219,9 @@ class MemoryPanel(Panel):
                + " · type for words") if ranked else \
             f" · by meaning failed: {problem}" if problem else \
             (NO_WORD_MATCH if text.split() and self.rows and not shown else "")
-        self._status(f"{len(shown)} of {len(self.rows)} memories" + how
+        listed = f" · the first {LISTED_AT_MOST:,} listed, type to narrow" \
+            if len(shown) > LISTED_AT_MOST else ""
+        self._status(f"{len(shown)} of {len(self.rows)} memories" + how + listed
                      + (f" · {pending} awaiting review (y accepts, n rejects)" if pending else "")
                      + (f" · {stale} possibly stale (v verifies)" if stale else ""))
 
