@@ -23,10 +23,12 @@ class AgentEventPosted(Message):
 class TurnEnded(Message):
     """The turn worker finished (normally, cancelled or with an exception)."""
 
-    def __init__(self, reason: str, error: str | None = None) -> None:
+    def __init__(self, reason: str, error: str | None = None, *, what: str = "Turn") -> None:
         super().__init__()
         self.reason = reason
         self.error = error
+        self.what = what
+        """What ran as the turn ("Compaction" for /compact), for the notice that it stopped."""
 
 
 class SessionReady(Message):

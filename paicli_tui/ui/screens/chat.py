@@ -566,7 +566,7 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                 block.finish("failed", "cancelled before it finished")
         self.plan_turn_ended()
         if message.reason == "cancelled":
-            await self.chat.add_notice("Turn cancelled.", "warning")
+            await self.chat.add_notice(f"{message.what} cancelled.", "warning")
         elif message.reason == "error":
             await self.chat.add_notice(f"The turn failed: {message.error}", "error")
         self.refresh_gauge()

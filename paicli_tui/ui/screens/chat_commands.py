@@ -266,16 +266,23 @@ class SlashCommandsMixin:
         if self.session is None or self.turn_running:
             self.notify("Wait for the turn to finish first.", severity="warning")
             return
-        self.compact_now(rest)
+        # as the turn: a summary takes seconds, so the status line moves and Esc stops it,
+        # and a message sent meanwhile is queued (it started a turn that cancelled this)
+        self.status.start("Compacting the context")
+        self.turn_worker = self.compact_now(rest)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
     async def compact_now(self: ChatScreen, focus: str = "") -> None:
-        from ..messages import AgentEventPosted
+        from ..messages import AgentEventPosted, TurnEnded
 
         try:
             outcome = await self.session.compact_now(focus)
+        except asyncio.CancelledError:
+            self.post_message(TurnEnded("cancelled", what="Compaction"))
+            raise
         except Exception as exc:
             self.notify(f"Compaction failed: {exc}", severity="error")
+            self.post_message(TurnEnded("done"))  # what was queued still goes out
             return
         for event in outcome.events:
             self.post_message(AgentEventPosted(event))
@@ -283,6 +290,7 @@ class SlashCommandsMixin:
             why = outcome.why_not
             self.notify(f"Nothing compacted{': ' + why if why else ' (the history is short)'}.",
                         title="compact")
+        self.post_message(TurnEnded("done"))
 
     # -- memory and code from the input line --------------------------------------------------
     async def slash_save(self: ChatScreen, rest: str) -> None:
