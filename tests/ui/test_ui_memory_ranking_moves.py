@@ -1,7 +1,8 @@
 """A ranking by meaning in the memory browser is asked once and kept: Enter again while one
 is under way starts no other (each runs to its end in a thread, the first loading the
-embedder), and moving the browser between the dock and the full screen (F6) keeps the
-ranked view instead of going back to words and asking again."""
+embedder), moving the browser between the dock and the full screen (F6) keeps the ranked
+view instead of going back to words and asking again, and a scope chosen shows the best of
+that scope, not what is left of the best of all."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pilot_helpers import inbox_seen, wait_for_screen, wait_until
 from test_ui_memory_meaning import browser_app, ids, open_browser, reviewed, status
 from ui_fakes import FakeMemory
 
-from paicli_tui.ui.screens.memory import MemoryPanel, MemoryScreen
+from paicli_tui.ui.backend import MemoryRow
+from paicli_tui.ui.screens.memory import RANKED_LIMIT, MemoryPanel, MemoryScreen
 
 
 async def test_enter_again_while_ranking_asks_no_second_ranking(settings, project_dir):
@@ -59,3 +61,23 @@ async def test_f6_keeps_a_ranked_view(settings, project_dir):
         await wait_until(pilot, lambda: ids(full) == ["m1", "m3"], 10, lambda: status(full))
         assert status(full).startswith("2 of 3 memories by meaning")
         assert memory.searched == ["build tool"]  # kept, not asked again
+
+
+async def test_a_scope_shows_its_best_ranked_not_what_the_best_of_all_left(
+        settings, project_dir):
+    """25 project memories rank above the one global memory that also passes the bars:
+    asked for the best 20 of all, the global scope showed none ("none is relevant")."""
+    rows = [MemoryRow(f"p{i}", "project", f"deploy step {i}", "2026-09-01", "2026-09-01")
+            for i in range(25)]
+    rows.append(MemoryRow("g1", "global", "I deploy on Fridays only", "2026-09-01",
+                          "2026-09-01"))
+    memory = FakeMemory(rows, ranking={"shipping": [r.id for r in rows]})
+    app = browser_app(settings, project_dir, memory)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_browser(pilot, app, "/memory search shipping")
+        await wait_until(pilot, lambda: "by meaning" in status(screen), 10,
+                         lambda: status(screen))
+        assert len(ids(screen)) == RANKED_LIMIT  # all scopes: the best 20
+        screen.query_one("#memory-scope").value = "global"
+        await wait_until(pilot, lambda: ids(screen) == ["g1"], 10, lambda: status(screen))
+        assert memory.searched == ["shipping"]

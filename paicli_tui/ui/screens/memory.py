@@ -38,19 +38,24 @@ def filter_rows(rows: list[MemoryRow], scope: str, text: str) -> list[MemoryRow]
 
 
 def ranked_rows(rows: list[MemoryRow], scope: str, ids: list[str]) -> list[MemoryRow]:
-    """The rows of ``ids`` (a ranking, best first) in that order, within the scope."""
+    """The rows of ``ids`` (a ranking, best first) in that order, within the scope, at most
+    RANKED_LIMIT."""
     by_id = {r.id: r for r in rows}
-    return [by_id[i] for i in ids if i in by_id and in_scope(by_id[i], scope)]
+    return [by_id[i] for i in ids if i in by_id and in_scope(by_id[i], scope)][:RANKED_LIMIT]
 
 
 NO_WORD_MATCH = " · no word match · Enter: by meaning"
 """Why the word filter shows nothing, and the way on: "testing framework" holds no word of
 "测试用 pytest", which a ranking by meaning (as `memory search`) finds."""
 RANKED_LIMIT = 20
+"""Memories a ranking by meaning lists at most (those that pass the relevance bars)."""
+RANKED_ASKED = 100
+"""Memories a ranking asks for, whatever the scope: the list is cut to RANKED_LIMIT within
+the chosen scope (asked for 20, the global memories ranked after 20 project ones were lost
+to the global scope, which then said none was relevant enough)."""
 LISTED_AT_MOST = 1_000
 """Rows the table holds at once: with 10,000 memories every key typed in the filter filled
 it again with thousands of rows, 0.3 s of the screen standing still per key."""
-"""Memories a ranking by meaning lists at most (those that pass the relevance bars)."""
 
 FIXED_COLUMNS = (("scope", "scope", 7), ("written", "written", 10),
                  ("verified", "verified", 10), ("mark", "!", 3), ("source", "source", 8))
@@ -306,7 +311,7 @@ class MemoryPanel(Panel):
     def rank(self, text: str) -> None:
         # in a thread: the first ranking may load the embedder (seconds)
         try:
-            ids, without_meaning = self.backend.memory().search(text, RANKED_LIMIT)
+            ids, without_meaning = self.backend.memory().search(text, RANKED_ASKED)
         except Exception as exc:
             self.post_message(self.Ranked(text, [], str(exc) or type(exc).__name__))
             return
