@@ -4,11 +4,11 @@ Ollama server on 127.0.0.1."""
 from __future__ import annotations
 
 import hashlib
-import socket
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from doubles.closed_port import refusing_port
 from doubles.ollama_server import FakeOllama, vector_for
 
 from paicli_tui.config import load_settings
@@ -103,12 +103,10 @@ def test_ollama_unknown_model_says_how_to_pull_it(ollama_server: FakeOllama) -> 
 
 
 def test_ollama_unreachable_says_how_to_start_it() -> None:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    embedder = OllamaEmbedder(host=f"127.0.0.1:{port}")
-    with pytest.raises(EmbedderError, match="ollama serve"):
-        embedder.embed(["x"])
+    with refusing_port() as port:  # let go first, it could be another server's by now
+        embedder = OllamaEmbedder(host=f"127.0.0.1:{port}")
+        with pytest.raises(EmbedderError, match="ollama serve"):
+            embedder.embed(["x"])
 
 
 @pytest.mark.parametrize(("raw", "url"), [

@@ -149,21 +149,19 @@ async def test_a_ranking_without_meaning_says_keywords_ranked_it(settings, proje
     """The embedder cannot be reached (Ollama not started): the real service ranks by the
     rare words the memories share, fails nothing and only logs it; the browser said "by
     meaning" all the same. It says that keywords ranked them, and why."""
-    import socket
+    from doubles.closed_port import refusing_port
 
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    settings = settings.with_overrides(embedder="ollama:nomic-embed-text",
-                                       ollama_host=f"127.0.0.1:{port}")
-    MemoryBook(settings, project_dir).save("Tests use the standard testing package",
-                                           scope="project")
-    app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_browser(pilot, app, "/memory search testing framework")
-        await wait_until(pilot, lambda: "type for words" in status(screen), 60,
-                         lambda: status(screen))
-        assert ids(screen) != []  # "testing" found it
-        assert status(screen).startswith("1 of 1 memories by keywords, no meaning (embedder "
-                                         "failed: "), status(screen)
-        assert "ollama serve" in status(screen)
+    with refusing_port() as port:
+        settings = settings.with_overrides(embedder="ollama:nomic-embed-text",
+                                           ollama_host=f"127.0.0.1:{port}")
+        MemoryBook(settings, project_dir).save("Tests use the standard testing package",
+                                               scope="project")
+        app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_browser(pilot, app, "/memory search testing framework")
+            await wait_until(pilot, lambda: "type for words" in status(screen), 60,
+                             lambda: status(screen))
+            assert ids(screen) != []  # "testing" found it
+            assert status(screen).startswith("1 of 1 memories by keywords, no meaning "
+                                             "(embedder failed: "), status(screen)
+            assert "ollama serve" in status(screen)
