@@ -7,8 +7,8 @@ serving after each test with what served before it, so such a double fails its o
 
 Only two signs are taken, both lasting: a thread whose stack is in ``socket.accept`` or
 ``socketserver``'s ``serve_forever`` (after a grace for one that is ending: a
-``shutdown()`` returns just before its thread does), and a TCP socket of this process in
-the LISTEN state (after a garbage collection: a server dropped without ``server_close()``
+``shutdown()`` returns just before its thread does), and a socket of this process in the
+LISTEN state (after a garbage collection: a server dropped without ``server_close()``
 closes when it is collected). A handler thread still reading a kept-alive connection is
 not counted: it answers only that connection.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import os
+import socket
 import sys
 import threading
 from pathlib import Path
@@ -42,35 +43,47 @@ def serving_threads() -> set[threading.Thread]:
 
 
 def listening_sockets() -> dict[str, str]:
-    """Inode → local address of this process's TCP sockets in the LISTEN state ({} where
-    /proc cannot tell)."""
+    """Inode → local address of this process's sockets in the LISTEN state ({} where /proc
+    cannot tell)."""
+    listening = {}
     try:
-        inodes = set()
-        for fd in os.listdir("/proc/self/fd"):
-            try:
-                link = os.readlink(f"/proc/self/fd/{fd}")
-            except OSError:  # closed meanwhile (the listing's own fd)
-                continue
-            if link.startswith("socket:["):
-                inodes.add(link[8:-1])
+        fds = os.listdir("/proc/self/fd")
     except OSError:
         return {}
-    listening = {}
-    for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+    for fd in fds:
         try:
-            lines = Path(table).read_text().splitlines()[1:]
-        except OSError:
+            link = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # closed meanwhile (the listing's own fd)
             continue
-        for line in lines:
-            fields = line.split()
-            if len(fields) > 9 and fields[3] == "0A" and fields[9] in inodes:
-                listening[fields[9]] = _address(fields[1])
+        if link.startswith("socket:[") and _listens(int(fd)):
+            listening[link[8:-1]] = _address(int(fd))
     return listening
 
 
-def _address(hex_address: str) -> str:
-    host, _, port = hex_address.partition(":")
-    return f"port {int(port, 16)}" + (" (127.0.0.1)" if host == "0100007F" else "")
+def _listens(fd: int) -> bool:
+    try:
+        held = socket.socket(fileno=fd)  # the same descriptor, not a copy: never closed here
+    except (OSError, ValueError):
+        return False
+    try:
+        return bool(held.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN))
+    except OSError:
+        return False
+    finally:
+        held.detach()
+
+
+def _address(fd: int) -> str:
+    try:
+        held = socket.socket(fileno=fd)
+    except (OSError, ValueError):
+        return f"descriptor {fd}"
+    try:
+        return str(held.getsockname())
+    except OSError:
+        return f"descriptor {fd}"
+    finally:
+        held.detach()
 
 
 def left_behind(threads_before: set[threading.Thread], sockets_before: dict[str, str]
