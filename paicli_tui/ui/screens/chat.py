@@ -31,6 +31,7 @@ from ...core.messages import Message, Role
 from ..backend import Backend
 from ..format import context_state
 from ..input_history import InputHistory
+from ..last_search import LastSearch
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
 from ..slash import BY_NAME, parse_slash
 from ..widgets.app_footer import AppFooter
@@ -102,6 +103,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         self.turn_dialogs: dict[Screen[Any], Any] = {}
         """The dialogs the running turn opened, each with its refusing answer (deny, cancel,
         not yet): Ctrl+C in one cancels the turn, as it does in the chat."""
+        self.last_search = LastSearch()
+        """The code search's last query and mode: F3 opens on them again."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")

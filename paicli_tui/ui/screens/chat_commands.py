@@ -110,7 +110,8 @@ class SlashCommandsMixin:
     async def slash_search(self: ChatScreen, rest: str) -> None:
         from .code_search import CodeSearchPanel
 
-        await self.show_panel(CodeSearchPanel(self.backend, query=rest))
+        await self.show_panel(CodeSearchPanel(self.backend, query=rest,
+                                              last=self.last_search))
 
     async def slash_index(self: ChatScreen, rest: str) -> None:
         """Build in the background: the footer shows the progress, a toast and a chat line

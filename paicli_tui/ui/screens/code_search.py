@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Input, Label, ProgressBar, Select, Static
 from ..backend import Backend, CodeHit, CodeResults, IndexStatus
 from ..format import left_truncate
 from ..index_job import IndexJob, IndexState
+from ..last_search import LastSearch
 from ..messages import InsertIntoInput
 from ..widgets.panel import Panel
 from ..widgets.typed_input import TypedInput
@@ -75,10 +76,13 @@ class CodeSearchPanel(Panel):
     ]
 
     def __init__(self, backend: Backend, query: str = "", index_now: bool = False,
-                 top_k: int | None = None) -> None:
+                 top_k: int | None = None, *, last: LastSearch | None = None) -> None:
         super().__init__(classes="code-panel")
         self.backend = backend
-        self.initial_query = query
+        self.last = last or LastSearch()
+        """Updated by every search; without a query of its own the panel opens on it."""
+        self.initial_query = query or self.last.query
+        self.initial_mode = self.last.mode
         self.index_on_open = index_now
         self.top_k = top_k or backend.settings.search_top_k
         self.hits: list[CodeHit] = []
@@ -88,7 +92,7 @@ class CodeSearchPanel(Panel):
 
     def reopen(self) -> CodeSearchPanel:
         query = self.query_one("#code-query", Input).value.strip()
-        return CodeSearchPanel(self.backend, query=query, top_k=self.top_k)
+        return CodeSearchPanel(self.backend, query=query, top_k=self.top_k, last=self.last)
 
     def focus_first(self) -> None:
         self.query_one("#code-query", Input).focus()
@@ -99,7 +103,8 @@ class CodeSearchPanel(Panel):
     def compose(self) -> ComposeResult:
         with Horizontal(classes="toolbar"):
             yield TypedInput(self.initial_query, placeholder="search code (Enter)…", id="code-query")
-            yield Select(MODES, value="hybrid", allow_blank=False, id="code-mode")
+            yield Select(MODES, value=self.initial_mode or "hybrid", allow_blank=False,
+                         id="code-mode")
         with Horizontal(classes="code-body"):
             yield DataTable(id="code-results", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="code-preview-box"):
@@ -191,6 +196,7 @@ class CodeSearchPanel(Panel):
 
     @on(Select.Changed, "#code-mode")
     def mode_changed(self) -> None:
+        self.last.mode = self.mode
         query = self.query_one("#code-query", Input).value.strip()
         if query and self.is_mounted:
             self.search(query, self.mode)
@@ -221,6 +227,7 @@ class CodeSearchPanel(Panel):
 
     @work(exclusive=True, group="code-search", exit_on_error=False, thread=True)
     def search(self, query: str, mode: str) -> None:
+        self.last.query = query
         try:
             results = self.backend.code().search(query, mode, self.top_k)
             error = None
