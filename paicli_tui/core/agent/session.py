@@ -219,7 +219,7 @@ class AgentSession:
         if not pairing_problems(self.history):
             return []
         before = {m.id for m in self.history}
-        repaired, fixes = repair_pairing(self.history)
+        repaired, fixes = repair_pairing(self.history, self.state.not_run)
         for message in repaired:
             if message.id not in before:  # stand-in results; rewrites keep their id
                 self.ledger.append(message)

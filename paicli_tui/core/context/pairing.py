@@ -8,7 +8,7 @@ result. Loaded sessions (torn ledgers, old versions) and cancelled turns can pro
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from ..messages import Message, Role, ToolCall
@@ -32,8 +32,17 @@ def tool_name_of(message: Message, names: dict[str, str]) -> str:
     return tool_name_from_boundary(message.content) or message.name or "tool"
 
 
-def cancelled_result(call_id: str, tool_name: str) -> Message:
-    """The stand-in result for a call that never got one."""
+NOT_RUN_TEXT = ("Not run: the turn was cancelled while the person was asked to approve "
+                "this call. Nothing was changed.")
+
+
+def cancelled_result(call_id: str, tool_name: str, *, asked: bool = False) -> Message:
+    """The stand-in result for a call that never got one; ``asked``: its turn was cancelled
+    at its approval, so it is known not to have run (the generic text told the model it may
+    have, and the resumed chat showed it failed)."""
+    if asked:
+        return Message.tool(call_id, tool_name, wrap_tool_result(tool_name, NOT_RUN_TEXT),
+                            synthetic=True, status="denied")
     return Message.tool(call_id, tool_name, wrap_tool_result(tool_name, CANCELLED_TEXT),
                         synthetic=True)
 
@@ -104,14 +113,16 @@ def pairing_problems(messages: Sequence[Message]) -> list[str]:
     return problems
 
 
-def repair_pairing(messages: Sequence[Message]) -> tuple[list[Message], list[str]]:
+def repair_pairing(messages: Sequence[Message], not_run: Collection[str] = ()
+                   ) -> tuple[list[Message], list[str]]:
     """A history a provider accepts, plus what was changed.
 
     Drops tool results that answer no open call (orphans, duplicates), empty assistant
     messages (no text, no calls), drops repeated call ids within one assistant message, wraps
     tool-call arguments that are not a JSON object, and answers every call left without a result by a
-    "not run / cancelled" result placed with its group. A valid history comes back unchanged
-    (same message objects).
+    "not run / cancelled" result placed with its group (``not_run``: ids cancelled at their
+    approval, answered as such). A valid history comes back unchanged (same message
+    objects).
     """
     out: list[Message] = []
     notes: list[str] = []
@@ -151,7 +162,8 @@ def repair_pairing(messages: Sequence[Message]) -> tuple[list[Message], list[str
                              "open call")
         for call_id in open_ids:
             notes.append(f"answered dangling tool call {call_id!r} as not run")
-            out.append(cancelled_result(call_id, unique[call_id].name))
+            out.append(cancelled_result(call_id, unique[call_id].name,
+                                        asked=call_id in not_run))
     return out, notes
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 from .asks import ApprovalDecision, ApprovalRequest, Permission
@@ -47,7 +48,12 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
         return True
     if context.call_id and not request.call_id:
         request = dataclasses.replace(request, call_id=context.call_id)
-    decision = await context.approve(request)
+    try:
+        decision = await context.approve(request)
+    except asyncio.CancelledError:  # the turn stopped at the question: the call never runs
+        if request.call_id:
+            context.session.not_run.add(request.call_id)
+        raise
     if decision is ApprovalDecision.ALWAYS:
         context.session.always_approved.add(request.tool)
         return True

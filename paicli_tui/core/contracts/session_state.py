@@ -20,6 +20,9 @@ class SessionState:
     """The person's own words this turn (the guard checks them for 'remember')."""
     always_approved: set[str] = field(default_factory=set)
     """Tools the person approved for the rest of the session."""
+    not_run: set[str] = field(default_factory=set)
+    """Ids of calls whose turn was cancelled while the person was asked to approve them
+    (Ctrl+C in the dialog, quitting): they never ran, and their stand-in result says so."""
     unasked_text_calls: dict[str, str] = field(default_factory=dict)
     """Ids of calls the model wrote as text without being asked to (a weak model's slip, or
     a model quoting text it read), each with why, as the question says it: only the person
