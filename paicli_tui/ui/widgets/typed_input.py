@@ -40,8 +40,18 @@ async def edit_now(widget: Widget, event: events.Key,
 
 
 class TypedInput(Input):
-    """A one-line input whose editing keys keep their place among the letters."""
+    """A one-line input whose editing keys keep their place among the letters, and which
+    takes a paste of several lines whole."""
 
     async def _on_key(self, event: events.Key) -> None:
         if not await edit_now(self, event, LINE_KEYS):
             await super()._on_key(event)
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """A paste of several lines is kept whole, its lines joined by spaces: Textual keeps
+        only the first, so a three-line note pasted as a new memory was saved as its first
+        line (found in tmux)."""
+        event.stop()
+        event.prevent_default()  # Input's own handler would insert the first line as well
+        joined = " ".join(line.strip() for line in event.text.splitlines() if line.strip())
+        super()._on_paste(events.Paste(joined))
