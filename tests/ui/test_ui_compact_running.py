@@ -1,5 +1,5 @@
-"""/compact runs like a turn: the status line says so, Esc stops it, and a message sent
-meanwhile waits for it.
+"""/compact runs like a turn: the status line says so, Esc stops it, a message sent
+meanwhile waits for it, and when nothing could be compacted the chat says why.
 
 Found in tmux: /compact showed nothing until it ended (a summary takes seconds with a real
 model), and a message sent meanwhile started a turn in the compaction's place (both ran as
@@ -13,6 +13,7 @@ from pilot_helpers import wait_until
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
+from paicli_tui.core.agent.port import ManualCompaction
 from paicli_tui.ui.widgets.compaction_notice import CompactionNotice
 from paicli_tui.ui.widgets.notice import ChatNotice
 from paicli_tui.ui.widgets.prompt_input import PromptInput
@@ -73,3 +74,22 @@ async def test_esc_stops_compact(settings, project_dir):
         await wait_until(pilot, lambda: not app.screen.turn_running)
         notices = [str(n.source) for n in app.screen.query(ChatNotice)]
         assert "Compaction cancelled." in notices and not session.compactions
+
+
+class NothingToCompact(FakeSession):
+    async def compact_now(self, focus: str = "") -> ManualCompaction:
+        return ManualCompaction((), compacted=False,
+                                why_not="the turns before the last one are already short")
+
+
+async def test_compact_that_compacts_nothing_says_why_in_the_chat(settings, project_dir):
+    """It was a toast, gone in seconds: a person who looked away saw nothing happen."""
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, session=NothingToCompact(), client=FakeClient()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = app.screen
+        await wait_until(pilot, lambda: chat.session is not None)
+        await pilot.press(*"/compact", "enter")
+        expected = "Nothing compacted: the turns before the last one are already short."
+        await wait_until(pilot, lambda: expected in [str(n.source)
+                                                     for n in chat.query(ChatNotice)])

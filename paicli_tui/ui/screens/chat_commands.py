@@ -287,10 +287,10 @@ class SlashCommandsMixin:
             return
         for event in outcome.events:
             self.post_message(AgentEventPosted(event))
-        if not outcome.compacted:
+        if not outcome.compacted:  # in the chat: a toast went by while the person looked away
             why = outcome.why_not
-            self.notify(f"Nothing compacted{': ' + why if why else ' (the history is short)'}.",
-                        title="compact")
+            await self.chat.add_notice(
+                f"Nothing compacted{': ' + why if why else ' (the history is short)'}.")
         self.post_message(TurnEnded("done"))
 
     # -- memory and code from the input line --------------------------------------------------
