@@ -1,6 +1,6 @@
 """The vertical list of slash commands shown above the input while a command name is typed:
-name, arguments and what it does, the highlighted one marked. It only renders; the input
-decides what is highlighted (Tab / Shift+Tab / ↑ / ↓ move it)."""
+name, arguments and what it does, the highlighted one marked (its description whole). It
+only renders; the input decides what is highlighted (Tab / Shift+Tab / ↑ / ↓ move it)."""
 
 from __future__ import annotations
 
@@ -43,8 +43,11 @@ class SlashMenu(Static):
             name = Text(command.name, style="bold")
             if command.usage:
                 name.append(" " + command.usage, style="" if chosen else "dim")
-            table.add_row("❯" if chosen else " ", name,
-                          Text(command.help, style="" if chosen else "dim"),
+            # the highlighted command's description wraps whole: at 80 columns five of the
+            # first six were cut ("Summarise older turns now (keeps th…"), at 60 all but one
+            help_text = Text(command.help, no_wrap=False) if chosen else \
+                Text(command.help, style="dim")
+            table.add_row("❯" if chosen else " ", name, help_text,
                           style="reverse" if chosen else "")
         above, below = first, len(self.matches) - first - len(window)
         where = [f"{above} above"] * bool(above) + [f"{below} below"] * bool(below)
