@@ -74,6 +74,21 @@ async def test_no_model_shows_how_to_connect_and_keeps_the_input(settings, proje
         assert len(await _wait_for_notices(pilot, app, 2)) == 2
 
 
+async def test_a_lone_slash_is_not_sent_to_the_model(settings, project_dir):
+    """'/', Esc (the menu closes), Enter: the slash went to the model as a message and cost
+    a turn. It stays in the input, and a toast says what to type."""
+    session = FakeSession(script=chat_script("never asked"))
+    app, _ = make_app(settings, project_dir, session, FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "session", None) is not None)
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press("slash", "escape", "enter")
+        await pilot.pause(0.2)
+        assert session.history == [] and not app.screen.query("UserMessage")
+        assert prompt.text == "/"
+        assert any("A lone / is not sent" in str(n.message) for n in app._notifications)
+
+
 async def test_a_guide_looked_at_before_its_layout_still_opens_at_its_first_line(
         settings, project_dir):
     """On a loaded machine the refresh after the guide was added came before its layout: it

@@ -482,6 +482,11 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
     async def submitted(self, event: PromptInput.Submitted) -> None:
         self.input_history.append(event.text)
         text = event.text.strip()
+        if text == "/":  # the slash menu closed with nothing chosen: not a message
+            self.prompt.put_back(event.text)
+            self.notify("A lone / is not sent: type a command's name after it (the menu "
+                        "lists them; F1 shows them all).", title="commands")
+            return
         parsed = parse_slash(text)
         if parsed is not None:
             if parsed[0] not in BY_NAME:  # a typo: the text comes back to be corrected
