@@ -17,7 +17,8 @@ from paicli_tui.ui.backend import MemoryRow
 from paicli_tui.ui.memory_inbox import inbox_text, new_since
 from paicli_tui.ui.modals.confirm import ConfirmModal
 from paicli_tui.ui.screens.chat import ChatScreen
-from paicli_tui.ui.screens.memory import MemoryScreen, done_message, resolve_id
+from paicli_tui.ui.screens.memory import MemoryScreen
+from paicli_tui.ui.screens.memory_rows import done_message, resolve_id
 from paicli_tui.ui.widgets.app_footer import ActivityLabel
 
 SIZE = (100, 30)

@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 from ui_fakes import FakeMemory
 
 from paicli_tui.ui.backend import MemoryRow
-from paicli_tui.ui.screens.memory import LISTED_AT_MOST
+from paicli_tui.ui.screens.memory_rows import LISTED_AT_MOST
 
 
 async def test_a_large_store_lists_the_first_rows_and_counts_them_all(settings, project_dir):

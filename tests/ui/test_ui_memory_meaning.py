@@ -16,7 +16,8 @@ from ui_fakes import FakeBackend, FakeMemory, seeded_memories
 from paicli_tui.app import PaicliApp
 from paicli_tui.core.memory.book import MemoryBook
 from paicli_tui.ui.core_backend import CoreBackend
-from paicli_tui.ui.screens.memory import MemoryScreen, ranked_rows
+from paicli_tui.ui.screens.memory import MemoryScreen
+from paicli_tui.ui.screens.memory_rows import ranked_rows
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 
 

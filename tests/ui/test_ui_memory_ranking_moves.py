@@ -13,7 +13,8 @@ from test_ui_memory_meaning import browser_app, ids, open_browser, reviewed, sta
 from ui_fakes import FakeMemory
 
 from paicli_tui.ui.backend import MemoryRow
-from paicli_tui.ui.screens.memory import RANKED_LIMIT, MemoryPanel, MemoryScreen
+from paicli_tui.ui.screens.memory import MemoryPanel, MemoryScreen
+from paicli_tui.ui.screens.memory_rows import RANKED_LIMIT
 
 
 async def test_enter_again_while_ranking_asks_no_second_ranking(settings, project_dir):

@@ -11,7 +11,8 @@ from paicli_tui.ui.modals.conflict import ConflictModal
 from paicli_tui.ui.modals.text_entry import TextEntryModal
 from paicli_tui.ui.screens.chat import ChatScreen
 from paicli_tui.ui.screens.code_search import CodeSearchScreen
-from paicli_tui.ui.screens.memory import MemoryScreen, filter_rows
+from paicli_tui.ui.screens.memory import MemoryScreen
+from paicli_tui.ui.screens.memory_rows import filter_rows
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 
 SIZE = (100, 30)
