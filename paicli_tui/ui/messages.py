@@ -23,12 +23,16 @@ class AgentEventPosted(Message):
 class TurnEnded(Message):
     """The turn worker finished (normally, cancelled or with an exception)."""
 
-    def __init__(self, reason: str, error: str | None = None, *, what: str = "Turn") -> None:
+    def __init__(self, reason: str, error: str | None = None, *, what: str = "Turn",
+                 note: str = "") -> None:
         super().__init__()
         self.reason = reason
         self.error = error
         self.what = what
         """What ran as the turn ("Compaction" for /compact), for the notice that it stopped."""
+        self.note = note
+        """A line for the chat once it ended ("Nothing compacted: …"): the worker posts it,
+        the handler shows it (workers do not change widgets)."""
 
 
 class SessionReady(Message):

@@ -577,6 +577,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             await self.chat.add_notice(f"{message.what} cancelled.", "warning")
         elif message.reason == "error":
             await self.chat.add_notice(f"The turn failed: {message.error}", "error")
+        if message.note:
+            await self.chat.add_notice(message.note)
         self.refresh_gauge()
         self.collect_notices()
         await self.after_turn(message.reason)

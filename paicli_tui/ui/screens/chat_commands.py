@@ -287,11 +287,11 @@ class SlashCommandsMixin:
             return
         for event in outcome.events:
             self.post_message(AgentEventPosted(event))
-        if not outcome.compacted:  # in the chat: a toast went by while the person looked away
-            why = outcome.why_not
-            await self.chat.add_notice(
-                f"Nothing compacted{': ' + why if why else ' (the history is short)'}.")
-        self.post_message(TurnEnded("done"))
+        why = outcome.why_not
+        # in the chat: a toast went by while the person looked away
+        note = "" if outcome.compacted else \
+            f"Nothing compacted{': ' + why if why else ' (the history is short)'}."
+        self.post_message(TurnEnded("done", note=note))
 
     # -- memory and code from the input line --------------------------------------------------
     async def slash_save(self: ChatScreen, rest: str) -> None:
