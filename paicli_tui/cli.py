@@ -29,7 +29,7 @@ from .commands.conventions import (
     fail,
     foreign_session,
     missing_project,
-    unknown_session,
+    resolve_session,
 )
 from .config import LOG_LEVELS, ConfigError, Settings, load_settings
 from .logs import start_logging
@@ -266,7 +266,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
     settings = _settings_or_exit(args)
     if settings is None:
         return EXIT_USAGE
-    unknown = args.resume and unknown_session(settings.home.history_raw_dir, args.resume)
+    unknown = None
+    if args.resume:  # a unique start of an id names that session
+        args.resume, unknown = resolve_session(settings.home.history_raw_dir, args.resume)
     if unknown:  # told before the screen opens, as exec does, instead of a new session
         print(f"paicli-tui: {unknown}", file=sys.stderr)
         return EXIT_USAGE

@@ -134,8 +134,9 @@ def test_two_different_projects_are_a_usage_error(capsys) -> None:
     (["--resume", "20261201-1616"],
      "paicli-tui: no session '20261201-1616'; did you mean 20261201-161657-6c6c4c or "
      "20261201-161602-aaaaaa?"),
-    (["exec", "--resume", "20261201-161657", "go on"],
-     "paicli-tui exec: no session '20261201-161657'; did you mean 20261201-161657-6c6c4c?"),
+    (["exec", "--resume", "20261201-16", "go on"],
+     "paicli-tui exec: no session '20261201-16'; did you mean 20261201-161657-6c6c4c or "
+     "20261201-161602-aaaaaa?"),
     # no model is configured here: the mistyped id is said first, as a usage error
     (["exec", "--resume", "nosuch", "go on"],
      "paicli-tui exec: no session 'nosuch'; `paicli-tui sessions` lists this project's "
@@ -146,7 +147,8 @@ def test_an_unknown_session_is_a_usage_error_before_anything_opens(argv, said, p
     """Found in the tmux trial: `paicli-tui --resume nosuch` opened the app, said "Resumed
     session nosuch · 0 messages from you." and then that it could not reopen it. A mistyped
     or shortened id is now exit 2 before the screen opens (exec the same, before the model
-    is built), naming the ids it is the start of; a sub-agent's stream is not suggested."""
+    is built), naming the ids it is the start of; a sub-agent's stream is not suggested. A
+    start that only one session has names that session."""
     import paicli_tui.app as app
 
     raw = paicli_home / "history" / "raw"
@@ -162,6 +164,10 @@ def test_an_unknown_session_is_a_usage_error_before_anything_opens(argv, said, p
     assert opened == []
     assert cli.main(["--resume", "20261201-161657-6c6c4c"]) == 0
     assert opened == ["20261201-161657-6c6c4c"]
+    # a unique start names its session, as /resume in the app takes it (a sub-agent's
+    # stream, which starts the same, is not a session to resume)
+    assert cli.main(["--resume", "20261201-161657"]) == 0
+    assert opened == ["20261201-161657-6c6c4c"] * 2
 
 
 @pytest.mark.parametrize("spelling", ["'use'", "'use-m3'", "'minilm'", "'use+minilm'",

@@ -14,7 +14,7 @@ from .conventions import (
     add_project_flag,
     add_provider_flags,
     fail,
-    unknown_session,
+    resolve_session,
 )
 
 HELP = ("Show the context thresholds for a model's window: when old tool results are "
@@ -63,7 +63,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from ..core.context.profile import ContextProfile
     from ..core.contracts.llm import LLMError
 
-    unknown = args.session and unknown_session(settings.home.history_raw_dir, args.session)
+    unknown = None
+    if args.session:  # a unique start of an id names that session
+        args.session, unknown = resolve_session(settings.home.history_raw_dir, args.session)
     if unknown:  # a mistyped id is a usage error, as for exec --resume
         return fail("context", args.json, unknown, EXIT_USAGE)
     try:

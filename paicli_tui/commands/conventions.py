@@ -49,18 +49,21 @@ def missing_project(args: argparse.Namespace) -> str | None:
     return str(folder)
 
 
-def unknown_session(history_dir: Path, wanted: str) -> str | None:
-    """None when session ``wanted`` has a ledger in ``history_dir``; else what to tell the
-    person: the ids it is the start of (a shortened id), or where the ids are listed."""
+def resolve_session(history_dir: Path, wanted: str) -> tuple[str, str | None]:
+    """The session ``wanted`` names and None: itself, or the one session whose id starts
+    with it (a unique start, as ``/resume`` in the app takes it). Else ``wanted`` and what
+    to tell the person: the ids it is the start of, or where the ids are listed."""
     if (history_dir / f"{wanted}.jsonl").is_file():
-        return None
+        return wanted, None
     names = sorted((p.stem for p in history_dir.glob("*.jsonl")
                     if ".sub-" not in p.stem and p.is_file()),  # a FIFO is no session
                    reverse=True) if history_dir.is_dir() else []
-    close = [name for name in names if wanted and name.startswith(wanted)][:3]
+    close = [name for name in names if wanted and name.startswith(wanted)]
+    if len(close) == 1:
+        return close[0], None
     if close:
-        return f"no session {wanted!r}; did you mean {' or '.join(close)}?"
-    return f"no session {wanted!r}; `paicli-tui sessions` lists this project's sessions"
+        return wanted, f"no session {wanted!r}; did you mean {' or '.join(close[:3])}?"
+    return wanted, f"no session {wanted!r}; `paicli-tui sessions` lists this project's sessions"
 
 
 def foreign_session(home: HomePaths, wanted: str, project: Path, command: str) -> str | None:

@@ -27,7 +27,7 @@ from .conventions import (
     add_provider_flags,
     foreign_session,
     read_standard_input,
-    unknown_session,
+    resolve_session,
 )
 from .printable import printable
 
@@ -96,7 +96,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     project = Path(args.project or ".").expanduser()
     if not project.is_dir():
         return refuse(args, f"project folder {str(project)!r} does not exist", EXIT_USAGE)
-    unknown = args.resume and unknown_session(settings.home.history_raw_dir, args.resume)
+    unknown = None
+    if args.resume:  # a unique start of an id names that session
+        args.resume, unknown = resolve_session(settings.home.history_raw_dir, args.resume)
     if unknown:  # before the model is built: a mistyped id is the person's to fix first
         return refuse(args, unknown, EXIT_USAGE)
     foreign = args.resume and foreign_session(settings.home, args.resume, project,
