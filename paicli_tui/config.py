@@ -249,6 +249,9 @@ class Settings:
     index_store_keys: Mapping[str, Secret] = field(default_factory=dict, repr=False)
     """The remote index's object-store credentials found in the environment, by variable
     name (empty for a local index): kept out of commands and text like provider keys."""
+    started_provider: str | None = None
+    """Set by ``/model`` when it moves a session to another provider: the one it started
+    with, which keeps the explicit key (PAICLI_API_KEY, ``api_key``). None otherwise."""
 
     def key_for(self, key_variable: str | None) -> Secret | None:
         """The key to use: an explicit api_key wins over the provider's own variable."""
@@ -326,7 +329,8 @@ TOOL_PROTOCOLS = ("auto", "native", "prompt")
 """``auto``: native tools, and the prompt form once the server refuses them; ``native``:
 never the prompt form (the refusal ends the turn); ``prompt``: always the prompt form."""
 
-_NOT_USER_FIELDS = ("home", "provider_keys", "overridden_secrets", "index_store_keys")
+_NOT_USER_FIELDS = ("home", "provider_keys", "overridden_secrets", "index_store_keys",
+                    "started_provider")
 _USER_FIELDS = {f.name: f for f in fields(Settings) if f.name not in _NOT_USER_FIELDS}
 
 

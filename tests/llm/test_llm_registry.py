@@ -149,3 +149,28 @@ async def test_light_completer_uses_light_model(paicli_home) -> None:
     assert bodies[0]["model"] == "tiny" and "tools" not in bodies[0]
     assert bodies[0]["messages"][0] == {"role": "system", "content": "sys"}
     assert light_completer(settings, None) is None
+
+
+@pytest.mark.parametrize(("started", "env", "switch_to", "problem"), [
+    # at start, either variable would do
+    (None, {}, "deepseek",
+     "provider 'deepseek' needs an API key: set DEEPSEEK_API_KEY (or PAICLI_API_KEY)"),
+    # mid-session PAICLI_API_KEY stays with the provider started with: naming it misleads
+    ({"provider": "custom", "base_url": "http://127.0.0.1:9/v1", "model": "x"},
+     {"PAICLI_API_KEY": "abcdefgh"}, "deepseek",
+     "provider 'deepseek' needs an API key: DEEPSEEK_API_KEY was not set when paicli-tui "
+     "started (PAICLI_API_KEY is for 'custom', the provider this session started with)"),
+    ({"provider": "glm"}, {"ZHIPUAI_API_KEY": "abcdefgh"}, "kimi",
+     "provider 'kimi' needs an API key: MOONSHOT_API_KEY was not set when paicli-tui "
+     "started (PAICLI_API_KEY is for 'glm', the provider this session started with)"),
+    # the provider's own variable found at start: no problem after the switch
+    ({"provider": "glm"}, {"ZHIPUAI_API_KEY": "abcdefgh", "DEEPSEEK_API_KEY": "abcdefgh"},
+     "deepseek", None),
+])
+def test_a_missing_key_names_the_variable_that_would_apply(
+        paicli_home, started, env, switch_to, problem) -> None:
+    if started is None:
+        settings = settings_with({"provider": switch_to}, env, paicli_home)
+    else:
+        settings = switched_settings(settings_with(started, env, paicli_home), switch_to, None)
+    assert configuration_problem(settings) == problem

@@ -152,6 +152,12 @@ def configuration_problem(settings: Settings) -> str | None:
         if not settings.model:
             return "provider 'custom' needs --model (or PAICLI_MODEL)"
     if spec.key_required and not settings.key_for(spec.key_variable):
+        if settings.started_provider not in (None, spec.name):
+            # Mid-session the explicit key stays with the first provider, and keys are
+            # read from the environment once, at start.
+            return (f"provider {spec.name!r} needs an API key: {spec.key_variable} was not "
+                    "set when paicli-tui started (PAICLI_API_KEY is for "
+                    f"{settings.started_provider!r}, the provider this session started with)")
         return (f"provider {spec.name!r} needs an API key: set {spec.key_variable} "
                 "(or PAICLI_API_KEY)")
     return None
@@ -181,8 +187,9 @@ def switched_settings(settings: Settings, provider: str, model: str | None) -> S
                 and known_window(spec, model or "") is not None:
             switched = replace(switched, window=None)
         return switched
+    started = settings.started_provider or (first.name if first is not None else None)
     return replace(settings, provider=spec.name, model=model or None, base_url=None,
-                   api_key=None, window=None)
+                   api_key=None, window=None, started_provider=started)
 
 
 def build_client(settings: Settings, **client_options: Any) -> ChatClient | None:
