@@ -92,6 +92,8 @@ class MemoryInbox:
                               backend.project_root)
         self.new = 0
         self.changed: Signal[int] = Signal(app, "memory-inbox")
+        self.stored: Signal[int] = Signal(app, "memory-count")
+        """How many memories the store holds, each time they are counted."""
 
     def after_event(self, event: object) -> None:
         if isinstance(event, ev.MemoryNotice):
@@ -104,19 +106,22 @@ class MemoryInbox:
     class Counted(Message):
         """The count :meth:`refresh` made in its thread; the app hands it to :meth:`counted`."""
 
-        def __init__(self, new: int) -> None:
+        def __init__(self, new: int, total: int) -> None:
             super().__init__()
             self.new = new
+            self.total = total
 
     def _count(self) -> None:
         try:
             rows = self.backend.memory().rows()
         except Exception:  # an unreadable memory file: the browser says why
             return
-        self.app.post_message(MemoryInbox.Counted(len(new_since(rows, self.seen.get()))))
+        self.app.post_message(MemoryInbox.Counted(len(new_since(rows, self.seen.get())),
+                                                  len(rows)))
 
     def counted(self, message: Counted) -> None:
         self._set(message.new)
+        self.stored.publish(message.total)
 
     def looked(self) -> datetime | None:
         """The browser is open: from now on nothing seen so far is new. Returns when the

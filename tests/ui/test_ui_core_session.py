@@ -391,6 +391,35 @@ async def test_a_new_real_session_opens_with_the_welcome_line(settings, project_
             "no code index yet (/index builds it)")
 
 
+async def test_the_welcome_line_keeps_the_memory_count_of_now(settings, project_dir):
+    """The welcome line stays at the top of the chat all day: a memory saved in a turn, or
+    deleted in the browser, changes its count (it said "0 memories" after the first save)."""
+    from paicli_tui.ui.screens.memory import MemoryScreen
+    from paicli_tui.ui.widgets.setup_notice import WelcomeLine
+
+    call = ToolCall("m1", "save_memory", '{"content": "The project uses Java 21"}')
+    app = make_app(settings, project_dir,
+                   ScriptedClient([(["Saving."], [call]), (["Saved."], [])]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query(WelcomeLine)))
+        welcome = app.screen.query_one(WelcomeLine)
+
+        def first_line() -> str:
+            return str(welcome.render()).splitlines()[0]
+
+        assert " · 0 memories · " in first_line()
+        await send(pilot, "remember: the project uses Java 21")
+        await wait_until(pilot, lambda: " · 1 memory · " in first_line())
+        await app.workers.wait_for_complete()
+        await pilot.press("f2")
+        await wait_for_screen(pilot, MemoryScreen)
+        browser = app.screen
+        await wait_until(pilot, lambda: len(browser.panel.rows) == 1)
+        browser.panel.operate("delete", browser.panel.rows[0].id)
+        await wait_until(pilot, lambda: " · 0 memories · " in first_line())
+        assert first_line().startswith(f"{project_dir.name} · scripted:scripted-1 · ")
+
+
 async def test_a_call_cut_short_shows_failed_after_resume(settings, project_dir):
     """A turn cancelled while its command ran: on resume that call's block says it failed
     (cancelled), not ✓ done."""

@@ -39,7 +39,13 @@ from ..widgets.chat_log import ChatLog
 from ..widgets.context_gauge import ContextGauge
 from ..widgets.plan_pane import PlanPane
 from ..widgets.prompt_input import PromptInput
-from ..widgets.setup_notice import CODE_INDEX_READY, NO_CODE_INDEX, WelcomeLine
+from ..widgets.setup_notice import (
+    CODE_INDEX_READY,
+    FACT_SEPARATOR,
+    NO_CODE_INDEX,
+    WelcomeLine,
+    memory_count_text,
+)
 from ..widgets.slash_menu import SlashMenu
 from ..widgets.tool_block import PERMISSION_NOTES, ToolBlock, recorded_status
 from ..widgets.turn_status import TurnStatus
@@ -147,6 +153,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         self.index_running = False
         self.app.index_job.changed.subscribe(  # type: ignore[attr-defined]
             self, self.index_changed)
+        inbox = getattr(self.app, "memory_inbox", None)
+        if inbox is not None:
+            inbox.stored.subscribe(self, self.memories_counted)
         # paint first, then connect: the session start reads files and builds the prompt
         self.call_after_refresh(self.start_session, self.resume)
 
@@ -162,6 +171,10 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                 for welcome in self.chat.query(WelcomeLine):
                     welcome.index_built()
         self.index_running = state.running
+
+    def memories_counted(self, count: int) -> None:
+        for welcome in self.chat.query(WelcomeLine):
+            welcome.memories_counted(count)
 
     # -- session -------------------------------------------------------------------------------
     @work(exclusive=True, group="session", exit_on_error=False)
@@ -205,15 +218,14 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         facts.append(f"{client.provider}:{client.model}" if client is not None
                      else "no model yet")
         try:
-            count = len(self.backend.memory().rows())
-            facts.append(f"{count} memor{'y' if count == 1 else 'ies'}")
+            facts.append(memory_count_text(len(self.backend.memory().rows())))
         except Exception:  # a broken memory store is reported by the browser, not here
             facts.append("memory unavailable")
         try:
             facts.append(CODE_INDEX_READY if self.backend.has_code_index() else NO_CODE_INDEX)
         except Exception:
             pass
-        return " · ".join(facts) + "\n" + KEY_HINTS
+        return FACT_SEPARATOR.join(facts) + "\n" + KEY_HINTS
 
     @on(SessionReady)
     async def session_ready(self, message: SessionReady) -> None:

@@ -140,6 +140,7 @@ class MemoryPanel(Panel):
         self.rows = rows
         inbox = self._inbox()
         if inbox is not None:
+            inbox.stored.publish(len(rows))  # the chat's welcome line keeps the count
             if not self._looked:  # opening the browser is looking at the inbox
                 self._looked = True
                 self._seen_before = inbox.looked()

@@ -14,6 +14,11 @@ class SetupNotice(Static):
 
 NO_CODE_INDEX = "no code index yet (/index builds it)"
 CODE_INDEX_READY = "code index ready"
+FACT_SEPARATOR = " · "
+
+
+def memory_count_text(count: int) -> str:
+    return f"{count} memor{'y' if count == 1 else 'ies'}"
 
 
 class WelcomeLine(Static):
@@ -30,3 +35,19 @@ class WelcomeLine(Static):
         if NO_CODE_INDEX in self.text:
             self.text = self.text.replace(NO_CODE_INDEX, CODE_INDEX_READY)
             self.update(self.text)
+
+    def memories_counted(self, count: int) -> None:
+        """The store changed (a save, the browser): the line keeps today's count, since it
+        stays at the top of the chat and is read long after it was written."""
+        first, newline, rest = self.text.partition("\n")
+        facts = first.split(FACT_SEPARATOR)
+        for number, fact in enumerate(facts):
+            if fact.endswith((" memory", " memories")) and fact.split(" ")[0].isdigit():
+                facts[number] = memory_count_text(count)
+                break
+        else:
+            return
+        text = FACT_SEPARATOR.join(facts) + newline + rest
+        if text != self.text:
+            self.text = text
+            self.update(text)
