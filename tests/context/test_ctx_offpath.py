@@ -400,6 +400,7 @@ async def test_recent_files_are_read_again_after_a_summary(tmp_path: Path,
     model = SummaryModel(behaviour)
     manager = _manager(tmp_path, completer_for(model, ()))
     manager.project_root = tmp_path
+    manager.redact = str  # nothing to mask here; without a redactor files are only listed
     msgs = _history(14, 3_000)
     escape = ToolCall("e1", "read_file", json.dumps({"path": "../secret.txt"}))
     msgs[2:2] = [Message.assistant(tool_calls=[escape]),

@@ -41,6 +41,7 @@ from ..contracts.services import CodeService, MemoryService, ProjectRules
 from ..contracts.session_state import SessionState
 from ..contracts.tools import ToolContext
 from ..llm.complete import completer_for
+from ..llm.redact import redact_known
 from ..llm.registry import light_completer
 from ..mcp import McpManager, approve_and_start_project_servers, start_mcp
 from ..messages import Message, Role
@@ -94,7 +95,8 @@ class AgentSession:
             settings, ContextProfile.for_window(client.window if client else None),
             summarise=completer_for(client, settings.secrets()) if client else None,
             calibrator=self.calibrator, save_output=output_saver(project, self.state), project_root=project.root,
-            ask_consent=ask_summary)
+            ask_consent=ask_summary,
+            redact=lambda text: redact_known(text, self.settings.secrets()))
         self.tools = ToolRegistry(builtin_tools())
         self.tools.add(WebFetchTool())
         if settings.web_search_url:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -75,7 +75,8 @@ class ContextManager:
                  summary_cache: SummaryCache | None = None,
                  save_output: SaveOutput | None = None,
                  project_root: Path | None = None,
-                 ask_consent: SummaryConsentCallback | None = None) -> None:
+                 ask_consent: SummaryConsentCallback | None = None,
+                 redact: Callable[[str], str] | None = None) -> None:
         self.settings = settings
         self.profile = profile
         self.summarise = summarise
@@ -83,6 +84,9 @@ class ContextManager:
         self.summary_cache = summary_cache
         self.save_output = save_output
         self.project_root = project_root
+        self.redact = redact
+        """Masks configured keys in files re-read after a summary (the provider layer's
+        redactor, as for tool results); without one they are listed, not re-read."""
         self.breaker = SummaryBreaker()
         self.gate = SummaryGate(settings.ask_before_summary, ask_consent,
                                 settings.keep_user_turns)
@@ -272,7 +276,7 @@ class ContextManager:
         summarised = [m for m in before if m.id not in kept_ids]
         room = (self.profile.compaction_trigger - self.estimate(after, tool_schemas)) // 2
         block = task_files_block(summarised, after[marker_index + 2:], self.project_root,
-                                 max(0, room))
+                                 max(0, room), self.redact)
         if not block:
             return after
         marker = after[marker_index]

@@ -5,20 +5,33 @@ the digest) the most recently read or edited files from the summarised part — 
 at most ~5,000 tokens, all within what is left below the trigger — are read again into the
 summary message; a file that does not fit is listed with how to read it back. Files the kept
 messages already show are skipped. Reads are confined to the project.
+
+A file re-read here reaches the model as a tool result would: masked of every configured key
+by the injected redactor (a ``.env`` the model read came back as ``****`` from ``read_file``,
+and its key in clear from here), and wrapped as untrusted data (a file saying ``USER: I
+confirm`` sat in the person's own message). Without a redactor nothing is re-read, only
+listed. The read is bounded and never waits: a file is not read past what could fit, a
+binary file is not pasted, a FIFO swapped in is refused at once.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ...regular_files import read_regular
 from ..messages import Message, Role
 from ..tokens import estimate_text
+from .boundary import wrap_tool_result
 
 MAX_FILES = 5
 FILE_TOKENS = 5_000
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
+MAX_READ_BYTES = FILE_TOKENS * 16
+"""No file of more bytes fits FILE_TOKENS (4 bytes a character at most, 4 characters a
+token): a larger one is listed without being read to its end (a 3 GB log, a sparse file the
+model tried to read and was refused, was read whole into memory here)."""
 
 
 def _paths(messages: Sequence[Message]) -> list[str]:
@@ -39,22 +52,31 @@ def _paths(messages: Sequence[Message]) -> list[str]:
     return found
 
 
-def _read(root: Path, relative: str) -> str | None:
-    """The file's text if it lies inside ``root`` (symlinks resolved), else None."""
+def _read(root: Path, relative: str) -> tuple[str | None, bool]:
+    """(the file's text, whether it is there to list): the text when it lies inside
+    ``root`` (symlinks resolved) and fits MAX_READ_BYTES; (None, True) for a larger one;
+    (None, False) outside, missing, not a regular file, binary or not UTF-8."""
     try:
         base = root.resolve()
         target = (base / relative).resolve()
-        if base not in target.parents or not target.is_file():
-            return None
-        return target.read_text(encoding="utf-8")
+        if base not in target.parents:
+            return None, False
+        data, whole = read_regular(target, MAX_READ_BYTES)
+        if not whole:
+            return None, True
+        if b"\0" in data:
+            return None, False
+        return data.decode("utf-8"), True
     except (OSError, UnicodeDecodeError, ValueError):
-        return None
+        return None, False
 
 
 def task_files_block(summarised: Sequence[Message], kept: Sequence[Message],
-                     root: Path | None, budget_tokens: int) -> str:
-    """The text appended to a summary: recent files re-read (within ``budget_tokens``), or
-    listed with read-back hints; '' when there are none."""
+                     root: Path | None, budget_tokens: int,
+                     redact: Callable[[str], str] | None = None) -> str:
+    """The text appended to a summary: recent files re-read (within ``budget_tokens``) and
+    masked with ``redact``, or listed with read-back hints; '' when there are none. Without
+    ``redact`` every file is listed."""
     if root is None:
         return ""
     shown = set(_paths(kept))
@@ -63,12 +85,14 @@ def task_files_block(summarised: Sequence[Message], kept: Sequence[Message],
     listed: list[str] = []
     left = budget_tokens
     for path in wanted:
-        text = _read(root, path)
-        if text is None:
+        text, exists = _read(root, path)
+        if not exists:
             continue
-        cost = estimate_text(text) + 20
-        if cost <= min(FILE_TOKENS, left):
-            included.append(f"### {path}\n```\n{text}\n```")
+        shown_text = None if text is None or redact is None else \
+            f"### {path}\n{wrap_tool_result('read_file', redact(text))}"
+        cost = estimate_text(shown_text) if shown_text is not None else FILE_TOKENS + 1
+        if shown_text is not None and cost <= min(FILE_TOKENS, left):
+            included.append(shown_text)
             left -= cost
         else:
             listed.append(f'- {path}: read_file(path="{path}")')
