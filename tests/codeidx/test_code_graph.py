@@ -147,3 +147,42 @@ def test_go_calls_into_another_package_are_not_callers_of_a_namesake(
     # asked by its own name, the other package's function is what is asked for
     assert ("run", "calls", "exec.Command") in _edges(
         relations_for(settings, root, "exec.Command"), "incoming")
+
+
+@pytest.mark.parametrize(("imports", "call", "foreign"), [
+    ('osexec "os/exec"', "osexec.Command", True),           # renamed: followed
+    ('"gopkg.in/yaml.v3"', "yaml.Command", True),           # used by its package's name
+    ('"github.com/spf13/cobra/v2"', "cobra.Command", True),  # major version suffix
+    ('"github.com/mattn/go-command"', "command.Command", True),
+    ('pc "example.com/proj/cmd"', "pc.Command", False),      # the project's own, renamed
+    ('. "os/exec"', "exec.Command", False),                 # a dot import names nothing
+])
+def test_go_calls_through_an_import_under_another_name(
+        settings, tmp_path: Path, imports: str, call: str, foreign: bool) -> None:
+    """A Go import used under a name other than its path's last element (an alias, a
+    major-version or gopkg.in path) was not followed: the call stayed among the callers of
+    the project's Command."""
+    root = tmp_path / "proj"
+    files = {"go.mod": "module example.com/proj\n\ngo 1.22\n",
+             "cmd/command.go": GO_FILES["cmd/command.go"],
+             "main.go": f"package main\n\nimport {imports}\n\n"
+                        f"func run() {{\n\t_ = {call}(\"x\")\n}}\n"}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    CodeIndexer(settings, root, HashEmbedder()).update()
+    command = relations_for(settings, root, "Command")
+    left_out = [(e.src, e.dst) for e in command.elsewhere]
+    assert left_out == ([("run", call)] if foreign else [])
+    assert (("run", "calls", call) in _edges(command, "incoming")) is not foreign
+
+
+@pytest.mark.parametrize(("path", "name"), [
+    ("os/exec", "exec"), ("gopkg.in/yaml.v3", "yaml"), ("example.com/x/v2", "x"),
+    ("github.com/mattn/go-sqlite3", "sqlite3"), ("github.com/a/b-go", "b"),
+    ("github.com/a/v2", "a"), ("v3", "v3"),
+])
+def test_a_go_imports_default_name(path: str, name: str) -> None:
+    from paicli_tui.core.code.chunking.go_ts import default_package_name
+
+    assert default_package_name(path) == name

@@ -71,13 +71,19 @@ def _member_of(node: str, owners: set[str]) -> bool:
     return head in owners
 
 
+IMPORTS_READ_MAX_BYTES = 2_000_000
+"""A calling file larger than this is not parsed again for its import names."""
+
+
 def foreign_go_calls(tables: Any, root: Path, rows: list[dict[str, Any]], name: str
                      ) -> set[tuple[str, str]]:
     """(path, called) of the Go calls among ``rows`` that name ``pkg.NAME`` where ``pkg`` is
     a package the calling file imports from outside this project: the standard library's
     ``exec.Command`` was listed among the callers of cobra's ``Command``. A package is this
     project's when its import path is in the module go.mod names (without go.mod: when it
-    ends in one of the project's folders). An import under another name is not followed."""
+    ends in one of the project's folders). The file's own import names are read from it
+    (``osexec "os/exec"``, ``gopkg.in/yaml.v3`` used as ``yaml``); a file that cannot be
+    read falls back to the indexed import paths' last elements."""
     calls = {(r["path"], r["dst"]) for r in rows
              if r["kind"] == "calls" and r["path"].endswith(".go") and r["dst"] != name
              and r["dst"].count(".") == 1 and _matches(r["dst"], name)}
@@ -90,9 +96,27 @@ def foreign_go_calls(tables: Any, root: Path, rows: list[dict[str, Any]], name: 
             .limit(None).to_list():
         imports.setdefault(row["path"], []).append(row["dst"])
     ours = _project_package_test(tables, root)
-    return {(path, called) for path, called in calls
-            if any(i.rsplit("/", 1)[-1] == called.split(".")[0] and not ours(i)
-                   for i in imports.get(path, []))}
+    names = {path: _import_names(root, path, imports.get(path, [])) for path in paths}
+    foreign = set()
+    for path, called in calls:
+        imported = names[path].get(called.split(".")[0])
+        if imported is not None and not ours(imported):
+            foreign.add((path, called))
+    return foreign
+
+
+def _import_names(root: Path, path: str, indexed: list[str]) -> dict[str, str]:
+    """Import path by the name ``path`` uses it under, read from the file itself."""
+    from .chunking.go_ts import default_package_name, go_import_names
+
+    file = root / path
+    try:
+        if file.is_file() and file.stat().st_size <= IMPORTS_READ_MAX_BYTES:
+            return go_import_names(file.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        pass
+    # gone, replaced or grown huge since indexing: the index's paths
+    return {default_package_name(i): i for i in indexed}
 
 
 def _project_package_test(tables: Any, root: Path) -> Any:

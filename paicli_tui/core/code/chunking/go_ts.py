@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..chunk import Chunk
@@ -17,6 +18,40 @@ from .common import (
     source_lines,
 )
 from .ts_base import end_line, parse, preceding_comment, squash, start_line, text_of, walk
+
+_MAJOR_VERSION = re.compile(r"v\d+")
+
+
+def default_package_name(import_path: str) -> str:
+    """The name a Go import is used by when none is given: the package clause of the
+    imported code, which by convention is the path's last element without the module's
+    major version (``example.com/x/v2`` → x, ``gopkg.in/yaml.v3`` → yaml) or a ``go-``
+    prefix (``github.com/mattn/go-sqlite3`` → sqlite3)."""
+    parts = import_path.strip("/").split("/")
+    last = parts[-1]
+    if _MAJOR_VERSION.fullmatch(last) and len(parts) > 1:
+        last = parts[-2]
+    last = re.sub(r"\.v\d+$", "", last).removeprefix("go-").removesuffix("-go")
+    return last.replace("-", "_").replace(".", "_")
+
+
+def go_import_names(text: str) -> dict[str, str]:
+    """Import path by the name a Go file uses it under (``osexec "os/exec"`` → osexec);
+    dot and blank imports name nothing."""
+    names: dict[str, str] = {}
+    tree = parse("go", text.encode("utf-8"))
+    for node in tree.root_node.named_children:
+        if node.type != "import_declaration":
+            continue
+        for spec in walk(node):
+            if spec.type != "import_spec":
+                continue
+            path = text_of(spec.child_by_field_name("path")).strip('"`')
+            alias = spec.child_by_field_name("name")
+            name = text_of(alias) if alias is not None else default_package_name(path)
+            if name not in (".", "_"):
+                names[name] = path
+    return names
 
 
 def chunk_go(path: str, text: str) -> ChunkedFile:
