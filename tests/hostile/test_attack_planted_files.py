@@ -123,3 +123,32 @@ def test_a_sparse_gigabyte_mcp_json_is_refused_by_its_size(project: Path) -> Non
         print(project_servers(project, HomePaths(Path(tempfile.mkdtemp()))).error)
     """, project)
     assert out.strip() == f"{project / '.mcp.json'} is larger than 1,000,000 bytes"
+
+
+@pytest.mark.parametrize("plant", ["fifo", "sparse"])
+def test_a_planted_go_mod_does_not_hold_the_graph(settings, tmp_path: Path, plant: str) -> None:
+    """The graph reads go.mod to tell the project's Go packages from others' (exec.Command is
+    not cobra's Command): a FIFO there held `paicli-tui graph` and the code_graph tool for
+    good, and a sparse gigabyte was read whole."""
+    from doubles.embedders import HashEmbedder
+
+    from paicli_tui.core.code.indexer import CodeIndexer
+
+    root = tmp_path / "proj"
+    (root / "cmd").mkdir(parents=True)
+    (root / "main.go").write_text('package main\n\nimport (\n\t"os/exec"\n\n'
+                                  '\t"example.com/proj/cmd"\n)\n\nfunc run() {\n'
+                                  '\tcmd.Command()\n\texec.Command("ls")\n}\n')
+    (root / "cmd" / "cmd.go").write_text("package cmd\n\nfunc Command() {}\n")
+    CodeIndexer(settings, root, HashEmbedder()).update()
+    if plant == "fifo":
+        os.mkfifo(root / "go.mod")
+    else:
+        _sparse(root / "go.mod", head=b"module example.com/proj\n")
+    out = _in_child("""
+        from paicli_tui.config import load_settings
+        from paicli_tui.core.code.graph_query import relations_for
+        found = relations_for(load_settings({}), project, "Command")
+        print([(e.src, e.dst) for e in found.elsewhere])
+    """, root)
+    assert out.strip() == "[('run', 'exec.Command')]"

@@ -14,8 +14,11 @@ from typing import Any
 
 from ...config import Settings
 from ...paths import normalise_project_root
+from ...regular_files import read_regular_text
 
 MAX_EDGES = 200
+MAX_GO_MOD_BYTES = 64_000
+"""go.mod is read this far: its module line comes first (a sparse gigabyte was read whole)."""
 
 
 class GraphError(RuntimeError):
@@ -121,8 +124,8 @@ def _import_names(root: Path, path: str, indexed: list[str]) -> dict[str, str]:
 
 def _project_package_test(tables: Any, root: Path) -> Any:
     """A test of whether a Go import path is a package of this project."""
-    try:
-        text = (root / "go.mod").read_text(encoding="utf-8", errors="replace")
+    try:  # a FIFO named go.mod held every graph query of the project for good
+        text, _ = read_regular_text(root / "go.mod", MAX_GO_MOD_BYTES)
     except OSError:
         text = ""
     module = next((line.split()[1] for line in text.splitlines()
