@@ -9,8 +9,10 @@ from __future__ import annotations
 from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Location
 
 from ..slash import SlashCommand, completions
+from .graphemes import next_boundary, previous_boundary
 from .line_keys import WHOLE_LINE_KEYS
 from .typed_input import edit_now
 
@@ -180,6 +182,20 @@ class PromptInput(TextArea):
             self.close_menu()
         else:  # the screen's Esc (stop the running turn)
             self.app.post_message(events.Key("escape", "\x1b"))
+
+    # ← / → and Backspace / Delete step over a whole character as a person sees it
+    def get_cursor_left_location(self) -> Location:
+        row, column = self.cursor_location
+        if column == 0:
+            return super().get_cursor_left_location()
+        return row, previous_boundary(self.document.get_line(row), column)
+
+    def get_cursor_right_location(self) -> Location:
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        if column >= len(line):
+            return super().get_cursor_right_location()
+        return row, next_boundary(line, column)
 
     # every deleting action (Backspace, Delete, Ctrl+D, Ctrl+W, Alt+Backspace, Alt+D,
     # Alt+Delete) takes a paste token beside the cursor whole

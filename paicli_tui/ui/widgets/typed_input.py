@@ -13,6 +13,8 @@ from textual import events
 from textual.widget import Widget
 from textual.widgets import Input
 
+from .graphemes import next_boundary, previous_boundary
+
 EDITING_KEYS = frozenset({
     "backspace", "delete", "ctrl+w", "ctrl+u", "ctrl+k", "alt+backspace", "ctrl+backspace",
     "alt+delete", "left", "right", "up", "down", "home", "end", "ctrl+left", "ctrl+right",
@@ -46,6 +48,34 @@ class TypedInput(Input):
     async def _on_key(self, event: events.Key) -> None:
         if not await edit_now(self, event, LINE_KEYS):
             await super()._on_key(event)
+
+    # ← / → and Backspace / Delete step over a whole character as a person sees it (an
+    # emoji of joined characters, a flag, a combining accent), as in the chat input
+    def action_cursor_left(self, select: bool = False) -> None:
+        if select or not self.selection.is_empty or self.password:
+            super().action_cursor_left(select)
+        else:
+            self.cursor_position = previous_boundary(self.value, self.cursor_position)
+
+    def action_cursor_right(self, select: bool = False) -> None:
+        if select or not self.selection.is_empty or self.password or self.cursor_at_end:
+            super().action_cursor_right(select)  # at the end: a suggestion is accepted
+        else:
+            self.cursor_position = next_boundary(self.value, self.cursor_position)
+
+    def action_delete_left(self) -> None:
+        if not self.selection.is_empty or self.password:
+            super().action_delete_left()
+        else:
+            self.delete(previous_boundary(self.value, self.cursor_position),
+                        self.cursor_position)
+
+    def action_delete_right(self) -> None:
+        if not self.selection.is_empty or self.password:
+            super().action_delete_right()
+        else:
+            self.delete(self.cursor_position,
+                        next_boundary(self.value, self.cursor_position))
 
     def _on_paste(self, event: events.Paste) -> None:
         """A paste of several lines is kept whole, its lines joined by spaces: Textual keeps
