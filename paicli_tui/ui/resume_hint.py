@@ -12,3 +12,16 @@ def resume_hint(session: object) -> str:
     if not any(m.role is Role.USER and m.internal is None for m in history):
         return ""
     return f"Resume this conversation: paicli-tui --resume {session.session_id}"
+
+
+def resumed_line(session_id: str, history: list) -> str:
+    """The line under a reopened conversation: how many of the person's messages it holds,
+    and, once a summary replaced the older ones, that the count starts there (a day's
+    session said "5 messages from you" with no hint that dozens came before)."""
+    from ..core.messages import InternalKind, Role
+
+    users = sum(1 for m in history if m.role is Role.USER and m.internal is None)
+    since = " since the summary of the older turns" if any(
+        m.internal is InternalKind.SUMMARY for m in history) else ""
+    return (f"Resumed session {session_id} · {users} message{'' if users == 1 else 's'} "
+            f"from you{since}.")

@@ -184,6 +184,20 @@ def rebuild(messages: Sequence[Message], cut: int, summary: str, *, tier: str = 
     return [*systems, marker, Message.assistant(ACKNOWLEDGEMENT), *messages[cut:]]
 
 
+def without_acknowledgements(messages: Sequence[Message]) -> list[Message]:
+    """``messages`` less the acknowledgement :func:`rebuild` puts after each summary: the
+    program wrote it, not the model, so a reopened conversation must not show it as a
+    reply (the live chat never did)."""
+    out: list[Message] = []
+    for message in messages:
+        after_summary = bool(out) and out[-1].internal is InternalKind.SUMMARY
+        if after_summary and message.role is Role.ASSISTANT and not message.tool_calls \
+                and message.content == ACKNOWLEDGEMENT:
+            continue
+        out.append(message)
+    return out
+
+
 def _clip(entry: str, cap: int) -> str:
     if len(entry) <= cap:
         return entry

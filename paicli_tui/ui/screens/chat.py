@@ -33,6 +33,7 @@ from ..format import context_state
 from ..input_history import InputHistory
 from ..last_search import LastSearch
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
+from ..resume_hint import resumed_line
 from ..slash import BY_NAME, parse_slash
 from ..widgets.app_footer import AppFooter
 from ..widgets.chat_log import ChatLog
@@ -246,11 +247,7 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         if self.session.history:
             await self.render_history(self.session.history)
         if message.resumed:
-            users = sum(1 for m in self.session.history
-                        if m.role is Role.USER and m.internal is None)
-            await self.chat.add_notice(
-                f"Resumed session {message.resumed} · {users} message"
-                f"{'' if users == 1 else 's'} from you.")
+            await self.chat.add_notice(resumed_line(message.resumed, self.session.history))
         elif message.welcome and all(m.role is Role.SYSTEM for m in self.session.history):
             await self.chat.add_notice(message.welcome, "welcome")
         if message.error:
@@ -292,6 +289,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
     async def render_history(self, history: list[Message]) -> None:
         """Show a restored conversation: user turns, replies, finished tool blocks, and a
         run_subagent call as its sub-agent's block (drawn from the sub-agent's stream)."""
+        from ...core.context.summary import without_acknowledgements
+
+        history = without_acknowledgements(history)
         session = self.session
         subagents = {r.call_id: r for r in (session.subagent_records if session else ())
                      if r.call_id}
@@ -306,8 +306,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         for message in history:
             if message.role is Role.USER:
                 if message.internal is not None and message.internal.value == "summary":
-                    await self.chat.add_compaction("summary", 0, 0, "restored summary",
-                                                   message.content)
+                    await self.chat.add_compaction(str(message.meta.get("tier", "summary")),
+                                                   None, None, summary=message.content)
                 elif message.internal is None:
                     if unanswered is not None:
                         await self.chat.add_notice(no_answer(reasons.get(unanswered.id)))

@@ -27,7 +27,7 @@ from textual.widgets import Collapsible, Markdown, Static
 
 from ...core.messages import InternalKind, Message, Role
 from .assistant_block import AssistantBlock
-from .compaction_notice import TIER_LABELS
+from .compaction_notice import restored_title
 from .tool_block import call_title, recorded_status
 from .user_message import UserMessage
 
@@ -119,7 +119,7 @@ def restored_parts(messages: Sequence[Message], no_answer: str
 
     for message in messages:
         if message.role is Role.USER and message.internal is InternalKind.SUMMARY:
-            parts.append((line(f"⇣ {TIER_LABELS['summary']} (restored summary)"), None))
+            parts.append((line(restored_title(str(message.meta.get("tier", "summary")))), None))
         elif message.role is Role.USER and message.internal is None:
             if unanswered:
                 parts.append((line(no_answer), None))

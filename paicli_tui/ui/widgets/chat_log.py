@@ -223,7 +223,8 @@ class ChatLog(VerticalScroll):
             await self._add(block)
         return block
 
-    async def add_compaction(self, tier: str, before: int, after: int, detail: str = "",
+    async def add_compaction(self, tier: str, before: int | None, after: int | None,
+                             detail: str = "",
                              summary: str | None = None, failed: bool = False
                              ) -> CompactionNotice:
         from .compaction_notice import CompactionNotice

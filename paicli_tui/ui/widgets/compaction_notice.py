@@ -18,16 +18,28 @@ FAILED_LABELS = {
 }
 
 
+
+
+def restored_title(tier: str) -> str:
+    """The title of a summary found in a reopened session's view: its token counts are the
+    ledger's, not the view's (shown as "0 → 0 tokens" they read as a summary of nothing)."""
+    label = TIER_LABELS.get(tier, TIER_LABELS["summary"])
+    return f"⇣ {label} before this session was reopened"
+
+
 class CompactionNotice(Collapsible):
     """Folded by default; opening it shows the summary (or the detail line). A failure is
     open from the start: its reason, wrapped, matters more than a one-line title can hold."""
 
-    def __init__(self, tier: str, tokens_before: int, tokens_after: int, detail: str = "",
-                 summary: str | None = None, failed: bool = False) -> None:
+    def __init__(self, tier: str, tokens_before: int | None, tokens_after: int | None,
+                 detail: str = "", summary: str | None = None, failed: bool = False) -> None:
+        """``tokens_before`` None: a summary restored with its session (no counts known)."""
         self.tier = tier
         self.summary = summary
         self.detail = detail
-        if failed:
+        if tokens_before is None or tokens_after is None:
+            title = restored_title(tier)
+        elif failed:
             label = FAILED_LABELS.get(tier, f"Compaction failed ({tier})")
             title = f"⚠ {label} at {fmt_tokens(tokens_before)} tokens"
         else:
