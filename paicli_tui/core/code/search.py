@@ -123,8 +123,13 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
         docs = doc_sentences(tables, index_location(settings, root), settings, embedder)
         rankings.update(_vector_rankings(tables.chunks, plan, embedder, rows, docs))
     fused = fuse_rankings(rankings)
+    answers = answers_for(fused, rows, supertype_lookup(tables))
+    if mode in ("text", "hybrid"):
+        answers = named_first(tables.chunks, query, fused, answers, rows)
+        if any("name" in item.ranks for item, _, _ in answers[:1]):
+            rankings = {"name": [], **rankings}  # --explain's plan lists the ranker
     hits = []
-    for item, via, declaration in answers_for(fused, rows, supertype_lookup(tables))[:k]:
+    for item, via, declaration in answers[:k]:
         row = rows[item.id]
         hits.append(SearchHit(
             path=row["path"], start_line=int(row["start_line"]), end_line=int(row["end_line"]),
@@ -136,6 +141,30 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
                               index_version=_index_version(settings, root, tables))
     response.seconds = time.perf_counter() - started
     return response
+
+
+def named_first(table: Any, query: str, fused: list[Any],
+                answers: list[tuple[Any, str, str]], rows: dict[str, dict[str, Any]]
+                ) -> list[tuple[Any, str, str]]:
+    """``answers`` with the definitions a query made of names names put first, each as
+    itself (a class is not answered by a member here: it is what was asked for), ranked
+    ``name #n`` for --explain (core.code.named_definitions)."""
+    from .fusion import FusedHit
+    from .named_definitions import named_definitions
+
+    named = named_definitions(table, query, _COLUMNS)
+    if not named:
+        return answers
+    by_id = {item.id: item for item in fused}
+    top = fused[0].score if fused else 1.0
+    first = []
+    for position, row in enumerate(named, start=1):
+        rows.setdefault(row["id"], row)
+        found = by_id.get(row["id"])
+        ranks = {"name": position, **(found.ranks if found is not None else {})}
+        first.append((FusedHit(row["id"], top, ranks), "", ""))
+    ids = {row["id"] for row in named}
+    return first + [answer for answer in answers if answer[0].id not in ids]
 
 
 def _index_version(settings: Settings, root: Path, tables: Any) -> str:
