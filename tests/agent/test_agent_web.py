@@ -82,6 +82,16 @@ async def test_slow_page_times_out(settings, project_dir, server) -> None:
     assert out.status is ToolStatus.FAILED and "no answer within 0.5 s" in out.content
 
 
+async def test_a_page_sent_slowly_is_cut_off_at_the_total_deadline(settings, project_dir,
+                                                                   server) -> None:
+    """Each byte came within the read timeout, so the page held the turn for as long as the
+    server kept sending; the deadline now counts the whole fetch."""
+    quick = dataclasses.replace(settings, web_fetch_timeout_s=1.0)
+    out = await fetch(quick, project_dir, f"{server}/drip")
+    assert out.status is ToolStatus.FAILED and out.external
+    assert "the page was not read in full within 1 s" in out.content
+
+
 async def test_http_error_status_is_a_failed_result(settings, project_dir, server) -> None:
     out = await fetch(settings, project_dir, f"{server}/missing")
     assert out.status is ToolStatus.FAILED and "Status: 404" in out.content

@@ -1,7 +1,7 @@
 """A small HTTP server on 127.0.0.1 for the web tools' tests (not a test module).
 
 Routes: an HTML page, a redirect loop, a redirect to a page, a huge page, a PNG, plain text,
-a slow page, a SearXNG-shaped JSON search, a 404.
+a slow page, a page sent a few bytes at a time, a SearXNG-shaped JSON search, a 404.
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif url.path == "/slow":
             time.sleep(3)
             self._send(200, b"late", "text/plain")
+        elif url.path == "/drip":
+            self._drip()
         elif url.path == "/search":
             query = parse_qs(url.query).get("q", [""])[0]
             results = [{"title": f"About {query}", "url": "http://127.0.0.1/page",
@@ -67,6 +69,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps({"results": results}).encode(), "application/json")
         else:
             self._send(404, b"<html><body><p>Not here</p></body></html>", "text/html")
+
+
+    def _drip(self) -> None:
+        """A page that never stalls long enough for a read timeout: a few bytes every 0.1 s
+        for 6 s (the reader going away ends it sooner)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.end_headers()
+        try:
+            for _ in range(60):
+                self.wfile.write(b"drip ")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
 
 @contextmanager

@@ -198,7 +198,27 @@ class PinnedTransport:
 async def fetch_text(url: str, settings: Settings, *, transport: Any = None,
                      resolve: Resolver = resolve_host
                      ) -> tuple[str, int, str | None, str, bool]:
-    """(final URL, status, content type, decoded body, cut) for ``url``."""
+    """(final URL, status, content type, decoded body, cut) for ``url``, within
+    ``web_fetch_timeout_s`` in all: httpx's own timeouts bound each wait, so a server that
+    sent a byte a second held the turn for as long as it liked (5 MB: two months)."""
+    import httpx
+
+    deadline = settings.web_fetch_timeout_s
+    answered: list[bool] = []
+    try:
+        async with asyncio.timeout(deadline):
+            return await _fetch_text(url, settings, transport, resolve, answered)
+    except TimeoutError:
+        if not answered:  # as httpx says it when its own timeout comes first
+            raise httpx.TimeoutException("no answer") from None
+        raise FetchError(f"the page was not read in full within {deadline:g} s (a server "
+                         "sending it slowly is cut off there)") from None
+
+
+async def _fetch_text(url: str, settings: Settings, transport: Any, resolve: Resolver,
+                      answered: list[bool]) -> tuple[str, int, str | None, str, bool]:
+    """fetch_text without its total deadline; ``answered`` gets an item once a page's
+    headers came."""
     import httpx
 
     timeout = httpx.Timeout(settings.web_fetch_timeout_s, connect=min(
@@ -235,6 +255,7 @@ async def fetch_text(url: str, settings: Settings, *, transport: Any = None,
                             "itself if it is really meant")
                     current = target
                     continue
+                answered.append(True)
                 chunks: list[bytes] = []
                 size = 0
                 cut = False
