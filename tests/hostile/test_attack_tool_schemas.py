@@ -49,3 +49,45 @@ def test_any_tool_description_is_sent_within_the_bound(size: int) -> None:
     tool = SimpleNamespace(name="long_tool", description="d" * size, parameters={})
     assert len(tool_schema(tool)["function"]["description"]) <= MAX_DESCRIPTION
 
+
+
+def _arrays_without_items(node: object) -> list[object]:
+    """Every schema level in ``node`` declaring an array without ``items``."""
+    found: list[object] = []
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if (kind == "array" or (isinstance(kind, list) and "array" in kind)) \
+                and "items" not in node:
+            found.append(node)
+        for value in node.values():
+            found += _arrays_without_items(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += _arrays_without_items(value)
+    return found
+
+
+# OpenAI answers HTTP 400 "Invalid schema for function …: In context=('properties', 'paths'),
+# array schema missing items" to a tool declaring an array alone, a shape many MCP servers
+# send: every request was refused while such a server was enabled.
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"paths": {"type": "array"}}},
+    {"type": "object", "properties": {"tags": {"type": ["array", "null"]}}},
+    {"type": "object", "properties": {"meta": {"type": "array", "items": {
+        "type": "object", "properties": {"value": {"anyOf": [{"type": "string"},
+                                                             {"type": "array"}]}}}}}},
+    {"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "array"}}}},
+    {"type": "object", "properties": {}, "$defs": {"ids": {"type": "array"}}},
+], ids=["property", "nullable", "in-any-of", "nested", "definitions"])
+def test_an_mcp_array_without_items_is_sent_with_items(schema: dict) -> None:
+    import copy
+
+    sent_by_server = copy.deepcopy(schema)
+    status = ServerStatus(McpServerConfig(name="files", command="x"))
+    remote = SimpleNamespace(name="query", description="d", input_schema=sent_by_server)
+    sent = tool_schema(McpTool(status, remote, "mcp__files__query"))["function"]["parameters"]
+    assert _arrays_without_items(sent) == []
+    assert sent_by_server == schema  # the server's object is left as it came
+    kept = {"type": "object", "properties": {"n": {"type": "array", "items": {"type": "integer"}}}}
+    remote.input_schema = kept
+    assert McpTool(status, remote, "mcp__files__query").parameters == kept
