@@ -38,3 +38,26 @@ async def test_esc_on_an_edited_draft_asks_before_dropping_the_edits(settings, p
         await wait_until(pilot, lambda: isinstance(app.screen, RulesDraftModal))
         await pilot.press("escape")
         await wait_until(pilot, lambda: answers == [None, None])
+
+
+async def test_the_plan_reviews_title_wraps_whole_at_60_columns(settings, project_dir):
+    """At 60x20 the plan review's title was cut: "… then Run (Ctrl+S); Esc rejec". It
+    wraps now, so the key that rejects the plan is read whole."""
+    from textual.widgets import Label
+
+    from paicli_tui.ui.modals.rules_draft import RulesDraftModal
+
+    title = "Plan — edit the tasks, then Run (Ctrl+S); Esc rejects"
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        app.push_screen(RulesDraftModal("plan", "{}", title=title))
+        await wait_until(pilot, lambda: isinstance(app.screen, RulesDraftModal))
+        await pilot.pause()
+        label = app.screen.query_one(".dialog-title", Label)
+        dialog = app.screen.query_one(".rules-draft-dialog")
+        shown = " ".join(line.text.strip() for line in
+                         (label.render_line(y) for y in range(label.size.height)))
+        assert shown == title
+        assert label.region.right <= dialog.content_region.right
