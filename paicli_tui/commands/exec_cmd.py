@@ -268,6 +268,8 @@ class _Printer:
             self._note(f"[tools] {ev.text_calls_notice(event)}")
         elif isinstance(event, ev.StreamLinesSkipped):
             self._note(f"[stream] {ev.skipped_lines_notice(event)}")
+        elif isinstance(event, ev.FilesAttached):
+            self._note(f"[files] {ev.attached_notice(event)}")
         elif isinstance(event, ev.MemoryNotice):
             self._note(f"[memory] {event.detail}")
         elif isinstance(event, ev.MemorySelected):

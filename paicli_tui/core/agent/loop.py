@@ -30,6 +30,7 @@ from ..contracts.events import (
     AgentEvent,
     AssistantMessage,
     ContextCompacting,
+    FilesAttached,
     MemorySelected,
     ReasoningDelta,
     RequestRetrying,
@@ -50,12 +51,13 @@ from ..contracts.llm import (
     StreamRetry,
 )
 from ..contracts.services import MemoryChoice
-from ..llm.redact import redact
+from ..llm.redact import redact, redact_known
 from ..llm.registry import how_to_configure
 from ..llm.reply_redact import redact_reply, redacted_stream
 from ..llm.think_tags import ThinkStream, split_think
 from ..messages import InternalKind, Message, Role
 from ..tokens import estimate_request
+from .mentions import Attachments, attach_mentions
 from .prompt import turn_context_block, user_turn
 from .text_call_rules import (
     ASKED_EVERY_TIME,
@@ -111,10 +113,11 @@ class _Reply:
     retry: bool = False
 
 
-async def _turn_message(session: AgentSession, user_input: str
+async def _turn_message(session: AgentSession, user_input: str,
+                        attachments: Attachments | None = None
                         ) -> tuple[Message, MemorySelected | None]:
-    """The turn's user message with its memories, and the event saying how the light model
-    chose them (None when none was asked)."""
+    """The turn's user message with its memories and the files it attached, and the event
+    saying how the light model chose the memories (None when none was asked)."""
     memories, selected = "", None
     if session.memory is not None:
         try:
@@ -131,12 +134,29 @@ async def _turn_message(session: AgentSession, user_input: str
             # Cancelled while memories were recalled (seconds on a first run): the person saw
             # the message sent, so it stays in the history like any cancelled turn's.
             session.append(user_turn(user_input,
-                                     turn_context_block(datetime.now().astimezone(), "")))
+                                     turn_context_block(datetime.now().astimezone(), ""),
+                                     attachments))
             raise
         except Exception:  # retrieval trouble must not block the turn
             log.exception("memory retrieval failed")
-    return (user_turn(user_input, turn_context_block(datetime.now().astimezone(), memories)),
-            selected)
+    return (user_turn(user_input, turn_context_block(datetime.now().astimezone(), memories),
+                      attachments), selected)
+
+
+async def _attachments(session: AgentSession, user_input: str) -> Attachments | None:
+    """The files the message names with ``@``, read in a thread (None when it names
+    none). Recorded in the ledger by path only."""
+    if "@" not in user_input:
+        return None
+    found = await asyncio.to_thread(
+        attach_mentions, user_input, session.project.root,
+        lambda text: redact_known(text, session.settings.secrets()),
+        budget_chars=session.profile.clearing_trigger)
+    if not found.files and not found.refused:
+        return None
+    session.ledger.event("files_attached", files=[f.label for f in found.files],
+                         refused=[typed for typed, _ in found.refused])
+    return found
 
 
 def _selection_event(choice: MemoryChoice) -> MemorySelected | None:
@@ -172,7 +192,12 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
     session.state.current_user_input = user_input
     finished = False
     try:
-        message, selected = await _turn_message(session, user_input)
+        attachments = await _attachments(session, user_input)
+        if attachments is not None:
+            yield FilesAttached(
+                files=tuple((f.label, f.shown_lines, f.lines) for f in attachments.files),
+                refused=tuple(attachments.refused))
+        message, selected = await _turn_message(session, user_input, attachments)
         session.append(message)
         if selected is not None:  # ids and reasons only: the texts are in the message
             session.ledger.event("memory_selection", candidates=selected.candidates,

@@ -19,11 +19,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ...resources import load_prompt
 from ..contracts.services import ProjectRules
 from ..messages import InternalKind, Message, Role
+
+if TYPE_CHECKING:
+    from .mentions import Attachments
 
 Mode = Literal["interactive", "headless"]
 
@@ -93,13 +96,20 @@ def turn_context_block(now: datetime, memories: str = "") -> str:
     return "\n".join(lines)
 
 
-def user_turn(user_input: str, context_block: str) -> Message:
-    """The person's message as the model sees it: the turn context, then their words.
+def user_turn(user_input: str, context_block: str, attachments: Attachments | None = None
+              ) -> Message:
+    """The person's message as the model sees it: the turn context, then their words, then
+    the files they attached with ``@`` (core.agent.mentions).
 
-    ``meta['user_input']`` keeps their words alone (for display and fact extraction).
+    ``meta['user_input']`` keeps their words alone (for display and fact extraction);
+    ``meta['attached']`` the attached files' paths.
     """
     content = f"{context_block}\n\n{user_input}" if context_block else user_input
-    return Message(Role.USER, content, meta={"user_input": user_input})
+    meta: dict[str, object] = {"user_input": user_input}
+    if attachments is not None and attachments.block:
+        content = f"{content}\n\n{attachments.block}"
+        meta["attached"] = [f.label for f in attachments.files]
+    return Message(Role.USER, content, meta=meta)
 
 
 def person_text(message: Message) -> str:

@@ -100,6 +100,19 @@ def _as_quoted(text: str) -> str:
     return _POSED_LABEL.sub(r"\1| \2", text)
 
 
+def _attachments_quoted(message: Message, text: str) -> str:
+    """A user message's text with what follows the person's words quoted when it holds
+    files they attached (``meta['attached']``, core.agent.mentions)."""
+    words = message.meta.get("user_input")
+    if not message.meta.get("attached") or not isinstance(words, str):
+        return text
+    at = text.find(words)
+    if at < 0:
+        return _as_quoted(text)
+    end = at + len(words)
+    return text[:end] + _as_quoted(text[end:])
+
+
 def _label(message: Message) -> str:
     if message.role is Role.TOOL:
         return f"TOOL[{message.tool_call_id or ''}]"
@@ -124,6 +137,8 @@ def render_entries(messages: Sequence[Message]) -> list[str]:
             text += "".join(" [image]" for _ in message.images)
         if message.role is not Role.USER:  # (the person's own words are theirs to say)
             text = _as_quoted(text)
+        else:  # files the person attached with @ follow their words: those are data
+            text = _attachments_quoted(message, text)
         if text or message.role is not Role.ASSISTANT:
             entries.append(f"{_label(message)}: {text}\n\n")
         for call in message.tool_calls:

@@ -246,6 +246,31 @@ def skipped_lines_notice(event: StreamLinesSkipped) -> str:
 
 
 @dataclass(frozen=True)
+class FilesAttached(AgentEvent):
+    """The person's message named files with ``@``: ``files`` were attached to it (path,
+    lines attached, lines in the file), ``refused`` were named but not attached (the word
+    as typed, why)."""
+
+    type: ClassVar[str] = "files_attached"
+    files: tuple[tuple[str, int, int], ...] = field(default_factory=tuple)
+    refused: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+
+def attached_notice(event: FilesAttached) -> str:
+    """What the person is told, in the TUI and by ``exec``."""
+    parts = []
+    for path, shown, total in event.files:
+        lines = f"{total:,} line{'' if total == 1 else 's'}"
+        parts.append(f"{path} ({lines})" if shown >= total
+                     else f"{path} (first {shown:,} of {lines})")
+    text = f"Attached {', '.join(parts)}." if parts else ""
+    if event.refused:
+        left = "; ".join(f"@{typed}: {why}" for typed, why in event.refused)
+        text = f"{text} Not attached: {left}.".strip()
+    return text
+
+
+@dataclass(frozen=True)
 class TurnFinished(AgentEvent):
     type: ClassVar[str] = "turn_finished"
     session: str

@@ -38,6 +38,7 @@ from ..slash import BY_NAME, parse_slash
 from ..widgets.app_footer import AppFooter
 from ..widgets.chat_log import ChatLog
 from ..widgets.context_gauge import ContextGauge
+from ..widgets.mention_words import ProjectFiles
 from ..widgets.plan_pane import PlanPane
 from ..widgets.prompt_input import PromptInput
 from ..widgets.setup_notice import (
@@ -150,6 +151,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             widget.display = False
         self.input_history = InputHistory(self.backend.settings.home.input_history_file)
         self.prompt.inputs = self.input_history.load()
+        self.prompt.project_files = ProjectFiles(self.app, self.backend.project_root,
+                                                 self.prompt)
         self.prompt.focus()
         self.index_running = False
         self.app.index_job.changed.subscribe(  # type: ignore[attr-defined]
@@ -316,6 +319,10 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                     words = message.meta.get("user_input")
                     await self.chat.add_user(words if isinstance(words, str)
                                              else message.content)
+                    attached = message.meta.get("attached")
+                    if isinstance(attached, list) and attached:
+                        await self.chat.add_notice(
+                            f"Attached {', '.join(map(str, attached))}.", "dim")
             elif message.role is Role.ASSISTANT:
                 unanswered = None
                 if message.content or message.reasoning:
@@ -696,6 +703,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             await chat.add_notice(ev.text_calls_notice(event), "warning")
         elif isinstance(event, ev.StreamLinesSkipped):
             await chat.add_notice(ev.skipped_lines_notice(event), "dim")
+        elif isinstance(event, ev.FilesAttached):
+            await chat.add_notice(ev.attached_notice(event),
+                                  "warning" if event.refused else "dim")
         elif isinstance(event, ev.RequestRetrying):
             await chat.add_notice(f"{event.reason} — retry {event.attempt} of "
                                   f"{event.max_retries} in {event.delay_s:.0f} s", "retry")

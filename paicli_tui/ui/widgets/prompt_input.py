@@ -14,6 +14,7 @@ from textual.widgets.text_area import Location
 from ..slash import SlashCommand, completions
 from .graphemes import next_boundary, previous_boundary
 from .line_keys import WHOLE_LINE_KEYS
+from .mention_words import MentionWord, ProjectFiles, mention_at, menu_entries
 from .typed_input import edit_now
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter", "alt+enter")
@@ -85,6 +86,9 @@ class PromptInput(TextArea):
         self.pastes: dict[str, str] = {}
         self._paste_count = 0
         self.queued: list[str] = []
+        self.project_files: ProjectFiles | None = None
+        """The files ``@`` offers (set by the screen; None: no ``@`` menu)."""
+        self._mention: MentionWord | None = None  # the @ word the menu lists files for
 
     def on_resize(self, event: events.Resize) -> None:
         self.placeholder = placeholder_for(self.content_size.width)
@@ -102,6 +106,8 @@ class PromptInput(TextArea):
             self.insert("\n")
         elif key == "tab" and self.text.startswith("/") and " " not in self.text:
             # while a command name is typed Tab never leaves the input
+            self.choose(+1 if self._filled == self.text else 0)
+        elif key == "tab" and self._mention is not None and self.menu:
             self.choose(+1 if self._filled == self.text else 0)
         elif key == "shift+tab" and self.menu:
             self.choose(-1)
@@ -249,7 +255,28 @@ class PromptInput(TextArea):
         if self._dismissed is not None and text != self._dismissed:
             self._dismissed = None
         matches = [] if text == self._dismissed else completions(text)
+        self._mention = None
+        if not matches and text != self._dismissed and self.project_files is not None:
+            matches = self._file_matches()
         self._set_menu(matches, 0)
+
+    def _file_matches(self) -> list[SlashCommand]:
+        """The files the ``@`` word at the cursor may mean ([] when there is none)."""
+        from ...core.agent.mentions import file_candidates
+
+        row, column = self.cursor_location
+        word = mention_at(self.document.get_line(row), row, column)
+        if word is None or self.project_files is None:
+            return []
+        matches = menu_entries(file_candidates(self.project_files.current(), word.typed))
+        self._mention = word if matches else None
+        return matches
+
+    def on_project_files_loaded(self, message: ProjectFiles.Loaded) -> None:
+        """The file list arrived (or changed) while an ``@`` word was typed."""
+        if self._filled is None:
+            self._menu_text = ""  # worked out again for the same text
+            self.follow_text()
 
     # -- slash menu ------------------------------------------------------------------------
     def _set_menu(self, matches: list[SlashCommand], index: int) -> None:
@@ -263,6 +290,9 @@ class PromptInput(TextArea):
         the input. The only match is completed with a space, which closes the menu."""
         if not self.menu:
             return
+        if self._mention is not None:
+            self._choose_file(step)
+            return
         if len(self.menu) == 1:
             self._fill(self.menu[0].name + " ")
             return
@@ -271,9 +301,29 @@ class PromptInput(TextArea):
         self._filled = self.menu[index].name
         self._fill(self._filled)
 
+    def _choose_file(self, step: int, close: bool = False) -> None:
+        """Put the highlighted file (moved by ``step``) in the ``@`` word's place. The only
+        match, or ``close`` (Enter), completes it with a space, which closes the menu."""
+        word = self._mention
+        assert word is not None
+        index = 0 if len(self.menu) == 1 else (self.menu_index + step) % len(self.menu)
+        chosen = self.menu[index].name
+        finish = close or len(self.menu) == 1
+        result = self.replace(chosen + (" " if finish else ""), (word.row, word.start),
+                              (word.row, word.end), maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
+        if finish:
+            self._mention = None
+            self._set_menu([], 0)
+            return
+        self._mention = MentionWord(word.row, word.start, word.start + len(chosen), word.typed)
+        self._filled = self.text
+        self._set_menu(self.menu, index)
+
     def close_menu(self) -> None:
         self._dismissed = self.text
         self._filled = None
+        self._mention = None
         self._set_menu([], 0)
 
     def _fill(self, text: str) -> None:
@@ -283,6 +333,9 @@ class PromptInput(TextArea):
     def accept_or_submit(self) -> None:
         """Enter: with the menu open, run the highlighted command (or, when it takes
         arguments, put it in the input to finish); otherwise send the text."""
+        if self.menu and self._mention is not None:
+            self._choose_file(0, close=True)
+            return
         if self.menu:
             command = self.menu[self.menu_index]
             if command.needs_args:

@@ -34,13 +34,19 @@ class SlashMenu(Static):
         width = width or self.size.width or 80
         table = Table.grid(padding=(0, 1), expand=True)
         table.add_column(width=1, no_wrap=True)
-        table.add_column(no_wrap=True, overflow="ellipsis", max_width=max(16, width // 2))
+        files = all(command.name.startswith("@") for command in self.matches)
+        # a file path takes the whole row: it has no description beside it
+        table.add_column(no_wrap=True, overflow="ellipsis",
+                         max_width=None if files else max(16, width // 2))
         table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         first = max(0, min(self.highlighted - VISIBLE + 1, len(self.matches) - VISIBLE))
         window = self.matches[first:first + VISIBLE]
         for offset, command in enumerate(window, start=first):
             chosen = offset == self.highlighted
-            name = Text(command.name, style="bold")
+            shown = command.name
+            if files and len(shown) > width - 4:  # a long path keeps its file name
+                shown = "…" + shown[-max(8, width - 5):]
+            name = Text(shown, style="bold")
             if command.usage:
                 name.append(" " + command.usage, style="" if chosen else "dim")
             # the highlighted command's description wraps whole: at 80 columns five of the
@@ -51,7 +57,8 @@ class SlashMenu(Static):
                           style="reverse" if chosen else "")
         above, below = first, len(self.matches) - first - len(window)
         where = [f"{above} above"] * bool(above) + [f"{below} below"] * bool(below)
-        hint = " · ".join([*where, "Tab / ↑↓ choose · Enter runs · Esc closes"])
+        keys = "Tab / ↑↓ choose · Enter " + ("picks" if files else "runs") + " · Esc closes"
+        hint = " · ".join([*where, keys])
         return Group(table, Text(hint, style="dim italic", no_wrap=True,
                                  overflow="ellipsis"))
 

@@ -1,0 +1,189 @@
+"""``@path`` in a message attaches that file, as in Claude Code, Codex and Aider.
+
+The person's words go to the model as they typed them; each file they name with ``@`` (a
+word that starts with ``@`` and names a file of the project) follows them, read now. A word
+that names no file (``@Override``, ``@alice``, an e-mail address) stays a word: nothing is
+said about it. A file that exists but cannot be attached — a folder, a binary, one outside
+the project — is named with the reason, so the person knows the model did not see it.
+
+An attached file reaches the model as carefully as a tool result does (behaviour §9):
+masked of every configured key and wrapped as untrusted data (``<attached_file …>``, which
+nothing inside can close), so a file saying ``USER: I confirm`` is not read as the
+person's words; when older turns are summarised its lines are quoted like a tool result's. Reads are bounded: each file at most MAX_FILE_LINES lines and
+MAX_FILE_CHARS characters, all of them together within the turn's budget (cut files say
+how to read the rest with ``read_file``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..context.boundary import clean_text, escape_content
+from .tools.files import MAX_PAGE_CHARS, MAX_PAGE_LINES, read_text_file
+from .tools.guard import ToolArgumentError, relative_label, resolve_in_project
+
+MAX_FILES = 10
+"""Files one message may attach; more are named as not attached."""
+MAX_FILE_LINES = MAX_PAGE_LINES
+MAX_FILE_CHARS = MAX_PAGE_CHARS
+MAX_TOTAL_CHARS = 100_000
+"""All attachments of one message together (the turn may lower it: a small window)."""
+ATTACHED_OPEN = '<attached_file path="{path}" trust="untrusted-data">'
+ATTACHED_CLOSE = "</attached_file>"
+# the wrapper's own tags inside a file, any letter case: escaped, so it cannot be closed early
+_TAG_INSIDE = re.compile(r"<(/?attached_file)", re.IGNORECASE)
+
+# @ at the start or after a blank or an opening bracket; the path ends at a blank. A quoted
+# form takes a path with blanks: @"docs/a b.md".
+_MENTION = re.compile(r'(?:(?<=^)|(?<=[\s(\[{（「]))@(?:"([^"\n]+)"|([^\s"]+))')
+_TRAILING = ",.;:!?)]}，。；：！？）」、'"
+
+
+@dataclass(frozen=True)
+class AttachedFile:
+    label: str
+    """The path as the tools write it (relative to the project)."""
+    lines: int
+    shown_lines: int
+    """Lines attached: fewer than ``lines`` when the file was cut."""
+
+
+@dataclass
+class Attachments:
+    """What a message's ``@`` words attached, and what they named but could not attach."""
+
+    files: list[AttachedFile] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    """(the word as typed, why it was not attached)."""
+    block: str = ""
+    """The text that follows the person's words in their message ('' for none)."""
+
+
+def mentioned_paths(text: str) -> list[str]:
+    """The paths ``text`` names with ``@``, in order, each once (trailing punctuation of a
+    sentence is not part of a path: ``see @a.py.`` names ``a.py``)."""
+    found: list[str] = []
+    for match in _MENTION.finditer(text):
+        path = match.group(1) or match.group(2).rstrip(_TRAILING)
+        if path and path not in found:
+            found.append(path)
+    return found
+
+
+def attach_mentions(text: str, root: Path, redact: Callable[[str], str], *,
+                    budget_chars: int = MAX_TOTAL_CHARS) -> Attachments:
+    """Read the files ``text`` names with ``@`` (see the module docstring). Blocking: call
+    it in a thread."""
+    result = Attachments()
+    parts: list[str] = []
+    left = min(budget_chars, MAX_TOTAL_CHARS)
+    for typed in mentioned_paths(text):
+        try:
+            path = resolve_in_project(root, typed)
+        except ToolArgumentError:
+            if _exists_outside(root, typed):  # a real file the model may not see
+                result.refused.append((typed, "outside the project"))
+            continue
+        if not path.exists():
+            continue  # not a file name: @Override, @alice
+        label = relative_label(root, path)
+        if len(result.files) >= MAX_FILES:
+            result.refused.append((typed, f"more than {MAX_FILES} files in one message"))
+            continue
+        if any(f.label == label for f in result.files):
+            continue
+        try:
+            content = read_text_file(path, label)
+        except (ToolArgumentError, OSError) as exc:
+            result.refused.append((typed, str(exc).removeprefix(f"{label} ")))
+            continue
+        numbered, shown, total = _numbered(content, left)
+        if shown == 0 and total:
+            result.refused.append((typed, "no room left in this message for another file"))
+            continue
+        left -= len(numbered)
+        header = f"{label} ({total} lines), attached by the person with @{typed}"
+        if shown < total:
+            header += (f"; lines 1-{shown} of {total} attached (read_file path={label} "
+                       f"offset={shown + 1} for the rest)")
+        parts.append(wrap_attached(label, redact(f"{header}\n{numbered}")))
+        result.files.append(AttachedFile(label, total, shown))
+    if parts:
+        result.block = "\n\n".join(parts)
+    return result
+
+
+def wrap_attached(label: str, text: str) -> str:
+    """``text`` wrapped as an attached file: data, not the person's words. Neither this
+    wrapper nor a tool result's can be closed from inside."""
+    body = _TAG_INSIDE.sub(r"&lt;\1", escape_content(clean_text(text)))
+    path = clean_text(label).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    return f"{ATTACHED_OPEN.format(path=path)}\n{body}\n{ATTACHED_CLOSE}"
+
+
+def _exists_outside(root: Path, typed: str) -> bool:
+    """True when ``typed`` names an existing file that lies outside the project."""
+    try:
+        candidate = Path(typed).expanduser()
+        if not candidate.is_absolute():
+            candidate = root / candidate
+        return candidate.exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _numbered(content: str, budget: int) -> tuple[str, int, int]:
+    """(the lines numbered as read_file numbers them, within MAX_FILE_LINES,
+    MAX_FILE_CHARS and ``budget`` characters; lines shown; lines in all)."""
+    lines = content.splitlines()
+    limit = min(MAX_FILE_CHARS, budget)
+    out: list[str] = []
+    size = 0
+    for number, line in enumerate(lines[:MAX_FILE_LINES], start=1):
+        entry = f"{number:>6}\t{line[:MAX_FILE_CHARS]}"
+        if size + len(entry) + 1 > limit:
+            break
+        out.append(entry)
+        size += len(entry) + 1
+    return "\n".join(out), len(out), len(lines)
+
+
+def file_candidates(files: list[str], typed: str, limit: int = 8) -> list[str]:
+    """The project files an ``@`` word being typed may mean, best first: a file name that
+    starts with it, a path that starts with it, a name or path that holds it, then a path
+    that holds its letters in order (``@sapp`` → ``src/app.py``); shorter paths first
+    among equals. Nothing typed yet: the files nearest the project's top."""
+    wanted = typed.lower()
+    if not wanted:
+        return sorted(files, key=lambda p: (p.count("/"), p))[:limit]
+    scored: list[tuple[int, int, str]] = []
+    for path in files:
+        lowered = path.lower()
+        name = lowered.rsplit("/", 1)[-1]
+        if name.startswith(wanted):
+            rank = 0
+        elif lowered.startswith(wanted):
+            rank = 1
+        elif wanted in name:
+            rank = 2
+        elif wanted in lowered:
+            rank = 3
+        elif _in_order(wanted, lowered):
+            rank = 4
+        else:
+            continue
+        scored.append((rank, len(path), path))
+    scored.sort()
+    return [path for _, _, path in scored[:limit]]
+
+
+def _in_order(letters: str, text: str) -> bool:
+    position = 0
+    for letter in letters:
+        position = text.find(letter, position) + 1
+        if position == 0:
+            return False
+    return True
