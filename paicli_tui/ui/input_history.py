@@ -33,7 +33,7 @@ class InputHistory:
         for line in raw.splitlines():
             try:
                 value = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(value, str) and value.strip() and (not inputs or inputs[-1] != value):
                 inputs.append(value)

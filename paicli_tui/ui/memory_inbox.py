@@ -63,7 +63,7 @@ class SeenTimes:
     def _all(self) -> dict[str, str]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return {}  # missing or unreadable: everything counts as new, nothing is lost
         return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 

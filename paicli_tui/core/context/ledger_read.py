@@ -387,7 +387,7 @@ def _full_state(handle: BinaryIO, offset: int) -> dict[str, Any] | None:
         return None
     try:
         record = json.loads(head[:cut] + b"}")
-    except ValueError:
+    except (ValueError, RecursionError):  # a damaged line nested 60,000 deep
         return None
     state = record.get("state") if isinstance(record, dict) else None
     return state if isinstance(state, dict) else None

@@ -107,7 +107,7 @@ def _approvals_path(home: HomePaths) -> Path:
 def _approvals(home: HomePaths) -> dict[str, str]:
     try:
         data = json.loads(_approvals_path(home).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) \
         else {}

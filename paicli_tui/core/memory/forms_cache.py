@@ -103,12 +103,13 @@ class FormsCache:
         body = lines[1:]
         try:
             rows = json.loads("[" + ",".join(body) + "]")
-        except ValueError:  # a torn last line (another process crashed mid-append): per line
+        except (ValueError, RecursionError):  # a torn last line (another process crashed
+            # mid-append), or a damaged one nested too deep to parse: line by line
             rows = []
             for line in body:
                 try:
                     rows.append(json.loads(line))
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue
         self._known = {row[0]: row for row in rows if type(row) is list and len(row) == 6
                        and type(row[0]) is str}

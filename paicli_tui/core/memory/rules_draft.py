@@ -59,7 +59,7 @@ def _python(root: Path, commands: list[str], conventions: list[str]) -> None:
         return
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # an array nested 100,000 deep
         return
     tool = data.get("tool", {}) if isinstance(data.get("tool"), dict) else {}
     extras = data.get("project", {}).get("optional-dependencies", {}) \

@@ -404,7 +404,7 @@ class MemoryStore:
         for raw in text.splitlines():
             try:
                 line = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(line, dict) and line.get("backup") in backups \
                     and isinstance(line.get("ids"), list):

@@ -133,7 +133,7 @@ class RewriteCache:
                 self._data = (
                     {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
                 )
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):
                 self._data = {}
         return self._data
 
