@@ -51,25 +51,32 @@ def test_any_tool_description_is_sent_within_the_bound(size: int) -> None:
 
 
 
-def _arrays_without_items(node: object) -> list[object]:
-    """Every schema level in ``node`` declaring an array without ``items``."""
+def _refused_shapes(node: object) -> list[object]:
+    """Every schema level in ``node`` a strict provider refuses: an array without ``items``,
+    ``properties`` that is not an object, ``required`` that is not a list of names."""
     found: list[object] = []
     if isinstance(node, dict):
         kind = node.get("type")
         if (kind == "array" or (isinstance(kind, list) and "array" in kind)) \
                 and "items" not in node:
             found.append(node)
+        if "properties" in node and not isinstance(node["properties"], dict):
+            found.append(node)
+        required = node.get("required", [])
+        if not (isinstance(required, list) and all(isinstance(n, str) for n in required)):
+            found.append(node)
         for value in node.values():
-            found += _arrays_without_items(value)
+            found += _refused_shapes(value)
     elif isinstance(node, list):
         for value in node:
-            found += _arrays_without_items(value)
+            found += _refused_shapes(value)
     return found
 
 
-# OpenAI answers HTTP 400 "Invalid schema for function …: In context=('properties', 'paths'),
-# array schema missing items" to a tool declaring an array alone, a shape many MCP servers
-# send: every request was refused while such a server was enabled.
+# OpenAI answers HTTP 400 "Invalid schema for function …" to a tool declaring an array alone
+# ("array schema missing items"), a shape many MCP servers send, or the PHP servers' empty
+# array encoded as `"properties": []` / `"required": {}`: every request was refused while
+# such a server was enabled.
 @pytest.mark.parametrize("schema", [
     {"type": "object", "properties": {"paths": {"type": "array"}}},
     {"type": "object", "properties": {"tags": {"type": ["array", "null"]}}},
@@ -78,16 +85,31 @@ def _arrays_without_items(node: object) -> list[object]:
                                                              {"type": "array"}]}}}}}},
     {"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "array"}}}},
     {"type": "object", "properties": {}, "$defs": {"ids": {"type": "array"}}},
-], ids=["property", "nullable", "in-any-of", "nested", "definitions"])
-def test_an_mcp_array_without_items_is_sent_with_items(schema: dict) -> None:
+    {"type": "object", "properties": [], "required": []},
+    {"type": "object", "properties": {"q": {"type": "string"}}, "required": {}},
+    {"type": "object", "properties": {"page": {"type": "object", "properties": []}}},
+    {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q", 3]},
+], ids=["array", "nullable-array", "array-in-any-of", "nested-array", "array-in-definitions",
+        "php-empty-properties", "php-empty-required", "php-nested-properties",
+        "required-not-names"])
+def test_an_mcp_schema_a_provider_refuses_is_sent_put_right(schema: dict) -> None:
     import copy
 
     sent_by_server = copy.deepcopy(schema)
     status = ServerStatus(McpServerConfig(name="files", command="x"))
     remote = SimpleNamespace(name="query", description="d", input_schema=sent_by_server)
     sent = tool_schema(McpTool(status, remote, "mcp__files__query"))["function"]["parameters"]
-    assert _arrays_without_items(sent) == []
+    assert _refused_shapes(sent) == []
     assert sent_by_server == schema  # the server's object is left as it came
-    kept = {"type": "object", "properties": {"n": {"type": "array", "items": {"type": "integer"}}}}
-    remote.input_schema = kept
+    if schema.get("required") == ["q", 3]:
+        assert sent["required"] == ["q"]
+
+
+def test_a_schema_providers_accept_is_sent_as_it_came() -> None:
+    kept = {"type": "object", "properties": {
+        "n": {"type": "array", "items": {"type": "integer"}},
+        "required": {"type": "string"}},  # a property named like the keyword
+        "required": ["n"]}
+    status = ServerStatus(McpServerConfig(name="files", command="x"))
+    remote = SimpleNamespace(name="query", description="d", input_schema=kept)
     assert McpTool(status, remote, "mcp__files__query").parameters == kept

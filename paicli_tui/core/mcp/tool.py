@@ -13,54 +13,12 @@ from typing import Any
 from ..contracts.approval import ask_approval, asked_every_time
 from ..contracts.asks import ApprovalRequest
 from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
+from .schema import provider_schema
 from .status import ServerStatus, describe_error
 
 DESCRIPTION_CHARS = 1_024
 SUMMARY_CHARS = 120
 """Characters of a call's arguments in its approval summary (the detail has them all)."""
-
-
-MAX_SCHEMA_NODES = 10_000
-"""Schema levels looked at for arrays without ``items`` (a server's schema is its data)."""
-
-
-def _schema(raw: Any) -> dict[str, Any]:
-    """The tool's input schema as providers accept it (an object at the root, every array
-    with ``items``), a copy: the server's own object is left alone."""
-    if isinstance(raw, dict) and raw.get("type") == "object":
-        schema = _with_array_items(raw)
-        schema.setdefault("properties", {})
-        return schema
-    return {"type": "object", "properties": {}}
-
-
-def _is_array(node: dict[str, Any]) -> bool:
-    kind = node.get("type")
-    return kind == "array" or (isinstance(kind, list) and "array" in kind)
-
-
-def _with_array_items(raw: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``raw`` where each array level without ``items`` gets ``"items": {}`` (any
-    item). OpenAI refuses a request offering ``{"type": "array"}`` alone ("array schema
-    missing items"), which many servers declare: every request of every session was refused
-    while such a server was enabled. Past MAX_SCHEMA_NODES levels the rest is copied as it
-    is."""
-    root: dict[str, Any] = dict(raw)
-    pending: list[dict[str, Any]] = [root]
-    seen = 0
-    while pending and seen < MAX_SCHEMA_NODES:
-        node = pending.pop()
-        seen += 1
-        if _is_array(node) and "items" not in node:
-            node["items"] = {}
-        for key, value in node.items():
-            if isinstance(value, dict):
-                node[key] = dict(value)
-                pending.append(node[key])
-            elif isinstance(value, list):
-                node[key] = [dict(v) if isinstance(v, dict) else v for v in value]
-                pending.extend(v for v in node[key] if isinstance(v, dict))
-    return root
 
 
 def result_text(result: Any) -> str:
@@ -112,7 +70,7 @@ class McpTool:
         if len(description) > room:
             description = description[:max(0, room - 1)] + "…"
         self.description = (head + description).strip() + tail
-        self.parameters = _schema(tool.input_schema)
+        self.parameters = provider_schema(tool.input_schema)
         self.requires_approval = tool.name not in status.config.allowed_tools
 
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
