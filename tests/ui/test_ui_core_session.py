@@ -420,6 +420,25 @@ async def test_the_welcome_line_keeps_the_memory_count_of_now(settings, project_
         assert first_line().startswith(f"{project_dir.name} · scripted:scripted-1 · ")
 
 
+async def test_a_bang_command_runs_now_and_its_output_goes_with_the_next_message(
+        settings, project_dir):
+    """!command as in Claude Code: no model request, no approval dialog; a command block
+    says it was typed; the next message carries its output."""
+    client = ScriptedClient([(["It printed hello."], [])])
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "!echo hello")
+        await wait_until(pilot, lambda: any(b.status == "done"
+                                            for b in app.screen.query(ToolBlock)))
+        block = app.screen.query_one(ToolBlock)
+        assert "typed by you" in block.note and not block.collapsed  # its output shown
+        assert client.requests == []
+        await app.workers.wait_for_complete()
+        await send(pilot, "what did it say?")
+        await wait_until(pilot, lambda: bool(client.requests))
+        assert "<shell_output command=\"echo hello\"" in client.requests[0][-1].content
+
+
 async def test_a_call_cut_short_shows_failed_after_resume(settings, project_dir):
     """A turn cancelled while its command ran: on resume that call's block says it failed
     (cancelled), not ✓ done."""

@@ -116,9 +116,11 @@ class _Reply:
 async def _turn_message(session: AgentSession, user_input: str,
                         attachments: Attachments | None = None
                         ) -> tuple[Message, MemorySelected | None]:
-    """The turn's user message with its memories and the files it attached, and the event
-    saying how the light model chose the memories (None when none was asked)."""
+    """The turn's user message with its memories, the files it attached and the output of
+    the person's ``!commands`` since their last message, and the event saying how the
+    light model chose the memories (None when none was asked)."""
     memories, selected = "", None
+    shell, session.pending_shell[:] = list(session.pending_shell), []
     if session.memory is not None:
         try:
             complete = session.memory_selector()
@@ -135,12 +137,12 @@ async def _turn_message(session: AgentSession, user_input: str,
             # the message sent, so it stays in the history like any cancelled turn's.
             session.append(user_turn(user_input,
                                      turn_context_block(datetime.now().astimezone(), ""),
-                                     attachments))
+                                     attachments, shell))
             raise
         except Exception:  # retrieval trouble must not block the turn
             log.exception("memory retrieval failed")
     return (user_turn(user_input, turn_context_block(datetime.now().astimezone(), memories),
-                      attachments), selected)
+                      attachments, shell), selected)
 
 
 async def _attachments(session: AgentSession, user_input: str) -> Attachments | None:

@@ -83,6 +83,11 @@ class SessionPort(Protocol):
         """One user turn as typed events, ending with TurnFinished."""
         ...
 
+    def run_shell_line(self, command: str) -> AsyncIterator[AgentEvent]:
+        """``!command``: run what the person typed now (no approval: they typed it); its
+        output goes to the model with their next message."""
+        ...
+
     def run_plan(self, goal: str, *, review: Any, on_failure: Any = None,
                  resume: InterruptedPlan | None = None) -> AsyncIterator[AgentEvent]:
         """Plan mode: propose, review, run the tasks as sub-agents; ``resume`` continues an

@@ -27,6 +27,7 @@ from ..messages import InternalKind, Message, Role
 
 if TYPE_CHECKING:
     from .mentions import Attachments
+    from .shell_line import ShellNote
 
 Mode = Literal["interactive", "headless"]
 
@@ -96,19 +97,25 @@ def turn_context_block(now: datetime, memories: str = "") -> str:
     return "\n".join(lines)
 
 
-def user_turn(user_input: str, context_block: str, attachments: Attachments | None = None
-              ) -> Message:
+def user_turn(user_input: str, context_block: str, attachments: Attachments | None = None,
+              shell: Sequence[ShellNote] = ()) -> Message:
     """The person's message as the model sees it: the turn context, then their words, then
-    the files they attached with ``@`` (core.agent.mentions).
+    the files they attached with ``@`` (core.agent.mentions) and the output of the
+    ``!commands`` they ran since their last message (core.agent.shell_line).
 
     ``meta['user_input']`` keeps their words alone (for display and fact extraction);
-    ``meta['attached']`` the attached files' paths.
+    ``meta['attached']`` the attached files' paths, ``meta['shell']`` the commands.
     """
+    from .shell_line import shell_block
+
     content = f"{context_block}\n\n{user_input}" if context_block else user_input
     meta: dict[str, object] = {"user_input": user_input}
     if attachments is not None and attachments.block:
         content = f"{content}\n\n{attachments.block}"
         meta["attached"] = [f.label for f in attachments.files]
+    if shell:
+        content = f"{content}\n\n{shell_block(shell)}"
+        meta["shell"] = [note.command for note in shell]
     return Message(Role.USER, content, meta=meta)
 
 

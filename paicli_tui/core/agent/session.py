@@ -51,6 +51,7 @@ from ..web import WebFetchTool, WebSearchTool
 from .plan_resume import InterruptedPlan
 from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
+from .shell_line import ShellNote
 from .subagent import SubAgentTool
 from .subagent_record import SubAgentRecord, restored_subagents
 from .tool_registry import MAX_OFFERED, ToolRegistry
@@ -112,6 +113,8 @@ class AgentSession:
                 for tool in service.tools():
                     self.tools.add(tool)
         self.pending_notices: list[AgentEvent] = []
+        self.pending_shell: list[ShellNote] = []
+        """``!command`` output waiting for the person's next message (core.agent.shell_line)."""
         self.is_subagent = False
         self.parent_id: str | None = None
         self.subagent_record: SubAgentRecord | None = None
@@ -275,6 +278,13 @@ class AgentSession:
 
         return run_turn(self, user_input)
 
+    def run_shell_line(self, command: str) -> AsyncIterator[AgentEvent]:
+        """``!command``: run what the person typed now; its output goes to the model with
+        their next message."""
+        from .shell_line import run_shell_line
+
+        return run_shell_line(self, command)
+
     def tool_schemas(self) -> list[dict[str, Any]]:
         return self.tools.schemas()
 
@@ -297,6 +307,7 @@ class AgentSession:
     def clear_history(self) -> None:
         """/clear: the model starts fresh (system prompt kept); the ledger keeps everything."""
         self.replace_view([m for m in self.history[:1] if m.role is Role.SYSTEM], "clear")
+        self.pending_shell.clear()
         self.manager.gate.reset()  # a coming summary is warned about (and asked) afresh
         # the outside content left the history with it, so the guard's mark goes too (as in
         # the reference); recorded so a resumed session does not bring the mark back

@@ -102,9 +102,11 @@ def _as_quoted(text: str) -> str:
 
 def _attachments_quoted(message: Message, text: str) -> str:
     """A user message's text with what follows the person's words quoted when it holds
-    files they attached (``meta['attached']``, core.agent.mentions)."""
+    files they attached (``meta['attached']``, core.agent.mentions) or their commands'
+    output (``meta['shell']``, core.agent.shell_line)."""
     words = message.meta.get("user_input")
-    if not message.meta.get("attached") or not isinstance(words, str):
+    carried = message.meta.get("attached") or message.meta.get("shell")
+    if not carried or not isinstance(words, str):
         return text
     at = text.find(words)
     if at < 0:

@@ -519,6 +519,16 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             self.notify("The session is still starting…", severity="warning")
             self.prompt.load_text(event.text)
             return
+        if text.startswith("!") and text[1:].strip():  # a command of the person's own
+            if self.turn_running:
+                self.prompt.put_back(event.text)
+                self.notify("A !command runs between turns: wait for this one to finish "
+                            "(or Esc to stop it).", severity="warning")
+                return
+            await self.chat.add_user(event.shown.strip())
+            self.status.start("Running your command")
+            self.turn_worker = self.run_shell_line(text[1:].strip())
+            return
         if self.session.client is None:
             await self.chat.add_notice(self.backend.how_to_configure(), "setup")
             return
@@ -569,18 +579,24 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         """Iterate the core's events; every event goes to the handler as a message."""
         await self.relay_events(self.session.run_turn(text))
 
-    async def relay_events(self, events: AsyncIterator[ev.AgentEvent]) -> None:
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def run_shell_line(self, command: str) -> None:
+        """``!command``: the core runs it; its block shows like the agent's commands."""
+        await self.relay_events(self.session.run_shell_line(command), what="Command")
+
+    async def relay_events(self, events: AsyncIterator[ev.AgentEvent],
+                           what: str = "Turn") -> None:
         """Post each of a turn's (or a plan's) events to the handler, then how it ended."""
         try:
             async for event in events:
                 self.post_message(AgentEventPosted(event))
         except asyncio.CancelledError:
-            self.post_message(TurnEnded("cancelled"))
+            self.post_message(TurnEnded("cancelled", what=what))
             raise
         except Exception as exc:
-            self.post_message(TurnEnded("error", str(exc)))
+            self.post_message(TurnEnded("error", str(exc), what=what))
             return
-        self.post_message(TurnEnded("done"))
+        self.post_message(TurnEnded("done", what=what))
 
     @on(TurnEnded)
     async def turn_ended(self, message: TurnEnded) -> None:
@@ -673,6 +689,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             block.finish(event.status, event.preview, event.chars, event.offload_path)
             if event.permission:
                 block.mark(PERMISSION_NOTES.get(event.permission, event.permission))
+            if event.permission == "typed":  # the person's own !command: they want to see it
+                block.set_collapsed(False)
         elif isinstance(event, ev.ContextCompacted):
             failed = isinstance(event, ev.CompactionFailed)
             await chat.add_compaction(event.tier, event.tokens_before, event.tokens_after,

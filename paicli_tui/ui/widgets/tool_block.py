@@ -26,6 +26,7 @@ PERMISSION_NOTES = {
     "always": "auto-approved (Always)",
     "auto": "auto-approved (--yes)",
     "read-only": "read-only, no approval",
+    "typed": "typed by you · the model reads its output with your next message",
 }
 """The mark on a call that needed approval and went ahead without asking
 (``ToolCallFinished.permission``)."""
