@@ -17,6 +17,12 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Ctrl+A / Ctrl+E / Ctrl+K", "start / end of the line / delete to its end (the whole "
                                  "line where it wraps; Home / End: the row shown)"),
     ("Alt+B / Alt+F / Alt+D", "a word left / a word right / delete the next word"),
+    ("← / → / Backspace / Delete", "one character as it is seen: an emoji of joined "
+                                   "characters, a flag or an accent moves and goes whole"),
+    ("@path", "attach a project file to the message (a menu lists the matches; Enter "
+              "picks)"),
+    ("!command", "run a shell command yourself; the model reads its output with your next "
+                 "message"),
     ("Ctrl+P", "command palette (every slash command is there)"),
     ("F1", "this help"),
     ("F2", "memory browser"),
