@@ -463,6 +463,8 @@ def read_config_file(path: Path, problems: list[str] | None = None) -> dict[str,
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:  # tomllib recurses into arrays: [[[[… was a traceback at start
+        raise ConfigError(f"{path}: not valid TOML (nested too deeply)") from None
     # every problem at once: fixing one only to meet the next is a slow loop
     own = problems is None
     problems = [] if problems is None else problems
@@ -560,6 +562,8 @@ def _keep_line(path: Path, name: str, value: str) -> None:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); not changed") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML (nested too deeply); not changed") from None
     line = f"{name} = {json.dumps(value, ensure_ascii=False)}"
     lines = text.splitlines()
     pattern = re.compile(rf"^\s*{re.escape(name)}\s*=")

@@ -60,6 +60,12 @@ def test_bad_values_are_clear_errors(tmp_path: Path, toml, env, message) -> None
         load_settings({}, {**_home(tmp_path, toml), **env})
 
 
+def test_a_config_nested_too_deeply_is_a_clear_error(tmp_path: Path) -> None:
+    """tomllib recurses into arrays: [[[[… was a traceback at start, not a ConfigError."""
+    with pytest.raises(ConfigError, match=r"not valid TOML \(nested too deeply\)"):
+        load_settings({}, _home(tmp_path, "x = " + "[" * 100_000))
+
+
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     """A file with several problems names all of them in one error (one per line), with the
     environment's and the ranges' problems after it: fixing one only to meet the next was a
@@ -104,6 +110,18 @@ def test_keep_setting_rewrites_one_line_and_keeps_the_rest(tmp_path, before, aft
     keep_setting(path, "theme", "light")
     assert path.read_text(encoding="utf-8") == after
     assert load_settings({}, {"PAICLI_HOME": str(tmp_path / "home")}).theme == "light"
+
+
+def test_keep_setting_leaves_a_config_nested_too_deeply_alone(tmp_path) -> None:
+    """tomllib recurses into arrays: a config.toml holding [[[[… ended /theme in a traceback."""
+    from paicli_tui.config import keep_setting
+
+    path = tmp_path / "config.toml"
+    text = "x = " + "[" * 100_000
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"nested too deeply\); not changed"):
+        keep_setting(path, "theme", "light")
+    assert path.read_text(encoding="utf-8") == text
 
 
 def test_keep_setting_keeps_a_config_holding_a_key_private(tmp_path) -> None:
