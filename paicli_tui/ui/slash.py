@@ -5,6 +5,7 @@ One table feeds the input completion, the command palette, the help screen and d
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -70,9 +71,10 @@ def closest_command(name: str) -> str | None:
     return found[0] if found else None
 
 
-def completions(prefix: str) -> list[SlashCommand]:
-    """Commands whose name starts with what was typed (only while typing the name)."""
+def completions(prefix: str, more: Sequence[SlashCommand] = ()) -> list[SlashCommand]:
+    """Commands (the program's, then ``more``: the skills) whose name starts with what was
+    typed (only while typing the name)."""
     if not prefix.startswith("/") or " " in prefix or "\n" in prefix:
         return []
     low = prefix.lower()
-    return [c for c in SLASH_COMMANDS if c.name.startswith(low)]
+    return [c for c in (*SLASH_COMMANDS, *more) if c.name.startswith(low)]

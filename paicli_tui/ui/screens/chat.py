@@ -34,6 +34,7 @@ from ..input_history import InputHistory
 from ..last_search import LastSearch
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
 from ..resume_hint import resumed_line
+from ..skill_commands import skill_commands, skill_request
 from ..slash import BY_NAME, parse_slash
 from ..widgets.app_footer import AppFooter
 from ..widgets.chat_log import ChatLog
@@ -247,6 +248,7 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         self.gauge.reset_session()
         self.refresh_gauge()
         self.sub_title = self.title_line()
+        self.prompt.skill_commands = skill_commands(self.session.skills)
         if self.session.history:
             await self.render_history(self.session.history)
         if message.resumed:
@@ -507,7 +509,10 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
                         "lists them; F1 shows them all).", title="commands")
             return
         parsed = parse_slash(text)
-        if parsed is not None:
+        skill = self.skill_named(parsed[0]) if parsed is not None else ""
+        if skill:  # /release v1.4: a message asking for the skill
+            text = skill_request(skill, parsed[1])
+        elif parsed is not None:
             if parsed[0] not in BY_NAME:  # a typo: the text comes back to be corrected
                 self.prompt.put_back(event.text)
             # what a command says lands at the end: after PgUp to read back, /compact's
@@ -536,6 +541,14 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             self.prompt.enqueue(text)
             return
         await self.send(text, event.shown.strip())
+
+    def skill_named(self, command: str) -> str:
+        """The session's skill a typed ``/name`` runs ('' when none: a program command
+        keeps its name)."""
+        name = command[1:]
+        if self.session is None or command in BY_NAME or self.session.skills.get(name) is None:
+            return ""
+        return name
 
     async def send(self, text: str, shown: str | None = None) -> None:
         await self.chat.add_user(shown or text)

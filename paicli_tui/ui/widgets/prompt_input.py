@@ -80,6 +80,8 @@ class PromptInput(TextArea):
         self._draft = ""
         self.menu: list[SlashCommand] = []
         self.menu_index = 0
+        self.skill_commands: list[SlashCommand] = []
+        """The session's skills as commands (``/release``), listed after the program's."""
         self._filled: str | None = None  # text the menu put in (not typed)
         self._dismissed: str | None = None  # Esc closed the menu for this text
         self._menu_text = ""  # the text the menu was worked out for
@@ -254,7 +256,7 @@ class PromptInput(TextArea):
         self._filled = None
         if self._dismissed is not None and text != self._dismissed:
             self._dismissed = None
-        matches = [] if text == self._dismissed else completions(text)
+        matches = [] if text == self._dismissed else completions(text, self.skill_commands)
         self._mention = None
         if not matches and text != self._dismissed and self.project_files is not None:
             matches = self._file_matches()
