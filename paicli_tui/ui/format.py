@@ -26,6 +26,16 @@ def fmt_tokens(n: int) -> str:
     return f"{n // 1_000_000}M"
 
 
+def token_change(before: int, after: int) -> str:
+    """``61k → 44k``; exact (``57,412 → 57,103``) when the short forms are the same: a
+    clearing of a few hundred tokens read "Old tool results cleared: 57k → 57k", as if it
+    had done nothing."""
+    short = (fmt_tokens(before), fmt_tokens(after))
+    if short[0] == short[1] and before != after:
+        return f"{before:,} → {after:,}"
+    return f"{short[0]} → {short[1]}"
+
+
 def zone_for(tokens: int, clearing_trigger: int, compaction_trigger: int) -> Zone:
     """Which zone an estimate falls in: the gauge colours itself by it.
 

@@ -14,6 +14,7 @@ from paicli_tui.ui.format import (
     left_truncate,
     marker_column,
     short_args,
+    token_change,
     zone_for,
 )
 from paicli_tui.ui.slash import SLASH_COMMANDS, completions, parse_slash
@@ -47,6 +48,23 @@ def test_zones_never_go_back_as_tokens_grow(a: int, b: int, clearing: int, gap: 
                                          (12_500_000, "12M")])
 def test_fmt_tokens(n: int, text: str) -> None:
     assert fmt_tokens(n) == text
+
+
+@pytest.mark.parametrize(("before", "after", "text"), [
+    (61_000, 44_500, "61k → 44k"), (5_800, 4_500, "5.8k → 4.5k"), (900, 850, "900 → 850"),
+    # a clearing of a few hundred tokens read "57k → 57k", as if nothing had been cleared
+    (57_412, 57_103, "57,412 → 57,103"), (5_412, 5_405, "5,412 → 5,405"),
+    (1_250_000, 1_210_000, "1,250,000 → 1,210,000"), (57_000, 57_000, "57k → 57k"),
+])
+def test_token_change_says_a_small_change_exactly(before: int, after: int, text: str) -> None:
+    assert token_change(before, after) == text
+
+
+def test_a_compaction_notice_shows_a_small_change_exactly() -> None:
+    from paicli_tui.ui.widgets.compaction_notice import CompactionNotice
+
+    notice = CompactionNotice("clearing", 57_412, 57_103)
+    assert str(notice.title) == "⇣ Old tool results cleared: 57,412 → 57,103 tokens"
 
 
 @given(st.integers(0, 10**7), st.integers(1, 10**7), st.integers(1, 300))

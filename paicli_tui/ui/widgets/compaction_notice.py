@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Collapsible, Markdown, Static
 
-from ..format import fmt_tokens
+from ..format import fmt_tokens, token_change
 
 TIER_LABELS = {
     "offload": "Large content saved to a file",  # a tool's output, a reply, reasoning
@@ -44,8 +44,7 @@ class CompactionNotice(Collapsible):
             title = f"⚠ {label} at {fmt_tokens(tokens_before)} tokens"
         else:
             label = TIER_LABELS.get(tier, f"Context compacted ({tier})")
-            title = (f"⇣ {label}: {fmt_tokens(tokens_before)} → {fmt_tokens(tokens_after)} "
-                     "tokens")
+            title = f"⇣ {label}: {token_change(tokens_before, tokens_after)} tokens"
         children = []
         if detail:
             children.append(Static(detail, markup=False, classes="compaction-detail"))

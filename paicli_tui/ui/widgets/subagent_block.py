@@ -17,7 +17,7 @@ from textual.widgets import Static
 from ...core.context.boundary import unwrap_tool_result
 from ...core.contracts import events as ev
 from ...core.messages import Message, Role
-from ..format import fmt_tokens, preview_lines
+from ..format import fmt_tokens, preview_lines, token_change
 from .chat_collapsible import ChatCollapsible
 from .tool_block import ToolBlock, recorded_status
 
@@ -93,8 +93,8 @@ class SubAgentBlock(ChatCollapsible):
         elif isinstance(event, ev.ContextCompacted) and event.outcome == "compacted":
             self.tokens = event.tokens_after
             await self._steps.mount(Static(
-                f"⇣ its history compacted ({event.tier}): {fmt_tokens(event.tokens_before)} → "
-                f"{fmt_tokens(event.tokens_after)} tokens", markup=False,
+                f"⇣ its history compacted ({event.tier}): "
+                f"{token_change(event.tokens_before, event.tokens_after)} tokens", markup=False,
                 classes="subagent-note"))
         elif isinstance(event, ev.ToolCallStarted):
             block = ToolBlock(event.call_id, event.name, event.arguments)
