@@ -335,6 +335,13 @@ async def test_model_switch_follows_the_window(settings, project_dir):
         gauge = app.screen.query_one(ContextGauge)
         assert gauge.window == 200_000
         assert "glm:glm-4.6" in app.screen.sub_title
+        # a line in the conversation (a toast was gone when a person scrolled back to see
+        # which model answered from there on)
+        profile = session.profile  # the fake's thresholds stay fixed whatever the window
+        said = (f"Now using glm:glm-4.6 · window 200,000: clearing at "
+                f"{profile.clearing_trigger:,}, compaction at {profile.compaction_trigger:,}.")
+        await wait_until(pilot, lambda: said in [str(n.source) for n in
+                                                 app.screen.query("ChatNotice")])
 
 
 async def test_model_switch_within_the_provider_drops_a_window_given_for_another_model(

@@ -229,7 +229,11 @@ class SlashCommandsMixin:
         if old is not None and old is not client:
             with contextlib.suppress(Exception):  # its connections are no longer needed
                 await old.aclose()
-        self.notify(f"Now using {self.model_label()}; thresholds follow its window.")
+        # in the chat, not a toast: scrolling back through a day, the line says which model
+        # answered from here on
+        profile = self.session.profile
+        self.say(f"Now using {self.model_label()} · window {profile.window:,}: clearing at "
+                 f"{profile.clearing_trigger:,}, compaction at {profile.compaction_trigger:,}.")
 
     async def slash_theme(self: ChatScreen, rest: str) -> None:
         wanted = rest.strip().lower()
