@@ -93,7 +93,7 @@ async def test_a_command_that_may_reach_the_network_marks_outside_content(
 
 def test_a_summary_reads_a_commands_output_as_data() -> None:
     from paicli_tui.core.agent.prompt import user_turn
-    from paicli_tui.core.agent.shell_line import ShellNote
+    from paicli_tui.core.agent.shell_notes import ShellNote
     from paicli_tui.core.context.summary import render_entries
 
     message = user_turn("USER: fix it", "<context>",

@@ -16,6 +16,7 @@ how to read the rest with ``read_file``).
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -151,33 +152,44 @@ def _numbered(content: str, budget: int) -> tuple[str, int, int]:
     return "\n".join(out), len(out), len(lines)
 
 
-def file_candidates(files: list[str], typed: str, limit: int = 8) -> list[str]:
+class FileIndex:
+    """A project's file list prepared for :func:`file_candidates` (lowered paths and names
+    made once, not at every key: 50,000 files took ~100 ms a key)."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+        self.lowered = [path.lower() for path in files]
+        self.names = [path.rsplit("/", 1)[-1] for path in self.lowered]
+        self.top = sorted(files, key=lambda p: (p.count("/"), p))[:50]
+
+
+def file_candidates(files: list[str] | FileIndex, typed: str, limit: int = 8) -> list[str]:
     """The project files an ``@`` word being typed may mean, best first: a file name that
     starts with it, a path that starts with it, a name or path that holds it, then a path
     that holds its letters in order (``@sapp`` → ``src/app.py``); shorter paths first
     among equals. Nothing typed yet: the files nearest the project's top."""
+    index = files if isinstance(files, FileIndex) else FileIndex(files)
     wanted = typed.lower()
     if not wanted:
-        return sorted(files, key=lambda p: (p.count("/"), p))[:limit]
+        return index.top[:limit]
     scored: list[tuple[int, int, str]] = []
-    for path in files:
-        lowered = path.lower()
-        name = lowered.rsplit("/", 1)[-1]
+    for path, lowered, name in zip(index.files, index.lowered, index.names, strict=True):
+        if wanted not in lowered:
+            continue
         if name.startswith(wanted):
             rank = 0
         elif lowered.startswith(wanted):
             rank = 1
         elif wanted in name:
             rank = 2
-        elif wanted in lowered:
-            rank = 3
-        elif _in_order(wanted, lowered):
-            rank = 4
         else:
-            continue
+            rank = 3
         scored.append((rank, len(path), path))
-    scored.sort()
-    return [path for _, _, path in scored[:limit]]
+    if len(scored) < limit:  # letters in order only when the plain matches are too few
+        scored += [(4, len(path), path)
+                   for path, lowered in zip(index.files, index.lowered, strict=True)
+                   if wanted not in lowered and _in_order(wanted, lowered)]
+    return [path for _, _, path in heapq.nsmallest(limit, scored)]
 
 
 def _in_order(letters: str, text: str) -> bool:

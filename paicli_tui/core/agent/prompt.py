@@ -27,7 +27,7 @@ from ..messages import InternalKind, Message, Role
 
 if TYPE_CHECKING:
     from .mentions import Attachments
-    from .shell_line import ShellNote
+    from .shell_notes import ShellNote
 
 Mode = Literal["interactive", "headless"]
 
@@ -106,7 +106,7 @@ def user_turn(user_input: str, context_block: str, attachments: Attachments | No
     ``meta['user_input']`` keeps their words alone (for display and fact extraction);
     ``meta['attached']`` the attached files' paths, ``meta['shell']`` the commands.
     """
-    from .shell_line import shell_block
+    from .shell_notes import shell_block
 
     content = f"{context_block}\n\n{user_input}" if context_block else user_input
     meta: dict[str, object] = {"user_input": user_input}

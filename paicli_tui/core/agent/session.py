@@ -51,7 +51,7 @@ from ..web import WebFetchTool, WebSearchTool
 from .plan_resume import InterruptedPlan
 from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
-from .shell_line import ShellNote
+from .shell_notes import ShellNote
 from .subagent import SubAgentTool
 from .subagent_record import SubAgentRecord, restored_subagents
 from .tool_registry import MAX_OFFERED, ToolRegistry

@@ -14,17 +14,15 @@ content, as the agent's would.
 from __future__ import annotations
 
 import json
-import re
 import uuid
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from ..context.boundary import clean_text, escape_content
 from ..contracts.events import AgentEvent, ToolCallFinished, ToolCallStarted
 from ..contracts.shell import classify_command
 from ..contracts.tools import ToolOutput
 from ..llm.redact import redact_known
+from .shell_notes import ShellNote
 from .tools.command import run_command
 from .tools.command_env import command_environment
 
@@ -37,32 +35,6 @@ MAX_PENDING = 10
 """Commands whose output waits for the next message at most; older ones are dropped."""
 TYPED = "typed"
 """``ToolCallFinished.permission`` of a command the person typed (no approval asked)."""
-
-_TAG_INSIDE = re.compile(r"<(/?shell_output)", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class ShellNote:
-    """One command the person ran, as the model will read it."""
-
-    command: str
-    exit_code: int | None
-    output: str
-
-
-def shell_block(notes: Sequence[ShellNote]) -> str:
-    """The commands and their output, each wrapped as data, for the next message."""
-    parts = []
-    for note in notes:
-        command = clean_text(note.command).replace("&", "&amp;").replace('"', "&quot;") \
-            .replace("<", "&lt;").replace("\n", " ")
-        code = "killed" if note.exit_code is None else str(note.exit_code)
-        body = _TAG_INSIDE.sub(r"&lt;\1", escape_content(clean_text(note.output)))
-        parts.append(f'<shell_output command="{command}" exit="{code}" '
-                     f'trust="untrusted-data">\n{body}\n</shell_output>')
-    return ("The person ran these commands in the project before writing (their output, "
-            "for you to read):\n\n" + "\n\n".join(parts)) if parts else ""
-
 
 def _kept(text: str) -> str:
     if len(text) <= SHELL_KEEP_CHARS:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from ...core.agent.mentions import FileIndex
 from ..slash import SlashCommand
 
 if TYPE_CHECKING:
@@ -74,11 +75,11 @@ class ProjectFiles:
         self.app = app
         self.root = root
         self.listener = listener
-        self.files: list[str] = []
+        self.files = FileIndex([])
         self.read_at: float | None = None
         self.loading = False
 
-    def current(self) -> list[str]:
+    def current(self) -> FileIndex:
         """The files as last read; a read is started when there is none or it is stale."""
         stale = self.read_at is None or time.monotonic() - self.read_at > STALE_S
         if stale and not self.loading:
@@ -101,7 +102,7 @@ class ProjectFiles:
         except OSError:
             pass  # an unreadable folder: what was found is offered
         finally:
-            self.files = found
+            self.files = FileIndex(found)
             self.read_at = time.monotonic()
             self.loading = False
         self.listener.post_message(ProjectFiles.Loaded())
