@@ -152,3 +152,56 @@ def test_a_planted_go_mod_does_not_hold_the_graph(settings, tmp_path: Path, plan
         print([(e.src, e.dst) for e in found.elsewhere])
     """, root)
     assert out.strip() == "[('run', 'exec.Command')]"
+
+
+TESTS = Path(__file__).resolve().parents[1]
+SWAPS = {"fifo": "os.mkfifo(late)",
+         "sparse": "with late.open('wb') as handle: handle.truncate(1 << 30)"}
+"""What replaces src/late.py after the walk listed it as a small regular file."""
+
+
+@pytest.mark.parametrize("swap", sorted(SWAPS))
+def test_a_file_swapped_after_the_walk_does_not_hold_the_index(project: Path,
+                                                               swap: str) -> None:
+    """A file replaced between the walk and the read (a build writing it, a script the agent
+    ran): the read believed the walk, so a FIFO held the index for good and a file grown to
+    a gigabyte was read whole. It is skipped now, as a file too large or unreadable is."""
+    (project / "src" / "late.py").write_text("late = 1\n")
+    out = _in_child(f"""
+        import os, sys
+        sys.path.insert(0, {str(TESTS)!r})
+        from doubles.embedders import HashEmbedder
+        from paicli_tui.config import load_settings
+        from paicli_tui.core.code.indexer import CodeIndexer
+        late = project / "src" / "late.py"
+        def swap_after_the_scan(event):
+            if event.phase == "scan" and event.total and event.done == event.total:
+                late.unlink()
+                {SWAPS[swap]}
+        summary = CodeIndexer(load_settings({{}}), project, HashEmbedder()).update(
+            swap_after_the_scan)
+        print(summary.files_indexed, summary.files_skipped)
+    """, project)
+    assert out.split() == ["1", "1"]  # src/app.py indexed, src/late.py skipped
+
+
+def test_a_file_swapped_after_the_walk_does_not_hold_grep(project: Path) -> None:
+    swap = "fifo"  # (its size is looked at just before the read; a FIFO opened waits)
+    (project / "src" / "late.py").write_text("needle = 2\n")
+    out = _in_child(f"""
+        import os
+        from paicli_tui.core.code import grep
+        late = project / "src" / "late.py"
+        listed = grep.walk_project_files
+
+        def walk_then_swap(*args, **kwargs):
+            for rel in listed(*args, **kwargs):
+                if rel == "src/late.py":
+                    late.unlink()
+                    {SWAPS[swap]}
+                yield rel
+
+        grep.walk_project_files = walk_then_swap
+        print(grep.grep_code(project, grep.GrepOptions("needle"), use_ripgrep=False).text)
+    """, project)
+    assert "src/app.py" in out and "src/late.py" not in out

@@ -19,6 +19,7 @@ from .ignore import (
     ALWAYS_SKIPPED_DIRS,
     MAX_FILE_BYTES,
     is_binary_bytes,
+    read_listed_file,
     walk_project_files,
 )
 from .patterns import GlobPattern, PatternError, ScanControl, SearchPattern
@@ -102,13 +103,8 @@ def safe_relative(root: Path, path: str) -> str:
 
 def _read_text_file(full: Path) -> list[str] | None:
     """Lines of a searchable file, or None for binary / huge / unreadable files."""
-    try:
-        if full.stat().st_size > MAX_FILE_BYTES:
-            return None
-        data = full.read_bytes()
-    except OSError:
-        return None
-    if is_binary_bytes(data):
+    data = read_listed_file(full)
+    if data is None or is_binary_bytes(data):
         return None
     text = data.decode("utf-8", errors="replace")
     lines = text.split("\n")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...regular_files import read_regular_text
+from ...regular_files import read_regular, read_regular_text
 from .patterns import GlobPattern, ScanControl
 
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".paicli"})
@@ -90,6 +90,19 @@ class IgnoreMatcher:
             if rule.matches(rel_path, is_dir):
                 ignored = not rule.negate
         return ignored
+
+
+def read_listed_file(path: Path) -> bytes | None:
+    """The bytes of a file the walk listed, or None when it is no longer one to read: gone,
+    grown past MAX_FILE_BYTES, or swapped for a FIFO or a device since it was listed. The walk
+    saw a small regular file; the read came later and believed it (a file a build was still
+    writing was read to its end, however large; a FIFO put in its place held the scan for
+    good)."""
+    try:
+        data, whole = read_regular(path, MAX_FILE_BYTES)
+    except OSError:
+        return None
+    return data if whole else None
 
 
 def is_binary_bytes(data: bytes) -> bool:

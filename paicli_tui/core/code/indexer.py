@@ -31,7 +31,13 @@ from ..text.fsnames import display_name
 from .chunk import Chunk
 from .chunking import CHUNKER_VERSION, ChunkedFile, chunk_file, language_of
 from .commit_retry import CommitRetry
-from .ignore import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, is_binary_bytes, walk_project_files
+from .ignore import (
+    ALWAYS_SKIPPED_DIRS,
+    MAX_FILE_BYTES,
+    is_binary_bytes,
+    read_listed_file,
+    walk_project_files,
+)
 from .lance_store import (
     META,
     SCHEMA_VERSION,
@@ -498,12 +504,8 @@ class CodeIndexer:
                 summary.files_unchanged += 1
                 kept.append(candidate)
                 continue
-            try:
-                data = (self.root / (candidate.fs_path or candidate.path)).read_bytes()
-            except OSError:
-                summary.files_skipped += 1
-                continue
-            if is_binary_bytes(data):
+            data = read_listed_file(self.root / (candidate.fs_path or candidate.path))
+            if data is None or is_binary_bytes(data):
                 summary.files_skipped += 1
                 continue
             candidate.data = data
