@@ -61,6 +61,17 @@ def _no_server_left_serving() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _no_child_process_left_running() -> Iterator[None]:
+    """A test that failed before it waited for its second process left it running beside
+    the tests that follow (doubles/child_processes.py): it is ended here."""
+    from doubles.child_processes import children, end_new_children
+
+    before = children()
+    yield
+    end_new_children(before)
+
+
+@pytest.fixture(autouse=True)
 def _log_file_closed_after_each_test() -> Iterator[None]:
     """cli.main starts the log file; a later test must not write into this test's home."""
     yield
