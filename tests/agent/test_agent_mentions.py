@@ -45,6 +45,13 @@ def test_what_counts_as_a_mention(text: str, paths: list[str]) -> None:
     assert mentioned_paths(text) == paths
 
 
+def test_a_paste_full_of_annotations_is_looked_at_only_so_far() -> None:
+    from paicli_tui.core.agent.mentions import MAX_WORDS
+
+    pasted = "\n".join(f"@Annotation{n}\nvoid m{n}() {{}}" for n in range(5_000))
+    assert len(mentioned_paths(pasted)) == MAX_WORDS
+
+
 def _keep(text: str) -> str:
     return text
 

@@ -28,6 +28,9 @@ from .tools.guard import ToolArgumentError, relative_label, resolve_in_project
 
 MAX_FILES = 10
 """Files one message may attach; more are named as not attached."""
+MAX_WORDS = 100
+"""``@`` words looked at in one message (a pasted file full of ``@Override`` has thousands;
+each is a few file-system calls)."""
 MAX_FILE_LINES = MAX_PAGE_LINES
 MAX_FILE_CHARS = MAX_PAGE_CHARS
 MAX_TOTAL_CHARS = 100_000
@@ -71,6 +74,8 @@ def mentioned_paths(text: str) -> list[str]:
         path = match.group(1) or match.group(2).rstrip(_TRAILING)
         if path and path not in found:
             found.append(path)
+            if len(found) >= MAX_WORDS:
+                break
     return found
 
 
