@@ -117,6 +117,20 @@ async def test_search_lists_results(settings, project_dir, server) -> None:
     assert out.external and "1. About retry backoff" in out.content
 
 
+@pytest.mark.parametrize(("query", "why"), [
+    ("huge", "its answer is larger than 200,000 bytes"),
+    ("drip", "no whole answer within 1 s"),
+])
+async def test_a_search_backend_answering_without_end_is_cut_off(settings, project_dir, server,
+                                                               query: str, why: str) -> None:
+    """The search backend's answer was read whole and without a total deadline, unlike a
+    fetched page: one answering 6 MB (or a byte at a time) filled memory (or held the turn)."""
+    bounded = dataclasses.replace(settings, web_fetch_max_bytes=200_000, web_fetch_timeout_s=1.0)
+    out = await WebSearchTool(server).run({"query": query}, context(bounded, project_dir))
+    assert out.status is ToolStatus.FAILED and out.external
+    assert f"The search backend at {server} failed: SearchError: {why}." == out.content
+
+
 async def test_search_offered_only_when_configured(settings, project_dir, server) -> None:
     plain = await AgentSession.start(settings, project_dir, client=ScriptedClient([]))
     assert "web_fetch" in plain.tools.names() and "web_search" not in plain.tools.names()

@@ -1,7 +1,8 @@
 """A small HTTP server on 127.0.0.1 for the web tools' tests (not a test module).
 
 Routes: an HTML page, a redirect loop, a redirect to a page, a huge page, a PNG, plain text,
-a slow page, a page sent a few bytes at a time, a SearXNG-shaped JSON search, a 404.
+a slow page, a page sent a few bytes at a time, a SearXNG-shaped JSON search (``q=huge``
+answers 6 MB, ``q=drip`` a few bytes at a time), a 404.
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"late", "text/plain")
         elif url.path == "/drip":
             self._drip()
+        elif url.path == "/search" and parse_qs(url.query).get("q") == ["drip"]:
+            self._drip()
+        elif url.path == "/search" and parse_qs(url.query).get("q") == ["huge"]:
+            item = {"title": "t", "url": "http://127.0.0.1/", "content": "word " * 1_000}
+            body = json.dumps({"results": [item] * (self.huge_bytes // 5_000)})
+            self._send(200, body.encode(), "application/json")
         elif url.path == "/search":
             query = parse_qs(url.query).get("q", [""])[0]
             results = [{"title": f"About {query}", "url": "http://127.0.0.1/page",

@@ -7,14 +7,21 @@ can run one for everybody. Results are titles, URLs and snippets; the model read
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
 
+from ...config import Settings
 from ..contracts.approval import ask_approval
 from ..contracts.asks import ApprovalRequest
 from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
 
 MAX_RESULTS = 8
 SNIPPET_CHARS = 300
+
+
+class SearchError(Exception):
+    """The backend's answer was too large or too slow; the message says which."""
 
 
 class WebSearchTool:
@@ -44,14 +51,9 @@ class WebSearchTool:
         if not await ask_approval(context, request):
             return ToolOutput("The person declined the web search. Do not retry it.",
                               status=ToolStatus.DENIED)
-        timeout = httpx.Timeout(context.settings.web_fetch_timeout_s)
         try:
-            async with httpx.AsyncClient(timeout=timeout, transport=self.transport) as client:
-                response = await client.get(f"{self.base_url}/search",
-                                            params={"q": query.strip(), "format": "json"})
-                response.raise_for_status()
-                data = response.json()
-        except (httpx.HTTPError, ValueError) as exc:
+            data = json.loads(await self._answer(query.strip(), context.settings))
+        except (httpx.HTTPError, ValueError, RecursionError, SearchError) as exc:
             return ToolOutput(f"The search backend at {self.base_url} failed: "
                               f"{type(exc).__name__}: {exc}.", status=ToolStatus.FAILED,
                               external=True)
@@ -66,3 +68,25 @@ class WebSearchTool:
             snippet = " ".join(str(item.get("content") or "").split())[:SNIPPET_CHARS]
             lines.append(f"{i}. {title}\n   {item.get('url', '')}\n   {snippet}".rstrip())
         return ToolOutput("\n".join(lines), external=True)
+
+    async def _answer(self, query: str, settings: Settings) -> bytes:
+        """The backend's answer, bounded like a fetched page: within ``web_fetch_timeout_s``
+        in all and ``web_fetch_max_bytes`` (a backend that answered without end, or a byte
+        at a time, held the turn and filled memory: httpx's timeout bounds each wait only)."""
+        import httpx
+
+        limit, deadline = settings.web_fetch_max_bytes, settings.web_fetch_timeout_s
+        try:
+            async with asyncio.timeout(deadline), httpx.AsyncClient(
+                    timeout=httpx.Timeout(deadline), transport=self.transport) as client, \
+                    client.stream("GET", f"{self.base_url}/search",
+                                  params={"q": query, "format": "json"}) as response:
+                response.raise_for_status()
+                body = bytearray()
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > limit:
+                        raise SearchError(f"its answer is larger than {limit:,} bytes")
+                return bytes(body)
+        except TimeoutError:
+            raise SearchError(f"no whole answer within {deadline:g} s") from None
