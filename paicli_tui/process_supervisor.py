@@ -168,6 +168,59 @@ def _let_the_server_stop(child: subprocess.Popen, group: int) -> None:
         time.sleep(0.02)
 
 
+MAX_SERVER_LOG_BYTES = 10_000_000
+"""What an MCP server's stderr may write to its log in one run: a server logging without end
+(a debug level left on, a loop) filled the disk, its stderr being the log file itself."""
+
+
+class _CappedLog:
+    """Copies an MCP server's stderr (a pipe) to this process's stderr (the server's log) up
+    to MAX_SERVER_LOG_BYTES, then says so once and drops the rest (still read, so the server
+    never blocks on a full pipe)."""
+
+    def __init__(self, source: int) -> None:
+        self.source = source
+        self.written = 0
+        os.set_blocking(source, False)
+
+    def pump(self) -> bool:
+        """Copy what is there now; False once the pipe is at its end."""
+        try:
+            data = os.read(self.source, 1 << 16)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        if not data:
+            return False
+        room = MAX_SERVER_LOG_BYTES - self.written
+        if room > 0:
+            kept = data[:room]
+            if len(kept) < len(data):
+                kept += (f"\n[the MCP server wrote more than {MAX_SERVER_LOG_BYTES:,} bytes to "
+                         "stderr in this run; the rest is not kept]\n").encode()
+            _write_all(2, kept)
+        self.written += len(data)
+        return True
+
+    def drain(self) -> None:
+        """Copy what is left once the server is gone (never waiting for more)."""
+        while self.pump():
+            try:
+                if not select.select([self.source], [], [], 0)[0]:
+                    return
+            except (OSError, ValueError):
+                return
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError:
+        pass
+
+
 def _orphaned(app: int | None) -> bool:
     """True when the app this supervisor belongs to has died (it was re-parented)."""
     return app is not None and os.getppid() != app
@@ -190,11 +243,13 @@ def main() -> int:
         _prctl(PR_SET_PDEATHSIG, signal.SIGUSR1)
         if _orphaned(app):  # died before the line above: nothing is started
             return 137
-    try:
-        child = subprocess.Popen(program, process_group=0)
+    try:  # a server's stderr comes through here, to be cut at MAX_SERVER_LOG_BYTES
+        child = subprocess.Popen(program, process_group=0,
+                                 stderr=subprocess.PIPE if app is not None else None)
     except OSError as exc:
         os.write(2, f"cannot start {program[0]}: {exc}\n".encode())
         return 127
+    log = _CappedLog(child.stderr.fileno()) if child.stderr is not None else None
     if app is not None:  # the server alone holds the pipes: its exit is their end-of-file
         null = os.open(os.devnull, os.O_RDWR)
         os.dup2(null, 0)
@@ -202,11 +257,15 @@ def main() -> int:
         os.close(null)
     group = child.pid
     watched = [wake_r] if lifeline is None else [lifeline, wake_r]
+    if log is not None:
+        watched.append(log.source)
     while child.poll() is None:
         try:
             ready, _, _ = select.select(watched, [], [], 1.0)
         except InterruptedError:
             continue
+        if log is not None and log.source in ready and not log.pump():
+            watched.remove(log.source)  # its end: the server is about to exit
         if wake_r in ready:
             try:
                 os.read(wake_r, 512)
@@ -216,9 +275,13 @@ def main() -> int:
             if app is not None and stop and not _orphaned(app):
                 _let_the_server_stop(child, group)
             _kill_everything(group)
+            if log is not None:
+                log.drain()
             return 137
     code = child.returncode
     left = _kill_everything(group)
+    if log is not None:
+        log.drain()
     if left:
         count = "background processes" if left == SOME else f"{left} background process(es)"
         what = "command" if app is None else "MCP server"

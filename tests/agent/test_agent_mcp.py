@@ -242,6 +242,28 @@ async def test_a_huge_result_is_cut_at_the_command_output_cap(settings, project_
     await session.aclose()
 
 
+async def test_a_server_flooding_its_stderr_is_cut_in_its_log(settings, project_dir) -> None:
+    """A server's stderr was its log file itself: one logging without end filled the disk.
+    The supervisor copies it now, up to 10 MB a run, says so once and drops the rest; the
+    server is not held up and serves on. A log left over that size starts over next run."""
+    MAX_SERVER_LOG_BYTES = 10_000_000  # noqa: N806 (the documented bound, as a number)
+    log = settings.home.logs_dir / "mcp-demo.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_bytes(b"an earlier run\n" * (MAX_SERVER_LOG_BYTES // 10))  # 15 MB
+    session, _, results = await run_calls(
+        with_servers(settings, demo=server_table("--stderr-flood", "25",
+                                                 allowed_tools=["add"])), project_dir,
+        [("mcp__demo__add", {"a": 2, "b": 3})])
+    assert inner(results[0]) == "5"
+    await session.aclose()
+    text = log.read_bytes()
+    note = (f"\n[the MCP server wrote more than {MAX_SERVER_LOG_BYTES:,} bytes to stderr in "
+            "this run; the rest is not kept]\n").encode()
+    assert not text.startswith(b"an earlier run")
+    assert text.startswith(b"debug: ") and note in text
+    assert len(text) <= MAX_SERVER_LOG_BYTES + len(note) + 4_096
+
+
 async def test_a_long_call_says_its_summary_is_cut(settings, project_dir) -> None:
     """The summary showed the first 120 characters of the arguments and nothing after: a
     long first argument hid the ones that matter. The cut now says how much follows."""

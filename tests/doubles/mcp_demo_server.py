@@ -3,7 +3,8 @@
 ``python mcp_demo_server.py`` serves; ``--crash`` exits at once; ``--hang`` never answers;
 ``--ignore-eof PID_FILE`` writes its pid to PID_FILE, serves, and then stays running when its
 stdin ends (and ignores SIGTERM and SIGHUP), as a careless server does; ``--tidy-on-term FILE``
-stays running when its stdin ends too, and on SIGTERM writes "tidied" to FILE and exits.
+stays running when its stdin ends too, and on SIGTERM writes "tidied" to FILE and exits;
+``--stderr-flood MB`` writes that many megabytes of log lines to stderr before it serves.
 """
 
 from __future__ import annotations
@@ -20,6 +21,12 @@ def main() -> None:
     if "--hang" in sys.argv:
         time.sleep(600)
         return
+    if "--stderr-flood" in sys.argv:  # megabytes of log lines before it serves
+        megabytes = int(sys.argv[sys.argv.index("--stderr-flood") + 1])
+        line = b"debug: " + b"x" * 1_016 + b"\n"
+        for _ in range(megabytes * 1_024):
+            sys.stderr.buffer.write(line)
+        sys.stderr.flush()
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("demo")

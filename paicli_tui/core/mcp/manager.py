@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ...private_files import open_private
-from ...process_supervisor import PARENT_LIFELINE
+from ...process_supervisor import MAX_SERVER_LOG_BYTES, PARENT_LIFELINE
 from ...process_supervisor import SCRIPT as SUPERVISOR
 from ..contracts.tools import Tool
 from .config import McpServerConfig
@@ -118,9 +118,13 @@ class McpManager:
             status.log_path = logs_dir / f"mcp-{config.name}.log"
             with contextlib.suppress(OSError):
                 log_start = status.log_path.stat().st_size
+            # each run writes at most MAX_SERVER_LOG_BYTES (the supervisor cuts it); runs
+            # after runs are not let grow the log without end either: a long one starts over
+            fresh = os.O_TRUNC if log_start > MAX_SERVER_LOG_BYTES else 0
+            log_start = 0 if fresh else log_start
             async with contextlib.AsyncExitStack() as stack:
                 errlog = stack.enter_context(os.fdopen(open_private(
-                    status.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "a",
+                    status.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | fresh), "a",
                     encoding="utf-8"))
                 # The SDK passes only a small safe environment (HOME, PATH, ...) plus `env`:
                 # provider keys never reach a server unless the person put them in `env`.
