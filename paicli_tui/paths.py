@@ -68,6 +68,10 @@ class HomePaths:
     def session_ledger(self, session_id: str) -> Path:
         return self.history_raw_dir / f"{session_id}.jsonl"
 
+    def session_checkpoints(self, session_id: str) -> Path:
+        """What the agent's file changes replaced, kept for ``/undo``."""
+        return self.home / "history" / "checkpoints" / session_id
+
     @property
     def global_rules_file(self) -> Path:
         return self.home / "PAI.md"

@@ -763,16 +763,16 @@ async def test_the_quit_hint_names_the_key_in_plain_words(settings, project_dir)
 
 
 @pytest.mark.parametrize("highlighted,hint", [
-    (0, "11 below · Tab"), (5, "11 below · Tab"), (8, "3 above · 8 below · Tab"),
+    (0, "12 below · Tab"), (5, "12 below · Tab"), (8, "3 above · 9 below · Tab"),
     # found in tmux: at the last command the menu still said "11 more"
-    (16, "11 above · Tab"),
+    (17, "12 above · Tab"),
 ])
 def test_the_slash_menu_says_where_the_hidden_commands_are(highlighted, hint) -> None:
     from paicli_tui.ui.slash import SLASH_COMMANDS
 
     menu = SlashMenu()
     menu.matches, menu.highlighted = list(SLASH_COMMANDS), highlighted
-    assert len(SLASH_COMMANDS) == 17
+    assert len(SLASH_COMMANDS) == 18
     assert rendered(menu.renderable(80)).splitlines()[-1].startswith(hint)
 
 

@@ -439,6 +439,33 @@ async def test_a_bang_command_runs_now_and_its_output_goes_with_the_next_message
         assert "<shell_output command=\"echo hello\"" in client.requests[0][-1].content
 
 
+async def test_undo_puts_back_the_agents_last_change(settings, project_dir):
+    """/undo after the agent edited a file: the file is as before, the chat says so, and
+    the next request tells the model."""
+    from paicli_tui.ui.modals.approval import ApprovalModal
+    from paicli_tui.ui.widgets.notice import ChatNotice
+
+    (project_dir / "app.py").write_text("x = 1\n", encoding="utf-8")
+    edit = ToolCall("e1", "write_file", '{"path": "app.py", "content": "x = 2\\n"}')
+    client = ScriptedClient([(["Editing."], [edit]), (["Done."], []), (["Noted."], [])])
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "set x to 2")
+        await wait_for_screen(pilot, ApprovalModal)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: (project_dir / "app.py").read_text() == "x = 2\n")
+        await app.workers.wait_for_complete()
+        await send(pilot, "/undo")
+        await wait_until(pilot, lambda: any(
+            "Undid the agent's file changes of turn 1: put back app.py." in str(n.source)
+            for n in app.screen.query(ChatNotice)))
+        assert (project_dir / "app.py").read_text() == "x = 1\n"
+        await send(pilot, "why?")
+        await wait_until(pilot, lambda: len(client.requests) == 3)
+        assert "[paicli-tui] Undid the agent's file changes of turn 1" in \
+            client.requests[2][-1].content
+
+
 async def test_a_call_cut_short_shows_failed_after_resume(settings, project_dir):
     """A turn cancelled while its command ran: on resume that call's block says it failed
     (cancelled), not ✓ done."""

@@ -149,6 +149,17 @@ class FakeSession:
         yield ev.PlanFinished(status="rejected", done=0, total=0)
         yield ev.TurnFinished(session=self.session_id, reason="done")
 
+    async def undo_last_turn(self) -> Any:
+        from paicli_tui.core.agent.checkpoints import UndoResult
+
+        return UndoResult()
+
+    async def run_shell_line(self, command: str) -> AsyncIterator[ev.AgentEvent]:
+        yield ev.ToolCallStarted(call_id="shell-1", name="execute_command",
+                                 arguments=f'{{"command": "{command}"}}')
+        yield ev.ToolCallFinished(call_id="shell-1", name="execute_command", status="done",
+                                  preview="[exit code 0] (no output)", permission="typed")
+
     async def approve_project_mcp(self) -> str:
         return "No unapproved MCP servers in this project's .mcp.json."
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -121,6 +122,7 @@ async def _turn_message(session: AgentSession, user_input: str,
     light model chose the memories (None when none was asked)."""
     memories, selected = "", None
     shell, session.pending_shell[:] = list(session.pending_shell), []
+    notes, session.pending_notes[:] = list(session.pending_notes), []
     if session.memory is not None:
         try:
             complete = session.memory_selector()
@@ -137,12 +139,12 @@ async def _turn_message(session: AgentSession, user_input: str,
             # the message sent, so it stays in the history like any cancelled turn's.
             session.append(user_turn(user_input,
                                      turn_context_block(datetime.now().astimezone(), ""),
-                                     attachments, shell))
+                                     attachments, shell, notes))
             raise
         except Exception:  # retrieval trouble must not block the turn
             log.exception("memory retrieval failed")
     return (user_turn(user_input, turn_context_block(datetime.now().astimezone(), memories),
-                      attachments, shell), selected)
+                      attachments, shell, notes), selected)
 
 
 async def _attachments(session: AgentSession, user_input: str) -> Attachments | None:
@@ -191,6 +193,7 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
         return
     turn = _Turn(session, session.client, user_input)
     session.turns += 1
+    session.state.turn_id, session.state.turn_number = uuid.uuid4().hex, session.turns
     session.state.current_user_input = user_input
     finished = False
     try:

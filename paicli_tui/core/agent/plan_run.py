@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -240,6 +241,8 @@ async def _run_tasks(session: AgentSession, plan: Plan, results: dict[str, str],
     done = sum(1 for s in status.values() if s == "done")
     final_text = _final_text(plan, results, status, stop_reason)
     # The plan joins the main history as one turn: the goal, then what came of it.
+    # a plan is one turn: /undo puts back every file its tasks changed
+    session.state.turn_id, session.state.turn_number = uuid.uuid4().hex, session.turns + 1
     session.append(user_turn(f"/plan {goal}", turn_context_block(datetime.now().astimezone())))
     session.append(Message.assistant(final_text))
     session.ledger.event("plan_finished", status="stopped" if stopped else "done", done=done,

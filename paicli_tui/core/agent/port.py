@@ -18,6 +18,7 @@ from ..contracts.services import CodeService, MemoryService
 from ..mcp import McpManager
 from ..messages import Message
 from ..skills import SkillCatalog
+from .checkpoints import UndoResult
 from .plan_resume import InterruptedPlan
 from .subagent_record import SubAgentRecord
 
@@ -81,6 +82,10 @@ class SessionPort(Protocol):
 
     def run_turn(self, user_input: str) -> AsyncIterator[AgentEvent]:
         """One user turn as typed events, ending with TurnFinished."""
+        ...
+
+    async def undo_last_turn(self) -> UndoResult:
+        """/undo: put back the files the agent changed in its newest turn with changes."""
         ...
 
     def run_shell_line(self, command: str) -> AsyncIterator[AgentEvent]:

@@ -98,13 +98,14 @@ def turn_context_block(now: datetime, memories: str = "") -> str:
 
 
 def user_turn(user_input: str, context_block: str, attachments: Attachments | None = None,
-              shell: Sequence[ShellNote] = ()) -> Message:
+              shell: Sequence[ShellNote] = (), notes: Sequence[str] = ()) -> Message:
     """The person's message as the model sees it: the turn context, then their words, then
     the files they attached with ``@`` (core.agent.mentions) and the output of the
     ``!commands`` they ran since their last message (core.agent.shell_line).
 
     ``meta['user_input']`` keeps their words alone (for display and fact extraction);
-    ``meta['attached']`` the attached files' paths, ``meta['shell']`` the commands.
+    ``meta['attached']`` the attached files' paths, ``meta['shell']`` the commands,
+    ``meta['notes']`` what the program did at their word since (an /undo).
     """
     from .shell_notes import shell_block
 
@@ -116,6 +117,9 @@ def user_turn(user_input: str, context_block: str, attachments: Attachments | No
     if shell:
         content = f"{content}\n\n{shell_block(shell)}"
         meta["shell"] = [note.command for note in shell]
+    if notes:  # what the program did at the person's word since (/undo)
+        content = content + "".join(f"\n\n[paicli-tui] {note}" for note in notes)
+        meta["notes"] = list(notes)
     return Message(Role.USER, content, meta=meta)
 
 

@@ -48,6 +48,7 @@ from ..messages import Message, Role
 from ..skills import LoadSkillTool, SkillCatalog
 from ..tokens import TokenCalibrator
 from ..web import WebFetchTool, WebSearchTool
+from .checkpoints import FileCheckpoints, UndoResult
 from .plan_resume import InterruptedPlan
 from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
@@ -86,6 +87,8 @@ class AgentSession:
         self.code = code
         self.mode = mode
         self.state = SessionState(ledger.session_id)
+        self.state.checkpoints = FileCheckpoints(
+            settings.home.session_checkpoints(ledger.session_id), project.root)
         self.tool_context = ToolContext(project_root=project.root, settings=settings,
                                         session=self.state, approve=approve,
                                         resolve_conflict=resolve_conflict)
@@ -113,6 +116,9 @@ class AgentSession:
                 for tool in service.tools():
                     self.tools.add(tool)
         self.pending_notices: list[AgentEvent] = []
+        self.pending_notes: list[str] = []
+        """What the program did at the person's word between turns (/undo), for the model
+        with their next message."""
         self.pending_shell: list[ShellNote] = []
         """``!command`` output waiting for the person's next message (core.agent.shell_line)."""
         self.is_subagent = False
@@ -285,6 +291,17 @@ class AgentSession:
 
         return run_shell_line(self, command)
 
+    async def undo_last_turn(self) -> UndoResult:
+        """/undo: put back the files the agent changed in its newest turn with changes
+        (core.agent.checkpoints); the model hears of it with the person's next message."""
+        assert self.state.checkpoints is not None
+        result = await asyncio.to_thread(self.state.checkpoints.undo_last_turn)
+        if result.turn is not None:
+            self.pending_notes.append(result.summary())
+            self.ledger.event("undo", turn=result.turn, restored=result.restored,
+                              removed=result.removed, kept=[path for path, _ in result.kept])
+        return result
+
     def tool_schemas(self) -> list[dict[str, Any]]:
         return self.tools.schemas()
 
@@ -408,6 +425,10 @@ class AgentSession:
         self.subagent_records.append(child.subagent_record)
         child.state.external_content_used = self.state.external_content_used
         child.state.always_approved = self.state.always_approved  # "Always" holds for both
+        # its file changes are the parent's turn's: /undo puts them back with the turn's
+        child.state.checkpoints = self.state.checkpoints
+        child.state.turn_id, child.state.turn_number = self.state.turn_id, \
+            self.state.turn_number
         # started by a call the model wrote as text unasked: all it does is asked, as that was
         child.state.every_call_asked = self.state.every_call_asked or \
             call_id in self.state.unasked_text_calls

@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
 
 from ..messages import Message
+
+
+class ChangeRecorder(Protocol):
+    """Keeps what a file held before the agent wrote it (core.agent.checkpoints)."""
+
+    def record(self, turn_id: str, turn_number: int, path: Path, label: str,
+               before: bytes | None, after: bytes) -> None:
+        """Keep ``before`` (None: no file) and a digest of ``after`` for ``path``."""
 
 
 @dataclass
@@ -35,6 +45,12 @@ class SessionState:
     what the written call asked for, so every one of them is asked of the person too."""
     tool_output_counter: int = 0
     """Numbering for offloaded outputs (NNN in tool-outputs/<session>/NNN-tool.txt)."""
+    turn_id: str = ""
+    """The running turn (new for each turn and plan; a sub-agent shares its parent's)."""
+    turn_number: int = 0
+    """The running turn's number in this run of the session, for what /undo says."""
+    checkpoints: ChangeRecorder | None = None
+    """Where file changes are recorded for /undo (shared with sub-agents); None: nowhere."""
     injections: list[Message] = field(default_factory=list)
     """Internal user messages a tool asked to add after its results (a loaded skill)."""
 

@@ -267,6 +267,15 @@ class SlashCommandsMixin:
         self.gauge.show(state="")
         self.refresh_gauge()
 
+    async def slash_undo(self: ChatScreen, rest: str) -> None:
+        if self.session is None or self.turn_running:
+            self.notify("Wait for the turn to finish first.", severity="warning")
+            return
+        result = await self.session.undo_last_turn()
+        kind = "info" if result.turn is None or not result.kept else "warning"
+        tail = "" if result.turn is None else " The model hears of it with your next message."
+        await self.chat.add_notice(result.summary() + tail, kind)
+
     async def slash_compact(self: ChatScreen, rest: str) -> None:
         if self.session is None or self.turn_running:
             self.notify("Wait for the turn to finish first.", severity="warning")

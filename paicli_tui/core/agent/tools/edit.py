@@ -34,12 +34,17 @@ def unified_diff(label: str, before: str, after: str) -> str:
 
 def write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` in one step, so a crash never leaves half a file."""
+    write_bytes_atomically(path, text.encode("utf-8"))
+
+
+def write_bytes_atomically(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one step (its permissions kept)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.exists() else None
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
         if mode is not None:
             os.chmod(temporary, mode)
         os.replace(temporary, path)
@@ -135,6 +140,11 @@ async def _apply(context: ToolContext, tool: str, path: Path, label: str, before
                 "editor, or another edit approved meanwhile) and the write would have "
                 "replaced that change. Nothing was written: read it again and make the change "
                 "on what it holds now.", status="failed")
+        recorder = context.session.checkpoints
+        if recorder is not None:  # what the file held, for /undo (before the write)
+            await asyncio.to_thread(recorder.record, context.session.turn_id,
+                                    context.session.turn_number, path, label, original,
+                                    after.encode("utf-8"))
         await asyncio.to_thread(write_atomically, path, after)
     added = sum(1 for line in diff.splitlines() if line.startswith("+") and
                 not line.startswith("+++"))

@@ -1,0 +1,118 @@
+"""/undo puts back the files the agent changed in its newest turn with changes, only where
+they still hold what the agent wrote, and tells the model with the next message."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from agent_script import ScriptedClient, Step, call, drain
+
+from paicli_tui.core.agent.checkpoints import FileCheckpoints, UndoResult
+from paicli_tui.core.agent.ledger_events import ledger_events
+from paicli_tui.core.agent.session import AgentSession
+
+
+async def _session(settings, project_dir, steps):
+    client = ScriptedClient(list(steps))
+    session = await AgentSession.start(settings, project_dir, client=client,
+                                       approve=_approve_all)
+    return session, client
+
+
+async def _approve_all(request):
+    from paicli_tui.core.contracts.asks import ApprovalDecision
+
+    return ApprovalDecision.ONCE
+
+
+async def test_undo_puts_back_the_last_turns_changes(settings, project_dir) -> None:
+    app = project_dir / "app.py"
+    app.write_text("print('one')\n", encoding="utf-8")
+    steps = [Step(calls=[call("edit_file", path="app.py", old_string="one", new_string="two")]),
+             Step(text="edited"),
+             Step(calls=[call("edit_file", path="app.py", old_string="two", new_string="three"),
+                         call("write_file", path="new.py", content="x = 1\n")]),
+             Step(text="edited again"),
+             Step(text="ok")]
+    session, client = await _session(settings, project_dir, steps)
+    await drain(session.run_turn("make it two"))
+    await drain(session.run_turn("make it three and add new.py"))
+    assert app.read_text() == "print('three')\n" and (project_dir / "new.py").exists()
+    result = await session.undo_last_turn()
+    assert (result.turn, result.restored, result.removed, result.kept) == \
+        (2, ["app.py"], ["new.py"], [])
+    assert app.read_text() == "print('two')\n" and not (project_dir / "new.py").exists()
+    result = await session.undo_last_turn()  # the turn before
+    assert (result.turn, result.restored) == (1, ["app.py"])
+    assert app.read_text() == "print('one')\n"
+    assert (await session.undo_last_turn()).turn is None  # nothing left
+    # the model hears of it with the next message, once
+    await drain(session.run_turn("what now?"))
+    asked = client.requests[-1][-1].content
+    assert asked.count("[paicli-tui] Undid the agent's file changes") == 2
+    assert "put back app.py; removed new.py (created by the agent)" in asked
+    assert session.pending_notes == []
+    records = ledger_events(session.ledger.path, "undo")
+    assert [(r["turn"], r["restored"], r["removed"]) for r in records] == \
+        [(2, ["app.py"], ["new.py"]), (1, ["app.py"], [])]
+    await session.aclose()
+
+
+async def test_a_file_changed_since_is_left_as_it_is(settings, project_dir) -> None:
+    app = project_dir / "app.py"
+    app.write_text("a = 1\n", encoding="utf-8")
+    steps = [Step(calls=[call("write_file", path="app.py", content="a = 2\n"),
+                         call("write_file", path="b.py", content="b = 2\n")]),
+             Step(text="done")]
+    session, _ = await _session(settings, project_dir, steps)
+    await drain(session.run_turn("change both"))
+    app.write_text("a = 2  # and the person's own edit\n", encoding="utf-8")
+    (project_dir / "b.py").unlink()
+    result = await session.undo_last_turn()
+    assert result.restored == [] and result.removed == []
+    assert result.kept == [("b.py", "deleted since"), ("app.py", "changed since the agent "
+                                                                 "wrote it")]
+    assert app.read_text() == "a = 2  # and the person's own edit\n"  # their work kept
+    assert "Left as they are: b.py (deleted since); app.py (changed since" in result.summary()
+    await session.aclose()
+
+
+def test_a_folder_that_now_leads_outside_is_not_written(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = root / "src" / "a.py"
+    target.write_bytes(b"after")
+    marks = FileCheckpoints(tmp_path / "marks", root)
+    marks.record("t1", 1, target, "src/a.py", b"before", b"after")
+    # the folder swapped for a link out of the project, holding a file like the one written
+    (root / "src").rename(tmp_path / "old-src")
+    (outside / "a.py").write_bytes(b"after")
+    os.symlink(outside, root / "src")
+    result = marks.undo_last_turn()
+    assert result.kept == [("src/a.py", "its folder now leads outside the project")]
+    assert (outside / "a.py").read_bytes() == b"after"
+
+
+def test_nothing_to_undo_says_so(tmp_path: Path) -> None:
+    result = FileCheckpoints(tmp_path / "marks", tmp_path).undo_last_turn()
+    assert result == UndoResult() and result.summary().startswith("Nothing to undo")
+
+
+async def test_a_subagents_changes_are_its_parent_turns(settings, project_dir) -> None:
+    from test_agent_subagents import delegate, start
+
+    (project_dir / "a.py").write_text("a\n", encoding="utf-8")
+    child = ScriptedClient([Step(calls=[("write_file", {"path": "a.py", "content": "b\n"})]),
+                            Step(text="EPS wrote it")])
+    parent = ScriptedClient([delegate("EPS: change a.py", tools="all"), Step(text="ok")])
+    session, _ = await start(settings, project_dir, {"parent": parent, "EPS": child},
+                             approve=_approve_all)
+    await drain(session.run_turn("delegate it"))
+    assert (project_dir / "a.py").read_text() == "b\n"
+    result = await session.undo_last_turn()
+    assert (result.turn, result.restored) == (1, ["a.py"])
+    assert (project_dir / "a.py").read_text() == "a\n"
+    await session.aclose()
