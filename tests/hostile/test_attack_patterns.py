@@ -119,6 +119,53 @@ def test_gitignore_many_stars_line_does_not_hang_index_grep_glob(project_dir: Pa
     assert time.perf_counter() - started < 30
 
 
+# A repository's .gitignore of 1 MB (some 70,000 lines) was matched rule by rule for every
+# path: 50 ms a path, so each grep, glob and index run of a few thousand files took minutes.
+# Consecutive rules of the same effect are joined into one regex, which rejects most paths at
+# once; the cost no longer grows with the files times the lines.
+def test_a_gitignore_of_a_megabyte_does_not_cost_minutes_a_scan(project_dir: Path) -> None:
+    from doubles.one_pass import assert_read_in_one_pass
+
+    (project_dir / ".gitignore").write_text(
+        "".join(f"build{n:05d}/*.o\n" for n in range(70_000)) + "!keep/\n*.tmp\n")
+    (project_dir / "src").mkdir()
+    for n in range(5_000):
+        (project_dir / "src" / f"module_{n}.py").write_text("x = 1\n")
+
+    def scan() -> None:  # the walk grep_code, glob_files and the index share
+        assert sum(1 for _ in walk_project_files(project_dir, "src")) == 5_000
+
+    assert_read_in_one_pass(scan)
+
+
+def test_a_run_of_rules_of_one_effect_is_matched_as_one() -> None:
+    from paicli_tui.core.code.ignore import IgnoreRun, joined_runs
+
+    runs = joined_runs(parse_gitignore("a*.o\nb?.o\n!keep.o\nbuild/\nc/\n*a*a*a*b\nd\n"))
+    assert [(type(r).__name__, r.negate, r.dir_only) for r in runs] == [
+        ("IgnoreRun", False, False), ("IgnoreRule", True, False), ("IgnoreRun", False, True),
+        ("IgnoreRule", False, False), ("IgnoreRule", False, False)]
+    assert isinstance(runs[0], IgnoreRun)
+
+
+@settings_(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["a*", "*.o", "b/", "!a1", "a/b", "/c?", "**/d", "!b/",
+                                 "[ab]x", "*a*a*b", "e\\*", "#x", "\\!f"]), max_size=8),
+       st.lists(st.sampled_from(["a", "a1", "b", "c1", "d", "x.o", "ax", "bx", "e*", "!f",
+                                 "aab"]), min_size=1, max_size=3).map("/".join),
+       st.booleans())
+def test_joined_rules_decide_as_the_rules_one_by_one(lines: list[str], path: str,
+                                                     is_dir: bool) -> None:
+    from paicli_tui.core.code.ignore import IgnoreMatcher, joined_runs
+
+    rules = parse_gitignore("\n".join(lines))
+    one_by_one = False
+    for rule in rules:
+        if rule.matches(path, is_dir):
+            one_by_one = not rule.negate
+    assert IgnoreMatcher(joined_runs(rules)).is_ignored(path, is_dir) is one_by_one
+
+
 @pytest.mark.parametrize("line", ["[z-a]", "[z-a].py", "[]", "[!]", "x[", "[[:bogus:]]",
                                   "\\", "[\\", "**/[9-0]/**"])
 def test_gitignore_lines_git_tolerates_never_raise(project_dir: Path, line: str) -> None:

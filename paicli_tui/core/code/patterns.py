@@ -241,12 +241,16 @@ class GlobPattern:
         if anywhere:
             tokens = [(_OPTDIR, None), (_OPTDIR_BODY, None), *tokens]
         self._tokens = tokens
-        self._regex: re.Pattern[str] | None = None
+        self.regex_source: str | None = None
+        """The pattern as a regex safe for the C engine, or None (matched by the walk)."""
         if sum(kind in _UNBOUNDED for kind, _ in tokens) <= _SAFE_FOR_RE:
-            self._regex = re.compile(_as_regex(tokens), re.DOTALL)
+            self.regex_source = _as_regex(tokens)
+        self._regex: re.Pattern[str] | None = None  # compiled when first used
 
     def fullmatch(self, text: str) -> bool:
-        if self._regex is not None:
+        if self.regex_source is not None:
+            if self._regex is None:
+                self._regex = re.compile(self.regex_source, re.DOTALL)
             return self._regex.fullmatch(text) is not None
         return self._walk(text)
 
