@@ -86,15 +86,26 @@ def test_what_cannot_be_attached_is_named_with_the_reason(tmp_path: Path) -> Non
     (tmp_path / "secret.txt").write_text("outside\n", encoding="utf-8")
     (root / "link.txt").symlink_to(tmp_path / "secret.txt")
     os.mkfifo(root / "pipe.txt")
-    found = attach_mentions("@src @logo.png @../secret.txt @link.txt @pipe.txt @missing.py",
+    found = attach_mentions("@logo.png @../secret.txt @link.txt @pipe.txt @missing.py",
                             root, _keep)
     assert found.files == [] and found.block == ""
     reasons = dict(found.refused)
-    assert set(reasons) == {"src", "logo.png", "../secret.txt", "link.txt", "pipe.txt"}
-    assert "folder" in reasons["src"]
+    assert set(reasons) == {"logo.png", "../secret.txt", "link.txt", "pipe.txt"}
     assert "binary" in reasons["logo.png"]
     assert reasons["../secret.txt"] == reasons["link.txt"] == "outside the project"
     assert "not a regular file" in reasons["pipe.txt"]
+
+
+def test_a_folder_is_attached_as_its_listing(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "src" / "util").mkdir()
+    found = attach_mentions("what is in @src?", root, _keep)
+    assert [(f.label, f.lines) for f in found.files] == [("src/", 0)]
+    assert '<attached_file path="src/" trust="untrusted-data">' in found.block
+    assert "the folder src/, attached by the person with @src\nsrc/\nutil/\napp.py  " \
+        in found.block
+    assert attached_notice(FilesAttached(files=(("src/", 0, 0),))) == \
+        "Attached src/ (its listing)."
 
 
 def test_keys_are_masked(tmp_path: Path) -> None:

@@ -3,8 +3,9 @@
 The person's words go to the model as they typed them; each file they name with ``@`` (a
 word that starts with ``@`` and names a file of the project) follows them, read now. A word
 that names no file (``@Override``, ``@alice``, an e-mail address) stays a word: nothing is
-said about it. A file that exists but cannot be attached — a folder, a binary, one outside
-the project — is named with the reason, so the person knows the model did not see it.
+said about it. A folder is attached as its listing (as ``list_dir`` gives it). A file that
+exists but cannot be attached — a binary, a FIFO, one outside the project — is named with
+the reason, so the person knows the model did not see it.
 
 An attached file reaches the model as carefully as a tool result does (behaviour §9):
 masked of every configured key and wrapped as untrusted data (``<attached_file …>``, which
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..context.boundary import clean_text, escape_content
-from .tools.files import MAX_PAGE_CHARS, MAX_PAGE_LINES, read_text_file
+from .tools.files import MAX_PAGE_CHARS, MAX_PAGE_LINES, ListDirTool, read_text_file
 from .tools.guard import ToolArgumentError, relative_label, resolve_in_project
 
 MAX_FILES = 10
@@ -100,6 +101,16 @@ def attach_mentions(text: str, root: Path, redact: Callable[[str], str], *,
             result.refused.append((typed, f"more than {MAX_FILES} files in one message"))
             continue
         if any(f.label == label for f in result.files):
+            continue
+        if path.is_dir():  # a folder: its listing, as list_dir gives it
+            listing = ListDirTool()._list({"path": label, "depth": 1}, root).content
+            if len(listing) > left:
+                result.refused.append((typed, "no room left in this message for its listing"))
+                continue
+            left -= len(listing)
+            parts.append(wrap_attached(label + "/", redact(
+                f"the folder {label}/, attached by the person with @{typed}\n{listing}")))
+            result.files.append(AttachedFile(label + "/", 0, 0))
             continue
         try:
             content = read_text_file(path, label)

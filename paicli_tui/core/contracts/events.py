@@ -260,6 +260,9 @@ def attached_notice(event: FilesAttached) -> str:
     """What the person is told, in the TUI and by ``exec``."""
     parts = []
     for path, shown, total in event.files:
+        if path.endswith("/"):
+            parts.append(f"{path} (its listing)")
+            continue
         lines = f"{total:,} line{'' if total == 1 else 's'}"
         parts.append(f"{path} ({lines})" if shown >= total
                      else f"{path} (first {shown:,} of {lines})")
