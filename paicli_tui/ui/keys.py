@@ -7,6 +7,8 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Ctrl+J / Alt+Enter", "new line in the message"),
     ("↑ / ↓", "previous / next input (at the first / last row shown); in the slash menu: choose"),
     ("↑ on an empty input", "edit the last queued message (clear it to cancel it)"),
+    ("Ctrl+R", "search what you typed before (every project, newest first); Enter puts it "
+               "in the input"),
     ("PgUp / PgDn", "scroll the conversation a page (the input keeps the focus)"),
     ("Tab / Shift+Tab", "slash menu: complete, or cycle through the matches"),
     ("Esc", "cancel the running turn and return to the input; close the menu, a panel or "

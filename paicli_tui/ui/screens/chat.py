@@ -94,6 +94,7 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         Binding("f5", "slash('/resume')", "Resume", show=False),
         Binding("f8", "slash('/model')", "Model", show=False),
         Binding("ctrl+t", "slash('/theme')", "Theme", show=False),
+        Binding("ctrl+r", "history_search", "Search typed", show=False),
     ]
 
     def __init__(self, backend: Backend, resume: str | None = None) -> None:
@@ -558,6 +559,17 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
     @on(InsertIntoInput)
     def insert_into_input(self, message: InsertIntoInput) -> None:
         self.prompt.insert_reference(message.text)
+        self.prompt.focus()
+
+    @work(group="history-search", exclusive=True, exit_on_error=False)
+    async def action_history_search(self) -> None:
+        """Ctrl+R: pick an earlier prompt (what is in the input filters it first)."""
+        from ..modals.history_search import HistorySearch
+
+        chosen = await self.app.push_screen_wait(
+            HistorySearch(self.prompt.inputs, self.prompt.text.strip()))
+        if chosen is not None:
+            self.prompt.put_back(chosen)
         self.prompt.focus()
 
     def action_slash(self, command: str) -> None:
