@@ -97,7 +97,7 @@ class LoggedErrorsLabel(Static):
 
 
 def _room_changed(label: Static) -> None:
-    footer = label.parent
+    footer = label.parent.parent if label.parent is not None else None  # in #footer-labels
     if isinstance(footer, AppFooter) and label.id:
         footer.label_changed(label.id, cell_len(str(label.render())) + 2 if label.display
                              else 0)
@@ -133,9 +133,15 @@ class AppFooter(Footer):
         for row in self._rows:
             with HorizontalGroup(classes="footer-row"):
                 yield from (keys[index] for index in row)
-        yield from others  # the palette key, docked right
-        yield ActivityLabel(id="activity", markup=False)
-        yield LoggedErrorsLabel(id="logged-errors", markup=False)
+        labelled = self._labelled()
+        for widget in others:  # the palette key, docked right: under the labels' place
+            widget.display = not labelled
+        yield from others
+        # side by side in one group: docked right each on its own, they lay over each other
+        # (the inbox count hid the palette key, a logged error hid the index's progress)
+        with HorizontalGroup(id="footer-labels"):
+            yield LoggedErrorsLabel(id="logged-errors", markup=False)
+            yield ActivityLabel(id="activity", markup=False)
 
     def _covered(self) -> int:
         """Columns on the right that a panel docked beside the chat covers (the dock runs
@@ -150,21 +156,32 @@ class AppFooter(Footer):
         """The columns the footer shows."""
         return (self.outer_size.width or self.app.size.width) - self._covered()
 
+    def _labelled(self) -> bool:
+        """Background work or logged errors show: they take the palette key's place (Ctrl+P
+        is in the welcome line and the help), so the keys keep one line at 80 columns."""
+        return any(self._label_cells.values())
+
     def _key_room(self, others: Sequence[Any] = ()) -> int:
         """Cells each line has for keys: the footer less what is docked on its right (the
-        palette key, background work and logged errors while they show)."""
+        palette key, or background work and logged errors while they show)."""
         width = self._width()
-        palette = [w for w in others if isinstance(w, FooterKey)] or \
-            list(self.query("FooterKey.-command-palette"))
-        taken = sum(hint_width(k, self.compact) + (1 if self.compact else 2) for k in palette)
+        taken = 0
+        if not self._labelled():
+            palette = [w for w in others if isinstance(w, FooterKey)] or \
+                list(self.query("FooterKey.-command-palette"))
+            taken = sum(hint_width(k, self.compact) + (1 if self.compact else 2)
+                        for k in palette)
         for label_id, share in LABEL_MAX_SHARE.items():
             taken += min(self._label_cells.get(label_id, 0), int(width * share))
         return max(1, width - taken)
 
     def label_changed(self, label_id: str, cells: int) -> None:
-        """A label showed, hid or changed its text: re-wrap when the keys' lines change."""
+        """A label showed, hid or changed its text: re-wrap when the keys' lines change or
+        the palette key comes or goes."""
+        labelled = self._labelled()
         self._label_cells[label_id] = cells
-        if self._hint_widths and key_rows(self._hint_widths, self._key_room()) != self._rows:
+        if self._hint_widths and (labelled != self._labelled() or
+                                  key_rows(self._hint_widths, self._key_room()) != self._rows):
             self.post_message(self.Rewrap())
 
     def on_resize(self, event: events.Resize) -> None:

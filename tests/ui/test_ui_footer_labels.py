@@ -1,0 +1,91 @@
+"""The footer's labels on the right (the memory inbox's count, an index build's progress,
+errors logged) sit side by side and leave the keys whole.
+
+Found in tmux: with "✉ 1 new memory (F2)" showing, the chat's footer took two lines at 80
+columns (^q Quit alone on the second, a wide gap on the first: the room of the palette key
+was kept though the count lay over it), and a logged error lay over the count: each label
+was docked right on its own, so they were drawn over each other."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from pilot_helpers import wait_until
+from textual.widgets._footer import FooterKey
+from ui_fakes import FakeBackend, FakeClient, FakeMemory, FakeSession, seeded_memories
+
+from paicli_tui.app import PaicliApp
+from paicli_tui.logs import LOG_FILE, start_logging, stop_logging
+from paicli_tui.ui.widgets.app_footer import ActivityLabel, AppFooter, LoggedErrorsLabel
+
+
+def shown_text(label) -> str:
+    return str(label.render()) if label.display else ""
+
+
+@pytest.mark.parametrize(("size", "lines"), [((80, 24), 1), ((60, 20), 2)])
+async def test_the_inbox_count_leaves_the_keys_whole_and_on_few_lines(settings, project_dir,
+                                                                       size, lines) -> None:
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
+                          memory_=FakeMemory(seeded_memories()))
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=size) as pilot:
+        def footer() -> AppFooter:
+            return app.screen.query_one(AppFooter)
+
+        def problems() -> list[str]:
+            """What is wrong with the footer as drawn now ([]: the count and the keys sit
+            side by side, on ``lines`` lines)."""
+            labels = footer().query(ActivityLabel)
+            if not labels or shown_text(labels.first()) != "✉ 1 new memory (F2)":
+                return ["no inbox count yet"]
+            label = labels.first()
+            keys = [k for k in footer().query(FooterKey) if k.display]
+            found = [f"{k.description} is cut" for k in keys
+                     if not footer().region.contains_region(k.region)]
+            found += [f"{k.description} is under the count" for k in keys
+                      if k.region.overlaps(label.region)]
+            if not {k.description for k in keys} >= {"Help", "Memory", "Search", "Context",
+                                                      "Quit"}:
+                found.append(f"keys missing: {[k.description for k in keys]}")
+            if label.region.right != size[0]:
+                found.append(f"the count ends at {label.region.right}")
+            if footer().region.height != lines:
+                found.append(f"{footer().region.height} lines")
+            return found
+
+        await wait_until(pilot, lambda: not problems(), explain=problems)
+
+
+async def test_a_logged_error_sits_beside_the_inbox_count(settings, project_dir) -> None:
+    start_logging(settings)
+    backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
+                          memory_=FakeMemory(seeded_memories()))
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=(140, 30)) as pilot:
+        logging.getLogger("paicli_tui.ui.test").error("the index could not be opened")
+
+        def labels() -> tuple[str, str]:
+            footer = app.screen.query_one(AppFooter)
+            errors, activity = footer.query(LoggedErrorsLabel), footer.query(ActivityLabel)
+            if not errors or not activity:  # the footer is being composed again
+                return "", ""
+            return shown_text(errors.first()), shown_text(activity.first())
+
+        def side_by_side() -> bool:
+            footer = app.screen.query_one(AppFooter)
+            if not labels()[0].startswith("⚠ 1 error logged") or \
+                    labels()[1] != "✉ 1 new memory (F2)":
+                return False
+            errors = footer.query_one(LoggedErrorsLabel).region
+            activity = footer.query_one(ActivityLabel).region
+            return errors.right <= activity.x and activity.right == 140
+
+        def regions() -> str:
+            footer = app.screen.query_one(AppFooter)
+            return f"{labels()} at {[w.region for w in footer.query('#footer-labels > *')]}"
+
+        await wait_until(pilot, side_by_side, explain=regions)
+        assert str(settings.home.logs_dir / LOG_FILE) in labels()[0]
+    stop_logging()
