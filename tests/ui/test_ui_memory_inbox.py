@@ -86,6 +86,33 @@ async def test_inbox_counts_marks_accepts_and_rejects(settings, project_dir):
                    for n in app._notifications)
 
 
+def column(panel, key: str) -> dict[str, str]:
+    """Each row's cell of one column, by memory id."""
+    from textual.widgets import DataTable
+
+    table = panel.query_one(DataTable)
+    keys = [str(c.key.value) for c in table.columns.values()]
+    return {str(table.coordinate_to_cell_key((i, 0)).row_key.value):
+            str(table.get_row_at(i)[keys.index(key)]) for i in range(table.row_count)}
+
+
+async def test_an_automatic_memory_awaiting_review_is_not_verified_yet(settings, project_dir):
+    """The inbox listed an automatic memory the person had never looked at with its save
+    date under "verified", beside "new" and "auto"; accepting it is what verifies it."""
+    memory = FakeMemory(seeded_memories())
+    backend = FakeBackend(settings, project_dir, memory_=memory, client=FakeClient(),
+                          session=FakeSession())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_panel(pilot, "f2", MemoryScreen)
+        panel = app.screen.panel
+        await wait_until(pilot, lambda: column(panel, "verified") == {"m3": "not yet"})
+        panel.query_one("#memory-scope", Select).value = "all"
+        await wait_until(pilot, lambda: len(column(panel, "verified")) == 3)
+        verified = column(panel, "verified")
+        assert verified["m3"] == "not yet" and verified["m1"] == "2026-09-01"
+
+
 async def test_memory_delete_checks_the_id_before_asking(settings, project_dir):
     backend = FakeBackend(settings, project_dir, memory_=FakeMemory(seeded_memories()),
                           client=FakeClient(), session=FakeSession())

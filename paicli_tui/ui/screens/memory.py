@@ -22,6 +22,7 @@ from ..widgets.typed_input import TypedInput
 from .memory_rows import (
     LISTED_AT_MOST,
     NO_WORD_MATCH,
+    NOT_VERIFIED,
     RANKED_ASKED,
     SCOPES,
     done_message,
@@ -173,7 +174,10 @@ class MemoryPanel(Panel):
             # Text: a memory is data, not console markup ("arr[/i]" in one crashed the table)
             cells = {"scope": row.scope, "written": row.written,
                      "content": Text(row.content, no_wrap=True, overflow="ellipsis"),
-                     "verified": row.verified, "mark": self._mark(row), "source": row.source}
+                     # an automatic memory waiting in the inbox was never verified: its
+                     # save date there read as if the person had checked it
+                     "verified": NOT_VERIFIED if row.pending else row.verified,
+                     "mark": self._mark(row), "source": row.source}
             table.add_row(*(cells[k] for k in keys), key=row.id)
         self._show_detail()
         stale = sum(1 for r in shown if r.stale)

@@ -42,6 +42,9 @@ LISTED_AT_MOST = 1_000
 """Rows the table holds at once: with 10,000 memories every key typed in the filter filled
 it again with thousands of rows, 0.3 s of the screen standing still per key."""
 
+NOT_VERIFIED = "not yet"
+"""The verified column of an automatic memory awaiting review (y accepts, and verifies, it)."""
+
 FIXED_COLUMNS = (("scope", "scope", 7), ("written", "written", 10),
                  ("verified", "verified", 10), ("mark", "!", 3), ("source", "source", 8))
 WIDE_FROM = 100
