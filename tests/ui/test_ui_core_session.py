@@ -209,11 +209,17 @@ async def test_inspector_shows_ledger_history_and_restores_the_view(settings, pr
         assert sum(int(c) for c in cells[:-1]) == int(cells[-1])
         expected = app.backend.view_before_last_compaction(session.session_id)
         assert expected
+        # the turn went on after its last compaction: those steps stay in the view
+        since = [m.id for m in session.history if m.id not in {e.id for e in expected}
+                 and m.internal is None and m.role.value != "system"]
+        assert since and session.history[-1].content == "finished"
         await pilot.press("r")
         await wait_for_screen(pilot, ConfirmModal)
         await pilot.press("y")
         await pause(pilot)
-        assert [m.id for m in session.history] == [m.id for m in expected]
+        assert [m.id for m in session.history][:len(expected)] == [m.id for m in expected]
+        assert [m.id for m in session.history][len(expected):] == since
+        assert session.history[-1].content == "finished"
         assert pairing_problems(session.history) == []
         await pilot.press("escape")
         await pause(pilot)

@@ -287,17 +287,22 @@ class ContextInspector(Screen[InspectorResult]):
 
     @work(exclusive=True, group="restore", exit_on_error=False)
     async def action_restore(self) -> None:
+        from ...core.context.undo import said_since, undone_view
         from ..modals.confirm import ConfirmModal
 
-        messages = self.backend.view_before_last_compaction(self.session.session_id)
-        if not messages:
+        before = self.backend.view_before_last_compaction(self.session.session_id)
+        if not before:
             self.notify("No compaction to undo in this session.", severity="warning")
             return
+        since = len(said_since(before, self.session.history))
+        later = f", then the {since} since it, " if since else " "
         if not await self.app.push_screen_wait(ConfirmModal(
                 "Restore the view before the last compaction?",
-                f"{len(messages)} messages come back; the ledger keeps both.", yes="Restore")):
+                f"The {len(before)} messages it had{later}make the view; the ledger keeps "
+                "both.", yes="Restore")):
             return
-        self.session.replace_view(messages, "restore_before_compaction")
+        self.session.replace_view(undone_view(before, self.session.history),
+                                  "restore_before_compaction")
         self.result.restored = True
         self.refresh_view()
         self.notify("View restored.")
