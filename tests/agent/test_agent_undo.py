@@ -116,3 +116,21 @@ async def test_a_subagents_changes_are_its_parent_turns(settings, project_dir) -
     assert (result.turn, result.restored) == (1, ["a.py"])
     assert (project_dir / "a.py").read_text() == "a\n"
     await session.aclose()
+
+
+async def test_an_unwritable_home_does_not_stop_the_edit(settings, project_dir) -> None:
+    """A full or read-only PAICLI_HOME: the file is still written, the result says it is
+    not kept for /undo."""
+    (project_dir / "a.py").write_text("a\n", encoding="utf-8")
+    steps = [Step(calls=[call("write_file", path="a.py", content="b\n")]), Step(text="done")]
+    session, client = await _session(settings, project_dir, steps)
+
+    def refuse(*args) -> None:
+        raise OSError(28, "No space left on device")
+
+    session.state.checkpoints.record = refuse
+    await drain(session.run_turn("change it"))
+    assert (project_dir / "a.py").read_text() == "b\n"
+    result = client.requests[-1][-1].content
+    assert "done (+1 -1 lines). Not kept for /undo: No space left on device." in result
+    await session.aclose()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -19,6 +20,8 @@ from .git_hooks import git_folder_holding, git_hook_paths, runs_as_git_hook
 from .guard import ToolArgumentError, relative_label, resolve_in_project
 
 MAX_DIFF_CHARS = 20_000
+
+log = logging.getLogger(__name__)
 
 
 def unified_diff(label: str, before: str, after: str) -> str:
@@ -141,16 +144,21 @@ async def _apply(context: ToolContext, tool: str, path: Path, label: str, before
                 "replaced that change. Nothing was written: read it again and make the change "
                 "on what it holds now.", status="failed")
         recorder = context.session.checkpoints
+        undo_note = ""
         if recorder is not None:  # what the file held, for /undo (before the write)
-            await asyncio.to_thread(recorder.record, context.session.turn_id,
-                                    context.session.turn_number, path, label, original,
-                                    after.encode("utf-8"))
+            try:
+                await asyncio.to_thread(recorder.record, context.session.turn_id,
+                                        context.session.turn_number, path, label, original,
+                                        after.encode("utf-8"))
+            except OSError as exc:  # a full or read-only home must not stop the edit
+                log.warning("the change to %s is not kept for /undo: %s", label, exc)
+                undo_note = f" Not kept for /undo: {exc.strerror or exc}."
         await asyncio.to_thread(write_atomically, path, after)
     added = sum(1 for line in diff.splitlines() if line.startswith("+") and
                 not line.startswith("+++"))
     removed = sum(1 for line in diff.splitlines() if line.startswith("-") and
                   not line.startswith("---"))
-    return ToolOutput(f"{summary}: done (+{added} -{removed} lines).")
+    return ToolOutput(f"{summary}: done (+{added} -{removed} lines).{undo_note}")
 
 
 class WriteFileTool:
