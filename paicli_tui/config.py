@@ -265,7 +265,8 @@ class Settings:
         """Every configured secret (the explicit key and each provider key found), so that
         redaction and the command environment cover all of them, not only the active one."""
         found = [self.api_key, self.embedding_api_key, *self.provider_keys.values(),
-                 *self.overridden_secrets, *self.index_store_keys.values()]
+                 *self.overridden_secrets, *self.index_store_keys.values(),
+                 *mcp_env_secrets(self.mcp_servers)]
         for url in (self.base_url, self.embedding_base_url, self.ollama_host,
                     self.web_search_url, self.index_uri):
             found.extend(url_secrets(url))
@@ -301,6 +302,20 @@ def url_secrets(url: str | None) -> list[Secret]:
     for name, _, value in (item.partition("=") for item in parts.query.split("&")):
         if value and _URL_SECRET_NAMES.search(unquote_plus(name)):
             found += [value, unquote_plus(value)]
+    return [Secret(value) for value in dict.fromkeys(found) if len(value) >= MIN_URL_SECRET]
+
+
+def mcp_env_secrets(servers: Mapping[str, Any]) -> list[Secret]:
+    """The values config.toml gives MCP servers in ``env`` under a name like a secret's
+    (``GITHUB_TOKEN``, ``API_KEY``, ``DB_PASSWORD``): a server quoting its token in an
+    answer or an error sent it to the provider and the ledger, where every other key the
+    person configured is masked. Other values (``LOG_LEVEL``) are not secrets."""
+    found: list[str] = []
+    for table in servers.values():
+        env = table.get("env") if isinstance(table, Mapping) else None
+        if isinstance(env, Mapping):
+            found += [value for name, value in env.items() if isinstance(value, str)
+                      and isinstance(name, str) and _URL_SECRET_NAMES.search(name)]
     return [Secret(value) for value in dict.fromkeys(found) if len(value) >= MIN_URL_SECRET]
 
 

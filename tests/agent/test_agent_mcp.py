@@ -136,6 +136,25 @@ async def test_provider_keys_do_not_reach_a_server(settings, project_dir, monkey
     await session.aclose()
 
 
+async def test_a_token_config_gives_a_server_is_masked_in_its_answers(settings,
+                                                                     project_dir) -> None:
+    """A token config.toml gives a server in `env` (GITHUB_TOKEN) went to the provider and
+    the ledger when the server quoted it, where every other configured key is masked. Values
+    not named like a secret (LOG_LEVEL) are not touched."""
+    token = "ghp_demo0123456789abcdefTOKEN"
+    table = server_table(allowed_tools=["env_value"],
+                         env={"GITHUB_TOKEN": token, "LOG_LEVEL": "verbose-debugging"})
+    session, client, results = await run_calls(
+        with_servers(settings, demo=table), project_dir,
+        [("mcp__demo__env_value", {"name": "GITHUB_TOKEN"}),
+         ("mcp__demo__env_value", {"name": "LOG_LEVEL"})])
+    assert inner(results[0]) == "GITHUB_TOKEN=****"
+    assert inner(results[1]) == "LOG_LEVEL=verbose-debugging"
+    sent = "".join(m.content for request in client.requests for m in request)
+    assert token not in sent and token not in session.ledger.path.read_text()
+    await session.aclose()
+
+
 async def test_failing_servers_are_reported_and_the_session_goes_on(settings,
                                                                     project_dir) -> None:
     settings = with_servers(settings, crash=server_table("--crash"),

@@ -42,6 +42,11 @@ def main() -> None:
         return "set" if os.environ.get(name) else "unset"
 
     @server.tool()
+    def env_value(name: str) -> str:
+        """An environment variable's value, as a careless server's debug output quotes it."""
+        return f"{name}={os.environ.get(name, '')}"
+
+    @server.tool()
     def pid() -> str:
         """The server's process id."""
         return str(os.getpid())
