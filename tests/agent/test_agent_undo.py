@@ -107,14 +107,65 @@ async def test_a_subagents_changes_are_its_parent_turns(settings, project_dir) -
     (project_dir / "a.py").write_text("a\n", encoding="utf-8")
     child = ScriptedClient([Step(calls=[("write_file", {"path": "a.py", "content": "b\n"})]),
                             Step(text="EPS wrote it")])
-    parent = ScriptedClient([delegate("EPS: change a.py", tools="all"), Step(text="ok")])
+    # the parent writes c.py itself in the same turn: one /undo takes both changes
+    parent = ScriptedClient([Step(calls=[call("write_file", path="c.py", content="c\n")]),
+                             delegate("EPS: change a.py", tools="all"), Step(text="ok")])
     session, _ = await start(settings, project_dir, {"parent": parent, "EPS": child},
                              approve=_approve_all)
     await drain(session.run_turn("delegate it"))
     assert (project_dir / "a.py").read_text() == "b\n"
     result = await session.undo_last_turn()
-    assert (result.turn, result.restored) == (1, ["a.py"])
+    assert (result.turn, result.restored, result.removed) == (1, ["a.py"], ["c.py"])
     assert (project_dir / "a.py").read_text() == "a\n"
+    assert not (project_dir / "c.py").exists()
+    await session.aclose()
+
+
+async def test_a_plans_changes_are_a_turn_of_their_own(settings, project_dir) -> None:
+    """The plan's tasks run after a turn that changed a file: /undo puts back what the plan
+    changed and leaves the turn before's change, as a second /undo would take it."""
+    import json
+    from dataclasses import dataclass, field
+
+    from test_agent_plan import PlanModel, approve, plan_json
+
+    from paicli_tui.core.contracts.llm import StreamDone
+    from paicli_tui.core.messages import Message, Role, ToolCall
+
+    @dataclass
+    class TurnThenPlan(PlanModel):
+        turn: list = field(default_factory=list)
+
+        async def stream(self, messages, tools=(), *, model=None):
+            user = next(m.content for m in messages if m.role is Role.USER)
+            if tools and "Your task (" not in user:  # the main session's own turn
+                step = self.turn.pop(0)
+                calls = [ToolCall(f"main-{n}", name, json.dumps(args))
+                         for n, (name, args) in enumerate(step.calls)]
+                yield StreamDone(Message.assistant(step.text, calls),
+                                 "tool_calls" if calls else "stop")
+                return
+            async for event in super().stream(messages, tools, model=model):
+                yield event
+
+    (project_dir / "a.py").write_text("a = 1\n", encoding="utf-8")
+    model = TurnThenPlan([plan_json(("p", []))], {
+        "p": [Step(calls=[("write_file", {"path": "b.py", "content": "b = 2\n"})]),
+              Step(text="P wrote b.py")]},
+        turn=[Step(calls=[call("write_file", path="a.py", content="a = 2\n")]),
+              Step(text="a is 2")])
+    session = await AgentSession.start(settings, project_dir, client=model,
+                                       approve=_approve_all)
+    await drain(session.run_turn("make a two"))
+    assert (project_dir / "a.py").read_text() == "a = 2\n"
+    await drain(session.run_plan("add b", review=approve))
+    assert (project_dir / "b.py").read_text() == "b = 2\n"
+    result = await session.undo_last_turn()
+    assert (result.turn, result.removed, result.restored, result.kept) == \
+        (2, ["b.py"], [], [])
+    assert (project_dir / "a.py").read_text() == "a = 2\n"  # the turn before stays
+    result = await session.undo_last_turn()
+    assert (result.turn, result.restored) == (1, ["a.py"])
     await session.aclose()
 
 

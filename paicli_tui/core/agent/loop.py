@@ -193,7 +193,8 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
         return
     turn = _Turn(session, session.client, user_input)
     session.turns += 1
-    session.state.turn_id, session.state.turn_number = uuid.uuid4().hex, session.turns
+    if not session.is_subagent:  # a sub-agent's changes are its parent's turn's (/undo)
+        session.state.turn_id, session.state.turn_number = uuid.uuid4().hex, session.turns
     session.state.current_user_input = user_input
     finished = False
     try:

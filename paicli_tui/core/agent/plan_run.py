@@ -162,6 +162,9 @@ async def _run_tasks(session: AgentSession, plan: Plan, results: dict[str, str],
                      ) -> AsyncIterator[AgentEvent]:
     """Run the plan's tasks not in ``status`` yet, then join the result to the history."""
     goal = plan.goal
+    # a plan is one turn: /undo puts back every file its tasks changed (set before the
+    # tasks start: each task's sub-agent takes the turn it is spawned in)
+    session.state.turn_id, session.state.turn_number = uuid.uuid4().hex, session.turns + 1
     queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
     slots = asyncio.Semaphore(MAX_PARALLEL_TASKS)
     stopped = False
@@ -241,8 +244,6 @@ async def _run_tasks(session: AgentSession, plan: Plan, results: dict[str, str],
     done = sum(1 for s in status.values() if s == "done")
     final_text = _final_text(plan, results, status, stop_reason)
     # The plan joins the main history as one turn: the goal, then what came of it.
-    # a plan is one turn: /undo puts back every file its tasks changed
-    session.state.turn_id, session.state.turn_number = uuid.uuid4().hex, session.turns + 1
     session.append(user_turn(f"/plan {goal}", turn_context_block(datetime.now().astimezone())))
     session.append(Message.assistant(final_text))
     session.ledger.event("plan_finished", status="stopped" if stopped else "done", done=done,
