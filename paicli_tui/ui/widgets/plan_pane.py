@@ -1,7 +1,7 @@
 """The plan pane: a running plan's tasks, what each waits for, and its status as it changes
-(pending, running, retrying, done, failed, skipped), with the seconds of the running ones.
-Shown above the input from the moment a plan is proposed or continued; it only renders —
-the chat screen hands it the plan's events."""
+(pending, running, retrying, done, failed, skipped, cancelled), with the seconds of the
+running ones. Shown above the input from the moment a plan is proposed or continued; it only
+renders — the chat screen hands it the plan's events."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from textual.widget import Widget
 from ...core.contracts import events as ev
 
 MARKS = {"pending": "·", "running": "▶", "retrying": "↻", "done": "✓", "failed": "✗",
-         "skipped": "⊘", "stopped": "·"}
+         "skipped": "⊘", "stopped": "·", "cancelled": "⊘"}
 
 
 @dataclass
@@ -86,12 +86,14 @@ class PlanPane(Widget, can_focus=False):
         self._changed()
 
     def interrupted(self) -> None:
-        """The plan's turn ended without PlanFinished (cancelled): running tasks stopped."""
+        """The plan's turn ended without PlanFinished (cancelled): running tasks stopped.
+        They read "cancelled", as their sub-agents' blocks do: "failed" said the task went
+        wrong when the person had stopped it."""
         if not self.rows or self.outcome:
             return
         for row in self.rows.values():
             if row.status in ("running", "retrying"):
-                row.status = "failed"
+                row.status = "cancelled"
                 if row.started_at is not None:
                     row.seconds = self.clock() - row.started_at
         self.outcome = "interrupted"
