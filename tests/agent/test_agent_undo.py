@@ -185,3 +185,23 @@ async def test_an_unwritable_home_does_not_stop_the_edit(settings, project_dir) 
     result = client.requests[-1][-1].content
     assert "done (+1 -1 lines). Not kept for /undo: No space left on device." in result
     await session.aclose()
+
+
+def test_a_file_that_cannot_be_put_back_is_named_and_the_others_still_are(
+        tmp_path: Path) -> None:
+    """The first file's kept copy is gone from PAICLI_HOME (a clean-up): /undo does not
+    fail half-way; it names that file and still puts back the turn's other one."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a after")
+    (root / "b.py").write_bytes(b"b after")
+    marks = FileCheckpoints(tmp_path / "marks", root)
+    marks.record("t1", 1, root / "a.py", "a.py", b"a before", b"a after")
+    marks.record("t1", 1, root / "b.py", "b.py", b"b before", b"b after")
+    (tmp_path / "marks" / "00002.before").unlink()
+    result = marks.undo_last_turn()
+    assert result.restored == ["a.py"]
+    assert result.kept == [("b.py", "could not be put back: No such file or directory")]
+    assert (root / "a.py").read_bytes() == b"a before"
+    assert (root / "b.py").read_bytes() == b"b after"
+    assert marks.undo_last_turn().turn is None  # each change is taken once

@@ -135,15 +135,22 @@ class FileCheckpoints:
             why = "deleted since" if now is None else "changed since the agent wrote it"
             result.kept.append((label, why))
             return
-        if not entry["existed"]:
-            path.unlink()
-            result.removed.append(label)
-            return
-        if not entry["kept"]:
+        if entry["existed"] and not entry["kept"]:
             result.kept.append((label, "too large to have been kept"))
             return
-        before, _ = read_regular(self.folder / entry["kept"], MAX_KEPT_BYTES + 1)
-        write_bytes_atomically(path, before)
+        # the file is as the agent left it; putting it back can still fail (its kept copy
+        # deleted from PAICLI_HOME, a folder made read-only, a full disk): that file is named
+        # and the turn's other files are still put back
+        try:
+            if not entry["existed"]:
+                path.unlink()
+                result.removed.append(label)
+                return
+            before, _ = read_regular(self.folder / entry["kept"], MAX_KEPT_BYTES + 1)
+            write_bytes_atomically(path, before)
+        except OSError as exc:
+            result.kept.append((label, f"could not be put back: {exc.strerror or exc}"))
+            return
         if label not in result.restored:
             result.restored.append(label)
 
