@@ -5,13 +5,24 @@ from __future__ import annotations
 
 def resume_hint(session: object) -> str:
     """``Resume this conversation: paicli-tui --resume ID`` once the person said something
-    (before that the session has no ledger to resume)."""
+    (before that the session has no ledger to resume), or how to continue a plan that was
+    interrupted before it ended."""
     from ..core.messages import Role
 
     history = getattr(session, "history", None) or []
-    if not any(m.role is Role.USER and m.internal is None for m in history):
-        return ""
-    return f"Resume this conversation: paicli-tui --resume {session.session_id}"
+    if any(m.role is Role.USER and m.internal is None for m in history):
+        return f"Resume this conversation: paicli-tui --resume {session.session_id}"
+    if _interrupted_plan(session):  # nothing in the history yet: the plan joins it at its end
+        return f"Continue the interrupted plan: paicli-tui --resume {session.session_id}"
+    return ""
+
+
+def _interrupted_plan(session: object) -> bool:
+    find = getattr(session, "interrupted_plan", None)
+    try:
+        return find is not None and find() is not None
+    except Exception:  # noqa: BLE001 — an unreadable ledger: no hint, the quit goes on
+        return False
 
 
 def resumed_line(session_id: str, history: list) -> str:

@@ -12,6 +12,7 @@ from test_agent_plan import PlanModel, approve, plan_json
 
 from paicli_tui.core.agent.plan_resume import interrupted_plan
 from paicli_tui.core.agent.session import AgentSession
+from paicli_tui.core.context.ledger import list_sessions
 from paicli_tui.core.context.pairing import pairing_problems
 from paicli_tui.core.contracts.events import (
     PlanContinued,
@@ -74,6 +75,10 @@ async def test_interrupted_plan_continues_with_only_the_unfinished_tasks(setting
         ("a", "done")]
     session_id = session.session_id
     await session.aclose()
+    # nothing joined the history (a plan does at its end), yet the session is listed, so
+    # /resume and --resume can find it: it was left out, with no title
+    listed = {s.session_id: s.title for s in list_sessions(settings.home, None)}
+    assert listed.get(session_id) == "/plan ship it"
 
     # resumed: a is done, b and c are not; continuing runs b, holds c, is cancelled again
     hold_c = Hold()

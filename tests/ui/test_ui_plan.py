@@ -342,6 +342,12 @@ async def test_escape_mid_plan_interrupts_it_and_leaves_it_resumable(settings,
         found = app.screen.session.interrupted_plan()
         assert found is not None and found.remaining == ["sum"]
         assert found.finished["look"] == ("done", "LOOK: two files")
+        # quitting says how to come back to it (nothing was in the history, so it said
+        # nothing, and the session list left the session out)
+        session_id = app.screen.session.session_id
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: bool(app.resume_hint))
+    assert app.resume_hint == f"Continue the interrupted plan: paicli-tui --resume {session_id}"
 
 
 async def test_the_status_line_follows_the_task_still_running(settings, project_dir) -> None:

@@ -126,6 +126,9 @@ async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
             return
         plan = chosen
         session.ledger.event("plan_started", plan=plan.to_json())
+        # a plan joins the history only when it ends: stopped before, the session had no
+        # title and was left out of the session list, with its plan to continue
+        session.name_if_untitled(f"/plan {goal}")
     async for event in _run_tasks(session, plan, results, status, on_failure):
         yield event
 

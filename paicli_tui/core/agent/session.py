@@ -209,15 +209,20 @@ class AgentSession:
         behaviour §7 asks for a checkpoint after every change of the history, appends included.
         It is free: in the ledger an append implies its checkpoint, nothing more is written.
         """
-        if message.is_real_user_turn and self.ledger.title is None:
+        if message.is_real_user_turn:
             # Title from the person's words, not the program's turn context.
-            title = " ".join(person_text(message).split())[:TITLE_CHARS]
-            if title:
-                self.ledger.title = title
-                self.ledger.event("title", title=title)
+            self.name_if_untitled(person_text(message))
         self.history.append(message)
         self.ledger.append(message)
         self.ledger.checkpoint(self.history, "append")
+
+    def name_if_untitled(self, text: str) -> None:
+        """Give the session its title (what the session list shows) from ``text``, unless it
+        has one."""
+        title = " ".join(text.split())[:TITLE_CHARS]
+        if title and self.ledger.title is None:
+            self.ledger.title = title
+            self.ledger.event("title", title=title)
 
     def replace_view(self, messages: Sequence[Message], reason: str) -> None:
         """The model now sees ``messages``; record the new view."""
