@@ -80,6 +80,22 @@ def test_a_file_is_attached_numbered_and_wrapped_as_data(tmp_path: Path) -> None
     assert "&lt;/TOOL_RESULT>" in second
 
 
+@pytest.mark.parametrize(("text", "attached"), [
+    ("see @notes(old)", ["notes(old)"]),            # as the @ menu puts the file in
+    ("see @notes(old).", ["notes(old)"]),           # then the sentence's stop
+    ("what is new!? @news!", ["news!"]),
+    ("(see @src/app.py)", ["src/app.py"]),          # no such file with the ')': the stop
+    ("look at @src/app.py.", ["src/app.py"]),
+])
+def test_a_name_ending_in_punctuation_is_attached_whole(tmp_path: Path, text: str,
+                                                        attached: list[str]) -> None:
+    root = _project(tmp_path)
+    (root / "notes(old)").write_text("old notes\n", encoding="utf-8")
+    (root / "news!").write_text("news\n", encoding="utf-8")
+    found = attach_mentions(text, root, _keep)
+    assert [f.label for f in found.files] == attached and found.refused == []
+
+
 def test_what_cannot_be_attached_is_named_with_the_reason(tmp_path: Path) -> None:
     root = _project(tmp_path)
     (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")

@@ -70,14 +70,37 @@ class Attachments:
 def mentioned_paths(text: str) -> list[str]:
     """The paths ``text`` names with ``@``, in order, each once (trailing punctuation of a
     sentence is not part of a path: ``see @a.py.`` names ``a.py``)."""
-    found: list[str] = []
+    return [path for _, path in _mention_words(text)]
+
+
+def _mention_words(text: str) -> list[tuple[str, str]]:
+    """(each ``@`` word as typed, the path it names: see :func:`mentioned_paths`)."""
+    found: dict[str, str] = {}
     for match in _MENTION.finditer(text):
-        path = match.group(1) or match.group(2).rstrip(_TRAILING)
+        whole = match.group(1) or match.group(2)
+        path = match.group(1) or whole.rstrip(_TRAILING)
         if path and path not in found:
-            found.append(path)
+            found[path] = whole
             if len(found) >= MAX_WORDS:
                 break
-    return found
+    return [(whole, path) for path, whole in found.items()]
+
+
+def _file_named(root: Path, whole: str, path: str) -> str:
+    """``path``, or ``whole`` with fewer of its trailing marks when that names a project
+    file: a name may end in one (``notes(old)``, as the @ menu puts it in, then a full stop).
+    Three tries at most: ``@Override)))…`` costs no more."""
+    candidate = whole
+    for _ in range(3):
+        if candidate == path:
+            break
+        try:
+            if resolve_in_project(root, candidate).exists():
+                return candidate
+        except (ToolArgumentError, OSError):
+            pass
+        candidate = candidate[:-1]
+    return path
 
 
 def attach_mentions(text: str, root: Path, redact: Callable[[str], str], *,
@@ -87,7 +110,8 @@ def attach_mentions(text: str, root: Path, redact: Callable[[str], str], *,
     result = Attachments()
     parts: list[str] = []
     left = min(budget_chars, MAX_TOTAL_CHARS)
-    for typed in mentioned_paths(text):
+    for whole, path in _mention_words(text):
+        typed = _file_named(root, whole, path)
         try:
             path = resolve_in_project(root, typed)
         except ToolArgumentError:
