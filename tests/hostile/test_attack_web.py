@@ -135,3 +135,21 @@ async def test_a_page_nested_too_deeply_is_a_clear_failure(settings, project_dir
     assert out.status is ToolStatus.FAILED and out.external
     assert out.content == ("Cannot read https://docs.example/deep: its HTML is nested too "
                            "deeply to convert.")
+
+
+@pytest.mark.parametrize("charset", ["idna", "undefined", "punycode", "no-such-codec"])
+async def test_a_page_naming_a_charset_that_cannot_decode_is_read_as_utf8(
+        settings, project_dir, charset: str) -> None:
+    # a charset Python knows but cannot decode a page with (idna refuses to replace a bad
+    # byte, "undefined" refuses everything) raised UnicodeError: "web_fetch failed
+    # unexpectedly" and a traceback in the log, where an unknown one was read as UTF-8
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": f"text/plain; charset={charset}"},
+                              content="naïve ".encode() + b"\xff text")
+
+    tool = WebFetchTool(transport=httpx.MockTransport(handler), resolve=resolve)
+    context = ToolContext(project_root=project_dir, settings=settings,
+                          session=SessionState("s"), approve=approve_all)
+    out = await tool.run({"url": "https://docs.example/odd"}, context)
+    assert out.status is ToolStatus.DONE and out.external
+    assert out.content.endswith("naïve \ufffd text")

@@ -269,7 +269,8 @@ async def _fetch_text(url: str, settings: Settings, transport: Any, resolve: Res
                 encoding = response.charset_encoding or "utf-8"
                 try:
                     body = raw.decode(encoding, errors="replace")
-                except LookupError:
+                except (LookupError, UnicodeError):  # no text codec, or one that cannot
+                    # replace a bad byte ("charset=idna", "undefined"): read as UTF-8
                     body = raw.decode("utf-8", errors="replace")
                 return (str(response.url), response.status_code,
                         response.headers.get("content-type"), body, cut)
