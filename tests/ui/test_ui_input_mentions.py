@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pilot_helpers import wait_until
 from rich.console import Console
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
+from paicli_tui.core.agent.mentions import mentioned_paths
 from paicli_tui.core.contracts import events as ev
-from paicli_tui.ui.widgets.mention_words import mention_at
+from paicli_tui.ui.widgets.mention_words import mention_at, menu_entries
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 from paicli_tui.ui.widgets.slash_menu import SlashMenu
 
@@ -35,6 +37,14 @@ def test_the_at_word_at_the_cursor() -> None:
     assert mention_at("mail me@host", 0, 12) is None      # not a word starting with @
     assert mention_at("see @src/ap now", 0, 8) is None    # the cursor is mid-word
     assert mention_at("see @src/app.py ", 0, 16) is None  # the word is finished
+
+
+@pytest.mark.parametrize("path", ["docs/a b.md", "docs/会议\u3000记录.md",
+                                  "docs/no\u00a0break.md", "src/app.py"])
+def test_a_path_the_menu_puts_in_is_read_back_whole(path: str) -> None:
+    """Whatever blank a name holds, the word the menu puts in names the whole path."""
+    word = menu_entries([path])[0].name
+    assert mentioned_paths(f"see {word} please") == [path]
 
 
 async def test_typing_an_at_word_offers_files_and_enter_picks(settings, project_dir):

@@ -55,8 +55,10 @@ def mention_at(line: str, row: int, column: int) -> MentionWord | None:
 
 def menu_entries(paths: list[str]) -> list[SlashCommand]:
     """Files shown in the slash menu's place (their names start with ``@``); a path with a
-    blank is quoted, as the mention reader expects."""
-    return [SlashCommand(f'@"{path}"' if " " in path else "@" + path, "", "")
+    blank of any kind (a Chinese name's full-width 　, a no-break space) is quoted, as the
+    mention reader expects: unquoted, the path would end at the blank."""
+    return [SlashCommand(f'@"{path}"' if any(c.isspace() for c in path) else "@" + path,
+                         "", "")
             for path in paths]
 
 
