@@ -123,7 +123,8 @@ async def test_a_subagents_changes_are_its_parent_turns(settings, project_dir) -
 
 async def test_a_plans_changes_are_a_turn_of_their_own(settings, project_dir) -> None:
     """The plan's tasks run after a turn that changed a file: /undo puts back what the plan
-    changed and leaves the turn before's change, as a second /undo would take it."""
+    changed and leaves the turn before's change, as a second /undo would take it; the turn
+    after the plan is numbered after it, so no two undos name the same turn."""
     import json
     from dataclasses import dataclass, field
 
@@ -153,13 +154,18 @@ async def test_a_plans_changes_are_a_turn_of_their_own(settings, project_dir) ->
         "p": [Step(calls=[("write_file", {"path": "b.py", "content": "b = 2\n"})]),
               Step(text="P wrote b.py")]},
         turn=[Step(calls=[call("write_file", path="a.py", content="a = 2\n")]),
-              Step(text="a is 2")])
+              Step(text="a is 2"),
+              Step(calls=[call("write_file", path="c.py", content="c = 3\n")]),
+              Step(text="c is 3")])
     session = await AgentSession.start(settings, project_dir, client=model,
                                        approve=_approve_all)
     await drain(session.run_turn("make a two"))
     assert (project_dir / "a.py").read_text() == "a = 2\n"
     await drain(session.run_plan("add b", review=approve))
     assert (project_dir / "b.py").read_text() == "b = 2\n"
+    await drain(session.run_turn("add c"))  # the turn after the plan is the third
+    result = await session.undo_last_turn()
+    assert (result.turn, result.removed) == (3, ["c.py"])
     result = await session.undo_last_turn()
     assert (result.turn, result.removed, result.restored, result.kept) == \
         (2, ["b.py"], [], [])

@@ -167,7 +167,8 @@ async def _run_tasks(session: AgentSession, plan: Plan, results: dict[str, str],
     goal = plan.goal
     # a plan is one turn: /undo puts back every file its tasks changed (set before the
     # tasks start: each task's sub-agent takes the turn it is spawned in)
-    session.state.turn_id, session.state.turn_number = uuid.uuid4().hex, session.turns + 1
+    session.turns += 1
+    session.state.turn_id, session.state.turn_number = uuid.uuid4().hex, session.turns
     queue: asyncio.Queue[AgentEvent] = asyncio.Queue()
     slots = asyncio.Semaphore(MAX_PARALLEL_TASKS)
     stopped = False
