@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from agent_script import ScriptedClient, Step, call, drain
 
 from paicli_tui.core.agent.checkpoints import FileCheckpoints, UndoResult
@@ -211,3 +212,23 @@ def test_a_file_that_cannot_be_put_back_is_named_and_the_others_still_are(
     assert (root / "a.py").read_bytes() == b"a before"
     assert (root / "b.py").read_bytes() == b"b after"
     assert marks.undo_last_turn().turn is None  # each change is taken once
+
+
+@pytest.mark.parametrize("existed", [True, False])
+def test_a_file_replaced_by_a_link_since_is_left_as_it_is(tmp_path: Path,
+                                                          existed: bool) -> None:
+    """The person moved the file the agent wrote and left a link in its place (a
+    refactor): the link reads what the agent wrote, and still it is their change, kept."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "lib").mkdir()
+    marks = FileCheckpoints(tmp_path / "marks", root)
+    marks.record("t1", 1, root / "src" / "a.py", "src/a.py", b"before" if existed else None,
+                 b"after")
+    (root / "lib" / "a.py").write_bytes(b"after")
+    os.symlink("../lib/a.py", root / "src" / "a.py")
+    result = marks.undo_last_turn()
+    assert result.kept == [("src/a.py", "replaced by a link since the agent wrote it")]
+    assert (result.restored, result.removed) == ([], [])
+    assert os.readlink(root / "src" / "a.py") == "../lib/a.py"
+    assert (root / "lib" / "a.py").read_bytes() == b"after"

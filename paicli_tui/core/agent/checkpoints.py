@@ -124,6 +124,9 @@ class FileCheckpoints:
         if real != str(self.root) and not real.startswith(str(self.root) + os.sep):
             result.kept.append((label, "its folder now leads outside the project"))
             return
+        if path.is_symlink():  # the agent writes the real file: a link is someone's since
+            result.kept.append((label, "replaced by a link since the agent wrote it"))
+            return
         try:
             now, whole = read_regular(path, MAX_KEPT_BYTES + 1)
         except FileNotFoundError:
