@@ -50,7 +50,9 @@ async def test_memory_wiring(settings, project_dir) -> None:
                                        approve=approve_all)
     first = await drain(session.run_turn("first task"))
     await session.wait_background()
-    assert [n.ids for n in session.take_notices()] == [("m1",)]  # the first turn's extraction
+    # the first turn's extraction, and (curl read the network) that extraction stops now
+    assert [(n.action, n.ids) for n in session.take_notices()] == [("paused", ()),
+                                                                    ("extracted", ("m1",))]
     events = await drain(session.run_turn("second task"))
     await session.wait_background()
     system = session.history[0].content
@@ -65,7 +67,8 @@ async def test_memory_wiring(settings, project_dir) -> None:
     assert not any(isinstance(e, MemoryNotice) for e in first + events)
     assert [m.content for m in client.requests[2][:len(client.requests[1])]] == \
         [m.content for m in client.requests[1]]
-    assert [n.ids for n in session.take_notices()] == [("m1",)]  # the second turn's
+    # the second turn's (the fake service extracts whatever the guard says); paused is said once
+    assert [n.ids for n in session.take_notices()] == [("m1",)]
     assert session.take_notices() == []  # taken once
 
 
@@ -95,4 +98,39 @@ async def test_fact_extraction_after_a_turn_or_plan_follows_the_setting(
     await session.wait_background()
     assert memory.after == after
     assert [n.ids for n in session.take_notices()] == notices
+    await session.aclose()
+
+
+@pytest.mark.parametrize(("external", "said"), [(False, 0), (True, 1)])
+async def test_automatic_memory_pausing_is_said_once_and_again_after_clear(
+        settings, project_dir, external: bool, said: int) -> None:
+    """After web content (or MCP, curl …) automatic extraction stops for the session
+    (behaviour §16). It stopped without a word: facts the person wrote were simply no longer
+    remembered. It is said once per mark, naming what brought the content; /clear drops the
+    mark, and a new mark is said again."""
+    session = await AgentSession.start(settings, project_dir, client=ScriptedClient([]),
+                                       memory=FakeMemory())
+
+    def mark() -> None:
+        if external:
+            session.state.external_content_used = True
+            session.state.external_sources.append("web_fetch: https://example.com/guide")
+
+    def paused() -> list[str]:
+        return [n.detail for n in session.take_notices() if n.action == "paused"]
+
+    mark()
+    for _ in range(2):
+        session.extract_facts_later("We format code with black")
+        await session.wait_background()
+    notes = paused()
+    assert len(notes) == said
+    if said:
+        assert notes[0].startswith("Automatic memory is paused for this session: it read "
+                                   "content from outside (web_fetch: https://example.com/guide)")
+    session.clear_history()
+    mark()
+    session.extract_facts_later("We format code with black")
+    await session.wait_background()
+    assert len(paused()) == said
     await session.aclose()

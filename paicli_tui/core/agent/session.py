@@ -116,6 +116,8 @@ class AgentSession:
                 for tool in service.tools():
                     self.tools.add(tool)
         self.pending_notices: list[AgentEvent] = []
+        self._said_paused = False
+        """The notice that automatic extraction stopped (outside content) was given."""
         self.pending_notes: list[str] = []
         """What the program did at the person's word between turns (/undo), for the model
         with their next message."""
@@ -337,6 +339,7 @@ class AgentSession:
             self.state.external_content_used = False
             self.state.external_sources.clear()
             self.ledger.clear_external_mark()
+            self._said_paused = False
 
     def switch_model(self, client: ChatClient) -> None:
         """Use another model from the next request on; thresholds follow its window.
@@ -527,7 +530,20 @@ class AgentSession:
         ``auto_extract`` is on and there is a memory service); what it saves comes back as a
         notice (:meth:`take_notices`)."""
         if self.settings.auto_extract and self.memory is not None:
+            self._say_extraction_paused()
             self.start_background(self._extract_facts(user_input))
+
+    def _say_extraction_paused(self) -> None:
+        """Once the session read outside content, automatic extraction stops (behaviour §16):
+        say so once, or facts the person wrote ("We format with black") were quietly not
+        remembered, when every earlier turn's had been."""
+        if not self.state.external_content_used or self._said_paused:
+            return
+        self._said_paused = True
+        sources = ", ".join(self.state.external_sources[:2]) or "a tool's result"
+        self.note_memory("paused", "Automatic memory is paused for this session: it read "
+                         f"content from outside ({sources}). Ask in words to remember "
+                         "something (\"remember …\"), or /clear to start afresh.")
 
     async def _extract_facts(self, user_input: str) -> None:
         memory = self.memory
