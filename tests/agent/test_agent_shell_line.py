@@ -91,6 +91,25 @@ async def test_a_command_that_may_reach_the_network_marks_outside_content(
     await session.aclose()
 
 
+async def test_a_key_typed_in_a_command_is_not_kept_as_its_source(paicli_home,
+                                                                   project_dir) -> None:
+    """The person checks their key with curl: the command marks outside content, and what
+    a memory saved now would name as its source holds the key masked."""
+    from paicli_tui.core.memory.guard import external_tags
+    from paicli_tui.core.memory.service import LocalMemoryService
+
+    settings = load_settings({}, {"PAICLI_HOME": str(paicli_home), "DEEPSEEK_API_KEY": KEY})
+    session = await AgentSession.start(
+        settings, project_dir, client=ScriptedClient([]),
+        memory=LocalMemoryService(settings, project_dir, use_vectors=False))
+    await drain(session.run_shell_line(
+        f'curl -s -m 1 -H "Authorization: Bearer {KEY}" http://127.0.0.1:9/ || true'))
+    tags = external_tags(session.state)
+    assert tags["external_context"] == "true"
+    assert KEY not in tags["external_sources"] and "Bearer ****" in tags["external_sources"]
+    await session.aclose()
+
+
 def test_a_summary_reads_a_commands_output_as_data() -> None:
     from paicli_tui.core.agent.prompt import user_turn
     from paicli_tui.core.agent.shell_notes import ShellNote

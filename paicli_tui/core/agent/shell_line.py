@@ -75,7 +75,8 @@ async def run_shell_line(session: AgentSession, command: str) -> AsyncIterator[A
     if verdict.external:
         session.state.external_content_used = True
     if session.memory is not None:  # what brought outside content in, for saved memories
-        session.memory.note_tool_result("execute_command", {"command": command},
+        # masked: the label goes into the metadata of memories saved from now on
+        session.memory.note_tool_result("execute_command", {"command": shown_command},
                                         ToolOutput(text, external=verdict.external),
                                         session.state)
     pending = session.pending_shell
