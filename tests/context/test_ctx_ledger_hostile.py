@@ -240,3 +240,25 @@ def test_odd_field_types_never_reach_sessions_json(paicli_home: Path, project_di
     assert restored.title is None and restored.project is None
     with pytest.raises(LedgerError, match="valid session id"):
         SessionLedger.open(home, "bad name")
+
+
+def test_a_ledger_ending_in_a_gigabyte_without_a_line_break_is_listed(
+        paicli_home: Path, project_dir: Path) -> None:
+    """A crash can leave a file's end full of zeros (no line break in it). The listing
+    carried the unfinished line whole and copied it again with every block read: a gigabyte
+    ran a process with a gigabyte of memory out of it (and took minutes before that), and
+    `paicli-tui sessions` listed nothing. Only a line's head is kept now."""
+    home = HomePaths(paicli_home)
+    session = _session(home, project_dir)
+    path = home.history_raw_dir / f"{session}.jsonl"
+    with path.open("ab") as handle:
+        handle.truncate(path.stat().st_size + (1 << 30))  # sparse: costs no disk
+    limit = 1 << 30
+    listed = subprocess.run(
+        [sys.executable, "-c",
+         f"import resource, sys; resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}));"
+         "from paicli_tui.cli import main; sys.exit(main(['sessions', '--all', '--json']))"],
+        env=_env(paicli_home), capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    [row] = json.loads(listed.stdout)["sessions"]
+    assert row["session"] == session and row["message_count"] == 2

@@ -352,7 +352,10 @@ def summarise(handle: BinaryIO) -> LedgerSummary:
     carry = b""
     while block := handle.read(1 << 20):
         lines = (carry + block).split(b"\n")
-        carry = lines.pop()
+        # a line is only looked at by its head (a title line is short): a line without end
+        # (a file a crash left full of zeros) was carried whole and copied again with every
+        # block, a gigabyte of it more than the memory a listing of sessions has
+        carry = lines.pop()[:MAX_CARRIED]
         for line in lines:
             count, title = _tally(line, count, title)
     if carry.rstrip().endswith(b"}"):  # a last line without its newline, but complete
@@ -360,6 +363,8 @@ def summarise(handle: BinaryIO) -> LedgerSummary:
     return LedgerSummary(head, count, title)
 
 
+MAX_CARRIED = 1 << 20
+"""Bytes of an unfinished line kept while the next block is read (see :func:`summarise`)."""
 _MESSAGE_HEAD = re.compile(rb'"type"\s*:\s*"message"')
 _TITLE_HEAD = re.compile(rb'"kind"\s*:\s*"title"')
 
