@@ -96,6 +96,14 @@ def test_a_name_ending_in_punctuation_is_attached_whole(tmp_path: Path, text: st
     assert [f.label for f in found.files] == attached and found.refused == []
 
 
+@pytest.mark.parametrize("word", ["@" + "a" * 300, "@" + "a/" * 3_000, "@src/" + "b" * 256])
+def test_a_word_too_long_for_a_file_name_stays_a_word(tmp_path: Path, word: str) -> None:
+    """A pasted token after an @ is longer than a file name may be: the file system says
+    so (ENAMETOOLONG), and the word names no file; the message still goes out."""
+    found = attach_mentions(f"see {word} and @src/app.py", _project(tmp_path), _keep)
+    assert [f.label for f in found.files] == ["src/app.py"] and found.refused == []
+
+
 def test_what_cannot_be_attached_is_named_with_the_reason(tmp_path: Path) -> None:
     root = _project(tmp_path)
     (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")

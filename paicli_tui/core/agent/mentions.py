@@ -110,15 +110,18 @@ def attach_mentions(text: str, root: Path, redact: Callable[[str], str], *,
     result = Attachments()
     parts: list[str] = []
     left = min(budget_chars, MAX_TOTAL_CHARS)
-    for whole, path in _mention_words(text):
-        typed = _file_named(root, whole, path)
+    for whole, bare in _mention_words(text):
+        typed = _file_named(root, whole, bare)
         try:
             path = resolve_in_project(root, typed)
+            named = path.exists()
         except ToolArgumentError:
             if _exists_outside(root, typed):  # a real file the model may not see
                 result.refused.append((typed, "outside the project"))
             continue
-        if not path.exists():
+        except OSError:  # longer than any file name can be (a pasted token): a word
+            continue
+        if not named:
             continue  # not a file name: @Override, @alice
         label = relative_label(root, path)
         if len(result.files) >= MAX_FILES:
