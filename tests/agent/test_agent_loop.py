@@ -87,6 +87,9 @@ async def test_command_output_offloaded(settings, project_dir) -> None:
     finished = next(e for e in events if isinstance(e, ToolCallFinished))
     assert finished.offload_path and (project_dir / finished.offload_path).is_file()
     assert len(session.history[3].content) < 10_000
+    # the size shown on the call's block is the output's, not the notice's (it read
+    # "9.2k chars · offloaded" for 20,000 characters)
+    assert finished.chars >= 20_000
     assert (project_dir / ".paicli/tool-outputs/.gitignore").read_text() == "*\n"
 
 

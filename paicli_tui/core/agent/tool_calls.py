@@ -147,9 +147,13 @@ async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: Run
             session.append(result.message)
             if result.offload is not None:  # not a change of the view: no ledger record
                 yield compaction_event(result.offload)
+            # an offloaded output's size is its own, not its notice's (a 80k-character page
+            # read "3.2k chars · offloaded")
+            chars = len(item.output.content) if result.offload is not None \
+                else len(result.message.content)
             yield ToolCallFinished(
                 call_id=call.id, name=call.name, status=result.message.meta["status"],
-                preview=_preview(result.shown), chars=len(result.message.content),
+                preview=_preview(result.shown), chars=chars,
                 offload_path=result.message.meta.get("offload_path"),
                 permission=item.permission)
             if guard.observe(call):
