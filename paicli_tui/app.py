@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -47,6 +48,8 @@ class PaicliApp(App[int]):
         self.resume = resume
         self.resume_hint = ""
         """Printed after the screen is gone: how to come back to this conversation."""
+        self._quit_hint_at: float | None = None
+        """When Ctrl+C last gave the quit hint (:meth:`action_help_quit`)."""
         self.theme = "textual-light" if settings.theme == "light" else "textual-dark"
         self.sub_title = project_root.name
         self.index_job = IndexJob(self)
@@ -63,15 +66,28 @@ class PaicliApp(App[int]):
         read as console markup ("arr[/i]" in a memory crashed the screen)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    QUIT_AGAIN_S = 3.0
+    """A second Ctrl+C on an empty input within this many seconds of the hint quits."""
+    clock = staticmethod(time.monotonic)
+
     def action_help_quit(self) -> None:
         """Ctrl+C on an empty input: how to quit, in words (Textual's own hint is console
-        markup, which :meth:`notify` shows as typed: "Press [b]ctrl+q[/b] …"). The app's own
-        keys: a dialog's active keys leave them out."""
+        markup, which :meth:`notify` shows as typed: "Press [b]ctrl+q[/b] …"); pressed again
+        at once, it quits, as Ctrl+C twice does in Claude Code and Codex (people pressed it
+        again and again and only got the hint again). The app's own keys: a dialog's active
+        keys leave them out."""
+        now = self.clock()
+        if self._quit_hint_at is not None and now - self._quit_hint_at <= self.QUIT_AGAIN_S:
+            self._quit_hint_at = None
+            self.run_worker(self.action_quit(), exclusive=True, group="quit")
+            return
+        self._quit_hint_at = now
         for key, bindings in self._bindings.key_to_bindings.items():
             if any(b.action in ("quit", "app.quit") for b in bindings):
                 shown = "+".join(part.capitalize() if len(part) > 1 else part.upper()
                                  for part in key.split("+"))
-                self.notify(f"Press {shown} to quit.", title="Do you want to quit?")
+                self.notify(f"Press Ctrl+C again or {shown} to quit.",
+                            title="Do you want to quit?", timeout=self.QUIT_AGAIN_S)
                 return
 
     def action_dialog_ctrl_c(self) -> None:

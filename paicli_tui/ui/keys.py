@@ -14,7 +14,8 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("Esc", "cancel the running turn and return to the input; close the menu, a panel or "
             "a dialog"),
     ("Ctrl+C", "copy the selection; else stop the running turn (in a question the turn "
-               "asks, such as an approval: answer no and stop it); else clear the input"),
+               "asks, such as an approval: answer no and stop it); else clear the input; "
+               "on an empty input, twice quits"),
     ("Ctrl+W / Ctrl+U", "delete the word before the cursor / to the start of the line"),
     ("Ctrl+A / Ctrl+E / Ctrl+K", "start / end of the line / delete to its end (the whole "
                                  "line where it wraps; Home / End: the row shown)"),

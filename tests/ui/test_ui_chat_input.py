@@ -758,8 +758,31 @@ async def test_the_quit_hint_names_the_key_in_plain_words(settings, project_dir)
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: bool(app._notifications))
         hint = list(app._notifications)[-1]
-        assert hint.message == "Press Ctrl+Q to quit.", hint.message
+        assert hint.message == "Press Ctrl+C again or Ctrl+Q to quit.", hint.message
         assert "[" not in hint.title
+
+
+@pytest.mark.parametrize(("seconds_between", "quits"), [(0.5, True), (3.0, True),
+                                                         (3.5, False), (60.0, False)])
+async def test_ctrl_c_twice_on_an_empty_input_quits(settings, project_dir, seconds_between,
+                                                    quits) -> None:
+    """Ctrl+C twice quits in Claude Code and Codex; here the second press only showed the
+    hint again, and people pressed it again and again. A second Ctrl+C within 3 seconds of
+    the hint now quits; later, it is the hint again."""
+    now = [100.0]
+    app = make_app(settings, project_dir, held_turn_session())
+    app.clock = lambda: now[0]
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: bool(app._notifications))
+        now[0] += seconds_between
+        await pilot.press("ctrl+c")
+        if quits:
+            await wait_until(pilot, lambda: app._exit)
+        else:
+            await wait_until(pilot, lambda: len(app._notifications) == 2)
+            assert not app._exit
 
 
 @pytest.mark.parametrize("highlighted,hint", [

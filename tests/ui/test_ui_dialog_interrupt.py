@@ -119,4 +119,4 @@ async def test_ctrl_c_in_a_dialog_the_person_opened_keeps_the_quit_hint(settings
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: bool(app._notifications))
         assert isinstance(app.screen, HelpScreen)
-        assert any("Press Ctrl+Q to quit." in n.message for n in app._notifications)
+        assert any("Press Ctrl+C again or Ctrl+Q to quit." in n.message for n in app._notifications)
