@@ -61,13 +61,26 @@ def parse_slash(text: str) -> tuple[str, str] | None:
     head, _, rest = stripped.partition(" ")
     if len(head) < 2 or "/" in head[1:]:  # "/usr/bin/python3 crashes": a path, a message
         return None
-    return head.lower(), rest.strip()
+    name = head.lower()
+    return ALIASES.get(name, name), rest.strip()
+
+
+ALIASES = {"/exit": "/quit"}
+"""Names that run one of ours: Claude Code and Codex quit with /exit."""
+
+ELSEWHERE = {"/cost": "/context", "/usage": "/context", "/status": "/context",
+             "/rewind": "/undo", "/new": "/clear"}
+"""Other agents' commands (Claude Code, Codex) and ours that does that job: the spelling
+guess answered /exit with /context, /rewind with /index and /usage with /save."""
 
 
 def closest_command(name: str) -> str | None:
-    """The command a mistyped name most likely meant (``/hlep`` → ``/help``), if any."""
+    """The command a mistyped name most likely meant (``/hlep`` → ``/help``), or ours for
+    another agent's (``/cost`` → ``/context``), if any."""
     import difflib
 
+    if name in ELSEWHERE:
+        return ELSEWHERE[name]
     found = difflib.get_close_matches(name, list(BY_NAME), n=1, cutoff=0.6)
     return found[0] if found else None
 

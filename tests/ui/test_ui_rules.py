@@ -17,7 +17,7 @@ from paicli_tui.ui.format import (
     token_change,
     zone_for,
 )
-from paicli_tui.ui.slash import SLASH_COMMANDS, completions, parse_slash
+from paicli_tui.ui.slash import SLASH_COMMANDS, closest_command, completions, parse_slash
 
 # behaviour §2 at 128k: clearing 57,000, compaction 95,000; near = 90% of clearing = 51,300
 ZONES = [
@@ -79,9 +79,22 @@ def test_markers_stay_inside_the_bar(value: int, window: int, width: int) -> Non
     # a message that starts with a path is a message (found in tmux: it was refused)
     ("/usr/bin/python3 crashes on start, why?", None), ("/tmp/build.log is huge", None),
     ("/etc/", None), ("/memory search src/main", ("/memory", "search src/main")),
+    # Claude Code's and Codex's way to quit is ours too
+    ("/exit", ("/quit", "")), ("/EXIT", ("/quit", "")),
 ])
 def test_parse_slash(line: str, parsed: tuple[str, str] | None) -> None:
     assert parse_slash(line) == parsed
+
+
+@pytest.mark.parametrize(("typed", "guess"), [
+    ("/hlep", "/help"), ("/contxt", "/context"), ("/weather", None),
+    # another agent's command gets ours for the job, not a look-alike spelling: /cost was
+    # answered with /context by chance, /rewind with /index and /usage with /save
+    ("/cost", "/context"), ("/usage", "/context"), ("/status", "/context"),
+    ("/rewind", "/undo"), ("/new", "/clear"),
+])
+def test_closest_command(typed: str, guess: str | None) -> None:
+    assert closest_command(typed) == guess
 
 
 @pytest.mark.parametrize(("prefix", "names"), [
