@@ -72,6 +72,19 @@ def _no_child_process_left_running() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _learned_secrets_forgotten_after_each_test() -> Iterator[None]:
+    """A credential fetched at run time is masked for the rest of the process (the object
+    store tests fetch some): a later test's streamed reply was held back at a tail that
+    could begin one, and its text came in two pieces instead of one."""
+    from paicli_tui.core.llm import redact
+
+    before = dict(redact._learned)
+    yield
+    redact._learned.clear()
+    redact._learned.update(before)
+
+
+@pytest.fixture(autouse=True)
 def _log_file_closed_after_each_test() -> Iterator[None]:
     """cli.main starts the log file; a later test must not write into this test's home."""
     yield
