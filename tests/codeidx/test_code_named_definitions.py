@@ -29,6 +29,11 @@ ALL = frozenset(("class", "function", "method"))
     ("函数 parse_args", ("parse_args",), {"function", "method"}),
     ("方法 update", ("update",), {"method"}),
     ("class Foo Bar", ("Foo", "Bar"), {"class"}),
+    # a name in any script, as Java, Go, TypeScript and Python allow
+    ("class 订单", ("订单",), {"class"}),
+    ("订单.结算()", ("订单.结算",), ALL),
+    ("方法 计算总价", ("计算总价",), {"method"}),
+    ("$Proxy", ("$Proxy",), ALL),
     # questions in words, and phrases: ranked as before
     ("retry policy", None, None),
     ("class Foo Bar Baz", None, None),
@@ -36,6 +41,8 @@ ALL = frozenset(("class", "function", "method"))
     ("Progress 怎么刷新", None, None),
     ("class", None, None),
     ("foo-bar", None, None),
+    ("1st", None, None),
+    ("订单 怎么结算", None, None),
     ("a.b'; DROP TABLE chunks", None, None),
 ])
 def test_which_queries_name_code(query, names, kinds) -> None:
@@ -122,3 +129,16 @@ def test_at_most_ten_definitions_go_first(settings, tmp_path: Path) -> None:
     hits = _first(settings, root, "run", k=30)
     assert [rank for _, _, rank in hits[:NAMED_FIRST_MAX]] == list(range(1, NAMED_FIRST_MAX + 1))
     assert all(rank is None for _, _, rank in hits[NAMED_FIRST_MAX:])
+
+
+def test_a_name_in_chinese_is_looked_up(settings, tmp_path: Path) -> None:
+    """``class 订单`` in Java: its definition first, as for a Latin name (it was read as
+    words, and the name's own class came nowhere)."""
+    root = tmp_path / "shop"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "Shop.java").write_text(
+        "class 订单 {\n    int 结算() { return 1; }\n}\n\n"
+        "class Order {\n    int total() { return 2; }\n}\n", encoding="utf-8")
+    CodeIndexer(settings, root, HashEmbedder()).update()
+    assert _first(settings, root, "class 订单")[0] == ("class", "订单", 1)
+    assert _first(settings, root, "订单.结算")[0] == ("method", "订单.结算", 1)

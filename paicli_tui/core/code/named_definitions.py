@@ -21,7 +21,10 @@ NAMED_FIRST_MAX = 10
 MAX_NAMES = 2
 """A query naming more identifiers than this is read as words (``foo bar baz qux``)."""
 
-_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?")
+# A name may start with any letter, not only a Latin one: Java, Go, TypeScript and Python
+# take ``class 订单`` or ``func 结算()``, and such a name was read as words and not looked up.
+_PART = r"(?:[^\W\d]|\$)[\w$]*"
+_IDENTIFIER = re.compile(rf"{_PART}(?:\.{_PART})*(?:\(\))?")
 _TYPE_WORDS = {"class", "interface", "struct", "type", "enum", "record", "trait", "类",
                "接口", "结构体", "枚举"}
 _FUNCTION_WORDS = {"def", "function", "func", "fn", "函数"}
