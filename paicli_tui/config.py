@@ -305,6 +305,16 @@ def url_secrets(url: str | None) -> list[Secret]:
     return [Secret(value) for value in dict.fromkeys(found) if len(value) >= MIN_URL_SECRET]
 
 
+_ENV_SECRET_WORDS = frozenset({"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PWD",
+                               "PASS", "AUTH", "CREDENTIAL", "CREDENTIALS", "PAT"})
+"""Words of an environment variable's name (split at ``_`` and ``-``) that make its value a
+secret: ``GITHUB_PERSONAL_ACCESS_TOKEN``, ``OPENAI_API_KEY``, ``DB_PASSWORD``; a word only
+containing one (``AUTHOR``, ``KEYBOARD_LAYOUT``) does not, or its value would be masked in
+every tool result."""
+MIN_ENV_SECRET = 8
+"""Shorter values are not masked (``PAT=yes`` would mangle every text)."""
+
+
 def mcp_env_secrets(servers: Mapping[str, Any]) -> list[Secret]:
     """The values config.toml gives MCP servers in ``env`` under a name like a secret's
     (``GITHUB_TOKEN``, ``API_KEY``, ``DB_PASSWORD``): a server quoting its token in an
@@ -315,8 +325,9 @@ def mcp_env_secrets(servers: Mapping[str, Any]) -> list[Secret]:
         env = table.get("env") if isinstance(table, Mapping) else None
         if isinstance(env, Mapping):
             found += [value for name, value in env.items() if isinstance(value, str)
-                      and isinstance(name, str) and _URL_SECRET_NAMES.search(name)]
-    return [Secret(value) for value in dict.fromkeys(found) if len(value) >= MIN_URL_SECRET]
+                      and isinstance(name, str)
+                      and _ENV_SECRET_WORDS & set(re.split(r"[_\-]", name.upper()))]
+    return [Secret(value) for value in dict.fromkeys(found) if len(value) >= MIN_ENV_SECRET]
 
 
 _ENV_FIELDS = {

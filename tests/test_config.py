@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,22 @@ def test_keep_setting_leaves_a_broken_file_alone(tmp_path) -> None:
     assert path.read_text(encoding="utf-8") == "theme = [unclosed\n"
     # no temporary file left; the write's lock file stays (see file_locks)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml", "config.toml.lock"]
+
+
+@pytest.mark.parametrize(("name", "value", "masked"), [
+    ("GITHUB_TOKEN", "ghp_0123456789abcdef", True),
+    ("OPENAI_API_KEY", "sk-0123456789abcdef", True),
+    ("DB_PASSWORD", "correct-horse-battery", True),
+    ("GITLAB_PAT", "glpat-0123456789", True),
+    ("x-auth-header", "Bearer abcdefgh12", True),
+    ("AUTHOR", "Jane Developer", False),        # holds "auth", is no secret
+    ("KEYBOARD_LAYOUT", "us-international", False),
+    ("DESIGN_SYSTEM", "material-three", False),
+    ("LOG_LEVEL", "verbose-debugging", False),
+    ("API_KEY", "short", False),                # under 8 characters: not masked
+])
+def test_mcp_env_values_named_like_a_secret_are_secrets(tmp_path: Path, name: str, value: str,
+                                                        masked: bool) -> None:
+    s = load_settings({}, _home(tmp_path))
+    s = dataclasses.replace(s, mcp_servers={"demo": {"command": "x", "env": {name: value}}})
+    assert (value in [secret.reveal() for secret in s.secrets()]) is masked

@@ -143,13 +143,16 @@ async def test_a_token_config_gives_a_server_is_masked_in_its_answers(settings,
     not named like a secret (LOG_LEVEL) are not touched."""
     token = "ghp_demo0123456789abcdefTOKEN"
     table = server_table(allowed_tools=["env_value"],
-                         env={"GITHUB_TOKEN": token, "LOG_LEVEL": "verbose-debugging"})
+                         env={"GITHUB_TOKEN": token, "LOG_LEVEL": "verbose-debugging",
+                              "AUTHOR": "Jane Developer"})
     session, client, results = await run_calls(
         with_servers(settings, demo=table), project_dir,
         [("mcp__demo__env_value", {"name": "GITHUB_TOKEN"}),
-         ("mcp__demo__env_value", {"name": "LOG_LEVEL"})])
+         ("mcp__demo__env_value", {"name": "LOG_LEVEL"}),
+         ("mcp__demo__env_value", {"name": "AUTHOR"})])
     assert inner(results[0]) == "GITHUB_TOKEN=****"
     assert inner(results[1]) == "LOG_LEVEL=verbose-debugging"
+    assert inner(results[2]) == "AUTHOR=Jane Developer"  # a word holding "auth" is no secret
     sent = "".join(m.content for request in client.requests for m in request)
     assert token not in sent and token not in session.ledger.path.read_text()
     await session.aclose()
