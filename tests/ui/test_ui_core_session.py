@@ -424,6 +424,11 @@ async def test_the_welcome_line_keeps_the_memory_count_of_now(settings, project_
         browser.panel.operate("delete", browser.panel.rows[0].id)
         await wait_until(pilot, lambda: " · 0 memories · " in first_line())
         assert first_line().startswith(f"{project_dir.name} · scripted:scripted-1 · ")
+        # /save in the chat too (the line kept "0 memories" until the browser was opened)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, MemoryScreen))
+        await send(pilot, "/save Tests run with pytest -q")
+        await wait_until(pilot, lambda: " · 1 memory · " in first_line())
 
 
 async def test_a_bang_command_runs_now_and_its_output_goes_with_the_next_message(

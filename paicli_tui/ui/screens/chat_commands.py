@@ -336,6 +336,9 @@ class SlashCommandsMixin:
         decision, outcome = await save_asking(self.app, self.backend.memory(), text, scope,
                                               force, sensitive)
         self.notify(saved_message(decision, outcome, text, scope), title="memory")
+        inbox = getattr(self.app, "memory_inbox", None)
+        if inbox is not None:  # the welcome line's count follows (it kept the count before)
+            inbox.refresh()
 
     async def slash_skills(self: ChatScreen, rest: str) -> None:
         from ...core.skills import SkillCatalog
