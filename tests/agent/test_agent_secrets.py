@@ -39,3 +39,29 @@ async def test_tool_output_with_the_key_is_scrubbed(paicli_home, project_dir) ->
         assert secret not in session.ledger.path.read_text()
         for saved in (project_dir / ".paicli").rglob("*.txt"):
             assert secret not in saved.read_text()
+
+
+async def test_an_edit_beside_the_key_shows_it_masked_in_the_dialog(paicli_home,
+                                                                     project_dir) -> None:
+    """The diff an edit is approved on shows the lines around the change: a .env's key beside
+    the edited line was drawn in clear in the approval dialog (and any screenshot of it),
+    where every other view masks it. The file itself keeps it."""
+    from paicli_tui.core.agent.tools import EditFileTool
+    from paicli_tui.core.contracts.asks import ApprovalDecision
+    from paicli_tui.core.contracts.session_state import SessionState
+    from paicli_tui.core.contracts.tools import ToolContext
+
+    settings = load_settings({}, {"PAICLI_HOME": str(paicli_home), "DEEPSEEK_API_KEY": KEY})
+    (project_dir / ".env").write_text(f"DEBUG=0\nDEEPSEEK_API_KEY={KEY}\nPORT=80\n")
+    shown: list[str] = []
+
+    async def approve(request):
+        shown.append(request.detail)
+        return ApprovalDecision.ONCE
+
+    context = ToolContext(project_root=project_dir, settings=settings,
+                          session=SessionState("s1"), approve=approve)
+    await EditFileTool().run({"path": ".env", "old_string": "DEBUG=0", "new_string": "DEBUG=1"},
+                             context)
+    assert KEY not in shown[0] and " DEEPSEEK_API_KEY=****" in shown[0]
+    assert (project_dir / ".env").read_text() == f"DEBUG=1\nDEEPSEEK_API_KEY={KEY}\nPORT=80\n"

@@ -13,6 +13,7 @@ from typing import Any
 from ....regular_files import read_regular
 from ...contracts.asks import ApprovalRequest
 from ...contracts.tools import ToolContext, ToolOutput
+from ...llm.redact import redact_known
 from ...memory.rules import project_instruction_files
 from .approval import ask_approval, denied
 from .files import MAX_FILE_BYTES, read_text_file
@@ -124,7 +125,10 @@ async def _apply(context: ToolContext, tool: str, path: Path, label: str, before
     """Ask, then write ``after`` if the file still holds ``original`` (its bytes when
     ``before`` was read); the person may have changed it in their editor while the dialog
     was open, or another approved edit may have, and the write replaced their change."""
-    diff = unified_diff(label, before, after)
+    # the diff shows the file's own lines around the change: a .env's key beside an edited
+    # line was drawn in clear in the dialog (and any screenshot of it), where every other
+    # view masks configured keys; what is written is not touched
+    diff = redact_known(unified_diff(label, before, after), context.settings.secrets())
     # a file the rules include (@docs/conventions.md in CLAUDE.md) steers later sessions too;
     # looked up at write time (a handful of small files)
     included = await asyncio.to_thread(project_instruction_files, context.project_root)
