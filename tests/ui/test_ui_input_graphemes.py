@@ -10,7 +10,7 @@ from pilot_helpers import wait_until
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
-from paicli_tui.ui.widgets.graphemes import next_boundary, previous_boundary
+from paicli_tui.ui.widgets.graphemes import character_start, next_boundary, previous_boundary
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 
 FAMILY = "\U0001F468\u200d\U0001F469\u200d\U0001F467"   # 👨‍👩‍👧: three people, two joiners
@@ -39,6 +39,44 @@ def test_character_boundaries(line: str, stops: list[int]) -> None:
         backward.append(previous_boundary(line, backward[-1]))
     assert forward == stops
     assert backward == stops[::-1]
+
+
+@pytest.mark.parametrize(("line", "starts"), [
+    (f"x{FAMILY}y", [0, 1, 1, 1, 1, 1, 6, 7]),
+    (f"{FLAGS}", [0, 0, 2, 2, 4]),
+    (f"{THUMB}{ACCENT}", [0, 0, 2, 2, 4]),
+    ("中文", [0, 1, 2]),
+])
+def test_a_place_inside_a_character_is_its_start(line: str, starts: list[int]) -> None:
+    assert [character_start(line, column) for column in range(len(line) + 1)] == starts
+
+
+async def test_up_down_and_a_click_never_land_inside_a_joined_emoji(settings, project_dir):
+    """↓ from every column of the line above, ↑ from the line below, and a click on every
+    cell of the emoji: what is typed then goes before or after 👨‍👩‍👧, never into it (↓ from
+    column 3 put the cursor after 👨‍, and 'q' split the family in two)."""
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, session=FakeSession(), client=FakeClient()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        prompt = app.screen.query_one(PromptInput)
+        emoji_line = f"x{FAMILY}yz"
+        for key, text, row in (("down", f"abcdefghij\n{emoji_line}", 0),
+                               ("up", f"{emoji_line}\nabcdefghij", 1)):
+            for column in range(10):
+                prompt.load_text(text)
+                prompt.move_cursor((row, column))
+                await pilot.press(key, "q")
+                typed = prompt.document.get_line(1 - row)
+                assert FAMILY in typed and typed.replace("q", "", 1) == emoji_line, \
+                    (key, column, typed)
+        for x in range(8):
+            prompt.load_text(emoji_line)
+            region = prompt.content_region
+            await pilot.click(prompt, offset=(region.x - prompt.region.x + x,
+                                              region.y - prompt.region.y))
+            await pilot.press("q")
+            assert FAMILY in prompt.text, (x, prompt.text)
 
 
 async def test_arrows_and_deletes_take_a_joined_emoji_whole(settings, project_dir):

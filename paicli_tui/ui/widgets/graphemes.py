@@ -61,6 +61,13 @@ def previous_boundary(line: str, column: int) -> int:
     return start
 
 
+def character_start(line: str, column: int) -> int:
+    """``column`` when a character starts there, else where the character holding it
+    starts (a place inside a joined emoji is no place for the cursor)."""
+    start = previous_boundary(line, column)
+    return column if next_boundary(line, start) <= column else start
+
+
 def _regionals_before(line: str, column: int) -> int:
     count = 0
     while column - count - 1 >= 0 and _regional(line[column - count - 1]):

@@ -12,7 +12,7 @@ from textual.widgets import TextArea
 from textual.widgets.text_area import Location
 
 from ..slash import SlashCommand, completions
-from .graphemes import next_boundary, previous_boundary
+from .graphemes import character_start, next_boundary, previous_boundary
 from .line_keys import WHOLE_LINE_KEYS
 from .mention_words import MentionWord, ProjectFiles, mention_at, menu_entries
 from .typed_input import edit_now
@@ -204,6 +204,21 @@ class PromptInput(TextArea):
         if column >= len(line):
             return super().get_cursor_right_location()
         return row, next_boundary(line, column)
+
+    # ↑ / ↓ and a click go by screen cells and could land inside 👨‍👩‍👧 (its joiners take none):
+    # what was typed there next split it into 👨‍ and 👩‍👧
+    def get_cursor_up_location(self) -> Location:
+        return self._on_character(super().get_cursor_up_location())
+
+    def get_cursor_down_location(self) -> Location:
+        return self._on_character(super().get_cursor_down_location())
+
+    def get_target_document_location(self, event: events.MouseEvent) -> Location:
+        return self._on_character(super().get_target_document_location(event))
+
+    def _on_character(self, location: Location) -> Location:
+        row, column = location
+        return row, character_start(self.document.get_line(row), column)
 
     # every deleting action (Backspace, Delete, Ctrl+D, Ctrl+W, Alt+Backspace, Alt+D,
     # Alt+Delete) takes a paste token beside the cursor whole
