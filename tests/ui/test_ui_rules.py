@@ -105,6 +105,18 @@ def test_completions(prefix: str, names: list[str]) -> None:
     assert [c.name for c in completions(prefix)] == names
 
 
+@pytest.mark.parametrize(("name", "arguments", "status", "title"), [
+    ("read_file", '{"path": "a.py"}', "done", "✓ read_file path=a.py"),
+    # a call without arguments (an MCP tool's) read "✗ mcp__demo__broken  · failed"
+    ("mcp__demo__broken", "{}", "failed", "✗ mcp__demo__broken"),
+    ("mcp__demo__pid", "", "running", "… mcp__demo__pid"),
+])
+def test_call_title(name: str, arguments: str, status: str, title: str) -> None:
+    from paicli_tui.ui.widgets.tool_block import call_title
+
+    assert call_title(name, arguments, status) == title
+
+
 def test_short_args_and_truncation() -> None:
     assert short_args('{"path": "a.py", "offset": 10}') == "path=a.py offset=10"
     assert short_args("not json") == "not json"

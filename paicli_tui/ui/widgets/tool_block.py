@@ -43,7 +43,8 @@ def recorded_status(result: Message | None) -> str:
 
 def call_title(name: str, arguments: str, status: str) -> str:
     """``✓ read_file path=src/a.py``: the start of every call's title."""
-    return f"{STATUS_ICONS.get(status, '?')} {name} {short_args(arguments)}"
+    args = short_args(arguments)  # none ({}): no blank before the status's "·"
+    return f"{STATUS_ICONS.get(status, '?')} {name}" + (f" {args}" if args else "")
 
 
 class ToolBlock(ChatCollapsible):
