@@ -225,6 +225,23 @@ def test_typescript_and_go_chunks() -> None:
     assert go.chunks[1].doc == "Start starts it."
 
 
+def test_a_type_alias_is_a_definition() -> None:
+    """``type ID = string`` in Go and ``type Props = {…}`` in TypeScript are types as much as
+    a struct or an interface: they were in no chunk of their own, so searching for the name
+    never found where it is defined. A long alias keeps its head, as a class does."""
+    fields = "".join(f"  field{n}: string;\n" for n in range(100))
+    ts = chunk_file("web/props.ts", "/** What the view takes. */\nexport type Props = {\n"
+                    f"{fields}}};\ntype Id = string;\n")
+    assert [(c.kind, c.name, c.start_line, c.end_line) for c in ts.chunks] == [
+        ("class", "Props", 2, 14), ("class", "Id", 104, 104)]
+    assert ts.chunks[0].doc == "What the view takes." and len(ts.chunks[0].signature) <= 200
+    go = chunk_file("ids.go", "package ids\n\n// ID names a user.\ntype ID = string\n\n"
+                    "type (\n\tName = string\n\tUser struct{ id ID }\n)\n")
+    assert [(c.kind, c.name, c.start_line, c.end_line, c.doc) for c in go.chunks] == [
+        ("class", "ID", 4, 4, "ID names a user."), ("class", "Name", 7, 7, ""),
+        ("class", "User", 8, 8, "")]
+
+
 def test_data_tables_do_not_become_chunks() -> None:
     table = "WIDTHS = [\n" + "".join(f"    ({i}, {i + 5}, 2),\n" for i in range(400)) + "]\n"
     code = "def f(x):\n    return x\n"

@@ -31,7 +31,7 @@ TEXT_EXTENSIONS = frozenset({
 
 SPECIAL_NAMES = frozenset({"Dockerfile", "Makefile", "README", "pom.xml", "build.gradle"})
 
-CHUNKER_VERSION = "3"
+CHUNKER_VERSION = "4"
 """Bumped whenever the chunks a file gives change (their lines, the doc attached, their text):
 an index made by an older version reads every file again once (vectors of unchanged text
 are reused), instead of keeping old chunks until each file happens to change. 2: a Javadoc

@@ -78,7 +78,7 @@ def chunk_go(path: str, text: str) -> ChunkedFile:
     for node in tree.root_node.named_children:
         if node.type == "type_declaration":
             for spec in node.named_children:
-                if spec.type != "type_spec":
+                if spec.type not in ("type_spec", "type_alias"):  # type ID = string too
                     continue
                 name = text_of(spec.child_by_field_name("name"))
                 start = start_line(node if len(node.named_children) == 1 else spec)

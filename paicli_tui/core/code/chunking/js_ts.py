@@ -20,7 +20,10 @@ from .common import (
 from .ts_base import end_line, parse, preceding_comment, squash, start_line, text_of, walk
 
 CLASS_NODES = ("class_declaration", "abstract_class_declaration", "class",
-               "interface_declaration", "enum_declaration")
+               "interface_declaration", "enum_declaration", "type_alias_declaration")
+"""Declarations of a type (``type Props = {…}`` as much as ``interface Props``)."""
+ALIAS_SIGNATURE_CHARS = 200
+"""Characters of a type alias's text kept as its signature (the type may be long)."""
 FUNCTION_NODES = ("function_declaration", "generator_function_declaration")
 METHOD_NODES = ("method_definition", "method_signature", "abstract_method_signature")
 FUNCTION_VALUES = ("arrow_function", "function_expression", "function",
@@ -100,10 +103,14 @@ def _doc(outer: Any, lines: list[str]) -> str:
 def _class_chunk(path: str, lines: list[str], node: Any, outer: Any, name: str,
                  owner: str | None, context: str) -> Chunk:
     body = node.child_by_field_name("body")
-    head_end = start_line(body) if body is not None else end_line(node)
+    # a type alias has no body: its head is its first lines (a generated API type runs to
+    # thousands), as a Go type's is
+    head_end = start_line(body) if body is not None else start_line(node)
     end = min(end_line(node), head_end + CLASS_HEAD_LINES)
     head = node.text[: (body.start_byte if body is not None else node.end_byte) -
                      node.start_byte].decode("utf-8", "replace")
+    if body is None:
+        head = head[:ALIAS_SIGNATURE_CHARS]
     qualified = f"{owner}.{name}" if owner else name
     return Chunk(path=path, kind="class", name=qualified, start_line=start_line(node),
                  end_line=end, source=line_slice(lines, start_line(node), end),
