@@ -215,6 +215,10 @@ async def test_inspector_shows_ledger_history_and_restores_the_view(settings, pr
         assert since and session.history[-1].content == "finished"
         await pilot.press("r")
         await wait_for_screen(pilot, ConfirmModal)
+        many = "message" if len(since) == 1 else "messages"
+        assert app.screen.body == (f"The model will see the {len(expected)} messages from "
+                                   f"before it and the {len(since)} {many} since; the ledger "
+                                   "keeps both views.")
         await pilot.press("y")
         await pause(pilot)
         assert [m.id for m in session.history][:len(expected)] == [m.id for m in expected]

@@ -295,11 +295,11 @@ class ContextInspector(Screen[InspectorResult]):
             self.notify("No compaction to undo in this session.", severity="warning")
             return
         since = len(said_since(before, self.session.history))
-        later = f", then the {since} since it, " if since else " "
+        later = f" and the {since} message{'' if since == 1 else 's'} since" if since else ""
         if not await self.app.push_screen_wait(ConfirmModal(
                 "Restore the view before the last compaction?",
-                f"The {len(before)} messages it had{later}make the view; the ledger keeps "
-                "both.", yes="Restore")):
+                f"The model will see the {len(before)} messages from before it{later}; the "
+                "ledger keeps both views.", yes="Restore")):
             return
         self.session.replace_view(undone_view(before, self.session.history),
                                   "restore_before_compaction")
