@@ -344,6 +344,26 @@ async def test_model_switch_follows_the_window(settings, project_dir):
                                                  app.screen.query("ChatNotice")])
 
 
+async def test_model_switch_drops_a_summary_said_for_the_old_window(settings, project_dir):
+    """Found in tmux: on a 9,000-token window the gauge read "summary next"; after /model
+    to a 32k model it still read "summary next" at 15% of the window. The words said for the
+    old triggers go with them (the next request says again when a summary is near)."""
+    from paicli_tui.ui.messages import AgentEventPosted
+
+    session = FakeSession(script=[])
+    app, _ = make_app(settings, project_dir, session, FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        gauge = app.screen.query_one(ContextGauge)
+        app.screen.post_message(AgentEventPosted(ev.SummaryAhead(
+            tokens=5_196, compaction_trigger=5_625, hard_limit=9_000,
+            detail="The conversation is at 5,196 of 5,625 tokens.")))
+        await wait_until(pilot, lambda: gauge.state == "summary next")
+        await send(pilot, "/model glm:glm-4.6")
+        await wait_until(pilot, lambda: session.client.provider == "glm")
+        await wait_until(pilot, lambda: gauge.state == "")
+
+
 async def test_model_switch_within_the_provider_drops_a_window_given_for_another_model(
         settings, project_dir):
     """Started on glm-5.1 with --window 64000, `/model glm:glm-4.5` kept 64,000 for a model

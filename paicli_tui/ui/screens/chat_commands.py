@@ -71,6 +71,10 @@ class SlashCommandsMixin:
 
     def on_slash_commands_mixin_session_changed(self: ChatScreen) -> None:
         self.sub_title = self.title_line()
+        if self.gauge.state in ("summary next", "summary postponed"):
+            # said for the old model's triggers: at 15% of a larger window it still read
+            # "summary next"; the next request says again if a summary is near
+            self.gauge.show(state="")
         self.refresh_gauge()
 
     async def run_slash(self: ChatScreen, name: str, rest: str) -> None:
