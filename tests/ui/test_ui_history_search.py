@@ -54,6 +54,31 @@ async def test_ctrl_r_puts_an_earlier_prompt_in_the_input(settings, project_dir,
         assert prompt.text == "add a retry to the payment client"
 
 
+async def test_esc_and_a_letter_at_once_close_it_and_type_the_letter(settings, project_dir):
+    """Found in tmux: Esc and the first letter of a new prompt typed straight after it reach
+    the app as one Alt+letter (tmux joins them for 500 ms by default); the dialog stayed
+    open with the letter in its filter. It now closes, the input as it was plus the
+    letter."""
+    from test_ui_chat_input import terminal_keys
+
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, session=FakeSession(), client=FakeClient()))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        prompt = app.screen.query_one(PromptInput)
+        prompt.inputs = list(TYPED)
+        prompt.load_text("draft ")
+        prompt.move_cursor(prompt.document.end)
+        await pilot.press("ctrl+r")
+        await wait_for_screen(pilot, HistorySearch)
+        await pilot.press(*"tests")
+        assert [k.key for k in terminal_keys("\x1bn")] == ["alt+n"]
+        for key in terminal_keys("\x1bn", "o"):
+            app.post_message(key)
+        await wait_until(pilot, lambda: prompt.text == "draft no")
+        assert not isinstance(app.screen, HistorySearch) and prompt.has_focus
+
+
 @pytest.mark.parametrize(("text", "width", "shown"), [
     ("run the tests", 40, "run the tests"),
     ("line one\n\n  line two", 40, "line one ⏎ line two"),

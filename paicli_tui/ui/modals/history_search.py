@@ -4,6 +4,8 @@ input to edit or send."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -44,6 +46,30 @@ def one_line(text: str, width: int) -> Text:
     return shown
 
 
+class FilterInput(TypedInput):
+    """The filter. Esc and a letter typed straight after it reach it as one Alt+letter (the
+    terminal sends ESC + letter; tmux joins them for 500 ms by default), so Esc to close
+    the dialog and typing the next prompt at once left the dialog open, the letter in the
+    filter: that is Esc, then the letter for the chat's input (and so is every letter typed
+    before the dialog is gone)."""
+
+    escaped = False
+
+    async def _on_key(self, event: events.Key) -> None:
+        joined = event.key.startswith("alt+")
+        screen = self.screen
+        if (joined or self.escaped) and event.is_printable and event.character \
+                and isinstance(screen, HistorySearch):
+            event.stop()
+            event.prevent_default()
+            if not self.escaped:
+                self.escaped = True
+                screen.dismiss(None)
+            screen.type_after(event.character)  # at once: in its place among the keys
+            return
+        await super()._on_key(event)
+
+
 class HistorySearch(ModalScreen[str | None]):
     """Type to filter; ↑↓ choose; Enter puts the prompt in the input; Esc leaves it as it
     was."""
@@ -52,17 +78,20 @@ class HistorySearch(ModalScreen[str | None]):
                 Binding("down", "move(1)", show=False), Binding("up", "move(-1)", show=False),
                 Binding("ctrl+r", "move(1)", show=False)]
 
-    def __init__(self, inputs: list[str], typed: str = "") -> None:
+    def __init__(self, inputs: list[str], typed: str = "",
+                 type_after: Callable[[str], object] = lambda text: None) -> None:
         super().__init__(classes="dialog-screen")
         self.inputs = inputs
         self.typed = typed
         self.shown: list[str] = []
+        self.type_after = type_after
+        """Where what is typed straight after Esc goes (the chat's input)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker-dialog"):
             yield Label("Search what you typed before", classes="dialog-title")
-            yield TypedInput(self.typed, placeholder="words of an earlier prompt…",
-                             id="history-filter")
+            yield FilterInput(self.typed, placeholder="words of an earlier prompt…",
+                              id="history-filter")
             yield OptionList(id="history-options")
             yield Label("", id="history-empty", classes="dim")
             yield Label("↑↓ choose · Enter takes it · Esc cancels", classes="dim dialog-keys")

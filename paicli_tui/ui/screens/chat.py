@@ -567,7 +567,8 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         from ..modals.history_search import HistorySearch
 
         chosen = await self.app.push_screen_wait(
-            HistorySearch(self.prompt.inputs, self.prompt.text.strip()))
+            HistorySearch(self.prompt.inputs, self.prompt.text.strip(),
+                          type_after=self.prompt.insert))  # Esc and a letter at once
         if chosen is not None:
             self.prompt.put_back(chosen)
         self.prompt.focus()
