@@ -132,3 +132,24 @@ async def test_one_line_boxes_take_a_joined_emoji_whole() -> None:
         assert box.cursor_position == 6  # past the space, then the flag's two indicators
         await pilot.press("shift+left")  # selecting still goes by code point, as Textual does
         assert (box.selection.start, box.selection.end) == (6, 5)
+
+
+async def test_a_click_in_a_one_line_box_never_lands_inside_a_joined_emoji() -> None:
+    from textual.app import App, ComposeResult
+
+    from paicli_tui.ui.widgets.typed_input import TypedInput
+
+    class OneBox(App):
+        def compose(self) -> ComposeResult:
+            yield TypedInput(f"x{FAMILY}yz")
+
+    app = OneBox()
+    async with app.run_test(size=(60, 5)) as pilot:
+        box = app.query_one(TypedInput)
+        for x in range(8):
+            box.value = f"x{FAMILY}yz"
+            region = box.content_region
+            await pilot.click(box, offset=(region.x - box.region.x + x,
+                                           region.y - box.region.y))
+            await pilot.press("q")
+            assert FAMILY in box.value, (x, box.value)

@@ -13,7 +13,7 @@ from textual import events
 from textual.widget import Widget
 from textual.widgets import Input
 
-from .graphemes import next_boundary, previous_boundary
+from .graphemes import character_start, next_boundary, previous_boundary
 
 EDITING_KEYS = frozenset({
     "backspace", "delete", "ctrl+w", "ctrl+u", "ctrl+k", "alt+backspace", "ctrl+backspace",
@@ -76,6 +76,10 @@ class TypedInput(Input):
         else:
             self.delete(self.cursor_position,
                         next_boundary(self.value, self.cursor_position))
+
+    def _cell_offset_to_index(self, offset: int) -> int:
+        # a click: by cells, and the joiners of 👨‍👩‍👧 take none (as in the chat input)
+        return character_start(self.value, super()._cell_offset_to_index(offset))
 
     def _on_paste(self, event: events.Paste) -> None:
         """A paste of several lines is kept whole, its lines joined by spaces: Textual keeps
