@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import pytest
 from pilot_helpers import wait_until
+from textual.app import App, ComposeResult
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.ui.widgets.graphemes import character_start, next_boundary, previous_boundary
 from paicli_tui.ui.widgets.prompt_input import PromptInput
+from paicli_tui.ui.widgets.typed_input import TypedInput
 
 FAMILY = "\U0001F468\u200d\U0001F469\u200d\U0001F467"   # 👨‍👩‍👧: three people, two joiners
 THUMB = "\U0001F44D\U0001F3FD"                          # 👍🏽: a skin tone
@@ -106,17 +108,19 @@ async def test_arrows_and_deletes_take_a_joined_emoji_whole(settings, project_di
         assert prompt.cursor_location == (0, 0)
 
 
-async def test_one_line_boxes_take_a_joined_emoji_whole() -> None:
-    """The memory text, the filters, the code query: the same keys, the same steps."""
-    from textual.app import App, ComposeResult
-
-    from paicli_tui.ui.widgets.typed_input import TypedInput
+def one_box(value: str) -> App:
+    """An app holding a one-line box with ``value``."""
 
     class OneBox(App):
         def compose(self) -> ComposeResult:
-            yield TypedInput(f"hi {FAMILY} {FLAGS}")
+            yield TypedInput(value)
 
-    app = OneBox()
+    return OneBox()
+
+
+async def test_one_line_boxes_take_a_joined_emoji_whole() -> None:
+    """The memory text, the filters, the code query: the same keys, the same steps."""
+    app = one_box(f"hi {FAMILY} {FLAGS}")
     async with app.run_test(size=(60, 5)) as pilot:
         box = app.query_one(TypedInput)
         box.focus()
@@ -135,15 +139,7 @@ async def test_one_line_boxes_take_a_joined_emoji_whole() -> None:
 
 
 async def test_a_click_in_a_one_line_box_never_lands_inside_a_joined_emoji() -> None:
-    from textual.app import App, ComposeResult
-
-    from paicli_tui.ui.widgets.typed_input import TypedInput
-
-    class OneBox(App):
-        def compose(self) -> ComposeResult:
-            yield TypedInput(f"x{FAMILY}yz")
-
-    app = OneBox()
+    app = one_box(f"x{FAMILY}yz")
     async with app.run_test(size=(60, 5)) as pilot:
         box = app.query_one(TypedInput)
         for x in range(8):
