@@ -457,10 +457,12 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
 
     @on(PromptInput.ScrollChat)
     def scroll_chat(self, event: PromptInput.ScrollChat) -> None:
-        if event.pages < 0:
-            self.chat.scroll_page_up(animate=False)
-        else:
-            self.chat.scroll_page_down(animate=False)
+        # at once, from where the last press left the view: Textual's page scroll waits for
+        # the next refresh and starts from the position before it, so PgUp held down (or
+        # pressed fast in a long chat, where a refresh takes a while) moved one page for many
+        chat = self.chat
+        page = chat.scrollable_content_region.height
+        chat.scroll_to(y=chat.scroll_y + event.pages * page, animate=False, immediate=True)
 
     @on(PromptInput.QueueChanged)
     def show_queue(self, event: PromptInput.QueueChanged) -> None:
