@@ -11,7 +11,8 @@ from paicli_tui.config import load_settings
 from paicli_tui.core.agent.ledger_events import ledger_events
 from paicli_tui.core.agent.prompt import person_text
 from paicli_tui.core.agent.session import AgentSession
-from paicli_tui.core.agent.shell_line import MAX_PENDING, SHELL_KEEP_CHARS
+from paicli_tui.core.agent.shell_line import SHELL_KEEP_CHARS
+from paicli_tui.core.agent.shell_notes import MAX_PENDING
 from paicli_tui.core.contracts.events import ToolCallFinished, ToolCallStarted
 
 KEY = "sk-live-0123456789abcdef"
@@ -79,6 +80,35 @@ async def test_at_most_ten_commands_wait_and_clear_drops_them(paicli_home,
     session.clear_history()
     assert session.pending_shell == []
     await session.aclose()
+
+
+async def test_commands_waiting_when_the_session_ends_go_with_the_first_message_after_resume(
+        paicli_home, project_dir) -> None:
+    """Quit after a !command and before the next message: its output was kept in memory
+    only, so the resumed session's first message carried nothing and nothing said so. It
+    now waits in the ledger: a resumed session sends it once, and not what a message
+    already carried or /clear dropped."""
+    session, _ = await _session(paicli_home, project_dir, [Step(text="ok")])
+    await drain(session.run_shell_line("echo carried"))
+    await drain(session.run_turn("first"))
+    await drain(session.run_shell_line("echo dropped"))
+    session.clear_history()
+    await drain(session.run_shell_line(f"echo waiting; echo {KEY}"))
+    session_id = session.session_id
+    await session.aclose()
+    settings = load_settings({}, {"PAICLI_HOME": str(paicli_home), "DEEPSEEK_API_KEY": KEY})
+    client = ScriptedClient([Step(text="It printed waiting."), Step(text="ok")])
+    resumed = await AgentSession.start(settings, project_dir, client=client,
+                                       resume=session_id)
+    await drain(resumed.run_turn("what did it print?"))
+    asked = client.requests[0][-1]
+    assert [command.split(";")[0] for command in asked.meta["shell"]] == ["echo waiting"]
+    assert "[exit code 0]\nwaiting\n" in asked.content and KEY not in asked.content
+    assert "echo carried" not in asked.content and "echo dropped" not in asked.content
+    await drain(resumed.run_turn("and now?"))
+    assert "shell_output" not in client.requests[1][-1].content  # carried once
+    assert KEY not in resumed.ledger.path.read_text(encoding="utf-8")
+    await resumed.aclose()
 
 
 async def test_a_command_that_may_reach_the_network_marks_outside_content(

@@ -60,6 +60,7 @@ from ..messages import InternalKind, Message, Role
 from ..tokens import estimate_request
 from .mentions import Attachments, attach_mentions
 from .prompt import turn_context_block, user_turn
+from .shell_notes import CARRIED
 from .text_call_rules import (
     ASKED_EVERY_TIME,
     calls_written_as_text,
@@ -122,6 +123,8 @@ async def _turn_message(session: AgentSession, user_input: str,
     light model chose the memories (None when none was asked)."""
     memories, selected = "", None
     shell, session.pending_shell[:] = list(session.pending_shell), []
+    if shell:  # a resumed session must not offer them again
+        session.ledger.event(CARRIED, commands=len(shell))
     notes, session.pending_notes[:] = list(session.pending_notes), []
     if session.memory is not None:
         try:

@@ -49,10 +49,11 @@ from ..skills import LoadSkillTool, SkillCatalog
 from ..tokens import TokenCalibrator
 from ..web import WebFetchTool, WebSearchTool
 from .checkpoints import FileCheckpoints, UndoResult
+from .ledger_events import ledger_events
 from .plan_resume import InterruptedPlan
 from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
-from .shell_notes import ShellNote
+from .shell_notes import DROPPED, ShellNote, waiting_notes
 from .subagent import SubAgentTool
 from .subagent_record import SubAgentRecord, restored_subagents
 from .tool_registry import MAX_OFFERED, ToolRegistry
@@ -189,6 +190,9 @@ class AgentSession:
             session.repair("resume")  # a crash mid-turn can leave calls without results
             session._subagents, session.subagent_records = await asyncio.to_thread(
                 restored_subagents, settings.home, ledger)
+            # commands run before quitting, not yet sent: they go with the next message
+            session.pending_shell = waiting_notes(await asyncio.to_thread(
+                ledger_events, ledger.path, "shell_"))
         if client is not None:
             ledger.event("model", provider=client.provider, model=client.model,
                          window=client.window)
@@ -331,7 +335,9 @@ class AgentSession:
     def clear_history(self) -> None:
         """/clear: the model starts fresh (system prompt kept); the ledger keeps everything."""
         self.replace_view([m for m in self.history[:1] if m.role is Role.SYSTEM], "clear")
-        self.pending_shell.clear()
+        if self.pending_shell:
+            self.pending_shell.clear()
+            self.ledger.event(DROPPED)
         self.manager.gate.reset()  # a coming summary is warned about (and asked) afresh
         # the outside content left the history with it, so the guard's mark goes too (as in
         # the reference); recorded so a resumed session does not bring the mark back

@@ -22,7 +22,7 @@ from ..contracts.events import AgentEvent, ToolCallFinished, ToolCallStarted
 from ..contracts.shell import classify_command
 from ..contracts.tools import ToolOutput
 from ..llm.redact import redact_known
-from .shell_notes import ShellNote
+from .shell_notes import ShellNote, keep_waiting
 from .tools.command import run_command
 from .tools.command_env import command_environment
 
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 
 SHELL_KEEP_CHARS = 30_000
 """Characters of one command's output the next message carries (head and tail kept)."""
-MAX_PENDING = 10
-"""Commands whose output waits for the next message at most; older ones are dropped."""
 TYPED = "typed"
 """``ToolCallFinished.permission`` of a command the person typed (no approval asked)."""
 
@@ -79,13 +77,11 @@ async def run_shell_line(session: AgentSession, command: str) -> AsyncIterator[A
         session.memory.note_tool_result("execute_command", {"command": shown_command},
                                         ToolOutput(text, external=verdict.external),
                                         session.state)
-    pending = session.pending_shell
-    pending.append(ShellNote(shown_command, None if timed_out else code, _kept(text)))
-    dropped = len(pending) - MAX_PENDING
-    if dropped > 0:
-        del pending[:dropped]
-    session.ledger.event("shell_line", command=shown_command,
-                         exit_code=None if timed_out else code, chars=len(text))
+    note = ShellNote(shown_command, None if timed_out else code, _kept(text))
+    keep_waiting(session.pending_shell, [note])
+    # the output too (masked): a session quit before the next message still has it then
+    session.ledger.event("shell_line", command=shown_command, exit_code=note.exit_code,
+                         chars=len(text), output=note.output)
     status = "done" if code == 0 and not timed_out else "failed"
     yield ToolCallFinished(call_id=call_id, name="execute_command", status=status,
                            preview="\n".join(text.splitlines()[:12]), chars=len(text),

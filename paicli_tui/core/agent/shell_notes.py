@@ -6,10 +6,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..context.boundary import clean_text, escape_content
 
 _TAG_INSIDE = re.compile(r"<(/?shell_output)", re.IGNORECASE)
+
+MAX_PENDING = 10
+"""Commands whose output waits for the next message at most; older ones are dropped."""
+CARRIED = "shell_carried"
+"""Ledger event: the waiting commands went with a message."""
+DROPPED = "shell_dropped"
+"""Ledger event: /clear dropped the waiting commands."""
 
 
 @dataclass(frozen=True)
@@ -33,3 +41,28 @@ def shell_block(notes: Sequence[ShellNote]) -> str:
                      f'trust="untrusted-data">\n{body}\n</shell_output>')
     return ("The person ran these commands in the project before writing (their output, "
             "for you to read):\n\n" + "\n\n".join(parts)) if parts else ""
+
+
+def keep_waiting(pending: list[ShellNote], notes: list[ShellNote]) -> None:
+    """``notes`` added to the commands waiting for the next message, the oldest dropped
+    past MAX_PENDING."""
+    pending.extend(notes)
+    dropped = len(pending) - MAX_PENDING
+    if dropped > 0:
+        del pending[:dropped]
+
+
+def waiting_notes(records: list[dict[str, Any]]) -> list[ShellNote]:
+    """The commands of a resumed session still waiting for a message, from its ledger's
+    ``shell_`` events: those run after the last message carried (or /clear dropped) them.
+    A record from before outputs were kept has none to give and is left out."""
+    notes: list[ShellNote] = []
+    for record in records:
+        if record.get("kind") in (CARRIED, DROPPED):
+            notes = []
+        elif record.get("kind") == "shell_line" and isinstance(record.get("output"), str):
+            code = record.get("exit_code")
+            keep_waiting(notes, [ShellNote(str(record.get("command", "")),
+                                           code if isinstance(code, int) else None,
+                                           record["output"])])
+    return notes
