@@ -80,6 +80,20 @@ def offload_old_reasoning(messages: Sequence[Message], save: SaveOutput | None
         path=path)
 
 
+def _person_words_end(message: Message, threshold: int) -> int | None:
+    """Where the person's own words end in a user message that carries more after them
+    (attached files, command output), when what comes up to there is short enough to stay:
+    cut at the head instead, the turn's memories could fill it and leave their question
+    only in the file."""
+    words = message.meta.get("user_input") if message.role is Role.USER else None
+    if not isinstance(words, str) or not words.strip():
+        return None
+    at = message.content.find(words)
+    end = at + len(words)
+    # a quarter: with the notice (a quarter, a tenth and its lines) it stays below threshold
+    return end if at >= 0 and end <= threshold // 4 < len(message.content) - end else None
+
+
 def _shrunk(message: Message, threshold: int, tool_threshold: int, save: SaveOutput | None,
             names: dict[str, str]) -> tuple[Message, list[str]]:
     """``message`` with every part above ``threshold`` characters (a tool result: above
@@ -97,6 +111,12 @@ def _shrunk(message: Message, threshold: int, tool_threshold: int, save: SaveOut
             notice = offload_notice(f"output from {name}", inner, path, error,
                                     head=head, tail=tail)
             changes["content"] = wrap_tool_result(name, notice)
+        elif (words_end := _person_words_end(message, threshold)) is not None:
+            rest = content[words_end:]
+            path, error = _save(save, message.role.value, rest)
+            changes["content"] = content[:words_end] + "\n\n" + offload_notice(
+                "part of the user message after their words (files they attached, output "
+                "of their commands)", rest, path, error, head=head, tail=tail)
         else:
             subject = f"{message.role.value} message"
             path, error = _save(save, message.role.value, content)
