@@ -15,6 +15,7 @@ from agent_script import ScriptedClient, Step, drain
 from paicli_tui.config import load_settings
 from paicli_tui.core.agent.ledger_events import ledger_events
 from paicli_tui.core.agent.mentions import (
+    MAX_FILE_CHARS,
     MAX_FILE_LINES,
     MAX_FILES,
     attach_mentions,
@@ -155,6 +156,27 @@ def test_a_long_file_is_cut_with_how_to_read_the_rest(tmp_path: Path, lines: int
     if shown < lines:
         assert (f"lines 1-{shown} of {lines} attached (read_file path=big.txt "
                 f"offset={shown + 1} for the rest)") in found.block
+
+
+@pytest.mark.parametrize(("line_chars", "budget", "attached"), [
+    (480_000, 100_000, True),   # a minified bundle: refused in any window before
+    (45_000, 3_000, True),      # an 8k window
+    (5_000, 150, False),        # too little room to show any of it: named, as before
+])
+def test_a_file_of_one_long_line_shows_its_start(tmp_path: Path, line_chars: int,
+                                                 budget: int, attached: bool) -> None:
+    """A minified file (one line longer than a message may carry) was refused as 'no room
+    left in this message for another file', the only file of the message; its first line
+    now comes cut to the room, saying where and how long it is."""
+    root = _project(tmp_path)
+    (root / "app.min.js").write_text("var a=1;" * (line_chars // 8), encoding="utf-8")
+    found = attach_mentions("@app.min.js", root, _keep, budget_chars=budget)
+    assert bool(found.files) is attached
+    if attached:
+        assert f"… [line 1 cut here: {line_chars:,} characters in all]" in found.block
+        assert len(found.block) <= min(budget, MAX_FILE_CHARS) + 300  # its header, its tags
+    else:
+        assert [typed for typed, _ in found.refused] == ["app.min.js"]
 
 
 def test_at_most_ten_files(tmp_path: Path) -> None:

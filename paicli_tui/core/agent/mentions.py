@@ -36,6 +36,8 @@ MAX_FILE_LINES = MAX_PAGE_LINES
 MAX_FILE_CHARS = MAX_PAGE_CHARS
 MAX_TOTAL_CHARS = 100_000
 """All attachments of one message together (the turn may lower it: a small window)."""
+MIN_CUT_LINE_CHARS = 200
+"""A first line cut to the room left shows at least this much of it (else: no room)."""
 ATTACHED_OPEN = '<attached_file path="{path}" trust="untrusted-data">'
 ATTACHED_CLOSE = "</attached_file>"
 # the wrapper's own tags inside a file, any letter case: escaped, so it cannot be closed early
@@ -189,6 +191,11 @@ def _numbered(content: str, budget: int) -> tuple[str, int, int]:
     for number, line in enumerate(lines[:MAX_FILE_LINES], start=1):
         entry = f"{number:>6}\t{line[:MAX_FILE_CHARS]}"
         if size + len(entry) + 1 > limit:
+            if not out:  # a first line longer than the room (a minified file): its start
+                cut = f" … [line {number} cut here: {len(line):,} characters in all]"
+                room = limit - len(f"{number:>6}\t") - len(cut) - 1
+                if room >= MIN_CUT_LINE_CHARS:
+                    out.append(f"{number:>6}\t{line[:room]}{cut}")
             break
         out.append(entry)
         size += len(entry) + 1
