@@ -18,7 +18,7 @@ from paicli_tui.core.context.oversized import message_threshold, offload_oversiz
 QUESTION = "为什么 test_login 失败了？"
 MEMORIES = "<memories>\n" + "\n".join(
     f"- [project] rule {n}: we format with black and run the tests with pytest -q"
-    for n in range(24)) + "\n</memories>"
+    for n in range(24)) + f"\n- [project] asked before: {QUESTION}\n</memories>"
 
 
 def _message(memories: str, output_chars: int):
@@ -49,7 +49,8 @@ def test_the_persons_words_stay_in_view(window_trigger, memories, kept) -> None:
     assert (QUESTION in content) is kept
     if kept:  # the words whole, then what followed them in the file
         assert content.index(QUESTION) < content.index("[Large part of the user message")
-        assert saved == [message.content[message.content.index(QUESTION) + len(QUESTION):]]
+        words_end = message.content.index(f"\n\n{QUESTION}") + 2 + len(QUESTION)
+        assert saved == [message.content[words_end:]]  # not from a memory holding the words
     else:
         assert saved == [message.content]
     again, second = offload_oversized(out, save, threshold=threshold)

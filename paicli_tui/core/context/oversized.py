@@ -88,7 +88,9 @@ def _person_words_end(message: Message, threshold: int) -> int | None:
     words = message.meta.get("user_input") if message.role is Role.USER else None
     if not isinstance(words, str) or not words.strip():
         return None
-    at = message.content.find(words)
+    # after the turn's context and its blank line: a memory may hold the same words
+    at = message.content.find("\n\n" + words)
+    at = at + 2 if at >= 0 else (0 if message.content.startswith(words) else -1)
     end = at + len(words)
     # a quarter: with the notice (a quarter, a tenth and its lines) it stays below threshold
     return end if at >= 0 and end <= threshold // 4 < len(message.content) - end else None
