@@ -16,7 +16,7 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from ..widgets.typed_input import TypedInput
-from .dialog_keys import CTRL_C
+from .dialog_keys import CTRL_C, move_highlight
 from .short_terminal import SMALL_HEIGHT
 
 SHOWN_MAX = 200
@@ -131,10 +131,7 @@ class HistorySearch(ModalScreen[str | None]):
             self.dismiss(self.shown[index])
 
     def action_move(self, step: int) -> None:
-        options = self.query_one(OptionList)
-        if options.option_count:
-            current = options.highlighted or 0
-            options.highlighted = max(0, min(options.option_count - 1, current + step))
+        move_highlight(self.query_one(OptionList), step)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

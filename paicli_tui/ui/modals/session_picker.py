@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 
 from ..backend import SessionRow
 from ..widgets.typed_input import TypedInput
-from .dialog_keys import CTRL_C
+from .dialog_keys import CTRL_C, move_highlight
 from .short_terminal import SMALL_HEIGHT
 
 
@@ -84,10 +84,7 @@ class SessionPicker(ModalScreen[str | None]):
         self.dismiss(event.option.id)
 
     def action_move(self, step: int) -> None:
-        options = self.query_one(OptionList)
-        if options.option_count:
-            current = options.highlighted or 0
-            options.highlighted = max(0, min(options.option_count - 1, current + step))
+        move_highlight(self.query_one(OptionList), step)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
