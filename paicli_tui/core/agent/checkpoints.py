@@ -156,7 +156,3 @@ class FileCheckpoints:
             return
         if label not in result.restored:
             result.restored.append(label)
-
-
-def checkpoints_for(home_folder: Path, project_root: Path) -> FileCheckpoints:
-    return FileCheckpoints(home_folder, Path(os.path.realpath(project_root)))

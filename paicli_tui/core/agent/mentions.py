@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..context.boundary import clean_text, escape_content
+from ..context.boundary import wrap_data
 from .tools.files import MAX_PAGE_CHARS, MAX_PAGE_LINES, ListDirTool, read_text_file
 from .tools.guard import ToolArgumentError, relative_label, resolve_in_project
 
@@ -38,10 +38,6 @@ MAX_TOTAL_CHARS = 100_000
 """All attachments of one message together (the turn may lower it: a small window)."""
 MIN_CUT_LINE_CHARS = 200
 """A first line cut to the room left shows at least this much of it (else: no room)."""
-ATTACHED_OPEN = '<attached_file path="{path}" trust="untrusted-data">'
-ATTACHED_CLOSE = "</attached_file>"
-# the wrapper's own tags inside a file, any letter case: escaped, so it cannot be closed early
-_TAG_INSIDE = re.compile(r"<(/?attached_file)", re.IGNORECASE)
 
 # @ at the start or after a blank or an opening bracket; the path ends at a blank. A quoted
 # form takes a path with blanks: @"docs/a b.md".
@@ -163,11 +159,8 @@ def attach_mentions(text: str, root: Path, redact: Callable[[str], str], *,
 
 
 def wrap_attached(label: str, text: str) -> str:
-    """``text`` wrapped as an attached file: data, not the person's words. Neither this
-    wrapper nor a tool result's can be closed from inside."""
-    body = _TAG_INSIDE.sub(r"&lt;\1", escape_content(clean_text(text)))
-    path = clean_text(label).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-    return f"{ATTACHED_OPEN.format(path=path)}\n{body}\n{ATTACHED_CLOSE}"
+    """``text`` wrapped as an attached file: data, not the person's words."""
+    return wrap_data("attached_file", {"path": label}, text)
 
 
 def _exists_outside(root: Path, typed: str) -> bool:

@@ -51,6 +51,17 @@ def wrap_tool_result(tool_name: str, content: str) -> str:
     return f"{_OPEN.format(name=_escape_attr(clean_text(tool_name)))}\n{body}\n{_CLOSE}"
 
 
+def wrap_data(tag: str, attributes: dict[str, str], content: str) -> str:
+    """``content`` wrapped as untrusted data in ``<tag …>`` (a file the person attached, the
+    output of their own command): neither this wrapper nor a tool result's can be closed
+    from inside, and undecodable characters are replaced."""
+    inside = re.compile(rf"<(/?{re.escape(tag)})", re.IGNORECASE)
+    body = inside.sub(r"&lt;\1", escape_content(clean_text(content)))
+    shown = "".join(f' {name}="{_escape_attr(clean_text(value))}"'
+                    for name, value in attributes.items())
+    return f'<{tag}{shown} trust="untrusted-data">\n{body}\n</{tag}>'
+
+
 def tool_name_from_boundary(content: str) -> str | None:
     """The tool name from a wrapped result's opening tag, or None if it is not wrapped."""
     match = _HEAD.match(content)
