@@ -1,7 +1,8 @@
 """Running a plan: propose, review, then each task as a sub-agent in dependency order.
 
 The model proposes the plan once (one repair if it is invalid). The person reviews it — a
-dialog in the TUI, ``--yes`` headless — and may edit or reject it. Tasks whose dependencies
+dialog in the TUI, ``--yes`` headless — and may edit it, have the model revise it with their
+feedback (:mod:`.plan_ask`; the same checks and repair) or reject it. Tasks whose dependencies
 are done run together (at most 3 at a time), each as a sub-agent with a history of its own
 that receives its task, the results of the tasks it depends on and the memories relevant to
 it. A failed task is retried once; then the person decides (retry, skip or stop; headless
@@ -19,7 +20,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ...resources import load_prompt
 from ..context.boundary import wrap_tool_result
 from ..contracts.events import (
     AgentError,
@@ -27,15 +27,16 @@ from ..contracts.events import (
     PlanContinued,
     PlanFinished,
     PlanProposed,
+    PlanRevised,
     PlanTaskFinished,
     PlanTaskStarted,
     TurnFinished,
     TurnStarted,
 )
 from ..contracts.llm import LLMError
-from ..llm.complete import completer_for
 from ..messages import Message
-from .plan import Plan, PlanError, PlanTask, levels, parse_plan
+from .plan import Plan, PlanError, PlanTask, levels
+from .plan_ask import MAX_REVISIONS, Revise, propose_plan, revise_plan
 from .plan_resume import RESULT_CHARS, InterruptedPlan
 from .prompt import turn_context_block, user_turn
 from .relay import relay_until, settle_quietly
@@ -45,8 +46,9 @@ if TYPE_CHECKING:
     from .session import AgentSession
 
 log = logging.getLogger(__name__)
-PlanReview = Callable[[Plan], Awaitable[Plan | None]]
-"""Shows the plan; returns the plan to run (possibly edited) or None to reject it."""
+PlanReview = Callable[[Plan], Awaitable[Plan | Revise | None]]
+"""Shows the plan; returns the plan to run (possibly edited), a :class:`Revise` asking the
+model for a changed plan (then the review is asked again), or None to reject it."""
 FailureDecision = Callable[[PlanTask, str], Awaitable[str]]
 """A task failed twice: ``retry``, ``skip`` or ``stop``."""
 MAX_PARALLEL_TASKS = 3
@@ -61,22 +63,6 @@ async def stop_on_failure(task: PlanTask, error: str) -> str:
 PLAN_AGAIN = (" (the model's answer, also once asked to fix it). Nothing ran: send the goal "
               "again, or switch to a stronger model (/model; exec: --model).")
 """After why the model's plan was refused: whose answer it was, and what the person can do."""
-
-
-async def propose_plan(session: AgentSession, goal: str) -> Plan:
-    """The model's plan for ``goal``, validated (one repair); PlanError or LLMError."""
-    if session.client is None:
-        raise PlanError("no model is connected")
-    complete = completer_for(session.client, session.settings.secrets())
-    system = load_prompt("plan").strip()
-    request = f"Project root: {session.project.root}\n\nGoal: {goal}"
-    text = await complete(system, request)
-    try:
-        return parse_plan(goal, text)
-    except PlanError as first:
-        repair = (f"{request}\n\nYour previous answer could not be used: {first}. Answer again "
-                  f"with the JSON only.\n\nPrevious answer:\n{text[:4000]}")
-        return parse_plan(goal, await complete(system, repair))
 
 
 def task_input(task: PlanTask, plan: Plan, results: dict[str, str], memories: str) -> str:
@@ -135,8 +121,9 @@ async def run_plan(session: AgentSession, goal: str, *, review: PlanReview,
 
 async def _propose_and_review(session: AgentSession, goal: str, review: PlanReview,
                               plan: Plan | None) -> AsyncIterator[AgentEvent | Plan]:
-    """Propose (unless given) and review the plan: yields its events, then the plan to run
-    (nothing when it is rejected or invalid: then the run's last events are yielded)."""
+    """Propose (unless given) and review the plan, revising it as often as the person asks
+    (up to MAX_REVISIONS): yields its events, then the plan to run (nothing when it is
+    rejected or invalid: then the run's last events are yielded)."""
     if plan is None:
         try:
             plan = await propose_plan(session, goal)
@@ -148,9 +135,25 @@ async def _propose_and_review(session: AgentSession, goal: str, review: PlanRevi
             yield PlanFinished(status="invalid", done=0, total=0, detail=str(exc))
             yield TurnFinished(session=session.session_id, reason="error")
             return
-    session.ledger.event("plan_proposed", plan=plan.to_json())
-    yield PlanProposed(goal=goal, tasks=tuple(plan.to_json()["tasks"]))
-    chosen = await review(plan)
+    revisions = 0
+    offered = True  # the plan is new: recorded and shown before it is reviewed
+    while True:
+        if offered:
+            session.ledger.event("plan_proposed", plan=plan.to_json())
+            yield PlanProposed(goal=goal, tasks=tuple(plan.to_json()["tasks"]))
+        chosen = await review(plan)
+        if not isinstance(chosen, Revise):
+            break
+        revisions += 1
+        revised, why = await _revise(session, plan, chosen.feedback, revisions)
+        status = "refused" if revised is None else "revised"
+        # the feedback's length only: the person's words may hold anything (a key they pasted)
+        session.ledger.event("plan_revised", status=status, revision=revisions,
+                             feedback_chars=len(chosen.feedback), detail=why)
+        yield PlanRevised(status=status, revision=revisions, allowed=MAX_REVISIONS,
+                          feedback_chars=len(chosen.feedback), detail=why)
+        offered = revised is not None
+        plan = revised or plan
     if chosen is None:
         session.ledger.event("plan_rejected")
         yield PlanFinished(status="rejected", done=0, total=len(plan.tasks))
@@ -158,6 +161,21 @@ async def _propose_and_review(session: AgentSession, goal: str, review: PlanRevi
                            final_text="The plan was rejected; nothing was run.")
         return
     yield chosen
+
+
+async def _revise(session: AgentSession, plan: Plan, feedback: str,
+                  revision: int) -> tuple[Plan | None, str]:
+    """The revised plan and "", or None and why it was refused (the plan before stays)."""
+    if revision > MAX_REVISIONS:
+        return None, (f"no revisions left ({MAX_REVISIONS} per plan): edit the plan, run it "
+                      "or reject it")
+    try:
+        return await revise_plan(session, plan, feedback), ""
+    except PlanError as exc:
+        return None, (f"{exc} (the model's answer, also once asked to fix it). The plan "
+                      "before is offered again.")
+    except LLMError as exc:
+        return None, f"{exc}. The plan before is offered again."
 
 
 async def _run_tasks(session: AgentSession, plan: Plan, results: dict[str, str],

@@ -306,6 +306,23 @@ class PlanProposed(AgentEvent):
 
 
 @dataclass(frozen=True)
+class PlanRevised(AgentEvent):
+    """The person asked for a changed plan during the review. ``revised``: the model's new
+    plan follows (a PlanProposed); ``refused``: it could not be used (``detail`` says why)
+    and the plan before is offered again. ``feedback_chars``: how long the person's words
+    were (the words themselves are not repeated)."""
+
+    type: ClassVar[str] = "plan_revised"
+    status: str
+    revision: int
+    """Which revision this was (1 for the first)."""
+    allowed: int
+    """How many revisions a review allows."""
+    feedback_chars: int
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class PlanTaskStarted(AgentEvent):
     type: ClassVar[str] = "plan_task_started"
     task_id: str
