@@ -166,6 +166,8 @@ class _Printer:
         """``--yes`` was given (a denial then has another cause)."""
         self.asked_every_time: dict[str, str] = {}
         """Why a call was for the person alone to approve, by call id (see :meth:`deny`)."""
+        self.running: dict[str, str] = {}
+        """Tool calls started and not finished, by call id: Ctrl+C names them cancelled."""
 
     async def deny(self, request: ApprovalRequest) -> ApprovalDecision:
         """exec asks nobody: every question is answered no, and why it was asked at all
@@ -209,6 +211,8 @@ class _Printer:
         if isinstance(event, ev.ToolCallFinished) and event.name == "save_memory":
             # the last save_memory call decides: a conflict left standing exits with code 3
             self.conflict = event.status == ToolStatus.CONFLICT
+        if isinstance(event, ev.ToolCallFinished):
+            self.running.pop(event.call_id, None)
         if self.as_json:
             record = {**event.to_json(), "session": self.session}
             print(json.dumps(record, ensure_ascii=False), file=self.out, flush=True)
@@ -216,6 +220,7 @@ class _Printer:
         if isinstance(event, ev.TextDelta):
             self._text(event.text)
         elif isinstance(event, ev.ToolCallStarted):
+            self.running[event.call_id] = event.name
             self._note(f"→ {event.name} {readable_arguments(event.arguments)[:200]}")
         elif isinstance(event, ev.ToolCallFinished) and event.status != "done":
             self._note(f"  {event.name}: {event.status}{self._denial_hint(event)}")
@@ -280,6 +285,14 @@ class _Printer:
             self._text("\n")
         elif isinstance(event, ev.TurnFinished) and self.final_text and event.final_text:
             self._text(event.final_text.rstrip("\n") + "\n")
+
+    def cancel_running(self) -> None:
+        """Ctrl+C stopped the calls still running: each reads "cancelled" (the person stopped
+        it), as in the chat, instead of being left without an outcome."""
+        for name in self.running.values():
+            self._note(f"  {name}: cancelled (stopped before it finished; it may have run "
+                       "in part)")
+        self.running.clear()
 
     def finish(self) -> None:
         if self.open_line:
@@ -408,6 +421,7 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
         # Ctrl+C (exit 130): the last line says the task was cancelled, so a script tells
         # it from a cut stream, and the session to go on with is named
         if not args.json:
+            printer.cancel_running()
             printer._note("interrupted (Ctrl+C)")
         printer.emit(finished or TurnFinished(session=session.session_id, reason="cancelled"))
         printer.finish()

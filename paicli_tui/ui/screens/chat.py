@@ -633,8 +633,10 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             return
         await self.chat.end_assistant()
         for block in self.chat.tool_blocks.values():
-            if block.status == "running":
-                block.finish("failed", "cancelled before it finished")
+            if message.reason == "cancelled":
+                block.cancel()
+            elif block.status == "running":
+                block.finish("failed", "the turn ended before it finished")
         self.plan_turn_ended()
         if message.reason == "cancelled":
             await self.chat.add_notice(f"{message.what} cancelled.", "warning")

@@ -153,8 +153,7 @@ class SubAgentBlock(ChatCollapsible):
         if self.status != "running":
             return
         for block in self.tools.values():
-            if block.status == "running":
-                block.finish("failed", "cancelled before it finished")
+            block.cancel()
         self._stop("cancelled")
         self.seconds = self.clock() - self.started_at
         self.title = self.title_text()

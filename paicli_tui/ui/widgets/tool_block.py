@@ -17,7 +17,11 @@ from ...core.text.arguments import readable_arguments
 from ..format import fmt_tokens, preview_lines, short_args
 from .chat_collapsible import ChatCollapsible
 
-STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "conflict": "⊘", "failed": "✗"}
+STATUS_ICONS = {"running": "…", "done": "✓", "denied": "⊘", "conflict": "⊘", "failed": "✗",
+                "cancelled": "⊘"}
+
+CANCELLED_PREVIEW = "stopped before it finished: it may have run in part, check its effects"
+"""The body of a call its turn stopped (Esc, Ctrl+C): the person stopped it, nothing failed."""
 
 SHOW_SECONDS_FROM = 1.0
 """Shorter calls show no time (most reads take milliseconds)."""
@@ -137,5 +141,11 @@ class ToolBlock(ChatCollapsible):
             self.extra += " · offloaded"
         self.status = status
         self.title = self.title_text()
-        if status in ("failed", "denied", "conflict"):
+        if status in ("failed", "denied", "conflict", "cancelled"):
             self.set_collapsed(False)
+
+    def cancel(self) -> None:
+        """Its turn was stopped while it ran: it reads "cancelled" (grey ⊘, as a sub-agent or
+        a plan task the person stopped), not "failed"."""
+        if self.status == "running":
+            self.finish("cancelled", CANCELLED_PREVIEW)
