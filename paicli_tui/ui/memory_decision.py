@@ -65,3 +65,14 @@ def saved_message(decision: ConflictDecision | None, outcome: SaveOutcome, text:
     if outcome.duplicate_of:
         return f"Already remembered (as {outcome.duplicate_of}); marked verified now."
     return outcome.message or f"Saved {quoted(text)} ({scope})."
+
+
+def stored_in(decision: ConflictDecision | None, outcome: SaveOutcome, memory_file: str) -> str:
+    """The end of /save's chat line: the file the memory is in (one file holds every
+    project's memories and the global ones), to copy or open; empty when nothing was
+    written."""
+    if decision is ConflictDecision.CANCEL:
+        return ""
+    if not (outcome.saved_id or outcome.replaced_id or outcome.duplicate_of):
+        return ""
+    return f" Stored in `{memory_file}` (/memory lists it)."

@@ -199,22 +199,29 @@ async def test_save_in_the_chat_quotes_what_it_saved(settings, project_dir):
     """Found in tmux: `/save 测试用 pytest -q 跑，不要用 unittest` answered "Saved
     738733f283 (project).", an id, where every other memory toast says what it did in words.
     A person now reads "Saved “测试用 pytest -q 跑，不要用 unittest” (project).", as the
-    memory browser's add says."""
+    memory browser's add says; and reads it in the chat, with the file it went to, where
+    before a toast went by and the file was named nowhere."""
     from ui_fakes import FakeBackend, FakeClient, FakeSession
 
     from paicli_tui.app import PaicliApp
+    from paicli_tui.ui.widgets.notice import ChatNotice
 
     backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient())
     app = PaicliApp(settings, project_dir, backend=backend)
-    said: list[str] = []
+    toasts: list[str] = []
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause(0.3)
-        app.notify = lambda message, **kw: said.append(str(message))  # type: ignore
+        app.notify = lambda message, **kw: toasts.append(str(message))  # type: ignore
         app.screen.notify = app.notify  # type: ignore
         from paicli_tui.ui.widgets.prompt_input import PromptInput
 
         app.screen.query_one(PromptInput).load_text("/save 测试用 pytest -q 跑，不要用 unittest")
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.2)
-    assert said == ["Saved “测试用 pytest -q 跑，不要用 unittest” (project)."], said
+        await wait_until(pilot, lambda: any(str(n.source).startswith("Saved")
+                                            for n in app.screen.query(ChatNotice)))
+        said = [str(n.source) for n in app.screen.query(ChatNotice)
+                if str(n.source).startswith("Saved")]
+    memory_file = settings.home.memory_file
+    assert said == ["Saved “测试用 pytest -q 跑，不要用 unittest” (project). Stored in "
+                    f"`{memory_file}` (/memory lists it)."], said
+    assert toasts == []

@@ -13,6 +13,7 @@ from paicli_tui.ui.screens.chat import ChatScreen
 from paicli_tui.ui.screens.code_search import CodeSearchScreen
 from paicli_tui.ui.screens.memory import MemoryScreen
 from paicli_tui.ui.screens.memory_rows import filter_rows
+from paicli_tui.ui.widgets.notice import ChatNotice
 from paicli_tui.ui.widgets.prompt_input import PromptInput
 
 SIZE = (100, 30)
@@ -105,8 +106,8 @@ async def test_refused_save_says_why_and_writes_nothing(settings, project_dir):
         await settle(pilot)
         app.screen.query_one(PromptInput).load_text("/save " + "x" * 2_500)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any(n.title == "memory not saved"
-                                            for n in app._notifications))
+        await wait_until(pilot, lambda: any(  # in the chat, where a toast went by
+            str(n.source).startswith("Memory not saved: ") for n in app.screen.query(ChatNotice)))
         assert MemoryBook(settings, project_dir).list_visible() == []
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.message import Message
 
-from ..memory_decision import save_asking, saved_message
+from ..memory_decision import save_asking, saved_message, stored_in
 from ..slash import BY_NAME, closest_command
 
 if TYPE_CHECKING:
@@ -333,13 +333,16 @@ class SlashCommandsMixin:
         try:
             await self._save_memory(text, scope, force, sensitive)
         except Exception as exc:  # refused (secret, too long, conflict left): say why
-            self.notify(str(exc), title="memory not saved", severity="error")
+            self.say(f"Memory not saved: {exc}", "error")
 
     async def _save_memory(self: ChatScreen, text: str, scope: str, force: bool,
                            sensitive: bool = False) -> None:
         decision, outcome = await save_asking(self.app, self.backend.memory(), text, scope,
                                               force, sensitive)
-        self.notify(saved_message(decision, outcome, text, scope), title="memory")
+        # in the chat, as every command's outcome: a toast went by, and the file's path is
+        # there to copy
+        where = stored_in(decision, outcome, str(self.backend.settings.home.memory_file))
+        self.say(saved_message(decision, outcome, text, scope) + where)
         inbox = getattr(self.app, "memory_inbox", None)
         if inbox is not None:  # the welcome line's count follows (it kept the count before)
             inbox.refresh()
