@@ -5,6 +5,7 @@
     python benchmarks/bench_memory_retrieval.py --sets blind2,blind3 --jobs 1   # once, at the end
     python benchmarks/bench_memory_retrieval.py --in-process --concepts none   # table off
     python benchmarks/bench_memory_retrieval.py --in-process --everyday   # + the everyday probe
+    python benchmarks/bench_memory_retrieval.py --in-process --selector oracle   # light model
 
 For each set in benchmarks/memret/ (README there: which sets are blind; the default leaves
 out the unseen ``blind2`` and ``blind3``, run only by name, once a session, with the final
@@ -13,6 +14,14 @@ another project's memories, each verified ``age_days`` ago), and every message r
 `paicli-tui exec` task against a local scripted OpenAI-compatible server on 127.0.0.1. The
 memories counted as shown are the ids in the ``<long_term_memory>`` block of the newest user
 message of the first request.
+
+``--selector`` (in process) puts a scripted light model in the turn, through the app's own
+choice (`LocalMemoryService.selected_block`: the candidates, the request, the answer's parser):
+``oracle`` answers the numbers of the candidates that are targets (``none`` when no
+candidate is), so its recall is the most a light model can reach from the candidates it is
+offered; ``top3`` always answers 1 2 3 (a model that only trusts the order); ``random3``
+three numbers at random. Scripted answers bound what a model can do here; they are not what
+any model does.
 
 The vector cache is filled first (one `paicli-tui memory search`), as in a store that has
 been used before; ``--cold`` skips that (a first-ever run ranks by what is ready in time).
@@ -181,6 +190,46 @@ def _run_in_process(data: dict[str, Any]) -> dict[str, Any]:
     return score(data, shown)
 
 
+_CANDIDATE_LINE = re.compile(r"^(\d+)\. (.*)$", re.MULTILINE)
+
+
+def scripted_selector(kind: str, text_of: dict[str, str], targets: list[str],
+                      draw: Any) -> Any:
+    """A light model answering the memory-choice request by script (``--selector``)."""
+    wanted = [" ".join(text_of[t].split()) for t in targets]
+
+    async def complete(_system: str, user: str) -> str:
+        block = user.split("<memories>", 1)[1].split("</memories>", 1)[0]
+        lines = [(int(n), body.rstrip("…")) for n, body in _CANDIDATE_LINE.findall(block)]
+        if kind == "top3":
+            return " ".join(str(n) for n, _ in lines[:3])
+        if kind == "random3":
+            return " ".join(str(n) for n, _ in draw.sample(lines, min(3, len(lines))))
+        hits = [str(n) for n, body in lines if any(w.startswith(body) for w in wanted)]
+        return ", ".join(hits) or "none"
+    return complete
+
+
+def _run_with_selector(data: dict[str, Any], kind: str) -> dict[str, Any]:
+    """Each message's turn through the light model's choice, answered by ``kind``."""
+    import asyncio
+    import random
+
+    text_of = {m["key"]: m["content"] for m in data["memories"]}
+    draw = random.Random(7)
+    offered: list[int] = []
+    with _local_service(data) as (service, ids):
+        shown = {}
+        for m in data["messages"]:
+            complete = scripted_selector(kind, text_of, m["targets"], draw)
+            choice = asyncio.run(service.selected_block(m["text"], 640, complete))
+            offered.append(choice.candidates)
+            shown[m["key"]] = [ids.get(i, f"?{i}") for i in _ID_LINE.findall(choice.block)]
+    result = score(data, shown)
+    result["offered_avg"] = round(sum(offered) / max(1, len(offered)), 1)
+    return result
+
+
 def run_everyday(data: dict[str, Any], store: str, probe: dict[str, Any]) -> dict[str, Any]:
     """The everyday probe (everyday.json) as turns against one seen store: memories shown for
     messages that need none, or only the ones listed as welcome for this store."""
@@ -293,8 +342,12 @@ def main() -> int:
     parser.add_argument("--everyday", action="store_true",
                         help="also run the everyday probe (everyday.json) on each seen set's "
                              "store, in process")
+    parser.add_argument("--selector", choices=("oracle", "top3", "random3"),
+                        help="with --in-process: a scripted light model chooses the memories")
     parser.add_argument("--out", help="write the full results (shown ids per message) here")
     args = parser.parse_args()
+    if args.selector and not args.in_process:
+        parser.error("--selector needs --in-process")
     if args.concepts != "shipped":
         if not args.in_process:
             parser.error("--concepts needs --in-process (exec reads the shipped table)")
@@ -309,7 +362,8 @@ def main() -> int:
             for line in problems if name not in UNSEEN_SETS else ():
                 print("  ", line)
             continue
-        results[name] = (_run_in_process(data) if args.in_process
+        results[name] = (_run_with_selector(data, args.selector) if args.selector
+                         else _run_in_process(data) if args.in_process
                          else _run_set(data, cold=args.cold, jobs=args.jobs))
         if args.everyday and name not in UNSEEN_SETS:
             probe = json.loads((SETS_DIR / "everyday.json").read_text(encoding="utf-8"))
@@ -317,7 +371,7 @@ def main() -> int:
     if args.check:
         return 0
     columns = ["recall", "recall_en", "recall_zh", "recall_cross", "recall_para", "precision",
-               "irrelevant_avg", "leaks"]
+               "irrelevant_avg", "leaks"] + (["offered_avg"] if args.selector else [])
     print(f"{'measure':<16}" + "".join(f"{n:>10}" for n in results))
     for column in columns:
         print(f"{column:<16}" + "".join(f"{str(r[column]):>10}" for r in results.values()))

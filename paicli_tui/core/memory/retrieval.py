@@ -246,8 +246,8 @@ class Ranking(list[ScoredEntry]):
 def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
          vectors: VectorCache | None, now: datetime, limit: int = MAX_RESULTS,
          wait: bool = True, explain: bool = False,
-         english_vectors: VectorCache | None = None, turn: bool = False
-         ) -> list[ScoredEntry]:
+         english_vectors: VectorCache | None = None, turn: bool = False,
+         fill_by_meaning: bool = False) -> list[ScoredEntry]:
     """The memories worth showing for ``query``, best first, at most ``limit``.
 
     ``vectors``: the multilingual embedder's cache; ``english_vectors``: an English-only
@@ -256,7 +256,11 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     missing vectors: entries not embedded yet count by keywords alone this time.
     ``explain=True`` also returns the best candidates that did not pass the bars
     (``shown=False``, with ``why_not``), up to ``limit`` in all. ``turn``: ``query`` is a
-    turn's message, not a search (the :data:`FULL_COVERAGE` exemption needs meaning too)."""
+    turn's message, not a search (the :data:`FULL_COVERAGE` exemption needs meaning too).
+    ``fill_by_meaning`` (with ``explain``): room left after those is filled with the memories
+    that had no evidence at all, nearest in meaning first, so a chooser that reads (the light
+    model) sees the memories whose meaning the bars' floors cut, where most of the targets of
+    a domain the concept table does not know are (docs/memory.md)."""
     if not entries or not query.strip():
         return Ranking()
     import numpy as np
@@ -292,12 +296,12 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     vector[matches.contentless] = 0.0  # only stop words: nothing to be near
     relevance = matches.score + vector
     candidates = np.flatnonzero(relevance > 0)
-    if candidates.size == 0:
+    meaning = np.maximum(margins, english_margins)
+    if candidates.size == 0 and not (fill_by_meaning and explain and read.any()):
         return Ranking.of([], without_meaning)
     full = matches.coverage >= FULL_COVERAGE
     if turn:  # a turn's message also needs the meaning to agree (or no meaning yet)
         full = full & (~read | (vector > 0))
-    meaning = np.maximum(margins, english_margins)
     supported = ~read | (meaning >= bars.support) | full
     lone = _lone_word(matches, read, vector) & ~full
     supported &= ~lone
@@ -374,7 +378,18 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
             why = f"relevance {relevance[i]:.2f} below {bars.relative:.0%} of the best ({best:.2f})"
         rest.append(scored(i, shown=False, why_not=why))
     rest.sort(key=lambda s: -s.relevance)
-    return Ranking.of(shown + rest[:max(0, limit - len(shown))], without_meaning)
+    rest = rest[:max(0, limit - len(shown))]
+    room = limit - len(shown) - len(rest)
+    if fill_by_meaning and room > 0 and read.any():
+        unread = np.where(np.isfinite(meaning), meaning, -np.inf)
+        below = np.flatnonzero((relevance <= 0) & ~matches.contentless)
+        nearest = below[np.argsort(-unread[below], kind="stable")[:room]]
+        rest.extend(scored(i, shown=False, why_not=_NO_EVIDENCE) for i in nearest.tolist())
+    return Ranking.of(shown + rest, without_meaning)
+
+
+_NO_EVIDENCE = ("no evidence: no shared word, and the meaning no nearer than the floor "
+                "(offered to the light model by its nearness)")
 
 
 def _lone_word(matches: Any, read: Any, vector: Any) -> Any:

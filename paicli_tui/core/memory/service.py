@@ -135,12 +135,14 @@ class LocalMemoryService(MemoryBook):
     async def selected_block(self, query: str, budget_tokens: int,
                              complete: TextCompleter) -> MemoryChoice:
         """Like :meth:`injection_block`, with the light model ``complete`` choosing among the
-        offline ranking widened to :data:`~.selection.MAX_CANDIDATES` (shown ones and the
-        best that missed the bars); one request at most, none without candidates. Its
+        offline ranking widened to :data:`~.selection.MAX_CANDIDATES` (shown ones, the best
+        that missed the bars, then the nearest in meaning of the rest); one request at most,
+        none without candidates. Its
         choice goes into the block in the offline order; an error, an unusable answer or no
         answer within the bound keeps the offline choice. Never raises but for a cancel."""
         try:
-            candidates = await asyncio.to_thread(self._turn_ranking, query, MAX_CANDIDATES)
+            candidates = await asyncio.to_thread(self._turn_ranking, query, MAX_CANDIDATES,
+                                                 fill_by_meaning=True)
         except Exception:
             log.exception("memory retrieval failed; continuing without memories")
             return MemoryChoice("")
@@ -235,22 +237,26 @@ class LocalMemoryService(MemoryBook):
         """Wait for background embedding to finish (tests, benchmarks); False on timeout."""
         return all([cache.wait_idle(timeout) for cache in self._vector_caches()])
 
-    def _turn_ranking(self, query: str, limit: int) -> list[ScoredEntry]:
+    def _turn_ranking(self, query: str, limit: int, *, fill_by_meaning: bool = False
+                      ) -> list[ScoredEntry]:
         """A turn's ranking of this project's visible memories (with ``explain``: the best
-        that missed the bars too); entries awaiting review left out when they must be."""
+        that missed the bars too, and with ``fill_by_meaning`` the nearest in meaning of the
+        rest); entries awaiting review left out when they must be."""
         entries = self._visible_now()
         if self.settings.review_auto_memories:  # only what the person accepted
             entries = [e for e in entries if not awaiting_review(e)]
         return self._ranked(query, limit, wait=not self._background_vectors,
-                            entries=entries, explain=True, turn=True)
+                            entries=entries, explain=True, turn=True,
+                            fill_by_meaning=fill_by_meaning)
 
     def _ranked(self, query: str, limit: int, *, wait: bool, explain: bool = False,
-                entries: list[MemoryEntry] | None = None, turn: bool = False
-                ) -> Ranking:
+                entries: list[MemoryEntry] | None = None, turn: bool = False,
+                fill_by_meaning: bool = False) -> Ranking:
         candidates = self._visible_now() if entries is None else entries
         ranked = rank(query, candidates, keywords=self._keywords,
                       vectors=self._vector_cache(), now=self.clock(), limit=limit, wait=wait,
-                      explain=explain, english_vectors=self._english_cache(), turn=turn)
+                      explain=explain, english_vectors=self._english_cache(), turn=turn,
+                      fill_by_meaning=fill_by_meaning)
         return Ranking.of([replace(item, stale=self.is_stale(item.entry)) for item in ranked],
                           ranked.without_meaning)
 
