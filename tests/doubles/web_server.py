@@ -1,6 +1,7 @@
 """A small HTTP server on 127.0.0.1 for the web tools' tests (not a test module).
 
-Routes: an HTML page, a redirect loop, a redirect to a page, a huge page, a PNG, plain text,
+Routes: an HTML page, a redirect loop, a redirect to a page, a huge page, a 4 MB page of one
+table (rows numbered from 0), a page under 3 MB of scripts, a PNG, plain text,
 a slow page, a page sent a few bytes at a time, a SearXNG-shaped JSON search (``q=huge``
 answers 6 MB, ``q=drip`` a few bytes at a time), a 404.
 """
@@ -24,6 +25,7 @@ PAGE = """<!doctype html><html><head><title>Retry guide</title><style>p{color:re
 
 class _Handler(BaseHTTPRequestHandler):
     huge_bytes = 6_000_000
+    table_rows = 80_000  # 4.0 MB of HTML
 
     def log_message(self, *args) -> None:  # keep test output clean
         pass
@@ -53,6 +55,15 @@ class _Handler(BaseHTTPRequestHandler):
         elif url.path == "/huge":
             row = "<p>" + "word " * 40 + "</p>\n"
             body = ("<html><body>" + row * (self.huge_bytes // len(row)) + "</body></html>")
+            self._send(200, body.encode(), "text/html")
+        elif url.path == "/table":
+            rows = "".join(f"<tr><td>row {n}</td><td>cell</td><td>{n * 7}</td></tr>\n"
+                           for n in range(self.table_rows))
+            body = f"<html><body><table>{rows}</table></body></html>"
+            self._send(200, body.encode(), "text/html")
+        elif url.path == "/scripted":
+            script = "<script>var x = '" + "s" * 1_000_000 + "';</script>\n"
+            body = f"<html><head>{script * 3}</head><body><p>Tiny page</p></body></html>"
             self._send(200, body.encode(), "text/html")
         elif url.path == "/image":
             self._send(200, b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, "image/png")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -29,6 +30,8 @@ from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
 from .page import NotText, readable_text
 
 MAX_REDIRECTS = 5
+_clock = time.monotonic
+"""The clock of web_fetch's deadline (a test stops it to find the deadline passed)."""
 USER_AGENT = "paicli-tui (terminal coding agent; web_fetch)"
 
 
@@ -312,10 +315,12 @@ class WebFetchTool:
         if not await ask_approval(context, request):
             return ToolOutput(f"The person declined to fetch {url}. Do not retry it; ask how to "
                               "proceed if the page is needed.", status=ToolStatus.DENIED)
+        # one deadline for the download and the conversion (a big page converts for seconds)
+        deadline = _clock() + context.settings.web_fetch_timeout_s
         try:
             final, status, kind, body, cut = await fetch_text(
                 url, context.settings, transport=self.transport, resolve=self.resolve)
-            title, text = await asyncio.to_thread(readable_text, body, kind)
+            title, text, notes = await asyncio.to_thread(readable_text, body, kind, deadline)
         except FetchError as exc:
             return ToolOutput(f"Cannot fetch {url}: {exc}.", status=ToolStatus.FAILED,
                               external=True)
@@ -338,6 +343,7 @@ class WebFetchTool:
         if cut:
             head.append(f"Note: only the first {context.settings.web_fetch_max_bytes:,} bytes "
                         "were read.")
+        head.extend(f"Note: {note}." for note in notes)
         ok = 200 <= status < 300
         return ToolOutput("\n".join(head) + "\n\n" + (text or "(the page has no text)"),
                           status=ToolStatus.DONE if ok else ToolStatus.FAILED, external=True)

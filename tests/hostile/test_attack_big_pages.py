@@ -1,0 +1,77 @@
+"""Attack table, web_fetch: a page that is cheap to send and dear to convert. A 4 MB page of
+one big table held a worker thread for tens of seconds of CPU converting it to Markdown,
+after web_fetch's deadline had passed. Now scripts and styles are dropped, at most 1,000,000
+characters are converted, the converter stops at the fetch's deadline, and the tool result
+says each of these. Pages come from a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from doubles.web_server import web_server
+
+from paicli_tui.core.contracts.asks import approve_all
+from paicli_tui.core.contracts.session_state import SessionState
+from paicli_tui.core.contracts.tools import ToolContext, ToolStatus
+from paicli_tui.core.web import WebFetchTool, fetch, page
+from paicli_tui.core.web.page import MAX_HTML_CHARS, without_scripts
+
+
+@pytest.fixture
+def server():
+    with web_server() as base:
+        yield base
+
+
+async def _fetch(settings, project_dir, url: str):
+    context = ToolContext(project_root=project_dir, settings=settings,
+                          session=SessionState("s"), approve=approve_all)
+    return await WebFetchTool().run({"url": url}, context)
+
+
+async def test_a_huge_table_is_cut_before_conversion_and_says_so(
+        settings, project_dir, server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a cap of 100,000 characters (1,000,000 converts for seconds) and a deadline an
+    hour away, so that a slow machine still gets the Markdown this test reads."""
+    assert MAX_HTML_CHARS == 1_000_000
+    monkeypatch.setattr(page, "MAX_HTML_CHARS", 100_000)
+    monkeypatch.setattr(fetch, "_clock", lambda: time.monotonic() + 3_600)
+    out = await _fetch(settings, project_dir, f"{server}/table")
+    assert out.status is ToolStatus.DONE and out.external
+    assert ("Note: the page's HTML has 4,453,056 characters without scripts and styles; only "
+            "the first 100,000 were converted (the rest is not shown).") in out.content
+    assert "| row 0 | cell | 0 |" in out.content and "| row 79999 |" not in out.content
+    assert len(out.content) < 100_000
+
+
+async def test_conversion_past_the_deadline_gives_the_text_unformatted(
+        settings, project_dir, server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fetch started an hour ago as far as its deadline knows: the converter stops at
+    once and the page's words still arrive, with a note."""
+    monkeypatch.setattr(fetch, "_clock", lambda: time.monotonic() - 3_600)
+    out = await _fetch(settings, project_dir, f"{server}/page")
+    assert out.status is ToolStatus.DONE
+    assert ("Note: the page could not be converted to Markdown before web_fetch's deadline; "
+            "its text is given without formatting.") in out.content
+    assert "Retries" in out.content and "exponential" in out.content
+    assert "# Retries" not in out.content  # no Markdown: the converter did not run
+
+
+async def test_scripts_do_not_use_up_the_html_converted(settings, project_dir, server) -> None:
+    out = await _fetch(settings, project_dir, f"{server}/scripted")
+    assert out.status is ToolStatus.DONE
+    assert "Tiny page" in out.content and "Note:" not in out.content
+
+
+@pytest.mark.parametrize(("html", "kept"), [
+    ("<p>a</p><script>x()</script><p>b</p>", "<p>a</p><p>b</p>"),
+    ("<p>a</p><SCRIPT type='m'>x</Script ><p>b</p>", "<p>a</p><p>b</p>"),
+    ("<style>p{}</style><p>a</p><style media=x>q{}</style>", "<p>a</p>"),
+    ("<p>a</p><script>never closed <p>b</p>", "<p>a</p>"),  # as a browser reads it
+    ("<scripts>kept</scripts><script-box>kept</script-box>",
+     "<scripts>kept</scripts><script-box>kept</script-box>"),
+    ("<script>'</style>'</script><p>a</p>", "<p>a</p>"),  # only its own end closes it
+])
+def test_without_scripts(html: str, kept: str) -> None:
+    assert without_scripts(html) == kept
