@@ -70,6 +70,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if summary.files_minified or summary.files_generated:
         print(f"{summary.files_minified} minified file(s) cut into bounded chunks, "
               f"{summary.files_generated} generated file(s) left out.")
+    if summary.capped_line():
+        print(summary.capped_line())
     if summary.lease_taken_over:
         print(f"Took over the index lease of {summary.lease_taken_over}: it had stopped "
               "renewing it (that indexer died or lost the network).")

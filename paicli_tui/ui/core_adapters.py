@@ -99,7 +99,8 @@ class CodeAdapter:
                  "indexer retried" if summary.commit_conflicts_retried else "")
         if summary.vocabulary_caches_removed:
             notes += f"; {describe_removed(summary.vocabulary_caches_removed)}"
-        for line in summary.rebuild_lines():  # a run stopped earlier, a switch just made
+        # a run stopped earlier, a switch just made, files past the cap on chunks per file
+        for line in filter(None, [*summary.rebuild_lines(), summary.capped_line()]):
             notes += f"; {line[0].lower()}{line[1:].rstrip('.')}"
         return f"indexed {summary.counts()}{notes}"
 

@@ -124,6 +124,9 @@ class IndexSummary:
     """Minified files, cut into bounded pieces instead of parsed."""
     files_generated: int = 0
     """Files marked as generated (``@generated``, ``DO NOT EDIT``...), left out."""
+    files_capped: list[dict[str, Any]] = field(default_factory=list)
+    """Files past the cap on chunks per file (chunking.capped): ``path``, ``chunks_found``
+    and ``chunks_kept`` (its first declarations alone, the rest merged)."""
     edges_total: int = 0
     chunks_cross_file: int = 0
     """Chunks whose cross-file full-text words (callers' names, a Go type's doc) were
@@ -207,6 +210,21 @@ class IndexSummary:
                          "the replaced tables are removed by the next index run "
                          "(`paicli-tui index`, /index).")
         return lines
+
+    def capped_line(self) -> str:
+        """Which files were past the cap on chunks per file, '' when none: "Capped 1
+        file(s) at 1,000 chunks (their first declarations alone, the rest merged into larger
+        chunks): src/Big.java (40,001 found)." At most three are named."""
+        if not self.files_capped:
+            return ""
+        from .chunking.capped import MAX_CHUNKS_PER_FILE
+
+        named = ", ".join(f"{c['path']} ({c['chunks_found']:,} found)"
+                          for c in self.files_capped[:3])
+        more = len(self.files_capped) - 3
+        return (f"Capped {len(self.files_capped)} file(s) at {MAX_CHUNKS_PER_FILE:,} chunks "
+                f"(their first declarations alone, the rest merged into larger chunks): "
+                f"{named}" + (f" and {more} more" if more > 0 else "") + ".")
 
 
 @dataclass
@@ -546,6 +564,10 @@ class CodeIndexer:
             summary.parsers[result.parser] = summary.parsers.get(result.parser, 0) + 1
             summary.files_minified += result.parser == "minified"
             summary.files_generated += result.parser == "generated"
+            if result.chunks_found:
+                summary.files_capped.append({"path": candidate.path,
+                                             "chunks_found": result.chunks_found,
+                                             "chunks_kept": len(result.chunks)})
             pending.append((candidate, result))
             size += len(result.chunks)
             if size >= self.batch_chunks or number == len(changed):

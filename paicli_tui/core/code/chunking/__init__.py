@@ -2,7 +2,8 @@
 
 Java: javalang first, tree-sitter-java when javalang cannot parse the file; Python,
 JavaScript, TypeScript and Go: tree-sitter; everything else: line-split file chunks.
-Minified files are cut into bounded pieces and generated files left out (:mod:`.minified`).
+Minified files are cut into bounded pieces and generated files left out (:mod:`.minified`);
+a file past the cap on chunks per file keeps its first ones and merges the rest (:mod:`.capped`).
 Parsers are imported on first use.
 """
 
@@ -31,12 +32,13 @@ TEXT_EXTENSIONS = frozenset({
 
 SPECIAL_NAMES = frozenset({"Dockerfile", "Makefile", "README", "pom.xml", "build.gradle"})
 
-CHUNKER_VERSION = "4"
+CHUNKER_VERSION = "5"
 """Bumped whenever the chunks a file gives change (their lines, the doc attached, their text):
 an index made by an older version reads every file again once (vectors of unchanged text
 are reused), instead of keeping old chunks until each file happens to change. 2: a Javadoc
 or JSDoc followed by a blank line stays with its declaration on the tree-sitter path. 3: not
-a file's banner (a licence, a copyright line, ``@fileoverview``) followed by a blank line."""
+a file's banner (a licence, a copyright line, ``@fileoverview``) followed by a blank line.
+4: type aliases are definitions. 5: a file past the cap on chunks per file merges the rest."""
 
 __all__ = ["CHUNKER_VERSION", "ChunkedFile", "Edge", "chunk_file", "language_of",
            "is_indexable"]
@@ -62,6 +64,7 @@ def chunk_file(path: str, text: str) -> ChunkedFile:
 
     Never raises for bad source: a file no parser can read becomes line-split file chunks.
     """
+    from .capped import cap_chunks
     from .minified import chunk_minified, classify
 
     language = language_of(path) or "text"
@@ -71,10 +74,11 @@ def chunk_file(path: str, text: str) -> ChunkedFile:
     if kind == "generated":  # counted in the index summary, not indexed
         return ChunkedFile(path=path, language=language, parser="generated")
     try:
-        return _chunk_by_language(path, text, language)
+        result = _chunk_by_language(path, text, language)
     except (RecursionError, ValueError, IndexError, KeyError, AttributeError, TypeError):
         # a parser bug or a pathological file must not stop the whole index
-        return chunk_by_lines(path, text, language)
+        result = chunk_by_lines(path, text, language)
+    return cap_chunks(result)
 
 
 def _chunk_by_language(path: str, text: str, language: str) -> ChunkedFile:

@@ -44,6 +44,9 @@ class ChunkedFile:
     parser: str = "lines"
     """``javalang``, ``tree-sitter`` or ``lines``: which path produced the chunks."""
     skipped_data_chunks: int = 0
+    chunks_found: int = 0
+    """How many chunks the file gave before the cap on chunks per file (:mod:`.capped`)
+    merged the later ones; 0 when it was not capped."""
 
 
 def source_lines(text: str) -> list[str]:
