@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "paicli_tui"
 
 FOUNDATION = {"paths", "resources", "config", "core.messages", "core.tokens", "regular_files",
-              "core.text_slices", "process_supervisor",
+              "core.text_slices", "core.plural", "process_supervisor",
               "private_files", "file_locks", "surrogates", "borrowed_env"}
 CORE_BELOW_AGENT = {"core.contracts", "core.text", "core.llm", "core.embedders", "core.context",
                     "core.memory", "core.code", "core.skills", "core.web", "core.mcp"}
@@ -46,11 +46,13 @@ ALLOWED: dict[str, set[str]] = {
     "core.messages": set(),
     # long texts in short steps (stdlib only)
     "core.text_slices": set(),
+    # "1 file", "2 files" in every message (stdlib only)
+    "core.plural": set(),
     "core.tokens": {"core.messages", "core.text_slices"},
     "config": {"paths", "private_files", "file_locks"},
     # the contracts: tool protocol, session state, asks, events, model/embedder/service
     # protocols, shell-command classification; every layer of the core agrees on them
-    "core.contracts": {"config", "core.messages"},
+    "core.contracts": {"config", "core.messages", "core.plural"},
     # providers and shared text tools
     "core.text": {"paths"},
     # resources: the prompt that describes tools to a model whose server refuses them

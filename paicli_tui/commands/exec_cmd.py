@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..config import Settings
+from ..core.plural import counted
 from ..surrogates import without_surrogates
 from .conventions import (
     EXIT_CONFLICT,
@@ -251,8 +252,8 @@ class _Printer:
                        f"{readable_arguments(event.event.arguments)[:160]}")
         elif isinstance(event, ev.SubAgentFinished):
             self._note(f"[sub-agent {_short_id(event.subagent)}] {event.status}: "
-                       f"{_count(event.requests, 'request')}, "
-                       f"{_count(event.tool_calls, 'tool call')}, its history "
+                       f"{counted(event.requests, 'request')}, "
+                       f"{counted(event.tool_calls, 'tool call')}, its history "
                        f"{event.history_tokens:,} tokens, {event.elapsed_s:.1f} s")
         elif isinstance(event, ev.PlanInterrupted):
             self._note(f"[plan] this session's plan was interrupted: {len(event.done)} of "
@@ -300,10 +301,6 @@ class _Printer:
         if not self.as_json:
             print(f"session: {self.session} (continue with: paicli-tui exec --resume "
                   f"{self.session} ...)", file=self.err, flush=True)
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _short_id(subagent: str) -> str:

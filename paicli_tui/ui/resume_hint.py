@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..core.plural import counted
+
+if TYPE_CHECKING:
+    from ..core.agent.shell_notes import ShellNote
+
 
 def resume_hint(session: object) -> str:
     """``Resume this conversation: paicli-tui --resume ID`` once the person said something
@@ -34,5 +42,17 @@ def resumed_line(session_id: str, history: list) -> str:
     users = sum(1 for m in history if m.role is Role.USER and m.internal is None)
     since = " since the summary of the older turns" if any(
         m.internal is InternalKind.SUMMARY for m in history) else ""
-    return (f"Resumed session {session_id} · {users} message{'' if users == 1 else 's'} "
-            f"from you{since}.")
+    return f"Resumed session {session_id} · {counted(users, 'message')} from you{since}."
+
+
+def waiting_commands_line(notes: Sequence[ShellNote]) -> str:
+    """Under a reopened conversation: the ``!command`` outputs that go with the next message
+    (run before quitting and not sent yet), which nothing on screen showed; empty when none
+    wait."""
+    if not notes:
+        return ""
+    commands = ", ".join(f"`!{' '.join(note.command.split())[:40]}`" for note in notes[-3:])
+    more = f" and {len(notes) - 3} more" if len(notes) > 3 else ""
+    its = "its output goes" if len(notes) == 1 else "their outputs go"
+    return (f"{counted(len(notes), 'command')} you ran before quitting ({commands}{more}): "
+            f"{its} with your next message.")

@@ -27,6 +27,7 @@ import numpy as np
 from ...config import Settings
 from ...paths import keep_dot_dir_out_of_git, normalise_project_root, stay_inside
 from ..contracts.embedder import Embedder
+from ..plural import counted
 from ..text.fsnames import display_name
 from .chunk import Chunk
 from .chunking import CHUNKER_VERSION, ChunkedFile, chunk_file, language_of
@@ -101,10 +102,6 @@ class IndexProgress:
 
 
 ProgressCallback = Callable[[IndexProgress], None]
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n:,} {what}" + ("" if n == 1 else "s")
 
 
 @dataclass
@@ -183,12 +180,12 @@ class IndexSummary:
         the TUI say the same): "64 files (4 parsed, 60 unchanged, ...) ... in 116.8s with
         use". The seconds keep their unit attached: a wrapped chat line never leaves "s"
         alone on the next row."""
-        return (f"{_count(self.files_seen, 'file')} ({self.files_indexed} parsed, "
+        return (f"{counted(self.files_seen, 'file')} ({self.files_indexed} parsed, "
                 f"{self.files_unchanged} unchanged, {self.files_deleted} removed, "
-                f"{self.files_skipped} skipped): {_count(self.chunks_total, 'chunk')} "
+                f"{self.files_skipped} skipped): {counted(self.chunks_total, 'chunk')} "
                 f"({self.chunks_embedded} embedded, {self.chunks_reused} reused, "
-                f"{_count(self.data_chunks_skipped, 'data block')} left out), "
-                f"{_count(self.edges_total, 'graph edge')} in {self.seconds:.1f}s with "
+                f"{counted(self.data_chunks_skipped, 'data block')} left out), "
+                f"{counted(self.edges_total, 'graph edge')} in {self.seconds:.1f}s with "
                 f"{self.embedder}")
 
     def rebuild_lines(self) -> list[str]:

@@ -33,7 +33,7 @@ from ..format import context_state
 from ..input_history import InputHistory
 from ..last_search import LastSearch
 from ..messages import AgentEventPosted, InsertIntoInput, SessionReady, TurnEnded
-from ..resume_hint import resumed_line
+from ..resume_hint import resumed_line, waiting_commands_line
 from ..skill_commands import skill_commands, skill_request
 from ..slash import BY_NAME, parse_slash
 from ..widgets.app_footer import AppFooter
@@ -254,6 +254,9 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             await self.render_history(self.session.history)
         if message.resumed:
             await self.chat.add_notice(resumed_line(message.resumed, self.session.history))
+            waiting = waiting_commands_line(getattr(self.session, "pending_shell", ()))
+            if waiting:
+                await self.chat.add_notice(waiting)
         elif message.welcome and all(m.role is Role.SYSTEM for m in self.session.history):
             await self.chat.add_notice(message.welcome, "welcome")
         if message.error:
