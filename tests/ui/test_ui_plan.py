@@ -16,6 +16,7 @@ from textual.widgets import Button, Static
 from paicli_tui.core.contracts.llm import StreamDone
 from paicli_tui.core.messages import Message, Role, ToolCall
 from paicli_tui.ui.modals.confirm import ConfirmModal
+from paicli_tui.ui.modals.plan_review import PlanReviewModal
 from paicli_tui.ui.modals.rules_draft import RulesDraftModal
 from paicli_tui.ui.widgets.chat_log import ChatLog
 from paicli_tui.ui.widgets.notice import ChatNotice
@@ -74,7 +75,7 @@ async def plan_for_review(pilot, goal: str) -> None:
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await send(pilot, f"/plan {goal}")
-    await wait_for_screen(pilot, RulesDraftModal)
+    await wait_for_screen(pilot, PlanReviewModal)
 
 
 def notices(app) -> str:
@@ -93,9 +94,9 @@ async def test_plan_reviewed_run_with_pane_and_task_blocks(settings, project_dir
     app = make_app(settings, project_dir, client)
     async with app.run_test(size=(100, 30)) as pilot:
         await plan_for_review(pilot, "describe this project")
-        # the buttons say what they do to a plan (they said Save / Cancel)
-        assert [str(b.label) for b in app.screen.query(Button)] == ["Run (Ctrl+S)",
-                                                                   "Reject (Esc)"]
+        # the buttons say what they do to a plan, with their keys
+        assert [str(b.label) for b in app.screen.query(Button)] == [
+            "Run (Enter)", "Revise (r)", "Edit (e)", "Reject (Esc)"]
         # and the chat lists the tasks, one line each (ids are words, not list numbers)
         assert "- **look** · Look around — List the files." in notices(app)
         assert "- **sum** · Summarise (after look) — Say what is there." in notices(app)
@@ -376,15 +377,33 @@ async def test_the_status_line_follows_the_task_still_running(settings, project_
 
 async def test_ctrl_c_in_the_plan_review_rejects_it_and_cancels_the_turn(settings,
                                                                        project_dir) -> None:
-    """The review's text area took Ctrl+C for copy even with nothing chosen, so Ctrl+C did
-    nothing there while it cancels the turn in every other dialog the turn opens. With text
-    chosen it still copies and the review stays."""
+    """Ctrl+C in the review cancels the turn, as in every dialog the turn opens, and runs
+    nothing."""
+    client = PlanClient([])
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await plan_for_review(pilot, "do everything")
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: not isinstance(app.screen, PlanReviewModal))
+        await wait_until(pilot, lambda: not app.screen.turn_running)
+        assert not [r for r in client.requests if SUBAGENT_MARK in r[0].content]
+        assert "Turn cancelled." in notices(app)
+
+
+async def test_ctrl_c_in_the_plans_json_copies_a_choice_else_cancels_the_turn(
+        settings, project_dir) -> None:
+    """The JSON editor behind Edit: its text area took Ctrl+C for copy even with nothing
+    chosen, so Ctrl+C did nothing there while it cancels the turn in every other dialog the
+    turn opens. With text chosen it still copies and the editor stays; with nothing chosen
+    the turn is cancelled (the review does not open again)."""
     from textual.widgets import TextArea
 
     client = PlanClient([])
     app = make_app(settings, project_dir, client)
     async with app.run_test(size=(100, 30)) as pilot:
         await plan_for_review(pilot, "do everything")
+        await pilot.press("e")
+        await wait_for_screen(pilot, RulesDraftModal)
         area = app.screen.query_one(TextArea)
         area.select_all()
         copied: list[str] = []
@@ -395,8 +414,8 @@ async def test_ctrl_c_in_the_plan_review_rejects_it_and_cancels_the_turn(setting
         area.select_line(0)
         area.move_cursor((0, 0))  # nothing chosen
         await pilot.press("ctrl+c")
-        await wait_until(pilot, lambda: not isinstance(app.screen, RulesDraftModal))
         await wait_until(pilot, lambda: not app.screen.turn_running)
+        assert not isinstance(app.screen, PlanReviewModal | RulesDraftModal)
         assert not [r for r in client.requests if SUBAGENT_MARK in r[0].content]
         assert "Turn cancelled." in notices(app)
         assert any("Turn cancelled (Ctrl+C)" in n.message for n in app._notifications)

@@ -12,7 +12,7 @@ from ui_scenarios import assert_scene_snapshot
 from paicli_tui.config import Settings
 
 NAMES = ["subagent_running", "subagent_done", "plan_running", "subagent_history",
-         "inspector_subagents"]
+         "inspector_subagents", "plan_review", "plan_revise"]
 
 
 @pytest.mark.parametrize("size", sorted(SMALL_SIZES))

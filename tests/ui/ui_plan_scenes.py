@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from ui_scenarios import Scene, _app, _backend, settle, type_and_send
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import Settings
+from paicli_tui.core.agent.plan import Plan, plan_from_json
 from paicli_tui.core.agent.subagent_record import SubAgentRecord
 from paicli_tui.core.contracts import events as ev
 from paicli_tui.core.messages import Message, Role, ToolCall
@@ -66,7 +68,8 @@ def finished(sub: str, status: str, requests: int, tools: int, tokens: int,
 
 
 class PlanFakeSession(FakeSession):
-    """run_plan plays ``plan_script`` (events, or an asyncio.Event to hold on)."""
+    """run_plan plays ``plan_script`` (events, an asyncio.Event to hold on, or a Plan to
+    hand to the review)."""
 
     def __init__(self, plan_script: Sequence[Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -77,6 +80,9 @@ class PlanFakeSession(FakeSession):
         for item in self.plan_script:
             if isinstance(item, asyncio.Event):
                 await item.wait()
+                continue
+            if isinstance(item, Plan):
+                await review(item)
                 continue
             yield item
             await asyncio.sleep(0)
@@ -121,6 +127,13 @@ TASKS = (
     {"id": "check", "title": "Check the links", "task": "Check links.",
      "depends_on": ["report"]},
 )
+
+
+async def send_plan(pilot: Pilot, goal: str) -> None:
+    """Once the app settled, ``/plan goal`` sent, and what it opened settled."""
+    await settle(pilot)
+    await type_and_send(pilot, f"/plan {goal}")
+    await settle(pilot)
 
 
 def plan_scenes(settings: Settings, project: Path) -> list[Scene]:
@@ -199,9 +212,7 @@ def plan_scenes(settings: Settings, project: Path) -> list[Scene]:
         plan_hold])))
 
     async def plan_before(pilot: Pilot) -> None:
-        await settle(pilot)
-        await type_and_send(pilot, "/plan write a project report")
-        await settle(pilot)
+        await send_plan(pilot, "write a project report")
         await frozen(pilot)
     out.append(Scene(
         "plan_running", plan, plan_before,
@@ -253,7 +264,58 @@ def plan_scenes(settings: Settings, project: Path) -> list[Scene]:
         "(3 more lines)', and further down (scroll) 'answer' with the sub-agent's answer; at "
         "60x20 the text wraps inside the dialog and the scroll bar shows there is more.",
         screen="SubAgentHistoryModal"))
+    goal = "write a project report"
+    review = plan_from_json(goal, {"tasks": [dict(t) for t in REVIEW_TASKS]})
+
+    def reviewing(refused: str = "") -> PaicliApp:
+        script: list[Any] = [ev.TurnStarted(PARENT, f"/plan {goal}"),
+                             ev.PlanProposed(goal, REVIEW_TASKS)]
+        if refused:  # a revision was asked and refused: the review opens again, saying why
+            script += [review, ev.PlanRevised("refused", 1, 3, 24, refused)]
+        return _app(_backend(settings, project, client=FakeClient(), session=PlanFakeSession(
+            [*script, review, asyncio.Event()])))
+
+    out.append(Scene(
+        "plan_review", reviewing(), partial(send_plan, goal=goal),
+        "The plan review over the chat: the title 'Plan · 4 tasks · write a project report', "
+        "then '1 and 2 run together' (accent), '1. Scan the code (scan)' in bold with its "
+        "task text indented and dim under it, '2. Read the docs (docs)', '3. Write the "
+        "report (report) · after 1, 2', '4. Check the links (check) · after 3' (at 60x20 "
+        "the texts wrap and all still fit); under them 'Revise: your "
+        "words, a new plan (3 revisions left)' and the buttons Run (Enter), Revise (r), Edit "
+        "(e), Reject (Esc) on one row, inside the screen.", screen="PlanReviewModal"))
+
+    async def revise_before(pilot: Pilot) -> None:
+        await send_plan(pilot, goal)
+        await pilot.press("r")  # the first review: ask for a revision, which is refused
+        await pilot.press(*"split task 2", "enter")
+        await settle(pilot)
+        await pilot.press("r", *"drop the check")  # the second review: words being typed
+        await settle(pilot)
+    out.append(Scene(
+        "plan_revise", reviewing("the plan is not valid JSON (the model's answer, also once "
+                                 "asked to fix it). The plan before is offered again."),
+        revise_before,
+        "The review opened again after a refused revision: the warning line 'The revision "
+        "was refused: the plan is not valid JSON … The plan before is offered again.' above "
+        "the same four tasks, the hint '2 revisions left', and the words box open under the "
+        "tasks: 'What should change? Enter sends it; Esc goes back.' (whole at 60x20) with "
+        "'drop the check' typed; the buttons still on screen at 60x20.",
+        screen="PlanReviewModal"))
     return out
+
+
+REVIEW_TASKS = (
+    {"id": "scan", "title": "Scan the code", "task": "List the modules under paicli_tui/ and "
+     "say in one line what each one does.", "depends_on": []},
+    {"id": "docs", "title": "Read the docs", "task": "Read README.md and docs/*.md; list the "
+     "features they promise.", "depends_on": []},
+    {"id": "report", "title": "Write the report", "task": "Join both results into "
+     "REPORT.md: the modules, the features, and which features no module provides.",
+     "depends_on": ["scan", "docs"]},
+    {"id": "check", "title": "Check the links", "task": "Check every link in REPORT.md "
+     "points to a file that exists.", "depends_on": ["report"]},
+)
 
 
 def explore_history() -> list[Message]:

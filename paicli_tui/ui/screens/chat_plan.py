@@ -6,14 +6,12 @@ core's events as messages; the handlers here hand them to the widgets."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.message import Message
 
 from ...core.contracts import events as ev
-from ..messages import AgentEventPosted
 from ..widgets.plan_pane import PlanPane
 
 if TYPE_CHECKING:
@@ -49,28 +47,10 @@ class PlanViewMixin:
     async def run_plan(self: ChatScreen, goal: str,
                        resume: InterruptedPlan | None = None) -> None:
         """Iterate the plan's events (a turn: Esc cancels it); each is posted as a message."""
-        from ...core.agent.plan import PlanError, parse_plan
         from ..modals.confirm import ConfirmModal
-        from ..modals.rules_draft import RulesDraftModal
+        from .plan_review_flow import PlanReviewFlow
 
-        async def review(plan: Any) -> Any:
-            text = json.dumps({"tasks": plan.to_json()["tasks"]}, ensure_ascii=False, indent=2)
-            self.say(plan.describe())
-            # asked in the turn: Ctrl+C there rejects the plan and cancels the turn
-            edited = await self.ask_in_turn(RulesDraftModal(
-                "plan", text, title="Plan — edit the tasks, then Run (Ctrl+S); Esc rejects",
-                ok="Run (Ctrl+S)", cancel="Reject (Esc)"), None)
-            if edited is None:
-                return None
-            try:
-                chosen = parse_plan(plan.goal, edited)
-            except PlanError as exc:
-                self.say(f"The edited plan cannot run: {exc}", "warning")
-                return None
-            # the pane shows the plan as edited
-            self.post_message(AgentEventPosted(ev.PlanProposed(
-                chosen.goal, tuple(chosen.to_json()["tasks"]))))
-            return chosen
+        flow = PlanReviewFlow(self)
 
         async def on_failure(task: Any, why: str) -> str:
             async with self._asking:  # tasks run in parallel: one question at a time
@@ -79,8 +59,8 @@ class PlanViewMixin:
                     "(No stops the plan.)", yes="Retry"), False)
             return "retry" if again else "stop"
 
-        await self.relay_events(self.session.run_plan(goal, review=review,
-                                                      on_failure=on_failure, resume=resume))
+        await self.relay_events(flow.watch(self.session.run_plan(
+            goal, review=flow.review, on_failure=on_failure, resume=resume)))
 
     class ContinuePlan(Message):
         """The person chose to continue the resumed session's interrupted plan."""
@@ -156,6 +136,12 @@ class PlanViewMixin:
             self._subagents_phase()
         elif isinstance(event, ev.PlanProposed):
             pane.show_plan(event.goal, event.tasks)
+        elif isinstance(event, ev.PlanRevised):
+            if event.status == "revised":
+                await chat.add_notice(f"The plan was revised from your words (revision "
+                                      f"{event.revision} of {event.allowed}).")
+            else:
+                await chat.add_notice(f"The revision was refused: {event.detail}", "warning")
         elif isinstance(event, ev.PlanContinued):
             pane.show_plan(event.goal, event.tasks, event.done)
         elif isinstance(event, ev.PlanTaskStarted):

@@ -1,0 +1,86 @@
+"""One plan's review on the chat screen: the review dialog, the JSON editor behind its Edit
+choice, and what the core said about the last revision (the dialog that opens next says why
+a revision was refused, and how many are left)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from ...core.contracts import events as ev
+from ..messages import AgentEventPosted
+
+if TYPE_CHECKING:
+    from .chat import ChatScreen
+
+
+class PlanReviewFlow:
+    """``review`` is the core's review callback; ``watch`` passes the plan's events on and
+    notes each revision's outcome, which the core reports just before it asks again."""
+
+    def __init__(self, screen: ChatScreen) -> None:
+        from ...core.agent.plan_ask import MAX_REVISIONS
+
+        self.screen = screen
+        self.revisions_left = MAX_REVISIONS
+        self.note = ""
+        """Why the last revision or edit was refused (shown in the next dialog)."""
+        self.edited: str | None = None
+        """The person's last edit of this plan's JSON: the next Edit starts from it."""
+        self.shown: Any = None
+        """The plan last written to the chat (a refused revision offers it again)."""
+
+    async def watch(self, events: AsyncIterator[ev.AgentEvent]) -> AsyncIterator[ev.AgentEvent]:
+        async for event in events:
+            if isinstance(event, ev.PlanRevised):
+                self.revisions_left = max(0, event.allowed - event.revision)
+                if event.status == "refused":
+                    self.note = f"The revision was refused: {event.detail}"
+                else:
+                    self.note, self.edited = "", None  # a new plan: an old edit is not its
+            yield event
+
+    async def review(self, plan: Any) -> Any:
+        """Run (the plan), Revise (a request for a new one), an edited plan, or None."""
+        from ...core.agent.plan import PlanError, parse_plan
+        from ...core.agent.plan_ask import Revise
+        from ..modals.plan_review import PlanChoice, PlanReviewModal
+        from ..modals.rules_draft import RulesDraftModal
+
+        screen = self.screen
+        if plan is not self.shown:
+            screen.say(plan.describe())
+            self.shown = plan
+        while True:
+            with screen.waiting_for_the_person("Waiting for your review of the plan"):
+                # asked in the turn: Ctrl+C there rejects the plan and cancels the turn
+                choice = await screen.ask_in_turn(PlanReviewModal(
+                    plan, revisions_left=self.revisions_left, note=self.note,
+                    typed=screen.typed_under_dialog), PlanChoice("reject"))
+            self.note = ""
+            if choice.kind == "run":
+                return plan
+            if choice.kind == "revise":
+                screen.status.phase("Revising the plan")
+                return Revise(choice.feedback)
+            if choice.kind != "edit":
+                return None
+            text = self.edited or json.dumps({"tasks": plan.to_json()["tasks"]},
+                                              ensure_ascii=False, indent=2)
+            edited = await screen.ask_in_turn(RulesDraftModal(
+                "plan", text, title="Plan as JSON — edit the tasks, then Run (Ctrl+S); Esc "
+                "goes back to the review", ok="Run (Ctrl+S)", cancel="Back (Esc)"), None)
+            if edited is None:
+                continue
+            self.edited = edited
+            try:
+                chosen = parse_plan(plan.goal, edited)
+            except PlanError as exc:
+                self.note = f"The edited plan cannot run: {exc}"
+                screen.say(self.note, "warning")
+                continue
+            # the pane shows the plan as edited
+            screen.post_message(AgentEventPosted(ev.PlanProposed(
+                chosen.goal, tuple(chosen.to_json()["tasks"]))))
+            return chosen
