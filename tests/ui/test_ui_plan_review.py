@@ -195,17 +195,62 @@ async def test_revisions_run_out(settings, project_dir) -> None:
         await wait_until(pilot, lambda: "rejected" in notices(app))
 
 
-async def test_escape_in_the_words_goes_back_then_rejects(settings, project_dir) -> None:
+async def test_empty_words_are_not_sent_and_escape_closes_only_the_line(settings,
+                                                                        project_dir) -> None:
+    """Enter on an empty line asks for words (nothing is sent); Esc in the line closes it and
+    leaves the plan offered; the next Esc rejects."""
     client = ReviewClient([FIRST])
     app = make_app(settings, project_dir, client)
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = await start(pilot)
-        await pilot.press("r", "x", "escape")
+        await pilot.press("r", "enter")
+        await pilot.pause()
+        assert app.screen is dialog and dialog.query_one(".plan-review-feedback").display
+        assert any(n.message.startswith("Type what should change first")
+                   for n in app._notifications)
+        await pilot.press("x", "escape")
         assert app.screen is dialog and not dialog.query_one(".plan-review-feedback").display
-        await pilot.press("enter")  # an empty line is not sent: the words box opens again
-        await wait_until(pilot, lambda: app.screen is not dialog)
-        await ran(pilot, client)
-        assert client.tasks_run == ["look", "sum"] and len(client.plan_requests) == 1
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "rejected" in notices(app))
+        assert client.tasks_run == [] and len(client.plan_requests) == 1
+
+
+async def test_keys_typed_as_the_review_opens_answer_nothing(settings, project_dir,
+                                                             monkeypatch) -> None:
+    """The plan arrives while the person types: the Enter that sends their line and the 'e'
+    of a word neither run the plan nor open the editor; the keys go to the chat input."""
+    import asyncio
+
+    from paicli_tui.ui.modals.quiet_start import QuietStart
+    from paicli_tui.ui.widgets.prompt_input import PromptInput
+
+    monkeypatch.setattr(QuietStart, "ARM_AFTER_S", 0.5)
+    arrives = asyncio.Event()
+
+    class HeldClient(ReviewClient):
+        async def stream(self, messages, tools=(), *, model=None):
+            await arrives.wait()
+            async for event in super().stream(messages, tools, model=model):
+                yield event
+
+    client = HeldClient([FIRST])
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await send(pilot, "/plan describe this project")
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press(*"the ")
+        arrives.set()
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanReviewModal))
+        await pilot.press(*"next step", "enter", "e")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, PlanReviewModal) and client.tasks_run == []
+        assert prompt.text == "the next stepe"
+        await pilot.pause(QuietStart.ARM_AFTER_S + 0.2)  # the person stops and reads
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "rejected" in notices(app))
+        assert client.tasks_run == []
 
 
 @pytest.mark.parametrize("how", ["key", "button"])
