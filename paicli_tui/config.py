@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .core.plural import noun_for
 from .file_locks import locked
 from .paths import HomePaths
 from .private_files import replace_private
@@ -496,7 +497,8 @@ def read_config_file(path: Path, problems: list[str] | None = None) -> dict[str,
     problems = [] if problems is None else problems
     unknown = sorted(set(data) - set(_USER_FIELDS))
     if unknown:
-        problems.append(f"{path}: unknown setting(s): {', '.join(unknown)}")
+        problems.append(f"{path}: unknown {noun_for(len(unknown), 'setting')}: "
+                        f"{', '.join(unknown)}")
     values: dict[str, Any] = {}
     for name, raw in data.items():
         if name in _USER_FIELDS:

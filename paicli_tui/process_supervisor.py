@@ -283,7 +283,7 @@ def main() -> int:
     if log is not None:
         log.drain()
     if left:
-        count = "background processes" if left == SOME else f"{left} background process(es)"
+        count = "background processes" if left == SOME else f"{left} background process{'' if left == 1 else 'es'}"
         what = "command" if app is None else "MCP server"
         note = f"\n[the {what} left {count} running; they were stopped when it finished]\n"
         try:

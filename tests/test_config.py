@@ -76,7 +76,7 @@ def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
         load_settings({}, {**_home(tmp_path, toml), "PAICLI_WINDOW": "lots"})
     path = tmp_path / "config.toml"
     assert str(caught.value).splitlines() == [
-        f"{path}: unknown setting(s): frobnicate",
+        f"{path}: unknown setting: frobnicate",
         f"{path}: window must be above 0, got -3",
         "environment variable PAICLI_WINDOW: window must be a whole number, got 'lots'",
         "search_top_k must be between 1 and 30",

@@ -49,7 +49,7 @@ ALLOWED: dict[str, set[str]] = {
     # "1 file", "2 files" in every message (stdlib only)
     "core.plural": set(),
     "core.tokens": {"core.messages", "core.text_slices"},
-    "config": {"paths", "private_files", "file_locks"},
+    "config": {"paths", "private_files", "file_locks", "core.plural"},
     # the contracts: tool protocol, session state, asks, events, model/embedder/service
     # protocols, shell-command classification; every layer of the core agrees on them
     "core.contracts": {"config", "core.messages", "core.plural"},

@@ -237,7 +237,7 @@ class _Printer:
         elif isinstance(event, ev.SummaryConsentDecided):
             self._note(f"[context] summary {event.answer.replace('_', ' ')}: {event.detail}")
         elif isinstance(event, ev.CompactionFailed):
-            calls = f", {event.model_calls} model call(s)" if event.model_calls else ""
+            calls = f", {counted(event.model_calls, 'model call')}" if event.model_calls else ""
             self._note(f"[context] {event.tier} failed at {event.tokens_before:,} tokens"
                        f"{calls}: {event.detail}")
         elif isinstance(event, ev.ContextCompacted):

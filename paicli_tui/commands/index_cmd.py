@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..config import Settings
+from ..core.plural import counted
 from .conventions import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, add_project_flag, fail
 
 HELP = ("Build or refresh the code index of a project (default: the current directory) for "
@@ -68,15 +69,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print(f"Rebuilt the index: {summary.rebuilt}.")
     print(f"Indexed {summary.counts()}.")
     if summary.files_minified or summary.files_generated:
-        print(f"{summary.files_minified} minified file(s) cut into bounded chunks, "
-              f"{summary.files_generated} generated file(s) left out.")
+        print(f"{counted(summary.files_minified, 'minified file')} cut into bounded chunks, "
+              f"{counted(summary.files_generated, 'generated file')} left out.")
     if summary.capped_line():
         print(summary.capped_line())
     if summary.lease_taken_over:
         print(f"Took over the index lease of {summary.lease_taken_over}: it had stopped "
               "renewing it (that indexer died or lost the network).")
     if summary.commit_conflicts_retried:
-        print(f"{summary.commit_conflicts_retried} commit conflict(s) with another writer of "
+        print(f"{counted(summary.commit_conflicts_retried, 'commit conflict')} with another writer of "
               "this index retried (each write applied again on the latest version).")
     if summary.lock_note:
         print(f"Note: {summary.lock_note}.")

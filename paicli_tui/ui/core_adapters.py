@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..core.contracts.asks import ConflictDecision, ConflictEntry
+from ..core.plural import counted
 from .backend import (
     CodeHit,
     CodeResults,
@@ -95,7 +96,7 @@ class CodeAdapter:
         summary = CodeIndexer(self.settings, self.project_root).update(on_progress)
         from ..core.code.vocabulary_prune import describe_removed
 
-        notes = (f"; {summary.commit_conflicts_retried} commit conflict(s) with another "
+        notes = (f"; {counted(summary.commit_conflicts_retried, 'commit conflict')} with another "
                  "indexer retried" if summary.commit_conflicts_retried else "")
         if summary.vocabulary_caches_removed:
             notes += f"; {describe_removed(summary.vocabulary_caches_removed)}"

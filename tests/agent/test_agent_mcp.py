@@ -312,7 +312,7 @@ def test_a_mcp_json_written_after_the_start_is_named_by_slash_mcp(settings, proj
     from paicli_tui.core.mcp.status import ServerStatus
 
     path = project_dir / ".mcp.json"
-    written = f"server(s) in {path} not started: the file was written after this session"
+    written = f"in {path} not started: the file was written after this session"
 
     def running(name: str) -> McpManager:
         return McpManager([ServerStatus(McpServerConfig(name=name, command="x"),
@@ -321,12 +321,12 @@ def test_a_mcp_json_written_after_the_start_is_named_by_slash_mcp(settings, proj
     assert servers_written_since_start(None, settings, project_dir) == ""  # no file
     path.write_text(json.dumps({"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}))
     for manager, expected in (
-            (None, f"2 {written}"),
-            (McpManager([]), f"2 {written}"),
-            (running("a"), f"1 {written}"),
+            (None, f"2 servers {written}"),
+            (McpManager([]), f"2 servers {written}"),
+            (running("a"), f"1 server {written}"),
             (McpManager([running("a").statuses[0],
                          ServerStatus(McpServerConfig(name="b", command="y"), "failed")]), ""),
-            (McpManager([], [NOT_APPROVED.format(n=2, path=path)]), "")):  # said at the start
+            (McpManager([], [NOT_APPROVED.format(servers="2 servers", path=path)]), "")):  # said at the start
         note = servers_written_since_start(manager, settings, project_dir)
         assert (note.startswith(expected) if expected else note == ""), (manager, note)
         assert not expected or note.endswith("Review it, then `/mcp approve`.")

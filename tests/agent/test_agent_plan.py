@@ -44,7 +44,7 @@ def plan_json(*tasks: tuple[str, list[str]]) -> str:
     ('{"tasks": []}', "no tasks"),
     (plan_json(*[(f"t{i}", []) for i in range(MAX_TASKS + 1)]), f"at most {MAX_TASKS}"),
     (plan_json(("a", []), ("a", [])), "two tasks have the id 'a'"),
-    (plan_json(("a", ["zz"])), "unknown task(s): zz"),
+    (plan_json(("a", ["zz"])), "unknown task: zz"),
     (plan_json(("a", ["a"])), "depends on itself"),
     (plan_json(("a", ["c"]), ("b", ["a"]), ("c", ["b"])), "cycle: a -> c -> b -> a"),
     ('{"tasks": [{"id": "a b", "title": "t", "task": "x"}]}', "no usable id"),

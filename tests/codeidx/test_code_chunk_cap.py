@@ -105,7 +105,7 @@ def test_index_reports_the_capped_file_and_text_search_finds_a_late_method(
     assert summary.files_capped == [{"path": path, "chunks_found": 1_501,
                                      "chunks_kept": summary.chunks_total - 1}]
     assert summary.capped_line() == (
-        "Capped 1 file(s) at 1,000 chunks (their first declarations alone, the rest merged "
+        "Capped 1 file at 1,000 chunks (their first declarations alone, the rest merged "
         "into larger chunks): src/Big.java (1,501 found).")
     found = search_project(settings, project_dir, "m1498", mode="text", embedder=HashEmbedder())
     assert found.hits[0].path == path and "m1498(" in found.hits[0].source
@@ -119,7 +119,7 @@ def test_index_command_names_capped_files(settings, project_dir: Path,
     monkeypatch.setattr(embedders, "get_embedder", lambda settings: HashEmbedder())
     monkeypatch.chdir(project_dir)
     assert cli.main(["index"]) == 0
-    assert ("Capped 1 file(s) at 1,000 chunks (their first declarations alone, the rest "
+    assert ("Capped 1 file at 1,000 chunks (their first declarations alone, the rest "
             "merged into larger chunks): src/big.py (1,501 found).") in capsys.readouterr().out
     (project_dir / path).write_text(_source(head, line, tail) + "def last():\n    pass\n")
     assert cli.main(["index", "--json"]) == 0

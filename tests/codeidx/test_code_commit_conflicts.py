@@ -259,7 +259,7 @@ def test_a_version_1_index_is_copied_into_keyed_tables_without_embedding_again(
     fake = HashEmbedder()
     summary = CodeIndexer(settings_, project, fake).update()
     assert summary.rebuilt == ("index format 1 -> 2: the tables were copied with their keys "
-                               "marked, nothing embedded again, 1 duplicate row(s) dropped")
+                               "marked, nothing embedded again, 1 duplicate row dropped")
     assert (fake.calls, summary.chunks_total, summary.files_unchanged) == (0, 4, 4)
     tables = open_index(location)
     assert is_keyed(tables) and tables.meta["schema"] == "2"
@@ -344,7 +344,7 @@ def test_two_unlocked_indexers_on_one_local_index_lose_and_duplicate_nothing(
 
 
 @pytest.mark.parametrize(("retried", "failure", "expected", "code"), [
-    (3, None, "3 commit conflict(s) with another writer of this index retried (each write "
+    (3, None, "3 commit conflicts with another writer of this index retried (each write "
               "applied again on the latest version).", 0),
     (0, None, None, 0),
     (0, IndexCommitConflictError("writing chunks: still conflicting with another writer of "
@@ -377,7 +377,7 @@ def test_the_index_command_reports_retried_conflicts(
 
 
 @pytest.mark.parametrize(("retried", "tail"), [
-    (2, "in 1.5s with ; 2 commit conflict(s) with another indexer retried"),
+    (2, "in 1.5s with ; 2 commit conflicts with another indexer retried"),
     (0, "in 1.5s with "),
 ])
 def test_the_apps_index_job_reports_retried_conflicts(

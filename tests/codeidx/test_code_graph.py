@@ -138,7 +138,7 @@ def test_go_calls_into_another_package_are_not_callers_of_a_namesake(
         [("run", "exec.Command", "main.go", 14)]
     assert command.nodes == ["Command"]
     text = format_relations(command)
-    assert text.endswith("left out: 1 call(s) to exec.Command, another package's (imported "
+    assert text.endswith("left out: 1 call to exec.Command, another package's (imported "
                          "from outside this project)")
     assert ("run", "calls", "doc.Gen") in _edges(relations_for(settings, root, "Gen"),
                                                  "incoming")

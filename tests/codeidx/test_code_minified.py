@@ -109,5 +109,5 @@ def test_index_command_notes_them(paicli_home: Path, project_dir: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "paicli_tui", "index", "--quiet"],
                           cwd=project_dir, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "1 minified file(s) cut into bounded chunks, 1 generated file(s) left out." \
+    assert "1 minified file cut into bounded chunks, 1 generated file left out." \
         in done.stdout

@@ -144,7 +144,7 @@ async def test_old_reasoning_goes_first(tmp_path: Path) -> None:
     prepared = await manager.prepare(msgs)
     assert fake.calls == []  # dropping old reasoning was enough
     assert [r.tier for r in prepared.reports if r.changed] == ["offload"]
-    assert "reasoning of 5 earlier message(s)" in prepared.reports[-1].detail
+    assert "reasoning of 5 earlier messages" in prepared.reports[-1].detail
     assert prepared.messages[-1].reasoning  # the current turn keeps its reasoning
     assert all(m.reasoning is None for m in prepared.messages[:-1])
 
@@ -330,7 +330,7 @@ def test_digest_stays_within_its_budget() -> None:
         msgs += _turn(n, 10)
     digest = build_digest(msgs, reason="r", transcript="t.txt", max_chars=6_000)
     assert len(digest) <= 6_500 and validate_summary(digest) == []
-    assert "more request(s) (in the transcript)" in digest
+    assert "more requests (in the transcript)" in digest
 
 
 # -- summary format: near misses put right ------------------------------------------------------

@@ -47,15 +47,15 @@ async def test_a_memory_notice_is_shown_once(settings, project_dir):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert toasts("remembered: CI runs pytest.") == 1
-        session.notices.append(ev.MemoryNotice("extracted", "remembered 1 fact(s) from the "
+        session.notices.append(ev.MemoryNotice("extracted", "remembered 1 fact from the "
                                                "plan", ("m10",)))
         app.screen.action_slash("/plan tidy the tests")
-        await wait_until(pilot, lambda: toasts("remembered 1 fact(s) from the plan") == 1)
+        await wait_until(pilot, lambda: toasts("remembered 1 fact from the plan") == 1)
         # the plan is a turn: its end and the notice each recount the inbox, the second
         # cancelling the first (exclusive), so wait for the turn, not for every worker
         await wait_until(pilot, lambda: not app.screen.turn_running)
         await pilot.pause(0.2)
-        assert toasts("remembered 1 fact(s) from the plan") == 1
+        assert toasts("remembered 1 fact from the plan") == 1
         assert toasts("remembered: CI runs pytest.") == 1
 
 

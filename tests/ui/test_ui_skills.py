@@ -80,9 +80,9 @@ async def test_a_server_that_did_not_start_is_said_when_the_session_opens(settin
                           state="failed", error="command not found: /nonexistent/mcp-server")
     running = ServerStatus(McpServerConfig(name="files", command="npx"), state="running")
     for statuses, problems, expected in (
-            ([broken, running], ["1 server(s) in .mcp.json not started: not approved."],
+            ([broken, running], ["1 server in .mcp.json not started: not approved."],
              ["`broken` did not start: command not found: /nonexistent/mcp-server",
-              "1 server(s) in .mcp.json not started", "`/mcp` shows every server and its log"]),
+              "1 server in .mcp.json not started", "`/mcp` shows every server and its log"]),
             ([running], [], [])):
         session = FakeSession()
         session.mcp = McpManager(statuses, problems)
@@ -196,5 +196,5 @@ async def test_mcp_names_a_project_file_written_after_the_start(settings, projec
         await _run_command(pilot, app, "/mcp")
         text = "\n".join(n.source for n in app.screen.query_one(ChatLog).query(ChatNotice))
     assert "No MCP servers" not in text
-    assert (f"1 server(s) in {project_dir / '.mcp.json'} not started: the file was written "
+    assert (f"1 server in {project_dir / '.mcp.json'} not started: the file was written "
             "after this session started. Review it, then `/mcp approve`.") in text

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..plural import noun_for
+
 MAX_TASKS = 8
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
 
@@ -119,7 +121,8 @@ def plan_from_json(goal: str, data: Any) -> Plan:
     for t in tasks:
         unknown = [d for d in t.depends_on if d not in ids]
         if unknown:
-            raise PlanError(f"task {t.id!r} depends on unknown task(s): {', '.join(unknown)}")
+            raise PlanError(f"task {t.id!r} depends on unknown "
+                             f"{noun_for(len(unknown), 'task')}: {', '.join(unknown)}")
         if t.id in t.depends_on:
             raise PlanError(f"task {t.id!r} depends on itself")
     plan = Plan(goal, tuple(tasks))

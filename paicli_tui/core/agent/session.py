@@ -45,6 +45,7 @@ from ..llm.redact import redact_known
 from ..llm.registry import light_completer
 from ..mcp import McpManager, approve_and_start_project_servers, start_mcp
 from ..messages import Message, Role
+from ..plural import counted
 from ..skills import LoadSkillTool, SkillCatalog
 from ..tokens import TokenCalibrator
 from ..web import WebFetchTool, WebSearchTool
@@ -561,7 +562,7 @@ class AgentSession:
             log.exception("fact extraction failed")
             return
         if ids:
-            self.note_memory("extracted", f"remembered {len(ids)} fact(s) from this turn", ids)
+            self.note_memory("extracted", f"remembered {counted(len(ids), 'fact')} from this turn", ids)
 
 
 def _project_rules(memory: MemoryService | None) -> ProjectRules | None:

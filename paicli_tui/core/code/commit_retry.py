@@ -81,8 +81,8 @@ class CommitRetry:
         extra = max(0, int(getattr(result, "num_attempts", 1) or 1) - 1)
         if extra:
             self.retried += extra
-            log.warning("commit conflict while %s: merged again on the latest version %d "
-                        "time(s)", what, extra)
+            log.warning("commit conflict while %s: merged again on the latest version %s",
+                        what, "once" if extra == 1 else f"{extra} times")
 
     def run(self, what: str, step: Callable[[], T], refresh: Callable[[], None]) -> T:
         """``step()``; after a commit conflict ``refresh()`` (re-open the tables at their

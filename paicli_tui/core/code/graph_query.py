@@ -15,6 +15,7 @@ from typing import Any
 from ...config import Settings
 from ...paths import normalise_project_root
 from ...regular_files import read_regular_text
+from ..plural import counted
 
 MAX_EDGES = 200
 MAX_GO_MOD_BYTES = 64_000
@@ -215,6 +216,6 @@ def format_relations(relations: Relations) -> str:
         lines.append(f"[only the first {MAX_EDGES} edges each way are shown]")
     if relations.elsewhere:
         called = sorted({e.dst for e in relations.elsewhere})
-        lines.append(f"left out: {len(relations.elsewhere)} call(s) to {', '.join(called)}, "
+        lines.append(f"left out: {counted(len(relations.elsewhere), 'call')} to {', '.join(called)}, "
                      "another package's (imported from outside this project)")
     return "\n".join(lines)

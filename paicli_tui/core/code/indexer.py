@@ -200,8 +200,8 @@ class IndexSummary:
         if self.leftovers_note:
             lines.append(f"Note: {self.leftovers_note}.")
         if self.rebuild_continued is not None:
-            lines.append(f"Continued the rebuild stopped earlier: the {self.rebuild_continued} "
-                         "file(s) it had written were kept.")
+            lines.append("Continued the rebuild stopped earlier: the "
+                         f"{counted(self.rebuild_continued, 'file')} it had written were kept.")
         if self.built_beside:
             lines.append("Built beside the index in use and switched to it when complete; "
                          "the replaced tables are removed by the next index run "
@@ -210,7 +210,7 @@ class IndexSummary:
 
     def capped_line(self) -> str:
         """Which files were past the cap on chunks per file, '' when none: "Capped 1
-        file(s) at 1,000 chunks (their first declarations alone, the rest merged into larger
+        file at 1,000 chunks (their first declarations alone, the rest merged into larger
         chunks): src/Big.java (40,001 found)." At most three are named."""
         if not self.files_capped:
             return ""
@@ -219,7 +219,7 @@ class IndexSummary:
         named = ", ".join(f"{c['path']} ({c['chunks_found']:,} found)"
                           for c in self.files_capped[:3])
         more = len(self.files_capped) - 3
-        return (f"Capped {len(self.files_capped)} file(s) at {MAX_CHUNKS_PER_FILE:,} chunks "
+        return (f"Capped {counted(len(self.files_capped), 'file')} at {MAX_CHUNKS_PER_FILE:,} chunks "
                 f"(their first declarations alone, the rest merged into larger chunks): "
                 f"{named}" + (f" and {more} more" if more > 0 else "") + ".")
 
@@ -399,7 +399,7 @@ class CodeIndexer:
                          lambda: write_meta(tables, old_chunker))
             duplicates = sum(dropped.values())
             return ("index format 1 -> 2: the tables were copied with their keys marked, "
-                    "nothing embedded again" + (f", {duplicates} duplicate row(s) dropped"
+                    "nothing embedded again" + (f", {counted(duplicates, 'duplicate row')} dropped"
                                                 if duplicates else "")
                     + (f"; {_chunker_changed(old_chunker)}"
                        if _chunked_by_older_version(old_chunker) else "")), tables
@@ -468,7 +468,7 @@ class CodeIndexer:
         if not gone:
             return
         if lock_kind == "none":
-            summary.leftovers_note = (f"{len(gone)} set(s) of tables left by earlier runs "
+            summary.leftovers_note = (f"{counted(len(gone), 'set')} of tables left by earlier runs "
                                       "kept: without a lock another indexer may be writing "
                                       "them")
             return

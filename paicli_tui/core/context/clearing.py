@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from ..messages import Message, Role
+from ..plural import counted
 from ..tokens import MESSAGE_OVERHEAD, estimate_message, estimate_request
 from .boundary import result_chars, wrap_tool_result
 from .offload import offload_path_in
@@ -77,6 +78,6 @@ def clear_tool_results(messages: Sequence[Message], *, keep_recent: int = 3,
         cleared += 1
         freed_chars += len(message.content) - len(new_content)
     after = estimate_request(out) if cleared else before
-    detail = (f"cleared {cleared} old tool result(s), {freed_chars:,} characters"
+    detail = (f"cleared {counted(cleared, 'old tool result')}, {freed_chars:,} characters"
               if cleared else "no tool result to clear")
     return out, CompactionReport("clearing", cleared > 0, before, after, detail)

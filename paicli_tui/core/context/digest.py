@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..messages import InternalKind, Message, Role
+from ..plural import counted, noun_for
 from .boundary import unwrap_tool_result
 from .offload import READ_BACK_LINES
 from .pairing import call_names, tool_name_of
@@ -111,7 +112,7 @@ def _bullets(items: Sequence[str], budget: int, more: str) -> list[str]:
         tail.insert(0, line)
         used += len(line) + 1
     left = len(lines) - len(head) - len(tail)
-    return [*head, f"- … {left} more {more} (in the transcript)", *tail]
+    return [*head, f"- … {left} more {noun_for(left, more)} (in the transcript)", *tail]
 
 
 def build_digest(messages: Sequence[Message], *, reason: str, transcript: str | None,
@@ -127,12 +128,12 @@ def build_digest(messages: Sequence[Message], *, reason: str, transcript: str | 
             f'The person\'s latest request in this part: "{latest}".',
             "The current goal is in the kept messages below; verify details in the transcript."]
     asks = _bullets([f'"{shorten(r, per_request)}"' for r in facts.requests], budget * 4 // 10,
-                    "request(s)") or ["- none"]
-    work = [f"- {facts.call_count} tool call(s): " + "; ".join(
+                    "request") or ["- none"]
+    work = [f"- {counted(facts.call_count, 'tool call')}: " + "; ".join(
         f"{name} ×{len(targets) or 1}" for name, targets in facts.calls.items())
         if facts.call_count else "- no tool calls"]
     work += _bullets([f"{name}: {', '.join(targets[-6:])}" for name, targets in
-                      facts.calls.items() if targets], budget // 5, "tool(s)")
+                      facts.calls.items() if targets], budget // 5, "tool")
     work.append("- Files read: " + (", ".join(facts.read[-12:]) or "none"))
     work.append("- Files changed: " + (", ".join(facts.changed[-12:]) or "none"))
     for earlier in facts.earlier[-1:]:
@@ -145,7 +146,7 @@ def build_digest(messages: Sequence[Message], *, reason: str, transcript: str | 
     else:
         where = (f"- The full text of this part could not be saved ({transcript_error}); "
                  "it stays in the session ledger.")
-    problems = _bullets(facts.errors, budget // 10, "error(s)") or ["- no errors seen"]
+    problems = _bullets(facts.errors, budget // 10, "error") or ["- no errors seen"]
     sections = [goal, asks, work, [*problems, where]]
     return "\n\n".join(f"## {number}. {title}\n" + "\n".join(lines)
                        for number, (title, lines) in

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..messages import Message, Role
+from ..plural import counted
 from ..tokens import estimate_request
 from .digest import build_digest
 from .offload import SaveOutput
@@ -60,5 +61,5 @@ def digest_history(messages: Sequence[Message], keep_user_turns: int, *, reason:
     where = f"transcript saved in {path}" if path else f"transcript not saved ({error})"
     return rebuilt, CompactionReport(
         "digest", True, before, after,
-        f"model-free digest of {dropped} message(s), kept the last {len(original) - cut}; "
+        f"model-free digest of {counted(dropped, 'message')}, kept the last {len(original) - cut}; "
         f"{where}. Why no summary: {reason}", summary=digest, path=path)

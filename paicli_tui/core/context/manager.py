@@ -29,6 +29,7 @@ from ...config import Settings
 from ..contracts.asks import SummaryConsentCallback
 from ..contracts.llm import TextCompleter
 from ..messages import Message, Role
+from ..plural import counted
 from ..tokens import TokenCalibrator, estimate_message, estimate_request, estimate_schema
 from .breaker import SummaryBreaker
 from .clearing import clear_tool_results
@@ -399,7 +400,8 @@ class ContextManager:
         if largest is not None:
             parts.append(f"the largest message ({largest.role.value}) ~"
                          f"{self.calibrator.adjust(estimate_message(largest)):,}")
-        parts.append(f"{len(rest)} message(s) are left after compacting")
+        parts.append(f"{counted(len(rest), 'message')} {'is' if len(rest) == 1 else 'are'} left after "
+                     "compacting")
         if fixed >= window:
             advice = ("The window is too small for this set-up: use a model with a larger "
                       "window (or pass its real size with --window).")

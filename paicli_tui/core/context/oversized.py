@@ -18,6 +18,7 @@ import json
 from collections.abc import Sequence
 
 from ..messages import Message, Role, ToolCall
+from ..plural import counted
 from ..tokens import estimate_request, estimate_text
 from .boundary import unwrap_tool_result, wrap_tool_result
 from .offload import HEAD_CHARS, TAIL_CHARS, SaveOutput, offload_notice
@@ -76,7 +77,8 @@ def offload_old_reasoning(messages: Sequence[Message], save: SaveOutput | None
     where = f"saved to {path}" if path else "dropped"
     return out, CompactionReport(
         "offload", True, before, after,
-        f"reasoning of {len(picked)} earlier message(s), {len(text):,} characters, {where}",
+        f"reasoning of {counted(len(picked), 'earlier message')}, {len(text):,} characters, "
+        f"{where}",
         path=path)
 
 
@@ -175,7 +177,8 @@ def offload_oversized(messages: Sequence[Message], save: SaveOutput | None, *,
     after = estimate_request(out)
     shown = ", ".join(labels[:4]) + (f" and {len(labels) - 4} more" if len(labels) > 4 else "")
     return out, CompactionReport("offload", True, before, after,
-                                 f"saved {len(labels)} oversized part(s) to files: {shown}")
+                                 f"saved {counted(len(labels), 'oversized part')} to files: "
+                                 f"{shown}")
 
 
 ARGUMENT_HEAD_CHARS = 300
@@ -223,5 +226,5 @@ def offload_arguments_to_fit(messages: Sequence[Message], save: SaveOutput | Non
         out[i] = out[i].evolve(tool_calls=tuple(calls))
     return out, CompactionReport(
         "offload", True, before, estimate_request(out),
-        f"saved the arguments of {saved} tool call(s) that ran ({chars:,} characters) to "
+        f"saved the arguments of {counted(saved, 'tool call')} that ran ({chars:,} characters) to "
         "files, largest first")

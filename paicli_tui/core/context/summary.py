@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from ...resources import load_prompt
 from ..contracts.llm import TextCompleter
 from ..messages import InternalKind, Message, Role
+from ..plural import counted
 from ..tokens import estimate_request, estimate_text
 from .report import CompactionReport
 from .summary_format import SECTION_TITLES, normalise_summary, validate_summary
@@ -395,5 +396,5 @@ def apply_summary(original: list[Message], cut: int, draft: str, before: int
     dropped = cut - sum(1 for m in original[:cut] if m.role is Role.SYSTEM)
     return rebuilt, CompactionReport(
         "summary", True, before, after,
-        f"summarised {dropped} message(s); kept the last {len(original) - cut}",
+        f"summarised {counted(dropped, 'message')}; kept the last {len(original) - cut}",
         summary=draft.strip())

@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...config import ConfigError, Settings
+from ..plural import counted
 from .config import approve_project_servers, project_servers, servers_from_settings
 from .manager import McpManager
 from .status import ServerStatus, markdown_literal
 
-NOT_APPROVED = ("{n} server(s) in {path} not started: this project's .mcp.json has not been "
+NOT_APPROVED = ("{servers} in {path} not started: this project's .mcp.json has not been "
                 "approved (it can run any command). Review it, then `/mcp approve`.")
 
-WRITTEN_SINCE = ("{n} server(s) in {path} not started: the file was written after this session "
+WRITTEN_SINCE = ("{servers} in {path} not started: the file was written after this session "
                  "started. Review it, then `/mcp approve`.")
 
 
@@ -31,7 +32,8 @@ async def start_mcp(settings: Settings, project_root: Path) -> McpManager | None
             names = {c.name for c in configs}
             configs += [c for c in project.servers if c.name not in names]
         elif project.servers:
-            problems.append(NOT_APPROVED.format(n=len(project.servers), path=project.path))
+            problems.append(NOT_APPROVED.format(servers=counted(len(project.servers), "server"),
+                                                path=project.path))
     if not configs and not problems:
         return None
     return await McpManager.start(configs, project_root=project_root,
@@ -66,4 +68,6 @@ def servers_written_since_start(manager: McpManager | None, settings: Settings,
         return ""  # reported at the start (not approved yet)
     known = {s.config.name for s in manager.statuses} if manager is not None else set()
     new = [c for c in project.servers if c.name not in known]
-    return WRITTEN_SINCE.format(n=len(new), path=project.path) if new else ""
+    if not new:
+        return ""
+    return WRITTEN_SINCE.format(servers=counted(len(new), "server"), path=project.path)
