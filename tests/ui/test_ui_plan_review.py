@@ -77,10 +77,15 @@ def hint(dialog: PlanReviewModal) -> str:
     return str(dialog.query_one(".plan-review-hint", Label).render())
 
 
-async def start(pilot, goal: str = "describe this project") -> PlanReviewModal:
+async def send_plan(pilot, goal: str = "describe this project") -> None:
+    """Once the session is up, ``/plan goal`` sent."""
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await send(pilot, f"/plan {goal}")
+
+
+async def start(pilot, goal: str = "describe this project") -> PlanReviewModal:
+    await send_plan(pilot, goal)
     return await review_opens(pilot)
 
 
@@ -236,9 +241,7 @@ async def test_keys_typed_as_the_review_opens_answer_nothing(settings, project_d
     client = HeldClient([FIRST])
     app = make_app(settings, project_dir, client)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await send(pilot, "/plan describe this project")
+        await send_plan(pilot)
         prompt = app.screen.query_one(PromptInput)
         await pilot.press(*"the ")
         arrives.set()
