@@ -220,6 +220,24 @@ async def test_empty_words_are_not_sent_and_escape_closes_only_the_line(settings
         assert client.tasks_run == [] and len(client.plan_requests) == 1
 
 
+async def test_words_longer_than_sent_are_cut_with_a_notice(settings, project_dir) -> None:
+    """A paste longer than the request carries: the notice says how much goes, and the
+    model gets exactly that much."""
+    from paicli_tui.core.agent.plan_ask import FEEDBACK_CHARS
+
+    client = ReviewClient([FIRST, FIRST])
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await start(pilot)
+        await pilot.press("r")
+        dialog.query_one("#plan-feedback", Input).value = "w" * (FEEDBACK_CHARS + 10)
+        await pilot.press("enter")
+        await review_opens(pilot, after=dialog)
+        assert any(n.message == f"The model is sent the first {FEEDBACK_CHARS:,} characters "
+                   f"of your {FEEDBACK_CHARS + 10:,}." for n in app._notifications)
+        assert client.plan_requests[1][1].endswith("\n" + "w" * FEEDBACK_CHARS)
+
+
 async def test_keys_typed_as_the_review_opens_answer_nothing(settings, project_dir,
                                                              monkeypatch) -> None:
     """The plan arrives while the person types: the Enter that sends their line and the 'e'

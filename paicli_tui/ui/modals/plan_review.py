@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.widgets import Button, Input, Label, Static
 
+from ...core.agent.plan_ask import FEEDBACK_CHARS
 from ..widgets.typed_input import TypedInput
 from .quiet_start import QuietStart, Typed
 from .short_terminal import fit_buttons_to_height
@@ -174,6 +175,9 @@ class PlanReviewModal(QuietStart):
         if not feedback:
             self.notify("Type what should change first (Esc goes back)", severity="warning")
             return
+        if len(feedback) > FEEDBACK_CHARS:  # the request carries this much of it
+            self.notify(f"The model is sent the first {FEEDBACK_CHARS:,} characters of "
+                        f"your {len(feedback):,}.", severity="warning")
         self.dismiss(PlanChoice("revise", feedback))
 
     def action_decide(self, kind: str) -> None:
