@@ -435,6 +435,38 @@ async def test_the_welcome_line_keeps_the_memory_count_of_now(settings, project_
         await wait_until(pilot, lambda: " · 1 memory · " in first_line())
 
 
+async def test_an_unreadable_memory_store_says_why_until_it_is_read(settings, project_dir):
+    """Found in tmux: with the memory file unreadable at start (a folder in its place) the
+    welcome line said "memory unavailable", with no why and no what to do, and kept saying
+    it after the file was fixed and the browser had read it. It now says "memory unreadable
+    (see below)" with a line naming the file and the remedy; once F2 reads the store, the
+    count takes its place and the line goes."""
+    from paicli_tui.ui.screens.memory import MemoryScreen
+    from paicli_tui.ui.widgets.setup_notice import WelcomeLine
+
+    store = settings.home.memory_file
+    store.mkdir(parents=True)  # a folder where the file should be
+    app = make_app(settings, project_dir, ScriptedClient([]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query(WelcomeLine)))
+        welcome = app.screen.query_one(WelcomeLine)
+
+        def lines() -> list[str]:
+            return str(welcome.render()).splitlines()
+
+        assert lines()[0] == (f"{project_dir.name} · scripted:scripted-1 · memory unreadable "
+                              "(see below) · no code index yet (/index builds it)")
+        assert lines()[1] == (f"Memory unreadable: {store} is not a regular file; memories "
+                              "are not read from it (replace it with a file or remove it). "
+                              "Until then no memory is recalled or saved; F2 reads it again.")
+        store.rmdir()  # the person removed it
+        await pilot.press("f2")
+        await wait_for_screen(pilot, MemoryScreen)
+        await wait_until(pilot, lambda: " · 0 memories · " in lines()[0])
+        assert not any(line.startswith("Memory unreadable") for line in lines())
+        assert lines()[1].startswith("F1 help")
+
+
 async def test_a_bang_command_runs_now_and_its_output_goes_with_the_next_message(
         settings, project_dir):
     """!command as in Claude Code: no model request, no approval dialog; a command block

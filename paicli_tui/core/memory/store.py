@@ -71,6 +71,9 @@ class NewerFileError(MemoryFileError):
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """A memory file larger than this is refused (a fact store, not a data dump)."""
+MOVE_ASIDE = "move it aside to start an empty one"
+"""What a person can always do about a memory file that cannot be read (a missing file is
+an empty store)."""
 
 SHAPE_REFERENCE = "reference"
 """A bare list in the reference's shape: what this version writes."""
@@ -261,7 +264,7 @@ class MemoryStore:
                                       "read from it (replace it with a file or remove it)")
             if info.st_size > MAX_FILE_BYTES:
                 raise MemoryFileError(f"{self.path} is {info.st_size:,} bytes, more than a "
-                                      f"memory file may be ({MAX_FILE_BYTES:,})")
+                                      f"memory file may be ({MAX_FILE_BYTES:,}); {MOVE_ASIDE}")
             chunks = []
             while block := os.read(fd, 1 << 20):
                 chunks.append(block)
@@ -290,7 +293,9 @@ class MemoryStore:
             self._parsed = ParsedFile([])
             return list(self._cache)
         except OSError as exc:
-            raise MemoryFileError(f"could not read {self.path}: {exc.strerror or exc}") from None
+            raise MemoryFileError(f"could not read {self.path}: {exc.strerror or exc} (give "
+                                  f"yourself read and write access to it, or {MOVE_ASIDE})"
+                                  ) from None
         if raw == self._text:
             self._read_at = time.time()
             return list(self._cache)

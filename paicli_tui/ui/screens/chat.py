@@ -45,9 +45,11 @@ from ..widgets.prompt_input import PromptInput
 from ..widgets.setup_notice import (
     CODE_INDEX_READY,
     FACT_SEPARATOR,
+    MEMORY_UNREADABLE,
     NO_CODE_INDEX,
     WelcomeLine,
     memory_count_text,
+    memory_unreadable_line,
 )
 from ..widgets.slash_menu import SlashMenu
 from ..widgets.tool_block import PERMISSION_NOTES, ToolBlock, recorded_status
@@ -223,15 +225,17 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
         client = session.client
         facts.append(f"{client.provider}:{client.model}" if client is not None
                      else "no model yet")
+        lines = []
         try:
             facts.append(memory_count_text(len(self.backend.memory().rows())))
-        except Exception:  # a broken memory store is reported by the browser, not here
-            facts.append("memory unavailable")
+        except Exception as exc:  # why, and what to do, until a count succeeds
+            facts.append(MEMORY_UNREADABLE)
+            lines.append(memory_unreadable_line(str(exc)))
         try:
             facts.append(CODE_INDEX_READY if self.backend.has_code_index() else NO_CODE_INDEX)
         except Exception:
             pass
-        return FACT_SEPARATOR.join(facts) + "\n" + KEY_HINTS
+        return "\n".join([FACT_SEPARATOR.join(facts), *lines, KEY_HINTS])
 
     @on(SessionReady)
     async def session_ready(self, message: SessionReady) -> None:

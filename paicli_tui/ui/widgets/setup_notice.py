@@ -17,8 +17,22 @@ CODE_INDEX_READY = "code index ready"
 FACT_SEPARATOR = " · "
 
 
+MEMORY_UNREADABLE = "memory unreadable (see below)"
+"""The welcome line's memory fact when the store could not be read at start."""
+UNREADABLE_LINE_START = "Memory unreadable: "
+
+
 def memory_count_text(count: int) -> str:
     return f"{count} memor{'y' if count == 1 else 'ies'}"
+
+
+def memory_unreadable_line(problem: str) -> str:
+    """The welcome's line under its facts when the memory store cannot be read: why and
+    what to do (the store's own words name the file and the remedy), and how to see it
+    read again (the line goes once a read succeeds)."""
+    why = " ".join(problem.split()).rstrip(".")
+    return (f"{UNREADABLE_LINE_START}{why}. Until then no memory is recalled or saved; "
+            "F2 reads it again.")
 
 
 class WelcomeLine(Static):
@@ -37,16 +51,20 @@ class WelcomeLine(Static):
             self.update(self.text)
 
     def memories_counted(self, count: int) -> None:
-        """The store changed (a save, the browser): the line keeps today's count, since it
-        stays at the top of the chat and is read long after it was written."""
+        """The store changed (a save, the browser) or could be read again: the line keeps
+        today's count, since it stays at the top of the chat and is read long after it was
+        written; a store unreadable at start no longer reads so once it was counted."""
         first, newline, rest = self.text.partition("\n")
         facts = first.split(FACT_SEPARATOR)
         for number, fact in enumerate(facts):
-            if fact.endswith((" memory", " memories")) and fact.split(" ")[0].isdigit():
+            if fact == MEMORY_UNREADABLE or (fact.endswith((" memory", " memories"))
+                                             and fact.split(" ")[0].isdigit()):
                 facts[number] = memory_count_text(count)
                 break
         else:
             return
+        rest = "\n".join(line for line in rest.split("\n")
+                         if not line.startswith(UNREADABLE_LINE_START))
         text = FACT_SEPARATOR.join(facts) + newline + rest
         if text != self.text:
             self.text = text
