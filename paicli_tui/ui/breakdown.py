@@ -81,11 +81,9 @@ def shares(rows: dict[str, int]) -> dict[str, str]:
             for name, tokens in rows.items()}
 
 
-def event_row(event: dict[str, Any], *, compact: bool = False, time_column: bool = True
-              ) -> tuple[str, ...]:
+def event_row(event: dict[str, Any], *, compact: bool = False) -> tuple[str, str, str, str]:
     """(tier, before → after, time, detail) for one ledger compaction event; ``compact``
-    (a narrow screen): ``61k → 44k`` and the time of day only; without ``time_column``
-    (below 70 columns) no time."""
+    (a narrow screen): ``61k → 44k`` and the time of day only."""
     stamp = str(event.get("time") or event.get("ts") or event.get("at") or "")
     time = (stamp[11:16] if compact else stamp[5:16]).replace("T", " ")
     tier = str(event.get("tier", "?"))
@@ -97,16 +95,36 @@ def event_row(event: dict[str, Any], *, compact: bool = False, time_column: bool
     else:
         change = "—"
     detail = str(event.get("detail", ""))
-    return (tier, change, time, detail) if time_column else (tier, change, detail)
+    return tier, change, time, detail
+
+
+STACKED_BELOW = 100
+"""Below this many columns the compaction history is stacked: one column, each compaction
+on its own lines (tier, tokens and time, then its whole detail, wrapped). Beside the
+categories a detail column got about 4 cells at 80 columns ('3 to')."""
+
+
+def stacked_cells(width: int) -> int:
+    """The stacked history column's cells on a screen ``width`` wide: what is left beside
+    the categories (45 cells, 33 below 70 columns) after the right side's padding (2), the
+    cell's padding (2) and the table's scrollbar (1, panels.tcss)."""
+    return max(12, width - (33 if width < 70 else 45) - 5)
+
+
+def stacked_row(event: dict[str, Any]) -> str:
+    """One compaction in the stacked history: ``clearing 61k→44k`` (fits the narrowest
+    column whole), and under it ``10:02 · 3 tool results cleared`` (wrapped by the table)."""
+    tier, change, time, detail = event_row(event, compact=True)
+    under = " · ".join(part for part in (time, detail) if part)
+    return f"{tier} {change}" + (f"\n{under}" if under else "")
 
 
 def history_columns(width: int) -> list[tuple[str, int | None]]:
-    """The compaction history's columns for a screen ``width`` wide: below 120 columns the
-    numbers are short (``150k→120k``, ``642k→4.5k``) and the date is left out; below 70
-    the time goes too, so tier and tokens fit whole beside the categories at 60 columns (a
-    cut ``642k→4.`` read as 4 tokens); the detail takes what is left."""
-    if width < 70:
-        return [("tier", 8), ("tokens", 9), ("detail", None)]
+    """The compaction history's columns for a screen ``width`` wide: stacked in one column
+    below STACKED_BELOW; below 120 columns the numbers are short (``150k→120k``,
+    ``642k→4.5k``) and the date is left out; the detail takes what is left."""
+    if width < STACKED_BELOW:
+        return [("compaction", stacked_cells(width))]
     if width < 120:
         return [("tier", 8), ("tokens", 9), ("time", 5), ("detail", None)]
     return [("tier", 9), ("tokens", 21), ("time", 11), ("detail", None)]

@@ -34,21 +34,19 @@ def test_history_rows_wide_and_compact(compact, row) -> None:
 
 
 @pytest.mark.parametrize("width,names,fixed", [
-    (60, ["tier", "tokens", "detail"], 17), (69, ["tier", "tokens", "detail"], 17),
-    (70, ["tier", "tokens", "time", "detail"], 22), (80, ["tier", "tokens", "time", "detail"], 22),
-    (119, ["tier", "tokens", "time", "detail"], 22),
+    (60, ["compaction"], 22), (69, ["compaction"], 31), (70, ["compaction"], 20),
+    (80, ["compaction"], 30), (99, ["compaction"], 49),
+    (100, ["tier", "tokens", "time", "detail"], 22), (119, ["tier", "tokens", "time", "detail"], 22),
     (120, ["tier", "tokens", "time", "detail"], 41), (160, ["tier", "tokens", "time", "detail"], 41),
 ])
 def test_history_columns_fit_beside_the_categories(width, names, fixed) -> None:
-    """The fixed columns (plus a cell of padding each side) fit in what the narrow left side
-    leaves: 26 cells at 60 columns."""
+    """Below 100 columns one stacked column takes what the left side leaves (27 cells at
+    60 columns, less the padding and the scrollbar); above, the fixed columns."""
     from paicli_tui.ui.breakdown import history_columns
 
     columns = history_columns(width)
     assert [name for name, _ in columns] == names
     assert sum(cells for _, cells in columns if cells) == fixed
-    if width < 70:
-        assert fixed + 2 * 2 <= 26
 
 
 @hypothesis_settings(max_examples=300, deadline=None)
@@ -59,12 +57,17 @@ def test_every_history_cell_fits_its_column(width, tier, before, after) -> None:
     """Found in tmux at 80 columns: a 5 MB reply's offload read '642k→4.' (the tokens cell
     was 7 wide). Whatever the numbers and the width, each cell of a row fits its column
     whole (the detail column takes what is left and may be cut)."""
-    from paicli_tui.ui.breakdown import event_row, history_columns
+    from paicli_tui.ui.breakdown import STACKED_BELOW, event_row, history_columns, stacked_row
 
     columns = history_columns(width)
-    row = event_row({"ts": "2026-11-29T10:02:11", "tier": tier, "tokens_before": before,
-                     "tokens_after": after, "detail": "x"}, compact=width < 120,
-                    time_column=width >= 70)
+    event = {"ts": "2026-11-29T10:02:11", "tier": tier, "tokens_before": before,
+             "tokens_after": after, "detail": "x"}
+    if width < STACKED_BELOW:  # its first line, tier and tokens, fits the column whole
+        [(_, cells)] = columns  # (from 60 columns, the smallest screen the layout is for)
+        assert cells is not None
+        assert width < 60 or len(stacked_row(event).split("\n")[0]) <= cells
+        return
+    row = event_row(event, compact=width < 120)
     assert len(row) == len(columns)
     for cell, (name, cells) in zip(row, columns, strict=True):
         assert cells is None or len(cell) <= cells, (name, cell, cells)

@@ -111,18 +111,13 @@ async def test_inspector_left_column_scrolls_to_its_last_line_at_60x20(
 
 
 @pytest.mark.parametrize(("size", "shown"), [
-    ((80, 24), ["clearing 61k→44k: 3 tool results cleared",
-                "summary 96k→12k: kept 3 user turns"]),
-    ((60, 20), ["clearing 61k→44k: 3 tool results cleared",
-                "summary 96k→12k: kept 3 user turns"]),
     ((100, 30), [None, None]),  # the detail column is whole: no line under the table
     ((130, 30), [None, None]),
 ])
 async def test_inspector_shows_the_highlighted_compactions_whole_detail_when_cut(
         settings: Settings, stable_project, size, shown) -> None:
-    """When the history's detail column is cut ('3 to' at 80 columns), under the table the
-    highlighted row reads 'clearing 61k→44k: 3 tool results cleared'; Down moves to the
-    summary row and the line follows."""
+    """Where the history has a detail column, a detail it cuts is shown whole under the
+    table for the highlighted row; these short ones fit, so no line shows."""
     scene = next(s for s in scenes(settings, stable_project) if s.name == "context_inspector")
     async with scene.app.run_test(size=size) as pilot:
         await reach(pilot, scene)
@@ -138,16 +133,39 @@ async def test_inspector_shows_the_highlighted_compactions_whole_detail_when_cut
         assert seen == shown
 
 
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (99, 30)])
+async def test_inspector_stacks_the_compaction_history_when_narrow(
+        settings: Settings, stable_project, size) -> None:
+    """At 80 columns the history's detail column got 4 cells ('3 to'; the whole detail only
+    for the highlighted row, under the table). Below 100 columns each compaction now takes
+    the table's width on its own lines: 'clearing 61k→44k', then '10:02 · 3 tool results
+    cleared', wrapped when narrower; nothing is cut sideways and no line repeats it under."""
+    scene = next(s for s in scenes(settings, stable_project) if s.name == "context_inspector")
+    async with scene.app.run_test(size=size) as pilot:
+        await reach(pilot, scene)
+        screen = pilot.app.screen
+        table = screen.query_one("#history")
+        assert [str(c.label) for c in table.ordered_columns] == ["compaction"]
+        assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == [
+            "clearing 61k→44k\n10:02 · 3 tool results cleared",
+            "summary 96k→12k\n10:40 · kept 3 user turns"]
+        assert table.max_scroll_x == 0, "nothing is cut at the right"
+        assert all(row.height >= 2 for row in table.ordered_rows)
+        assert not screen.query_one("#history-detail").display
+
+
 async def test_inspector_says_whole_that_nothing_was_compacted_yet_at_80x24(
         settings: Settings, stable_project) -> None:
-    """A session with no compaction: the history's one row is cut to 'no c' at 80 columns;
-    under the table the line reads 'no compaction in this session yet'."""
+    """A session with no compaction: the history's one row was cut to 'no c' at 80
+    columns; it now reads 'no compaction in this session yet' whole."""
     scene = next(s for s in scenes(settings, stable_project) if s.name == "context_inspector")
     scene.app.backend.history_events = []
     async with scene.app.run_test(size=(80, 24)) as pilot:
         await reach(pilot, scene)
-        line = pilot.app.screen.query_one("#history-detail")
-        assert line.display and str(line.render()) == "no compaction in this session yet"
+        table = pilot.app.screen.query_one("#history")
+        assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == [
+            "no compaction in this session yet"]
+        assert table.max_scroll_x == 0
 
 
 @pytest.mark.parametrize(("fact", "note", "cells", "lines"), [

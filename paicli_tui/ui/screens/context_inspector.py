@@ -19,7 +19,15 @@ from textual.widgets import DataTable, Header, Label, Static
 from ...core.contracts.events import CompactionFailed, ContextCompacted
 from ...core.contracts.services import ProjectRules
 from ..backend import Backend
-from ..breakdown import event_row, history_columns, reconciled, shares, token_breakdown
+from ..breakdown import (
+    STACKED_BELOW,
+    event_row,
+    history_columns,
+    reconciled,
+    shares,
+    stacked_row,
+    token_breakdown,
+)
 from ..format import fmt_tokens
 from ..widgets.app_footer import AppFooter
 from ..widgets.context_gauge import ContextGauge
@@ -58,8 +66,9 @@ class ContextInspector(Screen[InspectorResult]):
         self.events: list[dict] = []
         self.subagent_order: list[SubAgentRecord] = []
         """The sub-agent rows' records, in the table's order (newest first)."""
-        self._layout: tuple[bool, bool] | None = None
-        """(compact history, no share column): the widths the tables were built for."""
+        self._layout: tuple[bool, bool, int] | None = None
+        """(compact history, no share column, the stacked history's screen width or 0): the
+        widths the tables were built for."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -76,8 +85,8 @@ class ContextInspector(Screen[InspectorResult]):
             with Vertical(classes="inspector-right"):
                 yield Label("Compactions (ledger)", classes="section-title")
                 yield DataTable(id="history", cursor_type="row", zebra_stripes=True)
-                # below 120 columns the detail column is cut: the highlighted row's whole
-                # detail, wrapped, under the table
+                # from 100 to 119 columns a long detail is cut: the highlighted row's whole
+                # detail, wrapped, under the table (below 100 the rows hold it whole)
                 yield Static("", id="history-detail", markup=False)
                 yield Label("Sub-agents · Enter opens (Tab)",  # fits 34 cells at 80x24
                             id="subagents-title", classes="section-title")
@@ -120,7 +129,7 @@ class ContextInspector(Screen[InspectorResult]):
         """Build both tables' columns for ``width``; True when they changed. Narrow screens
         get short history cells, and below 70 columns the categories lose their share column
         (the left side narrows), so the history's tier, tokens and time stay readable."""
-        layout = (width < 120, width < 70)
+        layout = (width < 120, width < 70, width if width < STACKED_BELOW else 0)
         if layout == self._layout:
             return False
         self._layout = layout
@@ -202,24 +211,37 @@ class ContextInspector(Screen[InspectorResult]):
         self.events = events
         table = self.query_one("#history", DataTable)
         table.clear()
+        if self.stacked:  # each compaction whole, on as many lines as it takes
+            for event in events:
+                table.add_row(Text(stacked_row(event)), height=None)
+            if not events:
+                table.add_row(Text(NO_COMPACTION), height=None)
+            self.query_one("#history-detail", Static).display = False
+            return
         compact = bool(self._layout and self._layout[0])
-        narrow = bool(self._layout and self._layout[1])
         for event in events:
             # the detail quotes file names and messages: text, not markup
-            table.add_row(*map(Text, event_row(event, compact=compact,
-                                               time_column=not narrow)))
+            table.add_row(*map(Text, event_row(event, compact=compact)))
         if not events:
-            table.add_row("—", "", *([] if narrow else [""]), NO_COMPACTION)
+            table.add_row("—", "", "", NO_COMPACTION)
         self.call_after_refresh(lambda: self._show_detail(table.cursor_row))  # once laid out
 
     @on(DataTable.RowHighlighted, "#history")
     def history_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_detail(event.cursor_row)
 
+    @property
+    def stacked(self) -> bool:
+        """The history is one column, each compaction on its own lines (a narrow screen)."""
+        return bool(self._layout and self._layout[2])
+
     def _show_detail(self, row: int) -> None:
         """The highlighted compaction's tier, tokens and whole detail, when the table is cut
         at the right (it scrolls sideways: its detail column did not fit)."""
         line = self.query_one("#history-detail", Static)
+        if self.stacked:  # the rows show it whole
+            line.display = False
+            return
         cut = self.query_one("#history", DataTable).max_scroll_x > 0
         if not self.events:  # the one placeholder row ("no c" at 80 columns)
             line.display = cut
