@@ -175,6 +175,10 @@ def test_a_file_of_one_long_line_shows_its_start(tmp_path: Path, line_chars: int
     if attached:
         assert f"… [line 1 cut here: {line_chars:,} characters in all]" in found.block
         assert len(found.block) <= min(budget, MAX_FILE_CHARS) + 300  # its header, its tags
+        [file] = found.files
+        chars, whole = file.cut_line  # the person is told it was cut (it read "(1 line)")
+        assert whole == line_chars and 0 < chars < line_chars
+        assert file.lines == file.shown_lines == 1
     else:
         assert [typed for typed, _ in found.refused] == ["app.min.js"]
 
@@ -210,6 +214,22 @@ async def test_a_turn_sends_the_file_after_the_words(paicli_home, project_dir) -
     await session.aclose()
 
 
+async def test_a_turn_says_a_minified_file_was_cut(paicli_home, project_dir) -> None:
+    """@app.min.js, one line of 480,000 characters: its start went with the message and the
+    notice said "Attached app.min.js (1 line)." as if the file were whole."""
+    settings = load_settings({}, {"PAICLI_HOME": str(paicli_home)})
+    (project_dir / "app.min.js").write_text("var a=1;" * 60_000, encoding="utf-8")
+    client = ScriptedClient([Step(text="A bundle.")])
+    session = await AgentSession.start(settings, project_dir, client=client)
+    events = await drain(session.run_turn("what is @app.min.js?"))
+    [attached] = [e for e in events if isinstance(e, FilesAttached)]
+    [(path, chars, whole)] = attached.cut
+    assert (path, whole) == ("app.min.js", 480_000) and 0 < chars < whole
+    assert attached_notice(attached) == (
+        f"Attached app.min.js (1 line; line 1 cut after {chars:,} of its 480,000 characters).")
+    await session.aclose()
+
+
 async def test_a_message_naming_no_file_has_no_event(settings, project_dir) -> None:
     client = ScriptedClient([Step(text="ok")])
     session = await AgentSession.start(settings, project_dir, client=client)
@@ -227,6 +247,11 @@ async def test_a_message_naming_no_file_has_no_event(settings, project_dir) -> N
      "Not attached: @logo.png: looks like a binary file."),
     (FilesAttached(files=(("a.py", 3, 3),), refused=(("..", "outside the project"),)),
      "Attached a.py (3 lines). Not attached: @..: outside the project."),
+    # a minified file's one line cut to the room: it read "(1 line)", as if whole
+    (FilesAttached(files=(("app.min.js", 1, 1),), cut=(("app.min.js", 99_734, 480_000),)),
+     "Attached app.min.js (1 line; line 1 cut after 99,734 of its 480,000 characters)."),
+    (FilesAttached(files=(("a.js", 1, 40),), cut=(("a.js", 2_800, 45_000),)),
+     "Attached a.js (first 1 of 40 lines; line 1 cut after 2,800 of its 45,000 characters)."),
 ])
 def test_the_notice(event: FilesAttached, text: str) -> None:
     assert attached_notice(event) == text

@@ -205,7 +205,8 @@ async def run_turn(session: AgentSession, user_input: str) -> AsyncIterator[Agen
         if attachments is not None:
             yield FilesAttached(
                 files=tuple((f.label, f.shown_lines, f.lines) for f in attachments.files),
-                refused=tuple(attachments.refused))
+                refused=tuple(attachments.refused),
+                cut=tuple((f.label, *f.cut_line) for f in attachments.files if f.cut_line))
         message, selected = await _turn_message(session, user_input, attachments)
         session.append(message)
         if selected is not None:  # ids and reasons only: the texts are in the message

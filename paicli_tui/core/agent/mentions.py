@@ -52,6 +52,10 @@ class AttachedFile:
     lines: int
     shown_lines: int
     """Lines attached: fewer than ``lines`` when the file was cut."""
+    cut_line: tuple[int, int] | None = None
+    """(characters attached, characters in all) of its last attached line when that line
+    was cut in the middle (a minified file's one line): the file is not whole even when
+    every line was attached."""
 
 
 @dataclass
@@ -142,7 +146,7 @@ def attach_mentions(text: str, root: Path, redact: Callable[[str], str], *,
         except (ToolArgumentError, OSError) as exc:
             result.refused.append((typed, str(exc).removeprefix(f"{label} ")))
             continue
-        numbered, shown, total = _numbered(content, left)
+        numbered, shown, total, cut_line = _numbered(content, left)
         if shown == 0 and total:
             result.refused.append((typed, "no room left in this message for another file"))
             continue
@@ -152,7 +156,7 @@ def attach_mentions(text: str, root: Path, redact: Callable[[str], str], *,
             header += (f"; lines 1-{shown} of {total} attached (read_file path={label} "
                        f"offset={shown + 1} for the rest)")
         parts.append(wrap_attached(label, redact(f"{header}\n{numbered}")))
-        result.files.append(AttachedFile(label, total, shown))
+        result.files.append(AttachedFile(label, total, shown, cut_line))
     if parts:
         result.block = "\n\n".join(parts)
     return result
@@ -174,13 +178,16 @@ def _exists_outside(root: Path, typed: str) -> bool:
         return False
 
 
-def _numbered(content: str, budget: int) -> tuple[str, int, int]:
+def _numbered(content: str, budget: int
+              ) -> tuple[str, int, int, tuple[int, int] | None]:
     """(the lines numbered as read_file numbers them, within MAX_FILE_LINES,
-    MAX_FILE_CHARS and ``budget`` characters; lines shown; lines in all)."""
+    MAX_FILE_CHARS and ``budget`` characters; lines shown; lines in all; the characters
+    shown and in all of a first line cut to the room, else None)."""
     lines = content.splitlines()
     limit = min(MAX_FILE_CHARS, budget)
     out: list[str] = []
     size = 0
+    cut_line = None
     for number, line in enumerate(lines[:MAX_FILE_LINES], start=1):
         entry = f"{number:>6}\t{line[:MAX_FILE_CHARS]}"
         if size + len(entry) + 1 > limit:
@@ -189,10 +196,11 @@ def _numbered(content: str, budget: int) -> tuple[str, int, int]:
                 room = limit - len(f"{number:>6}\t") - len(cut) - 1
                 if room >= MIN_CUT_LINE_CHARS:
                     out.append(f"{number:>6}\t{line[:room]}{cut}")
+                    cut_line = (room, len(line))
             break
         out.append(entry)
         size += len(entry) + 1
-    return "\n".join(out), len(out), len(lines)
+    return "\n".join(out), len(out), len(lines), cut_line
 
 
 class FileIndex:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Literal
 
+from ..plural import counted
+
 ToolStatus = Literal["running", "done", "denied", "failed"]
 
 
@@ -249,23 +251,29 @@ def skipped_lines_notice(event: StreamLinesSkipped) -> str:
 class FilesAttached(AgentEvent):
     """The person's message named files with ``@``: ``files`` were attached to it (path,
     lines attached, lines in the file), ``refused`` were named but not attached (the word
-    as typed, why)."""
+    as typed, why), ``cut`` attached files whose last attached line was cut in the middle
+    (path, characters attached, characters of that line)."""
 
     type: ClassVar[str] = "files_attached"
     files: tuple[tuple[str, int, int], ...] = field(default_factory=tuple)
     refused: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    cut: tuple[tuple[str, int, int], ...] = field(default_factory=tuple)
 
 
 def attached_notice(event: FilesAttached) -> str:
     """What the person is told, in the TUI and by ``exec``."""
     parts = []
+    cut = {path: (chars, line_chars) for path, chars, line_chars in event.cut}
     for path, shown, total in event.files:
         if path.endswith("/"):
             parts.append(f"{path} (its listing)")
             continue
-        lines = f"{total:,} line{'' if total == 1 else 's'}"
-        parts.append(f"{path} ({lines})" if shown >= total
-                     else f"{path} (first {shown:,} of {lines})")
+        lines = counted(total, "line")
+        said = lines if shown >= total else f"first {shown:,} of {lines}"
+        if path in cut:  # a minified file's one line: all lines attached, not all of it
+            chars, line_chars = cut[path]
+            said += f"; line {shown:,} cut after {chars:,} of its {line_chars:,} characters"
+        parts.append(f"{path} ({said})")
     text = f"Attached {', '.join(parts)}." if parts else ""
     if event.refused:
         left = "; ".join(f"@{typed}: {why}" for typed, why in event.refused)

@@ -760,7 +760,7 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
             await chat.add_notice(ev.skipped_lines_notice(event), "dim")
         elif isinstance(event, ev.FilesAttached):
             await chat.add_notice(ev.attached_notice(event),
-                                  "warning" if event.refused else "dim")
+                                  "warning" if event.refused or event.cut else "dim")
         elif isinstance(event, ev.RequestRetrying):
             await chat.add_notice(f"{event.reason} — retry {event.attempt} of "
                                   f"{event.max_retries} in {event.delay_s:.0f} s", "retry")
