@@ -7,7 +7,6 @@ through :func:`walk_project_files`. ``.git/`` and ``.paicli/`` are never entered
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,69 +78,76 @@ def parse_gitignore(text: str, base: str = "") -> list[IgnoreRule]:
     return rules
 
 
+KEY_CHARS = 8
+"""An indexed rule is filed under at most this many characters of the literal text every
+path it matches contains."""
+
+
 @dataclass
-class IgnoreRun:
-    """Consecutive rules of one .gitignore with the same effect (base, negation, folders
-    only), matched by one regex: a rule matches when any of them does. A repository's 1 MB
-    .gitignore holds some 70,000 lines, and matching each path against each of them one by
-    one took 50 ms a path (minutes for every grep, glob and index run of a few thousand
-    files); the C engine rejects most paths against the joined regex at once. Each part is
-    a pattern already safe for that engine, and a choice between them adds no backtracking
-    across them."""
+class IgnoreIndex:
+    """The rules of one .gitignore, each filed under a piece of literal text a path must
+    contain for it to match (``*name123*`` under ``name123``): a path is tried only against
+    the rules filed under its own substrings (and those without any literal text), newest
+    first, so a path costs a few look-ups per character, not one match per rule. Tried one
+    by one, 20,000 rules such as ``*name123*`` (three wildcards: walked state by state, never
+    by the C engine) took 0.4 s a path; 70,000 plain ones, joined into regexes, 3 ms."""
 
     base: str
-    negate: bool
-    dir_only: bool
-    regex: re.Pattern[str]
+    rules: list[IgnoreRule]
+    by_key: dict[str, list[int]]
+    key_lengths: tuple[int, ...]
+    unkeyed: list[int]
 
-    def matches(self, rel_path: str, is_dir: bool) -> bool:
-        inside = _under(self.base, self.dir_only, rel_path, is_dir)
-        return inside is not None and self.regex.fullmatch(inside) is not None
+    @classmethod
+    def build(cls, rules: list[IgnoreRule], base: str) -> IgnoreIndex:
+        by_key: dict[str, list[int]] = {}
+        unkeyed: list[int] = []
+        for index, rule in enumerate(rules):
+            key = rule.glob.required[-KEY_CHARS:]
+            if key:
+                by_key.setdefault(key, []).append(index)
+            else:
+                unkeyed.append(index)
+        return cls(base, rules, by_key, tuple(sorted({len(k) for k in by_key})), unkeyed)
 
-
-def joined_runs(rules: list[IgnoreRule]) -> list[IgnoreRule | IgnoreRun]:
-    """``rules`` with each run of two or more consecutive rules of the same effect whose
-    patterns the C engine may run joined into one :class:`IgnoreRun` (the last matching rule
-    wins either way: within a run they all say the same)."""
-    out: list[IgnoreRule | IgnoreRun] = []
-    start = 0
-    while start < len(rules):
-        first = rules[start]
-        end = start + 1
-        if first.glob.regex_source is not None:
-            while end < len(rules) and rules[end].glob.regex_source is not None and (
-                    rules[end].base, rules[end].negate, rules[end].dir_only) == (
-                    first.base, first.negate, first.dir_only):
-                end += 1
-        if end - start == 1:
-            out.append(first)
-        else:
-            joined = "|".join(f"(?:{rule.glob.regex_source})" for rule in rules[start:end])
-            out.append(IgnoreRun(first.base, first.negate, first.dir_only,
-                                 re.compile(joined, re.DOTALL)))
-        start = end
-    return out
+    def last_match(self, rel_path: str, is_dir: bool) -> IgnoreRule | None:
+        """The last rule of the file matching ``rel_path``, or None."""
+        inside = _under(self.base, False, rel_path, is_dir)
+        if inside is None:
+            return None
+        candidates = set(self.unkeyed)
+        for length in self.key_lengths:
+            for start in range(len(inside) - length + 1):
+                filed = self.by_key.get(inside[start : start + length])
+                if filed:
+                    candidates.update(filed)
+        for index in sorted(candidates, reverse=True):
+            if self.rules[index].matches(rel_path, is_dir):
+                return self.rules[index]
+        return None
 
 
 @dataclass
 class IgnoreMatcher:
     """All .gitignore rules seen so far; the last matching rule wins (as in git)."""
 
-    rules: list[IgnoreRule | IgnoreRun] = field(default_factory=list)
+    rules: list[IgnoreRule | IgnoreIndex] = field(default_factory=list)
+    """One index per .gitignore file, outermost first (or single rules, in order)."""
 
     def add_file(self, path: Path, base: str) -> None:
         try:  # a FIFO named .gitignore would hold every walk forever
             text, _ = read_regular_text(path, MAX_IGNORE_FILE_BYTES)
         except OSError:
             return
-        self.rules.extend(joined_runs(parse_gitignore(text, base)))
+        self.rules.append(IgnoreIndex.build(parse_gitignore(text, base), base))
 
     def is_ignored(self, rel_path: str, is_dir: bool) -> bool:
-        ignored = False
-        for rule in self.rules:
-            if rule.matches(rel_path, is_dir):
-                ignored = not rule.negate
-        return ignored
+        for rule in reversed(self.rules):  # the newest rule that matches decides
+            found = rule.last_match(rel_path, is_dir) if isinstance(rule, IgnoreIndex) \
+                else rule if rule.matches(rel_path, is_dir) else None
+            if found is not None:
+                return not found.negate
+        return False
 
 
 def read_listed_file(path: Path) -> bytes | None:

@@ -231,6 +231,20 @@ def _as_regex(tokens: list[tuple[int, object]]) -> str:
     return "".join(parts)
 
 
+def _longest_literal(tokens: list[tuple[int, object]]) -> str:
+    """The longest run of consecutive literal tokens (the first of equal length)."""
+    best = ""
+    run: list[str] = []
+    for kind, value in [*tokens, (_ONE, None)]:  # a final non-literal ends the last run
+        if kind == _LIT:
+            run.append(str(value))
+            continue
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    return best
+
+
 class GlobPattern:
     """A compiled gitignore-style glob; :meth:`fullmatch` tells whether a whole
     '/'-separated path matches. ``anywhere``: may match after any leading folders."""
@@ -246,6 +260,8 @@ class GlobPattern:
         if sum(kind in _UNBOUNDED for kind, _ in tokens) <= _SAFE_FOR_RE:
             self.regex_source = _as_regex(tokens)
         self._regex: re.Pattern[str] | None = None  # compiled when first used
+        self.required = _longest_literal(tokens)
+        """The longest run of literal characters every match contains ('' when none)."""
 
     def fullmatch(self, text: str) -> bool:
         if self.regex_source is not None:
