@@ -226,3 +226,22 @@ def test_a_heading_is_read_as_the_pattern_read_it(line: str) -> None:
     pattern = re.compile(r"^\s{0,3}(#{1,6})\s*(?:\d+[.)]\s*)?(.+?)\s*#*\s*$")
     match = pattern.match(line)
     assert _heading(line) == (match.groups() if match else None)
+
+
+@pytest.mark.parametrize(("kept_users", "detail"), [
+    (1, "summarised 4 messages; kept the last 2 messages"),
+    (0, "summarised 4 messages; kept the last 1 message"),
+])
+def test_the_summary_detail_names_what_it_kept(kept_users, detail) -> None:
+    """The inspector read "summarised 12 messages; kept the last 1": one what? The kept
+    part is counted in messages, and said so."""
+    from paicli_tui.core.context.summary import apply_summary
+    from paicli_tui.core.messages import Message
+    from paicli_tui.core.tokens import estimate_request
+
+    history = [Message.system("sys"), Message.user("first " * 400), Message.assistant("a " * 400),
+               Message.user("second " * 400), Message.assistant("b " * 400)]
+    history += [Message.user("third"), Message.assistant("c")][: 2 if kept_users else 1]
+    cut = 5
+    _, report = apply_summary(history, cut, VALID_SUMMARY, estimate_request(history))
+    assert report.changed and report.detail == detail

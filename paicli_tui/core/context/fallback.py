@@ -61,5 +61,6 @@ def digest_history(messages: Sequence[Message], keep_user_turns: int, *, reason:
     where = f"transcript saved in {path}" if path else f"transcript not saved ({error})"
     return rebuilt, CompactionReport(
         "digest", True, before, after,
-        f"model-free digest of {counted(dropped, 'message')}, kept the last {len(original) - cut}; "
+        f"model-free digest of {counted(dropped, 'message')}, kept the last "
+        f"{counted(len(original) - cut, 'message')}; "
         f"{where}. Why no summary: {reason}", summary=digest, path=path)

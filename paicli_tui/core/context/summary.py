@@ -396,5 +396,6 @@ def apply_summary(original: list[Message], cut: int, draft: str, before: int
     dropped = cut - sum(1 for m in original[:cut] if m.role is Role.SYSTEM)
     return rebuilt, CompactionReport(
         "summary", True, before, after,
-        f"summarised {counted(dropped, 'message')}; kept the last {len(original) - cut}",
+        f"summarised {counted(dropped, 'message')}; kept the last "
+        f"{counted(len(original) - cut, 'message')}",
         summary=draft.strip())
