@@ -642,3 +642,16 @@ async def test_a_reply_cut_shorter_than_it_streamed_shows_what_was_kept(settings
         await wait_turn(pilot)
         block = app.screen.query_one(ChatLog).query("AssistantBlock").last()
         assert block.text == "Twenty characters ok" + note
+
+
+@pytest.mark.parametrize(("tokens", "said"), [
+    (52_000, "The context is near the clearing threshold (52,000 of 57,000 tokens): old tool "
+             "results will be cleared before the next requests."),
+    # it read "(9,014 of 4,500 tokens)", as if there were room left
+    (58_000, "The context is past the clearing threshold (58,000 tokens, the threshold is "
+             "57,000): old tool results will be cleared before the next requests."),
+])
+def test_the_clearing_warning(tokens, said) -> None:
+    from paicli_tui.ui.screens.chat import clearing_warning
+
+    assert clearing_warning(tokens, 57_000) == said

@@ -803,11 +803,18 @@ class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]
     def near_clearing(self, message: ContextGauge.NearClearing) -> None:
         if self.gauge.zone == "compaction":
             return  # past both triggers at once: the summary's own notices say what happens
-        where = "near" if message.tokens < message.clearing_trigger else "past"
-        self.notify(f"The context is {where} the clearing threshold "
-                    f"({message.tokens:,} of {message.clearing_trigger:,} tokens): old tool "
-                    f"results will be cleared before the next requests.",
+        self.notify(clearing_warning(message.tokens, message.clearing_trigger),
                     title="context", severity="warning", timeout=8)
+
+
+def clearing_warning(tokens: int, trigger: int) -> str:
+    """The toast as the context nears or passes the clearing trigger ("9,014 of 4,500
+    tokens" read as if there were room left)."""
+    where = (f"near the clearing threshold ({tokens:,} of {trigger:,} tokens)"
+             if tokens < trigger else
+             f"past the clearing threshold ({tokens:,} tokens, the threshold is {trigger:,})")
+    return (f"The context is {where}: old tool results will be cleared before the next "
+            "requests.")
 
 
 def _one_line(text: str, width: int = 70) -> str:
