@@ -197,3 +197,26 @@ async def test_service_offers_the_four_tools(tree: Path, settings) -> None:
     assert listed.content == "中文/说明.md"
     missing = await tools["search_code"].run({"query": "greeting"}, context)
     assert missing.status == "failed" and "paicli-tui index" in missing.content
+
+
+# A hit in a long (minified, generated) line was cut from the line's start: a match at column
+# 50,000 of a bundle showed 400 characters of something else. The part around the first
+# match is shown now, with where it lies in the line.
+@pytest.mark.parametrize("use_rg", BACKENDS)
+@pytest.mark.parametrize(("before", "after", "pattern", "regex", "shown"), [
+    (50_000, 50_000, "secretHandler", False, "columns 49,901-50,300 of 100,013"),
+    (50_000, 50_000, "secret[H]andler", True, "columns 49,901-50,300 of 100,013"),
+    (10, 50_000, "secretHandler", False, "columns 1-400 of 50,023"),
+    (50_000, 5, "secretHandler", False, "columns 49,619-50,018 of 50,018"),
+])
+def test_a_long_line_shows_the_part_around_its_match(
+        project_dir: Path, use_rg: bool, before: int, after: int, pattern: str, regex: bool,
+        shown: str) -> None:
+    _write(project_dir, "dist/bundle.js",
+           "c" * 900 + "\n" + "x" * before + "secretHandler" + "y" * after + "\n")
+    result = grep_code(project_dir, GrepOptions(pattern, regex=regex, context=1),
+                       use_ripgrep=use_rg)
+    context_line, hit = result.text.splitlines()
+    assert hit.startswith("dist/bundle.js:2:") and "secretHandler" in hit
+    assert hit.endswith(f" … [{shown}]") and len(hit) < 500
+    assert context_line == "dist/bundle.js-1-" + "c" * 400 + " … [columns 1-400 of 900]"

@@ -28,7 +28,9 @@ DEFAULT_MAX_MATCHES = 50
 MAX_MATCHES_LIMIT = 500
 MAX_CONTEXT = 10
 MAX_LINE_CHARS = 400
-"""Long (minified, generated) lines are cut so one hit cannot flood the result."""
+"""Long (minified, generated) lines are cut so one hit cannot flood the result; a matching
+line keeps the part around its first match (cut from its start, a match at column 50,000 of
+a bundle was a hit the model could not see)."""
 
 
 GrepError = PatternError
@@ -249,6 +251,7 @@ def _format(root: Path, hits: dict[str, list[int]], options: GrepOptions,
     files = 0
     blocks: list[str] = []
     file_lines: dict[str, list[str]] = {}
+    finder = _MatchFinder(options)
     for rel in sorted(hits):
         numbers = sorted(set(hits[rel]))
         room = cap - len(shown)
@@ -264,7 +267,7 @@ def _format(root: Path, hits: dict[str, list[int]], options: GrepOptions,
         numbers = numbers[:room]
         file_lines[rel] = lines
         shown.extend(GrepMatch(rel, n) for n in numbers)
-        blocks.append(_render_file(rel, lines, set(numbers), context))
+        blocks.append(_render_file(rel, lines, set(numbers), context, finder))
     result = GrepResult(shown, total, files, backend, lines=file_lines)
     if not shown:
         result.text = f"No matches for {options.pattern!r}."
@@ -277,7 +280,8 @@ def _format(root: Path, hits: dict[str, list[int]], options: GrepOptions,
     return result
 
 
-def _render_file(rel: str, lines: list[str], numbers: set[int], context: int) -> str:
+def _render_file(rel: str, lines: list[str], numbers: set[int], context: int,
+                 finder: _MatchFinder) -> str:
     shown = display_name(rel)
     keep: set[int] = set()
     for n in numbers:
@@ -289,11 +293,46 @@ def _render_file(rel: str, lines: list[str], numbers: set[int], context: int) ->
             out.append("--")
         text = lines[n - 1]
         if len(text) > MAX_LINE_CHARS:
-            text = text[:MAX_LINE_CHARS] + " …"
+            text = _cut_line(text, finder.span(text) if n in numbers else None)
         sep = ":" if n in numbers else "-"
         out.append(f"{shown}{sep}{n}{sep}{text}")
         previous = n
     return "\n".join(out)
+
+
+SPANS_BUDGET_S = 1.0
+"""Time all the long lines of one result may spend finding where their match lies."""
+
+
+class _MatchFinder:
+    """Where the pattern first matches a line as Python reads it; None when it cannot say
+    (a pattern only ripgrep compiles, or one too slow on these lines)."""
+
+    def __init__(self, options: GrepOptions) -> None:
+        try:
+            self._pattern: SearchPattern | None = compile_pattern(options)
+        except PatternError:
+            self._pattern = None
+        self._control = ScanControl(budget_s=SPANS_BUDGET_S)
+
+    def span(self, line: str) -> tuple[int, int] | None:
+        if self._pattern is None:
+            return None
+        try:
+            return self._pattern.span(line, self._control)
+        except PatternError:
+            self._pattern = None
+            return None
+
+
+def _cut_line(text: str, span: tuple[int, int] | None) -> str:
+    """``text`` cut to MAX_LINE_CHARS around the match at ``span`` (its start when None),
+    saying where the part shown lies in the line."""
+    start = 0 if span is None else max(0, min(span[0] - MAX_LINE_CHARS // 4,
+                                              len(text) - MAX_LINE_CHARS))
+    end = start + MAX_LINE_CHARS
+    where = f"columns {start + 1:,}-{end:,} of {len(text):,}"
+    return ("… " if start else "") + text[start:end] + f" … [{where}]"
 
 
 def matching_lines(root: Path, options: GrepOptions, *, per_file_cap: int = 10_000,

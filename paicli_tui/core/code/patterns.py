@@ -73,8 +73,14 @@ class SearchPattern:
 
     def search(self, line: str, control: ScanControl) -> bool:
         """True when the pattern occurs in ``line``; PatternTooSlow past the budget."""
+        return self.span(line, control) is not None
+
+    def span(self, line: str, control: ScanControl) -> tuple[int, int] | None:
+        """Where the pattern first occurs in ``line`` (None: nowhere); PatternTooSlow past
+        the budget."""
         if self._literal is not None:
-            return self._literal in line
+            at = line.find(self._literal)
+            return None if at < 0 else (at, at + len(self._literal))
         remaining = control.budget_s - control.spent_s
         if remaining <= 0:
             raise PatternTooSlow(too_slow_message(self.source))
@@ -88,7 +94,7 @@ class SearchPattern:
             raise PatternTooSlow(too_slow_message(self.source)) from None
         finally:
             control.spent_s += time.perf_counter() - started
-        return found is not None
+        return None if found is None else found.span()
 
 
 # --- globs ------------------------------------------------------------------------------------
