@@ -28,6 +28,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/compact", "", "Summarise older turns now (keeps the last user turn)"),
     SlashCommand("/context", "", "Open the context inspector: tokens by category, thresholds"),
     SlashCommand("/clear", "", "Clear the conversation history (the ledger keeps everything)"),
+    SlashCommand("/copy", "", "Copy the model's last answer to the clipboard"),
     SlashCommand("/undo", "", "Put back the files the agent changed in its last turn"),
     SlashCommand("/resume", "[SESSION]", "Pick a previous session and reopen it"),
     SlashCommand("/index", "", "Build or refresh the code index of this project"),

@@ -98,7 +98,7 @@ def test_closest_command(typed: str, guess: str | None) -> None:
 
 
 @pytest.mark.parametrize(("prefix", "names"), [
-    ("/c", ["/compact", "/context", "/clear"]), ("/me", ["/memory"]), ("/x", []),
+    ("/c", ["/compact", "/context", "/clear", "/copy"]), ("/me", ["/memory"]), ("/x", []),
     ("/save x", []), ("save", []),
 ])
 def test_completions(prefix: str, names: list[str]) -> None:

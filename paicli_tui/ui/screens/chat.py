@@ -55,6 +55,7 @@ from ..widgets.slash_menu import SlashMenu
 from ..widgets.tool_block import PERMISSION_NOTES, ToolBlock, recorded_status
 from ..widgets.turn_status import TurnStatus
 from .chat_commands import SlashCommandsMixin
+from .chat_outputs import ConversationOutputsMixin
 from .chat_plan import PlanViewMixin
 from .panel_dock import PanelDockMixin
 
@@ -84,7 +85,8 @@ def no_answer(reason: str | None) -> str:
 KEY_HINTS = "F1 help · / commands · Ctrl+P palette · Esc interrupts"
 
 
-class ChatScreen(SlashCommandsMixin, PlanViewMixin, PanelDockMixin, Screen[None]):
+class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, PanelDockMixin,
+                 Screen[None]):
     BINDINGS = [
         Binding("escape", "escape", "Cancel turn / back to the input", show=False),
         # after the input's copy (a selection), before the app's quit hint
