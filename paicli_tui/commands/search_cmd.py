@@ -44,6 +44,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         plan_with_configured_model,
         search_project,
     )
+    from ..core.code.stale import CHANGED_NOTE
     from ..core.contracts.embedder import EmbedderError
 
     if args.top_k is not None and not 1 <= args.top_k <= 30:
@@ -82,6 +83,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         else:
             _say(f"{number}. {hit.path}:{hit.start_line}-{hit.end_line}  {hit.kind} "
                  f"{hit.name}  ({hit.score:.4f})")
+        if hit.changed:
+            _say(f"   {CHANGED_NOTE[hit.changed]}")
         if hit.match_line:
             _say(f"   {hit.match_line}: {hit.match_text[:200]}")
         if args.explain and hit.ranks:

@@ -91,7 +91,8 @@ class CodeResults:
 
     hits: list[CodeHit]
     summary: str = ""
-    """grep mode: ``13 matching lines in 3 files``."""
+    """grep mode: ``13 matching lines in 3 files``; other modes: how many results come from
+    files changed since the index was built."""
 
 
 @dataclass(frozen=True)

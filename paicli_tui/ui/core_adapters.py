@@ -61,7 +61,7 @@ class CodeAdapter:
                                   top_k=top_k, plan=plan)
         hits = [self._hit(h) for h in response.hits]
         if response.mode != "grep":
-            return CodeResults(hits)
+            return CodeResults(hits, _changed_summary(response.hits))
         lines, files = response.match_lines, response.match_files
         return CodeResults(hits, f"{lines:,} matching line{'s' * (lines != 1)} in {files:,} "
                                  f"file{'s' * (files != 1)}")
@@ -113,6 +113,16 @@ class CodeAdapter:
 
 SOURCE_LABELS = {"explicit": "explicit", "auto_extracted": "auto", "agent": "agent"}
 """How a memory came to be, as the browser's source column says it."""
+
+
+def _changed_summary(hits: list[SearchHit]) -> str:
+    """The panel's line over results some of which come from files changed since the index
+    was built (their previews are the text the index read), '' when none do."""
+    changed = sum(1 for hit in hits if hit.changed)
+    if not changed:
+        return ""
+    return (f"{changed} of {len(hits)} from files changed since the index was built "
+            "(/index refreshes it)")
 
 
 class MemoryAdapter:

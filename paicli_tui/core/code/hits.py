@@ -36,6 +36,9 @@ class SearchHit:
     rerank: int | None = None
     """The light model's place for this hit (core.code.rerank), None when it did not
     choose it or did not run."""
+    changed: str = ""
+    """"changed" or "deleted" when the hit's file is no longer what the index read
+    (core.code.stale), '' when it is."""
 
     def to_json(self, *, explain: bool = False, with_source: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {"path": self.path, "start_line": self.start_line,
@@ -53,6 +56,8 @@ class SearchHit:
                 data["rerank"] = self.rerank
         if self.match_line:
             data["match_line"], data["match_text"] = self.match_line, self.match_text
+        if self.changed:
+            data["changed"] = self.changed
         if with_source:
             data["source"] = self.source
         return data

@@ -22,6 +22,7 @@ from ...paths import normalise_project_root
 from ..contracts.embedder import Embedder
 from ..contracts.llm import TextCompleter
 from .hits import SearchHit, SearchResponse
+from .stale import CHANGED_NOTE, mark_changed
 
 Mode = Literal["grep", "semantic", "text", "hybrid"]
 MODES: tuple[str, ...] = ("hybrid", "semantic", "text", "grep")
@@ -137,6 +138,7 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
             signature=row["signature"], source=row["source"], id=item.id,
             ranks=dict(item.ranks), via=via, via_declaration=declaration,
             doc_sentence=docs.read.get(item.id, ""), doc=row.get("doc") or ""))
+    mark_changed(root, tables, hits)
     response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings, related, docs),
                               index_version=_index_version(settings, root, tables))
     response.seconds = time.perf_counter() - started
@@ -497,6 +499,8 @@ def format_hits_for_model(response: SearchResponse, *, max_source_lines: int = 3
               f"({response.mode}); read_file the ranges for more:"]
     for number, hit in enumerate(response.hits, 1):
         header = f"{number}. {hit.path}:{hit.start_line}-{hit.end_line} {hit.kind} {hit.name}"
+        if hit.changed:
+            header += f" ({CHANGED_NOTE[hit.changed]})"
         lines = hit.source.splitlines()
         body = "\n".join(lines[:max_source_lines])
         if len(lines) > max_source_lines:
