@@ -25,6 +25,7 @@ from .commands.conventions import (
     EXIT_INTERRUPTED,
     EXIT_READER_GONE,
     EXIT_USAGE,
+    add_accept_edits_flag,
     add_provider_flags,
     fail,
     foreign_session,
@@ -65,7 +66,10 @@ def _flag_settings(args: argparse.Namespace) -> dict[str, object]:
     flags = {n: getattr(args, n, None) for n in names}
     if getattr(args, "yes", False):
         flags["auto_approve"] = True
+    if getattr(args, "accept_edits", False):
+        flags["accept_edits"] = True
     return flags
+
 
 
 def add_log_flag(parser: argparse.ArgumentParser) -> None:
@@ -90,6 +94,7 @@ def _tui_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", nargs="?", const="", default=None, metavar="SESSION",
                         help="reopen a session (no id: pick from a list)")
     parser.add_argument("--theme", choices=("dark", "light"))
+    add_accept_edits_flag(parser)
     add_log_flag(parser)
     add_provider_flags(parser)
     return parser

@@ -141,6 +141,9 @@ class Settings:
     """Seconds an ``execute_command`` may run."""
     auto_approve: bool = False
     """Approve writes and commands without asking (``--yes``)."""
+    accept_edits: bool = False
+    """Start in the accept-edits mode (``--accept-edits``): file writes go ahead unasked,
+    commands still ask; Shift+Tab switches it in the TUI."""
     read_only_commands: tuple[str, ...] = (
         "ls", "cat", "head", "tail", "wc", "pwd", "echo", "grep", "egrep", "fgrep", "rg", "find",
         "stat", "file", "du", "which", "basename", "dirname", "realpath", "sort", "uniq", "cut",

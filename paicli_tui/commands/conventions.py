@@ -22,6 +22,13 @@ EXIT_READER_GONE = 141
 """The reader of stdout went away (``| head -1``): 128 + SIGPIPE, as ``git log`` exits."""
 
 
+def add_accept_edits_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--accept-edits", dest="accept_edits", action="store_true",
+                        help="approve file changes (write_file, edit_file) without asking; "
+                             "commands still ask (in the TUI Shift+Tab switches it; config: "
+                             "accept_edits = true)")
+
+
 def add_provider_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("model")
     group.add_argument("--provider", help="deepseek, glm, kimi, stepfun, hunyuan, qwen, openai, "

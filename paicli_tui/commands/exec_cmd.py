@@ -24,6 +24,7 @@ from .conventions import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    add_accept_edits_flag,
     add_project_flag,
     add_provider_flags,
     foreign_session,
@@ -50,6 +51,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="print one JSON event per line (each with 'type' and 'session')")
     parser.add_argument("--yes", action="store_true",
                         help="approve every file change and command without asking")
+    add_accept_edits_flag(parser)
     parser.add_argument("--max-turns", dest="max_turns", type=int, metavar="N",
                         help="at most N model requests for this task (default 40)")
     parser.add_argument("--plan", action="store_true",
@@ -164,6 +166,7 @@ class _Printer:
         self.final_text = False
         """Print the turn's final text (a plan's result is not streamed)."""
         self.auto_approve = False
+        self.accept_edits = False
         """``--yes`` was given (a denial then has another cause)."""
         self.asked_every_time: dict[str, str] = {}
         """Why a call was for the person alone to approve, by call id (see :meth:`deny`)."""
@@ -201,8 +204,15 @@ class _Printer:
         if self.auto_approve:  # --yes covers everything but a call written as text
             return (" (the model wrote this call as text, which --yes does not cover; for a "
                     "model that cannot call tools set tool_protocol = \"prompt\")")
+        if self.accept_edits:
+            from ..core.contracts.approval import EDIT_TOOLS
+
+            return (" (a file asked about every time, which --accept-edits does not cover; "
+                    "--yes does)" if event.name in EDIT_TOOLS else
+                    " (--accept-edits approves file changes only; add --yes to allow "
+                    "commands and the other tools that ask)")
         return (" (exec asks nobody and denies every file change and command; "
-                "add --yes to allow them)")
+                "add --yes to allow them, or --accept-edits for file changes only)")
 
     def emit(self, event: AgentEvent) -> None:
         from ..core.contracts import events as ev
@@ -383,6 +393,7 @@ async def _run(prompt: str, args: argparse.Namespace, settings: Settings, projec
     printer.session = session.session_id
     printer.final_text = bool(args.plan or args.plan_continue)
     printer.auto_approve = settings.auto_approve
+    printer.accept_edits = settings.accept_edits
     finished: TurnFinished | None = None
     unwritable = False  # said once: closing the session meets the same error again
     try:

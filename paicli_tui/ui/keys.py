@@ -11,6 +11,8 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
                "in the input"),
     ("PgUp / PgDn", "scroll the conversation a page (the input keeps the focus)"),
     ("Tab / Shift+Tab", "slash menu: complete, or cycle through the matches"),
+    ("Shift+Tab", "accept-edits mode on / off: file changes go ahead unasked, commands "
+                  "still ask (a line under the input says it is on)"),
     ("Esc", "cancel the running turn and return to the input; close the menu, a panel or "
             "a dialog"),
     ("Ctrl+C", "copy the selection; else stop the running turn (in a question the turn "

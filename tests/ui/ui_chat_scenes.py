@@ -85,6 +85,27 @@ def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
         "`  search|delete|…`), never inside a word.",
         screen="HelpScreen"))
 
+    edits = _app(_backend(settings, project, client=FakeClient(), session=FakeSession(script=[
+        ev.ToolCallStarted("c1", "edit_file", '{"path": "CHANGELOG.md"}'),
+        ev.ToolCallFinished("c1", "edit_file", "done", "edit CHANGELOG.md (+2 -0)",
+                            permission="accept-edits"),
+        ev.TextDelta("Added the 0.4.1 entry to CHANGELOG.md."),
+        ev.AssistantMessage(content="Added the 0.4.1 entry to CHANGELOG.md."),
+        ev.TurnFinished(session="s1", reason="done")])))
+
+    async def edits_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await pilot.press("shift+tab")
+        await type_and_send(pilot, "add a changelog entry for 0.4.1")
+        await pilot.app.workers.wait_for_complete()
+        await frozen(pilot)
+    out.append(Scene(
+        "accept_edits_small", edits, edits_before,
+        "The accept-edits mode on (Shift+Tab): under the input, in the warning colour, "
+        "'» accept edits on · commands still ask · Shift+Tab: off' (the same at 60 "
+        "columns, whole); the edit's block above reads '✓ edit_file … · done · "
+        "auto-approved (accept edits)' and the answer follows; the gauge below is whole."))
+
     async def ask(session: FakeSession) -> ev.AgentEvent:
         decision = await session.approve(ApprovalRequest(
             "edit_file", "write src/Config.java",

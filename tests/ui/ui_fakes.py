@@ -132,6 +132,10 @@ class FakeSession:
         self.subagent_histories: dict[str, list[Message]] = {}
         self.interrupted: Any = None
         """What interrupted_plan() answers (an InterruptedPlan, or None)."""
+        self.accept_edits = False
+
+    def set_accept_edits(self, on: bool) -> None:
+        self.accept_edits = on
 
     def interrupted_plan(self) -> Any:
         return self.interrupted

@@ -84,6 +84,15 @@ class SessionPort(Protocol):
         """One user turn as typed events, ending with TurnFinished."""
         ...
 
+    @property
+    def accept_edits(self) -> bool:
+        """File writes go ahead unasked (commands still ask): the accept-edits mode."""
+        ...
+
+    def set_accept_edits(self, on: bool) -> None:
+        """Switch the accept-edits mode (Shift+Tab)."""
+        ...
+
     async def undo_last_turn(self) -> UndoResult:
         """/undo: put back the files the agent changed in its newest turn with changes."""
         ...

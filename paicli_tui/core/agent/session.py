@@ -181,6 +181,7 @@ class AgentSession:
                       resolve_conflict=resolve_conflict, mode=mode, skills=skills,
                       mcp=await start_mcp(settings, project.root), ask_summary=ask_summary)
         session.tools.add(SubAgentTool(session))  # top-level sessions only: depth 1
+        session.state.approval_mode.accept_edits = settings.accept_edits
         session._note_tools_left_out()
         session._install_system_prompt(system)
         if resume:
@@ -302,6 +303,17 @@ class AgentSession:
         from .shell_line import run_shell_line
 
         return run_shell_line(self, command)
+
+    @property
+    def accept_edits(self) -> bool:
+        return self.state.approval_mode.accept_edits
+
+    def set_accept_edits(self, on: bool) -> None:
+        """Switch the accept-edits mode (sub-agents and plan tasks running follow at once);
+        the ledger records each switch, so a later reader knows why a write went unasked."""
+        if on != self.state.approval_mode.accept_edits:
+            self.state.approval_mode.accept_edits = on
+            self.ledger.event("approval_mode", accept_edits=on)
 
     async def undo_last_turn(self) -> UndoResult:
         """/undo: put back the files the agent changed in its newest turn with changes
@@ -440,6 +452,7 @@ class AgentSession:
         self.subagent_records.append(child.subagent_record)
         child.state.external_content_used = self.state.external_content_used
         child.state.always_approved = self.state.always_approved  # "Always" holds for both
+        child.state.approval_mode = self.state.approval_mode  # and a switch of the mode
         # its file changes are the parent's turn's: /undo puts them back with the turn's
         child.state.checkpoints = self.state.checkpoints
         child.state.turn_id, child.state.turn_number = self.state.turn_id, \

@@ -9,6 +9,9 @@ from .asks import ApprovalDecision, ApprovalRequest, Permission
 from .tools import ToolContext
 
 IN_SUCH_A_SUBAGENT = "a sub-agent started by a call written as text"
+EDIT_TOOLS = frozenset({"write_file", "edit_file"})
+"""What the accept-edits mode approves: changes to files the person sees as a diff and can
+put back with /undo. A command can do anything, so it still asks."""
 
 
 def asked_every_time(context: ToolContext) -> str:
@@ -23,13 +26,13 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
                        read_only: bool = False, always_covers: bool = True) -> bool:
     """True when the call may go ahead.
 
-    ``--yes`` (settings.auto_approve), an earlier "always" for this tool and a command the
-    caller found read-only approve without asking; otherwise the session's approval callback
+    ``--yes`` (settings.auto_approve), an earlier "always" for this tool, the accept-edits
+    mode for a file write and a command the caller found read-only approve without asking; otherwise the session's approval callback
     decides (headless default: deny). How a call went ahead unasked is recorded in
     ``context.granted`` so its block can say so. ``always_covers=False``: this call is asked
     about even after an "always" for its tool (a write into the git folder). A call the
-    model wrote as text unasked is approved by the person only (``--yes`` and "always" do
-    not cover it; headless, nobody is asked, so it is denied), and so is every call of a
+    model wrote as text unasked is approved by the person only (``--yes``, "always" and the
+    accept-edits mode do not cover it; headless, nobody is asked, so it is denied), and so is every call of a
     sub-agent such a call started.
     """
     why = asked_every_time(context)
@@ -38,6 +41,8 @@ async def ask_approval(context: ToolContext, request: ApprovalRequest, *,
         (Permission.AUTO if context.settings.auto_approve
          else Permission.ALWAYS if always_covers
          and request.tool in context.session.always_approved
+         else Permission.EDITS if always_covers and request.tool in EDIT_TOOLS
+         and context.session.approval_mode.accept_edits
          else Permission.READ_ONLY if read_only else None)
     if written and unasked is None:
         request = dataclasses.replace(

@@ -25,6 +25,8 @@ class Permission(StrEnum):
     """The person chose "Always" for this tool earlier in the session."""
     AUTO = "auto"
     """``--yes``: every write and command is approved."""
+    EDITS = "accept-edits"
+    """The accept-edits mode (Shift+Tab, ``--accept-edits``): file writes are approved."""
     READ_ONLY = "read-only"
     """A shell command made only of read-only parts (settings.read_only_commands)."""
 

@@ -95,7 +95,8 @@ class ToolCallFinished(AgentEvent):
     offload_path: str | None = None
     permission: str = ""
     """How a call needing approval went ahead without asking: ``always`` (an earlier
-    "Always"), ``auto`` (--yes), ``read-only`` (a read-only command); empty otherwise."""
+    "Always"), ``auto`` (--yes), ``accept-edits`` (a file write in the accept-edits mode),
+    ``read-only`` (a read-only command); empty otherwise."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,17 @@ class ChangeRecorder(Protocol):
 
 
 @dataclass
+class ApprovalMode:
+    """How the person approves changes this session; one object shared by a session and its
+    sub-agents, so switching it (Shift+Tab) reaches a sub-agent or plan task already
+    running."""
+
+    accept_edits: bool = False
+    """``write_file`` and ``edit_file`` go ahead unasked (a file asked about every time still
+    asks); commands, web and MCP calls still ask."""
+
+
+@dataclass
 class SessionState:
     """Facts about the running session that tools and the memory guard need."""
 
@@ -30,6 +41,7 @@ class SessionState:
     """The person's own words this turn (the guard checks them for 'remember')."""
     always_approved: set[str] = field(default_factory=set)
     """Tools the person approved for the rest of the session."""
+    approval_mode: ApprovalMode = field(default_factory=ApprovalMode)
     not_run: set[str] = field(default_factory=set)
     """Ids of calls whose turn was cancelled while the person was asked to approve them
     (Ctrl+C in the dialog, quitting): they never ran, and their stand-in result says so."""

@@ -40,6 +40,7 @@ from ..widgets.app_footer import AppFooter
 from ..widgets.chat_log import ChatLog
 from ..widgets.context_gauge import ContextGauge
 from ..widgets.mention_words import ProjectFiles
+from ..widgets.mode_line import ModeLine
 from ..widgets.plan_pane import PlanPane
 from ..widgets.prompt_input import PromptInput
 from ..widgets.setup_notice import (
@@ -128,6 +129,7 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
         yield Static("", id="queued", markup=False)
         yield TurnStatus(id="turn-status")
         yield PromptInput(id="prompt")
+        yield ModeLine(id="mode-line")
         yield ContextGauge(id="gauge")
         yield AppFooter()
 
@@ -160,6 +162,7 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
         self.prompt.project_files = ProjectFiles(self.app, self.backend.project_root,
                                                  self.prompt)
         self.prompt.focus()
+        self.switch_accept_edits(self.backend.settings.accept_edits)
         self.index_running = False
         self.app.index_job.changed.subscribe(  # type: ignore[attr-defined]
             self, self.index_changed)
@@ -252,6 +255,7 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
             # another session replaces this one's conversation; on the first start, what
             # was shown while it started (a command's answer) stays
             await self.chat.reset()
+        self.session.set_accept_edits(self.query_one(ModeLine).on)  # /resume keeps the mode
         self.gauge.reset_session()
         self.refresh_gauge()
         self.sub_title = self.title_line()
@@ -472,6 +476,17 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
         chat = self.chat
         page = chat.scrollable_content_region.height
         chat.scroll_to(y=chat.scroll_y + event.pages * page, animate=False, immediate=True)
+
+    @on(PromptInput.SwitchMode)
+    def switch_mode(self) -> None:
+        self.switch_accept_edits(not self.query_one(ModeLine).on)
+
+    def switch_accept_edits(self, on: bool) -> None:
+        """The accept-edits mode on or off: the session (and its running sub-agents) at
+        once, the line under the input saying so while it is on."""
+        if self.session is not None:
+            self.session.set_accept_edits(on)
+        self.query_one(ModeLine).show_mode(on)
 
     @on(PromptInput.QueueChanged)
     def show_queue(self, event: PromptInput.QueueChanged) -> None:

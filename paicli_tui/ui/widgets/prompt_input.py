@@ -64,6 +64,9 @@ class PromptInput(TextArea):
             super().__init__()
             self.pages = pages
 
+    class SwitchMode(Message):
+        """Shift+Tab outside a menu: switch the accept-edits mode."""
+
     class QueueChanged(Message):
         """Messages waiting for the running turn to end were added, recalled or taken."""
 
@@ -113,6 +116,8 @@ class PromptInput(TextArea):
             self.choose(+1 if self._filled == self.text else 0)
         elif key == "shift+tab" and self.menu:
             self.choose(-1)
+        elif key == "shift+tab":  # as in Claude Code: the approval mode, not the focus
+            self.post_message(self.SwitchMode())
         elif key == "escape" and self.menu:
             self.close_menu()
         elif key in ("pageup", "pagedown"):

@@ -29,6 +29,7 @@ SHOW_SECONDS_FROM = 1.0
 PERMISSION_NOTES = {
     "always": "auto-approved (Always)",
     "auto": "auto-approved (--yes)",
+    "accept-edits": "auto-approved (accept edits)",
     "read-only": "read-only, no approval",
     "typed": "typed by you · the model reads its output with your next message",
 }
