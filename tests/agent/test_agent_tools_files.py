@@ -83,6 +83,29 @@ async def test_paged_reads(project, settings, args, header, first, last) -> None
     assert out.bypass_offload
 
 
+# A minified bundle's line of a megabyte was cut to its first 40,000 characters without a
+# word (paged reads are never offloaded), so the model took the cut line for the whole.
+_CUT = ": grep_code shows the part of a long line around a match)"
+
+
+@pytest.mark.parametrize(("lengths", "offset", "header"), [
+    ([100, 50_000], 1, "lines 1-1 of 2 (more: offset=2)"),  # the long line: a page of its own
+    ([100, 50_000], 2, "lines 2-2 of 2 (line 2 has 50,000 characters, the first 40,000 are "
+                       "shown" + _CUT),
+    ([1_000_000], 1, "lines 1-1 of 1 (line 1 has 1,000,000 characters, the first 40,000 are "
+                     "shown" + _CUT),
+    ([40_000], 1, "lines 1-1 of 1"),
+])
+async def test_a_long_line_cut_in_a_page_says_so(project, settings, lengths: list[int],
+                                                 offset: int, header: str) -> None:
+    (project / "dist").mkdir()
+    (project / "dist" / "app.js").write_text("\n".join("x" * n for n in lengths) + "\n")
+    out = await ReadFileTool().run({"path": "dist/app.js", "offset": offset, "limit": 2},
+                                   ctx(project, settings))
+    assert out.content.splitlines()[0] == f"dist/app.js {header}"
+    assert len(out.content) < 41_000
+
+
 async def test_read_refusals(project, settings, tmp_path) -> None:
     (project / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
     tool, context = ReadFileTool(), ctx(project, settings)

@@ -154,16 +154,23 @@ class ReadFileTool:
                               "the end.", bypass_offload=True)
         page: list[str] = []
         size = 0
-        for line in lines[first - 1:first - 1 + count]:
+        cut: list[str] = []
+        for number, line in enumerate(lines[first - 1:first - 1 + count], first):
             size += len(line) + 8  # the number column and newline
             if page and size > MAX_PAGE_CHARS:
                 break  # bounded here because paged reads are never offloaded
+            if len(line) > MAX_PAGE_CHARS:  # a minified bundle's line: said, not silent
+                cut.append(f"line {number} has {len(line):,} characters, the first "
+                           f"{MAX_PAGE_CHARS:,} are shown")
             page.append(line[:MAX_PAGE_CHARS])
         body = _number(page, first)
         last = first + len(page) - 1
         header = f"{label} lines {first}-{last} of {len(lines)}"
         if last < len(lines):
             header += f" (more: offset={last + 1})"
+        if cut:
+            header += (f" ({'; '.join(cut)}: grep_code shows the part of a long line around "
+                       "a match)")
         return ToolOutput(f"{header}\n{body}", bypass_offload=True)
 
 
