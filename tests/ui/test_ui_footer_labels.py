@@ -92,3 +92,35 @@ async def test_a_logged_error_sits_beside_the_inbox_count(settings, project_dir)
         await wait_until(pilot, side_by_side, explain=regions)
         assert str(settings.home.logs_dir / LOG_FILE) in labels()[0]
     stop_logging()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20), (100, 30)])
+async def test_a_logged_error_leaves_the_keys_whole(settings, project_dir, size) -> None:
+    """Found in tmux: with "⚠ 1 error logged: <log file>" showing, the chat's footer read
+    "f1 Help  f2 Memory  f3 Se ⚠ 1 error…" at 80 columns, and at 60 "f1 Hel", "f3 Sea",
+    "^q Qui" with Memory and Context nowhere: the label lay over the keys it was meant to
+    leave room for. Every key now shows whole, beside the label, never under it."""
+    start_logging(settings)
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, session=FakeSession(), client=FakeClient()))
+    async with app.run_test(size=size) as pilot:
+        logging.getLogger("paicli_tui.ui.test").error("the memory file could not be read")
+
+        def problems() -> list[str]:
+            footer = app.screen.query_one(AppFooter)
+            labels = footer.query(LoggedErrorsLabel)
+            if not labels or not shown_text(labels.first()).startswith("⚠ 1 error logged"):
+                return ["no error label yet"]
+            label = labels.first()
+            keys = [k for k in footer.query(FooterKey) if k.display]
+            found = [f"{k.description} is cut at {k.region}" for k in keys
+                     if not footer.region.contains_region(k.region)]
+            found += [f"{k.description} at {k.region} is under the label at {label.region}"
+                      for k in keys if k.region.overlaps(label.region)]
+            if not {k.description for k in keys} >= {"Help", "Memory", "Search", "Context",
+                                                      "Quit"}:
+                found.append(f"keys missing: {[k.description for k in keys]}")
+            return found
+
+        await wait_until(pilot, lambda: not problems(), explain=problems)
+    stop_logging()

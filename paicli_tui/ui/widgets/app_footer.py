@@ -99,8 +99,14 @@ class LoggedErrorsLabel(Static):
 def _room_changed(label: Static) -> None:
     footer = label.parent.parent if label.parent is not None else None  # in #footer-labels
     if isinstance(footer, AppFooter) and label.id:
-        footer.label_changed(label.id, cell_len(str(label.render())) + 2 if label.display
-                             else 0)
+        cells = cell_len(str(label.render())) + 2 if label.display else 0
+        # as wide as the keys' room leaves it, set here: the labels' group, docked right,
+        # took the whole text's width (a long log path), and its max-width shrank the label
+        # only after the group was placed, so the label lay over the keys from the left
+        share = LABEL_MAX_SHARE.get(label.id, 1.0)
+        label.styles.width = min(cells, int(footer.shown_width() * share)) if cells \
+            else "auto"
+        footer.label_changed(label.id, cells)
 
 
 LABEL_MAX_SHARE = {"activity": 0.5, "logged-errors": 0.6}
@@ -121,7 +127,7 @@ class AppFooter(Footer):
     def compose(self) -> ComposeResult:
         covered = self._covered()
         self.styles.padding = (0, covered, 0, 0)  # the palette key and labels stay in sight
-        width = self._width()
+        width = self.shown_width()
         self.compact = 0 < width < COMPACT_BELOW
         items = list(super().compose())  # no binding groups here: every item is one key
         keys = [w for w in items
@@ -152,8 +158,8 @@ class AppFooter(Footer):
         return sum(dock.outer_size.width or width // 2
                    for dock in self.screen.query(PanelDock) if dock.display)
 
-    def _width(self) -> int:
-        """The columns the footer shows."""
+    def shown_width(self) -> int:
+        """The columns the footer shows (a label's width is a share of them)."""
         return (self.outer_size.width or self.app.size.width) - self._covered()
 
     def _labelled(self) -> bool:
@@ -164,7 +170,7 @@ class AppFooter(Footer):
     def _key_room(self, others: Sequence[Any] = ()) -> int:
         """Cells each line has for keys: the footer less what is docked on its right (the
         palette key, or background work and logged errors while they show)."""
-        width = self._width()
+        width = self.shown_width()
         taken = 0
         if not self._labelled():
             palette = [w for w in others if isinstance(w, FooterKey)] or \
