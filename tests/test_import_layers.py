@@ -183,11 +183,12 @@ TYPE_ONLY_CIRCLES: list[frozenset[str]] = [
     frozenset({"core.agent.session", "core.agent.loop", "core.agent.tool_calls",
                "core.agent.text_call_rules", "core.agent.plan_run", "core.agent.plan_ask",
                "core.agent.subagent", "core.agent.shell_line"}),
-    # ChatScreen is one Textual screen; its slash commands, its plan view and its panel dock
-    # are mixins in files of their own, and they name ChatScreen only to type ``self``; a
-    # plan's review flow names the screen it asks on.
-    frozenset({"ui.screens.chat", "ui.screens.chat_commands", "ui.screens.chat_plan",
-               "ui.screens.panel_dock", "ui.screens.plan_review_flow"}),
+    # ChatScreen is one Textual screen; its slash commands (those that take something out of
+    # the session among them), its plan view and its panel dock are mixins in files of their
+    # own, and they name ChatScreen only to type ``self``; a plan's review flow names the
+    # screen it asks on.
+    frozenset({"ui.screens.chat", "ui.screens.chat_commands", "ui.screens.chat_outputs",
+               "ui.screens.chat_plan", "ui.screens.panel_dock", "ui.screens.plan_review_flow"}),
 ]
 
 

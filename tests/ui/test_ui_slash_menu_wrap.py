@@ -27,7 +27,8 @@ def test_the_highlighted_description_wraps_whole_and_the_others_stay_one_line() 
             text = shown(menu, width)
             assert " ".join(BY_NAME[name].help.split()) in " ".join(text.split()), text
             lines = text.splitlines()
-            assert lines[-1].lstrip().startswith(("Tab", "1", "2", "3", "4", "5")), text
+            hint = lines[-1].lstrip()  # "Tab …", or "7 above · 7 below · Tab …"
+            assert hint.startswith("Tab") or hint[:1].isdigit(), text
         # a short description stays one line, and so does every row not highlighted
         menu.highlighted = menu.matches.index(BY_NAME["/help"])
         assert len(shown(menu, width).splitlines()) == 7  # six rows and the hint
