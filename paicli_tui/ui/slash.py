@@ -29,6 +29,7 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/context", "", "Open the context inspector: tokens by category, thresholds"),
     SlashCommand("/clear", "", "Clear the conversation history (the ledger keeps everything)"),
     SlashCommand("/copy", "", "Copy the model's last answer to the clipboard"),
+    SlashCommand("/export", "[PATH]", "Write the conversation to a Markdown file"),
     SlashCommand("/undo", "", "Put back the files the agent changed in its last turn"),
     SlashCommand("/resume", "[SESSION]", "Pick a previous session and reopen it"),
     SlashCommand("/index", "", "Build or refresh the code index of this project"),

@@ -1,14 +1,20 @@
 """Commands that take something out of the session: /copy puts the model's last answer on the
-clipboard and says how much it copied, or that there is nothing to copy."""
+clipboard and says how much it copied, or that there is nothing to copy; /export writes the
+conversation as Markdown, masked of keys, and never over a file without asking."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
-from pilot_helpers import wait_until
+from pilot_helpers import wait_for_screen, wait_until
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
+from paicli_tui.config import load_settings
 from paicli_tui.core.messages import Message, ToolCall
+from paicli_tui.ui.modals.confirm import ConfirmModal
+from paicli_tui.ui.screens.chat import ChatScreen
 from paicli_tui.ui.widgets.chat_log import ChatLog
 from paicli_tui.ui.widgets.notice import ChatNotice
 from paicli_tui.ui.widgets.prompt_input import PromptInput
@@ -23,7 +29,9 @@ def make_app(settings, project, history=()):
 
 
 def notices(app) -> list[str]:
-    return [str(n.source) for n in app.screen.query_one(ChatLog).query(ChatNotice)]
+    """The chat's notices (the chat screen under any dialog)."""
+    chat = next(s for s in app.screen_stack if isinstance(s, ChatScreen))
+    return [str(n.source) for n in chat.query_one(ChatLog).query(ChatNotice)]
 
 
 async def send(pilot, text: str) -> None:
@@ -63,3 +71,68 @@ async def test_copy_puts_the_last_answer_on_the_clipboard(settings, project_dir,
         await send(pilot, "/copy")
         await wait_until(pilot, lambda: any(said in n for n in notices(app)))
         assert taken == ([copied] if copied is not None else [])
+
+
+KEY = "sk-export-0123456789abcdef0123"
+
+
+class FixedClock(datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return cls(2026, 3, 1, 9, 5)
+
+
+async def test_export_writes_a_new_file_under_the_project(paicli_home, project_dir,
+                                                          monkeypatch) -> None:
+    monkeypatch.setattr("paicli_tui.ui.screens.chat_outputs.datetime", FixedClock)
+    settings = load_settings({}, {"PAICLI_HOME": str(paicli_home), "DEEPSEEK_API_KEY": KEY})
+    history = [*ANSWERED, Message.user(f"is {KEY} safe here?"),
+               Message.assistant(f"No: {KEY} is a key.")]
+    app = make_app(settings, project_dir, history)
+    async with app.run_test(size=SIZE) as pilot:
+        for count in (1, 2):  # the second goes to a new file beside the first
+            await send(pilot, "/export")
+            await wait_until(pilot, lambda wanted=count: sum(
+                "Exported" in n for n in notices(app)) == wanted)
+        said = [n for n in notices(app) if "Exported" in n]
+    folder = project_dir / ".paicli" / "exports"
+    written = [folder / "conversation-s1-20260301-0905.md",
+               folder / "conversation-s1-20260301-0905-2.md"]
+    assert sorted(folder.iterdir()) == sorted(written)
+    assert said[0] == ("Exported the conversation (3 messages from you, 2 tool calls) to "
+                       f"`{written[0]}`.")
+    text = written[0].read_text(encoding="utf-8")
+    assert "## You\n\nwhy does it crash?" in text
+    assert "- ✓ `read_file path=a.py` · done" in text
+    assert KEY not in text and "No: **** is a key." in text
+
+
+@pytest.mark.parametrize(("answer", "kept"), [("n", True), ("y", False)])
+async def test_export_asks_before_replacing_a_file(settings, project_dir, answer, kept) -> None:
+    target = project_dir / "notes.md"
+    target.write_text("my notes", encoding="utf-8")
+    app = make_app(settings, project_dir, ANSWERED)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/export notes.md")
+        await wait_for_screen(pilot, ConfirmModal)
+        await pilot.press(answer)
+        word = "left as it is" if kept else "Exported"
+        await wait_until(pilot, lambda: any(word in n for n in notices(app)))
+    text = target.read_text(encoding="utf-8")
+    assert (text == "my notes") is kept
+    assert kept or "## Assistant" in text
+
+
+async def test_export_to_a_folder_or_through_a_file_says_why(settings, project_dir) -> None:
+    (project_dir / "docs").mkdir()
+    (project_dir / "a.txt").write_text("a file, not a folder", encoding="utf-8")
+    app = make_app(settings, project_dir, ANSWERED)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/export docs")
+        await wait_until(pilot, lambda: any("is a folder" in n for n in notices(app)))
+        await send(pilot, "/export a.txt/chat.md")
+        await wait_until(pilot, lambda: any("Cannot write" in n for n in notices(app)),
+                         explain=lambda: notices(app))
+        assert "`docs` is a folder: name a file in it. Nothing was written." in notices(app)
+        assert "Cannot write `" + str(project_dir / "a.txt" / "chat.md") + "`: Not a " \
+            "directory. Nothing was exported." in notices(app)

@@ -1,13 +1,22 @@
 """Slash commands that take something out of the session for the person: ``/copy`` (the last
-answer to the clipboard), as a mixin of the chat screen."""
+answer to the clipboard) and ``/export`` (the conversation as a Markdown file), as a mixin of
+the chat screen."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import shlex
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from textual import work
 
 from ..last_answer import NOTHING_TO_COPY, copied_line, last_answer
 
 if TYPE_CHECKING:
+    from ...core.agent.conversation_export import ExportedText
     from .chat import ChatScreen
 
 
@@ -19,3 +28,74 @@ class ConversationOutputsMixin:
             return
         self.app.copy_to_clipboard(answer)
         await self.chat.add_notice(copied_line(answer))
+
+    async def slash_export(self: ChatScreen, rest: str) -> None:
+        if self.session is None:
+            await self.chat.add_notice("No conversation to export yet: the session is still "
+                                       "starting.", "warning")
+            return
+        try:  # a quoted path may hold spaces; an unquoted one is taken as typed
+            words = shlex.split(rest)
+        except ValueError:
+            words = [rest]
+        self.export_conversation(" ".join(words).strip())
+
+    @work(group="export", exit_on_error=False)
+    async def export_conversation(self: ChatScreen, wanted: str) -> None:
+        from ...core.agent.conversation_export import (
+            conversation_markdown,
+            default_export_path,
+            path_span,
+        )
+        from ...core.llm.redact import redact_known
+
+        session, root = self.session, self.backend.project_root
+        now = datetime.now()
+        secrets = self.backend.settings.secrets()
+        exported = await asyncio.to_thread(
+            conversation_markdown, list(session.history),
+            f"paicli-tui conversation {session.session_id} · {root.name} · "
+            f"{now:%Y-%m-%d %H:%M}", lambda text: redact_known(text, secrets))
+        if not wanted:
+            await self._write_export(exported, default_export_path(root, session.session_id,
+                                                                   now), replace=False)
+            return
+        path = Path(os.path.expanduser(wanted))
+        path = path if path.is_absolute() else root / path
+        if path.is_dir():
+            self.say(f"{path_span(wanted)} is a folder: name a file in it. "
+                     "Nothing was written.", "warning")
+            return
+        replace = os.path.lexists(path)
+        if replace and not await self._replace_asked(path):
+            self.say(f"Not exported: {path_span(path)} exists and was left as it is.", "warning")
+            return
+        await self._write_export(exported, path, replace=replace)
+
+    async def _replace_asked(self: ChatScreen, path: Path) -> bool:
+        from ..modals.confirm import ConfirmModal
+
+        return bool(await self.app.push_screen_wait(ConfirmModal(
+            f"Replace {path.name}?", f"{path} exists. Replacing it loses what it holds.",
+            yes="Replace")))
+
+    async def _write_export(self: ChatScreen, exported: ExportedText, path: Path, *,
+                            replace: bool) -> None:
+        from ...core.agent.conversation_export import exported_line, path_span, write_new_file
+        from ...core.agent.tools.edit import write_bytes_atomically
+
+        try:
+            if replace:
+                await asyncio.to_thread(write_bytes_atomically, path,
+                                        exported.markdown.encode("utf-8"))
+            else:
+                await asyncio.to_thread(write_new_file, path, exported.markdown)
+        except FileExistsError:  # made between the look and the write: never written over
+            self.say(f"Not exported: {path_span(path)} appeared meanwhile and was left as it is.",
+                     "warning")
+            return
+        except OSError as exc:
+            self.say(f"Cannot write {path_span(path)}: {exc.strerror or exc}. Nothing was exported.",
+                     "error")
+            return
+        self.say(exported_line(exported, path))
