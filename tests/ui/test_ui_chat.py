@@ -544,8 +544,11 @@ async def test_model_picker_opens_on_the_model_in_use(settings, project_dir):
 async def test_model_switch_to_a_provider_not_set_up_says_what_it_needs(settings, project_dir):
     """`/model custom` without a custom server said "custom is not configured: set its key
     first.", but a custom server needs no key: it needs --base-url and --model. The notice
-    says what the provider lacks, and the session keeps its model."""
+    says what the provider lacks, and the session keeps its model. It says so in the chat
+    (a toast went by, where the switch's success leaves a line), with the model still in
+    use."""
     from paicli_tui.core.llm.registry import build_client
+    from paicli_tui.ui.widgets.notice import ChatNotice
 
     class Real(FakeBackend):
         def build_client(self, settings: Settings) -> object:
@@ -558,10 +561,16 @@ async def test_model_switch_to_a_provider_not_set_up_says_what_it_needs(settings
         await pilot.pause()
         before = backend.session.client
         await send(pilot, "/model custom")
-        await wait_until(pilot, lambda: bool(app._notifications))
-        said = [n.message for n in app._notifications]
-        assert any("needs --base-url" in m for m in said), said
-        assert not any("set its key" in m for m in said), said
+
+        def said() -> list[str]:
+            return [str(n.source) for n in app.screen.query(ChatNotice)
+                    if str(n.source).startswith("Cannot use custom")]
+
+        await wait_until(pilot, lambda: bool(said()))
+        [line] = said()
+        assert "needs --base-url" in line and "set its key" not in line, line
+        assert line.endswith(f"Still using {app.screen.model_label()}."), line
+        assert not app._notifications
         assert backend.session.client is before
 
 

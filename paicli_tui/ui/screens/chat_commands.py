@@ -219,12 +219,14 @@ class SlashCommandsMixin:
         try:
             settings = switched_settings(self.backend.settings, provider, model)
             client = self.backend.build_client(settings)
-        except Exception as exc:
-            self.notify(f"Cannot use {provider}: {exc}", severity="error")
+        except Exception as exc:  # in the chat, as the switch's line is: a toast goes by
+            self.say(f"Cannot use {provider}: {exc}. Still using {self.model_label()}.",
+                     "error")
             return
         if client is None:  # what it lacks: a key, or a custom server's URL and model
             problem = configuration_problem(settings) or "set its key first"
-            self.notify(f"Cannot use {provider}: {problem}.", severity="error")
+            self.say(f"Cannot use {provider}: {problem}. Still using {self.model_label()}.",
+                     "error")
             return
         old = self.session.client
         self.session.switch_model(client)
