@@ -288,6 +288,10 @@ class _Printer:
             self._note(f"[files] {ev.attached_notice(event)}")
         elif isinstance(event, ev.MemoryNotice):
             self._note(f"[memory] {event.detail}")
+        elif isinstance(event, ev.McpServerChanged):
+            from ..core.mcp.status import change_notice
+
+            self._note(f"[mcp] {change_notice(event, markdown=False)}")
         elif isinstance(event, ev.MemorySelected):
             who = (f"offline choice kept (the light model's choice: {event.fallback})"
                    if event.fallback else "chosen by the light model")

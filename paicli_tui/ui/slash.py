@@ -40,8 +40,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
                  "sub-agent", needs_args=True),
     SlashCommand("/init", "", "Draft a PAI.md from the project's files, review it, then save"),
     SlashCommand("/skills", "", "List the skills the model can load, and broken ones"),
-    SlashCommand("/mcp", "[approve]", "MCP servers: status, tools, last error; approve the "
-                 "project's .mcp.json"),
+    SlashCommand("/mcp", "[approve|restart …]", "MCP servers: status, tools, last "
+                 "error; approve .mcp.json; restart a server"),
     SlashCommand("/model", "[provider[:model]]", "Switch model; thresholds follow its window"),
     SlashCommand("/theme", "[dark|light]", "Switch between the dark and light theme"),
     SlashCommand("/help", "", "All keys and slash commands"),

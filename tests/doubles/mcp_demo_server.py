@@ -4,7 +4,8 @@
 ``--ignore-eof PID_FILE`` writes its pid to PID_FILE, serves, and then stays running when its
 stdin ends (and ignores SIGTERM and SIGHUP), as a careless server does; ``--tidy-on-term FILE``
 stays running when its stdin ends too, and on SIGTERM writes "tidied" to FILE and exits;
-``--stderr-flood MB`` writes that many megabytes of log lines to stderr before it serves.
+``--stderr-flood MB`` writes that many megabytes of log lines to stderr before it serves;
+``--crash-while-missing FILE`` exits at once as ``--crash`` does until FILE exists.
 """
 
 from __future__ import annotations
@@ -15,7 +16,11 @@ import time
 
 
 def main() -> None:
-    if "--crash" in sys.argv:
+    if "--crash-while-missing" in sys.argv:
+        if not os.path.exists(sys.argv[sys.argv.index("--crash-while-missing") + 1]):
+            print("demo server: its database is not there yet", file=sys.stderr)
+            sys.exit(3)
+    elif "--crash" in sys.argv:
         print("demo server: cannot open its database", file=sys.stderr)
         sys.exit(3)
     if "--hang" in sys.argv:
@@ -55,6 +60,23 @@ def main() -> None:
     def broken() -> str:
         """Always fails."""
         raise RuntimeError("the demo tool broke")
+
+    @server.tool()
+    async def hold(started: str) -> str:
+        """Write STARTED, then take ten minutes to answer (a call a restart overtakes)."""
+        import anyio
+
+        with open(started, "w") as note:
+            note.write(str(os.getpid()))
+        await anyio.sleep(600)
+        return "held"
+
+    @server.tool()
+    def die(name: str) -> str:
+        """Exit at once, the last stderr line quoting an environment variable's value."""
+        print(f"fatal: cannot log in with {os.environ.get(name, '')}", file=sys.stderr,
+              flush=True)
+        os._exit(4)
 
     @server.tool()
     def page(lines: int) -> str:

@@ -167,6 +167,15 @@ class FakeSession:
     async def approve_project_mcp(self) -> str:
         return "No unapproved MCP servers in this project's .mcp.json."
 
+    async def restart_mcp(self, name: str = "") -> str:
+        return "No MCP servers are configured."
+
+    def watch_mcp(self, listener: Any) -> None:
+        self.mcp_listener = listener
+
+    def take_mcp_changes(self) -> list[ev.AgentEvent]:
+        return []
+
     async def run_turn(self, user_input: str) -> AsyncIterator[ev.AgentEvent]:
         self.history.append(Message.user(user_input))
         text: list[str] = []

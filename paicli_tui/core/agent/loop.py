@@ -236,6 +236,10 @@ async def _requests(turn: _Turn) -> AsyncIterator[AgentEvent]:
     """Model requests until one is answered without tool calls, an error ends the turn, or
     the request cap is reached (then :func:`_wrap_up`)."""
     while not turn.at_cap:
+        # an MCP server that failed or was restarted since: said before the request that
+        # offers the tools as they now are
+        for change in turn.session.take_mcp_changes():
+            yield change
         reply = _Reply()
         async for event in _request(turn, reply, turn.session.tool_schemas()):
             yield event

@@ -7,7 +7,7 @@ so nothing at that boundary is ``Any`` and nothing is probed with ``getattr``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -73,6 +73,20 @@ class SessionPort(Protocol):
 
     async def approve_project_mcp(self) -> str:
         """``/mcp approve``: trust the project's .mcp.json and start its servers now."""
+        ...
+
+    async def restart_mcp(self, name: str = "") -> str:
+        """``/mcp restart [NAME]``: start NAME's MCP server again (every failed one without
+        a name); '' when restarts ran (their outcomes come as changes), else why none did."""
+        ...
+
+    def watch_mcp(self, listener: Callable[[], None] | None) -> None:
+        """Call ``listener()`` when an MCP server fails by itself or a restart ends."""
+        ...
+
+    def take_mcp_changes(self) -> list[AgentEvent]:
+        """MCP servers that failed or were restarted since the last call (``mcp_server``
+        events, each recorded in the ledger)."""
         ...
 
     @property

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +118,7 @@ class AgentSession:
                 for tool in service.tools():
                     self.tools.add(tool)
         self.pending_notices: list[AgentEvent] = []
+        self._mcp_watcher: Callable[[], None] | None = None
         self._said_paused = False
         """The notice that automatic extraction stopped (outside content) was given."""
         self.pending_notes: list[str] = []
@@ -420,7 +421,7 @@ class AgentSession:
             except Exception:  # a memory service without the file (a test double)
                 log.debug("memory store problems unavailable", exc_info=True)
         notices, self.pending_notices = self.pending_notices, []
-        return notices
+        return notices + self.take_mcp_changes()
 
     # -- sub-agents ----------------------------------------------------------------------------
     async def spawn_subagent(self, label: str, *, read_only: bool = True,
@@ -519,6 +520,7 @@ class AgentSession:
         """/mcp approve: trust this project's .mcp.json and start its servers now."""
         self.mcp, started = await approve_and_start_project_servers(
             self.mcp, self.settings, self.project.root)
+        self.watch_mcp(self._mcp_watcher)
         for status in started:
             for tool in status.tools:
                 self.tools.add(tool)
@@ -526,6 +528,41 @@ class AgentSession:
         if not started:
             return "No unapproved MCP servers in this project's .mcp.json."
         return self.mcp.report() if self.mcp is not None else ""
+
+    async def restart_mcp(self, name: str = "") -> str:
+        """``/mcp restart [NAME]``: start NAME's server again (every failed one without a
+        name); its tools are offered from the next request on (a request already sent keeps
+        the list it went with), each outcome comes as a change (:meth:`take_mcp_changes`).
+        '' when restarts ran, else why none did."""
+        if self.mcp is None:
+            return "No MCP servers are configured."
+        mcp = self.mcp
+        try:
+            names = mcp.restart_targets(name)
+        except ValueError as exc:
+            return str(exc)
+        before = {n: [t.name for t in mcp.status_of(n).tools] for n in names}
+        for status in await asyncio.gather(*(mcp.restart(n) for n in names)):
+            if status.state == "running":
+                self.tools.replace(before[status.config.name], status.tools)
+        self._note_tools_left_out()
+        return ""
+
+    def watch_mcp(self, listener: Callable[[], None] | None) -> None:
+        """``listener()`` is called whenever an MCP server changes by itself (its process
+        ended) or a restart ends; the face then takes the changes."""
+        self._mcp_watcher = listener
+        if self.mcp is not None:
+            self.mcp.on_change = listener
+
+    def take_mcp_changes(self) -> list[AgentEvent]:
+        """MCP servers that failed or were restarted since the last call, each recorded in
+        the ledger as it is taken."""
+        changes = self.mcp.take_changes() if self.mcp is not None else []
+        for change in changes:
+            self.ledger.event("mcp_server", server=change.server, state=change.state,
+                              cause=change.cause, detail=change.detail, tools=change.tools)
+        return list(changes)
 
     async def aclose(self) -> None:
         """Stop background work, the MCP servers and the client's connections."""

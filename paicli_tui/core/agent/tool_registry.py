@@ -34,6 +34,24 @@ class ToolRegistry:
         self._tools[tool.name] = tool
         self._schemas = None
 
+    def replace(self, old: Iterable[str], new: Iterable[Tool]) -> None:
+        """Put ``new`` where the first of the ``old`` names stood (a restarted MCP server's
+        tools: the same list in the same order keeps the request's prefix), the rest of
+        ``old`` gone; at the end when none of them was here."""
+        gone = set(old)
+        tools: dict[str, Tool] = {}
+        placed = False
+        for name, tool in self._tools.items():
+            if name not in gone:
+                tools[name] = tool
+            elif not placed:
+                tools.update((t.name, t) for t in new)
+                placed = True
+        if not placed:
+            tools.update((t.name, t) for t in new)
+        self._tools = tools
+        self._schemas = None
+
     def names(self) -> list[str]:
         return list(self._tools)
 

@@ -142,8 +142,9 @@ class SessionInfo:
                 "message_count": self.message_count}
 
 
-LAUNCH_EVENTS = frozenset({"model"})
-"""Events every launch writes: they alone do not give a deferred session its file."""
+LAUNCH_EVENTS = frozenset({"model", "mcp_server"})
+"""Events that alone do not give a deferred session its file: the model every launch names,
+and an MCP server failing or restarted before anything was said."""
 
 
 class SessionLedger:

@@ -297,6 +297,21 @@ class AgentError(AgentEvent):
     recoverable: bool = True
 
 
+@dataclass(frozen=True)
+class McpServerChanged(AgentEvent):
+    """An MCP server changed state without a turn asking: it did not start, its process
+    ended mid-session, or the person restarted it (``cause`` says which)."""
+
+    type: ClassVar[str] = "mcp_server"
+    server: str
+    state: Literal["running", "failed"]
+    cause: Literal["start", "exited", "restart"]
+    detail: str = ""
+    """Why it failed (its stderr's last line, masked), or '' when it runs."""
+    tools: int = 0
+    """The tools it offers now (running)."""
+
+
 def compaction_event(report: Any) -> ContextCompacted:
     """The event for a notable compaction report (a ``CompactionReport``): a
     :class:`CompactionFailed` when the tier tried and failed."""

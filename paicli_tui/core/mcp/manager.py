@@ -1,66 +1,30 @@
-"""Running MCP servers for one session.
+"""The MCP servers of one session: started together, restarted one by one at the person's
+word, stopped together.
 
-Each server lives in a task of its own that enters the SDK's stdio client and session,
-lists the tools, then waits until the session stops: the SDK's task groups must be entered
-and left by the same task, and the TUI calls tools from other tasks. A server that fails to
-start (a missing command, a crash, no answer within its start-up timeout) is reported with
-its reason and the session goes on without it. The server's stderr goes to a log file, never
-to the terminal (it would tear the TUI).
+Each start of a server is a :class:`~.server_run.ServerRun` in a task of its own. A server
+whose process ends mid-session, and the outcome of a restart, are queued as
+:class:`McpServerChanged` events (:meth:`McpManager.take_changes`), and whoever listens
+(:attr:`McpManager.on_change`, the TUI) hears at once that there is one to take.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import logging
-import os
-import re
-import shutil
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
-from ...private_files import open_private
-from ...process_supervisor import MAX_SERVER_LOG_BYTES, PARENT_LIFELINE
-from ...process_supervisor import SCRIPT as SUPERVISOR
+from ..contracts.events import McpServerChanged
 from ..contracts.tools import Tool
 from .config import McpServerConfig
-from .status import ServerStatus, describe_error, markdown_literal, stderr_tail
-from .tool import McpTool
+from .server_run import ServerRun, serve
+from .status import ServerStatus, markdown_literal
 
 log = logging.getLogger(__name__)
 STOP_TIMEOUT_S = 5.0
-MAX_TOOL_NAME = 64
-
-
-def tool_name(server: str, tool: str, taken: set[str]) -> str:
-    """``mcp__<server>__<tool>``, kept to the characters and length providers accept."""
-    base = re.sub(r"[^A-Za-z0-9_-]", "_", f"mcp__{server}__{tool}")[:MAX_TOOL_NAME]
-    name, n = base, 2
-    while name in taken:
-        suffix = f"_{n}"
-        name, n = base[:MAX_TOOL_NAME - len(suffix)] + suffix, n + 1
-    taken.add(name)
-    return name
-
-
-def supervised(config: McpServerConfig, env: dict[str, str], cwd: Path) -> list[str]:
-    """The interpreter's arguments that run ``config``'s server under the process supervisor,
-    tied to this process: if the app dies in any way (SIGKILL too) the server's whole tree is
-    killed, even a server that ignores the end of its stdin. FileNotFoundError (the command)
-    when the program cannot be found, as the SDK's own start would say."""
-    command = config.command
-    if os.sep not in command:
-        found = shutil.which(command, path=env.get("PATH", os.defpath))
-        if found is None:
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command)
-        command = found
-    elif not os.path.isabs(command):
-        command = str(cwd / command)
-    return ["-I", "-S", SUPERVISOR, PARENT_LIFELINE, str(os.getpid()), command,
-            *config.args]
+RESTART_HINT = "`/mcp restart NAME` starts a server again; `/mcp restart`, every failed one."
 
 
 class McpManager:
@@ -68,8 +32,13 @@ class McpManager:
         self.statuses = list(statuses)
         self.problems = list(problems)
         """Configuration trouble found before starting (shown by /mcp)."""
-        self._stop = asyncio.Event()
-        self._tasks: list[asyncio.Task[None]] = []
+        self.on_change: Callable[[], None] | None = None
+        """Called when a change is queued (a face then takes it: :meth:`take_changes`)."""
+        self._changes: list[McpServerChanged] = []
+        self._runs: dict[str, ServerRun] = {}
+        self._closed = False
+        """The session ended: a restart still on its way starts nothing (it would outlive
+        the session's own stop)."""
         self._project_root = Path(".")
         self._logs_dir = Path(".")
 
@@ -83,85 +52,109 @@ class McpManager:
         return manager
 
     async def add(self, configs: Sequence[McpServerConfig]) -> list[ServerStatus]:
-        """Start more servers (a name already running is skipped); returns their statuses."""
+        """Start more servers (a name already running is skipped); returns their statuses.
+        One that does not start is queued as a change (``exec --json`` says so)."""
         known = {s.config.name for s in self.statuses}
         taken = {t.name for s in self.statuses for t in s.tools}
         added = [ServerStatus(c) for c in configs if c.name not in known]
         self.statuses.extend(added)
-        ready_events = []
         for status in added:
             if not status.config.enabled:
                 status.state = "disabled"
-                continue
-            ready = asyncio.Event()
-            ready_events.append(ready)
-            self._tasks.append(asyncio.create_task(
-                self._serve(status, ready, self._project_root, self._logs_dir, taken),
-                name=f"mcp:{status.config.name}"))
-        if ready_events:
-            await asyncio.gather(*(e.wait() for e in ready_events))
+        await asyncio.gather(*(self._launch(s, taken) for s in added
+                               if s.state != "disabled"))
+        for status in added:
+            if status.state == "failed":
+                self._changed(status, "start")
         return added
 
-    async def _serve(self, status: ServerStatus, ready: asyncio.Event, project_root: Path,
-                     logs_dir: Path, taken: set[str]) -> None:
-        import anyio
-        from mcp import ClientSession, StdioServerParameters, stdio_client
-        from mcp.client.stdio import get_default_environment
-
-        config = status.config
-        cwd = Path(config.cwd).expanduser() if config.cwd else project_root
-        if not cwd.is_absolute():
-            cwd = project_root / cwd
-        log_start = 0  # the log is appended to: this run's stderr starts here
-        try:
-            logs_dir.mkdir(parents=True, exist_ok=True)
-            status.log_path = logs_dir / f"mcp-{config.name}.log"
-            with contextlib.suppress(OSError):
-                log_start = status.log_path.stat().st_size
-            # each run writes at most MAX_SERVER_LOG_BYTES (the supervisor cuts it); runs
-            # after runs are not let grow the log without end either: a long one starts over
-            fresh = os.O_TRUNC if log_start > MAX_SERVER_LOG_BYTES else 0
-            log_start = 0 if fresh else log_start
-            async with contextlib.AsyncExitStack() as stack:
-                errlog = stack.enter_context(os.fdopen(open_private(
-                    status.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | fresh), "a",
-                    encoding="utf-8"))
-                # The SDK passes only a small safe environment (HOME, PATH, ...) plus `env`:
-                # provider keys never reach a server unless the person put them in `env`.
-                env = get_default_environment() | dict(config.env)
-                params = StdioServerParameters(
-                    command=sys.executable, args=supervised(config, env, cwd), env=env,
-                    cwd=str(cwd))
-                read, write = await stack.enter_async_context(stdio_client(params,
-                                                                           errlog=errlog))
-                session = await stack.enter_async_context(ClientSession(read, write))
-                # Only whole awaits inside the deadline: a cancel scope must not straddle the
-                # SDK's own task groups.
-                with anyio.fail_after(config.startup_timeout_s):
-                    await session.initialize()
-                    listed = await _list_tools(session)
-                status.session = session
-                status.tools = [McpTool(status, t, tool_name(config.name, t.name, taken))
-                                for t in listed]
-                status.state = "running"
-                ready.set()
-                await self._stop.wait()
-                status.state = "stopped"
-        except asyncio.CancelledError:
+    async def _launch(self, status: ServerStatus, taken: set[str]) -> None:
+        """Start ``status``'s server and wait until it runs or has failed."""
+        if self._closed:
             status.state = "stopped"
-            raise
-        except BaseException as exc:  # noqa: BLE001 — any start failure is reported, not fatal
-            if status.state == "running":
-                status.state = "failed"
-                status.error = f"stopped: {describe_error(exc)}"
-            else:
-                status.state = "failed"
-                status.error = describe_error(exc) + stderr_tail(
-                    status.log_path, log_start, config.env.values())
-            log.warning("MCP server %s: %s", config.name, status.error)
+            return
+        run = ServerRun(status)
+        self._runs[status.config.name] = run
+        run.task = asyncio.create_task(
+            serve(run, self._project_root, self._logs_dir, taken, self._exited),
+            name=f"mcp:{status.config.name}")
+        await run.ready.wait()
+
+    def _exited(self, status: ServerStatus) -> None:
+        self._changed(status, "exited")
+
+    def _changed(self, status: ServerStatus,
+                 cause: Literal["start", "exited", "restart"]) -> None:
+        running = status.state == "running"
+        self._changes.append(McpServerChanged(
+            server=status.config.name, state="running" if running else "failed",
+            cause=cause, detail="" if running else status.error or "",
+            tools=len(status.tools) if running else 0))
+        if self.on_change is not None:
+            self.on_change()
+
+    def take_changes(self) -> list[McpServerChanged]:
+        """The changes queued since the last call, oldest first."""
+        changes, self._changes = self._changes, []
+        return changes
+
+    def status_of(self, name: str) -> ServerStatus | None:
+        return next((s for s in self.statuses if s.config.name == name), None)
+
+    def failed(self) -> list[str]:
+        """The names of the servers that failed (to start, or later)."""
+        return [s.config.name for s in self.statuses if s.state == "failed"]
+
+    def restart_targets(self, name: str) -> list[str]:
+        """The servers ``/mcp restart [name]`` restarts: ``name``, or every failed one.
+        ValueError saying why there is none (an unknown or disabled name, none failed)."""
+        if not self.statuses:
+            raise ValueError("No MCP servers are configured.")
+        if not name:
+            if not self.failed():
+                raise ValueError("No MCP server has failed: `/mcp restart NAME` restarts a "
+                                 "running one.")
+            return self.failed()
+        status = self.status_of(name)
+        if status is None:
+            known = ", ".join(f"`{s.config.name}`" for s in self.statuses)
+            raise ValueError(f"No MCP server is named {markdown_literal(name)} (there are "
+                             f"{known}).")
+        if status.state == "disabled":
+            raise ValueError(f"MCP server `{name}` is disabled: set `enabled = true` for it "
+                             "in config.toml, then start a new session.")
+        return [name]
+
+    async def restart(self, name: str) -> ServerStatus:
+        """Stop ``name``'s server if it runs, start it again and list its tools; the outcome
+        is queued as a change. A call to its tools meanwhile waits for the outcome; a call
+        still running on the old process fails saying the server was restarted. KeyError
+        for a name not configured; a disabled server stays so."""
+        status = self.status_of(name)
+        if status is None:
+            raise KeyError(name)
+        if status.restart_done is not None:  # asked twice: one restart, both wait for it
+            await status.restart_done.wait()
+            return status
+        if status.state == "disabled":
+            return status
+        done = status.restart_done = asyncio.Event()
+        status.restarts += 1
+        try:
+            status.state = "restarting"
+            old = self._runs.pop(name, None)
+            if old is not None:
+                await _stop([old])
+            status.state, status.error = "restarting", None
+            # this server's names are free again: the same tools keep the same names
+            taken = {t.name for s in self.statuses if s is not status for t in s.tools}
+            await self._launch(status, taken)
         finally:
-            status.session = None
-            ready.set()
+            status.restart_done = None
+            done.set()
+        if not self._closed:  # a session ending has nobody to tell
+            self._changed(status, "restart")
+        return status
 
     def tools(self) -> list[Tool]:
         return [tool for status in self.statuses if status.state == "running"
@@ -190,6 +183,8 @@ class McpManager:
             if status.log_path and status.state == "failed":
                 lines.append(f"  - server log: `{status.log_path}`")
         lines.extend(f"- {problem}" for problem in self.problems)
+        if self.failed():
+            lines.append(f"\n{RESTART_HINT}")
         return "\n".join(lines)
 
     def startup_warning(self) -> str:
@@ -203,32 +198,26 @@ class McpManager:
         if not lines:
             return ""
         return "\n".join(f"- {line}" for line in lines) + "\n\n`/mcp` shows every server" \
-            + (" and its log." if failed else ".")
+            + (" and its log; `/mcp restart NAME` starts one again." if failed else ".")
 
     async def aclose(self) -> None:
         """Stop every server (each task leaves its SDK contexts itself)."""
-        self._stop.set()
-        if not self._tasks:
-            return
-        done, pending = await asyncio.wait(self._tasks, timeout=STOP_TIMEOUT_S)
-        for task in pending:
-            task.cancel()
-        with contextlib.suppress(BaseException):
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._closed = True
+        runs, self._runs = list(self._runs.values()), {}
+        await _stop(runs)
 
 
-async def _list_tools(session: Any) -> list[Any]:
-    tools: list[Any] = []
-    cursor = None
-    for _ in range(50):  # a server that pages forever is cut off
-        if cursor is None:
-            result = await session.list_tools()
-        else:
-            from mcp.types import PaginatedRequestParams
+async def _stop(runs: Sequence[ServerRun]) -> None:
+    """Ask ``runs`` to stop and wait for them; one not done in STOP_TIMEOUT_S is cancelled."""
+    for run in runs:
+        run.stopping = True
+        run.stop.set()
+    tasks = [run.task for run in runs if run.task is not None]
+    if not tasks:
+        return
+    _, pending = await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
+    for task in pending:
+        task.cancel()
+    with contextlib.suppress(BaseException):
+        await asyncio.gather(*tasks, return_exceptions=True)
 
-            result = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
-        tools.extend(result.tools)
-        cursor = getattr(result, "next_cursor", None)
-        if not cursor:
-            break
-    return tools

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..contracts.events import McpServerChanged
 from ..contracts.secrets import scrub_secret_values
 from ..contracts.tools import Tool
 from .config import McpServerConfig
@@ -17,12 +19,16 @@ from .config import McpServerConfig
 class ServerStatus:
     config: McpServerConfig
     state: str = "starting"
-    """``starting``, ``running``, ``failed``, ``disabled`` or ``stopped``."""
+    """``starting``, ``running``, ``restarting``, ``failed``, ``disabled`` or ``stopped``."""
     error: str | None = None
-    """Why it failed to start, or the last failed call."""
+    """Why it failed to start or stopped, or the last failed call."""
     tools: list[Tool] = field(default_factory=list)
     log_path: Path | None = None
     session: Any = None
+    restart_done: asyncio.Event | None = None
+    """Set while the person's restart runs: a call waits for it instead of failing."""
+    restarts: int = 0
+    """Restarts asked for so far: a call that saw another number lost its process to one."""
 
 
 def describe_error(exc: BaseException) -> str:
@@ -80,3 +86,27 @@ def markdown_literal(text: str) -> str:
     ``x](https://…) **sign in again**`` must not become a link and bold words in the
     program's voice."""
     return _MARKDOWN_ACTIVE.sub(r"\\\1", " ".join(text.split()))
+
+
+def not_running(status: ServerStatus) -> str:
+    """What a call to a server that is not running answers: the model is told why and that
+    the person can start it again (the model cannot run the command itself)."""
+    name = status.config.name
+    why = f": {status.error}" if status.error else ""
+    return (f"The MCP server {name!r} is not running{why}. Its tools cannot be called until "
+            f"the person restarts it with `/mcp restart {name}`; tell them.")
+
+
+def change_notice(event: McpServerChanged, *, markdown: bool = True) -> str:
+    """The line said for a server that changed state by itself or was restarted: Markdown
+    for the chat (a failure's words shown as text, how to restart it), plain for ``exec``,
+    which has no ``/mcp restart``."""
+    name = f"`{event.server}`"
+    if event.state == "running":
+        return f"MCP server {name} restarted: {event.tools} tools, offered from the next request."
+    detail = markdown_literal(event.detail) if markdown else event.detail
+    again = f" `/mcp restart {event.server}` starts it again." if markdown else ""
+    if event.cause == "exited":
+        return f"MCP server {name} stopped: {detail}; calls to its tools fail.{again}"
+    did = "did not restart" if event.cause == "restart" else "did not start"
+    return f"MCP server {name} {did}: {detail}.{again}"

@@ -14,7 +14,7 @@ from ..contracts.approval import ask_approval, asked_every_time
 from ..contracts.asks import ApprovalRequest
 from ..contracts.tools import ToolContext, ToolOutput, ToolStatus
 from .schema import provider_schema
-from .status import ServerStatus, describe_error
+from .status import ServerStatus, describe_error, not_running
 
 DESCRIPTION_CHARS = 1_024
 SUMMARY_CHARS = 120
@@ -73,12 +73,16 @@ class McpTool:
         self.parameters = provider_schema(tool.input_schema)
         self.requires_approval = tool.name not in status.config.allowed_tools
 
+    async def _live_session(self) -> Any:
+        """The server's session to call, once a restart the person asked for is over; None
+        when the server does not run."""
+        if self.status.restart_done is not None:
+            await self.status.restart_done.wait()
+        return self.status.session if self.status.state == "running" else None
+
     async def run(self, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
-        session = self.status.session
-        if session is None or self.status.state != "running":
-            why = f": {self.status.error}" if self.status.error else ""
-            return ToolOutput(f"The MCP server {self.server!r} is not running{why}.",
-                              status=ToolStatus.FAILED)
+        if await self._live_session() is None:  # not asked about: it cannot run
+            return ToolOutput(not_running(self.status), status=ToolStatus.FAILED)
         # allowed_tools is the person's "run without asking", as "Always" is: a call the
         # model wrote as text unasked is not covered by it (ask_approval says why)
         if self.requires_approval or asked_every_time(context):
@@ -93,11 +97,22 @@ class McpTool:
             if not await ask_approval(context, request):
                 return ToolOutput(f"The person declined {self.name}. Do not retry it; ask how to "
                                   "proceed if it is needed.", status=ToolStatus.DENIED)
+        session = await self._live_session()  # a restart may have come meanwhile
+        if session is None:
+            return ToolOutput(not_running(self.status), status=ToolStatus.FAILED)
+        restarts = self.status.restarts
         timeout = self.status.config.tool_timeout_s
         try:
             result = await session.call_tool(self.remote_name, arguments,
                                              read_timeout_seconds=timeout)
         except Exception as exc:  # a dead or confused server is a failed call, not a crash
+            if self.status.restarts != restarts:
+                # the person restarted it: the call went down with the old process
+                return ToolOutput(f"The MCP server {self.server!r} was restarted while "
+                                  f"{self.name} ran, so its result is lost. Call it again if "
+                                  "it is still needed.", status=ToolStatus.FAILED)
+            if self.status.state == "failed":  # its process ended under the call
+                return ToolOutput(not_running(self.status), status=ToolStatus.FAILED)
             self.status.error = f"{self.remote_name}: {describe_error(exc)}"
             return ToolOutput(f"The MCP call {self.name} failed: {describe_error(exc)}.",
                               status=ToolStatus.FAILED, external=True)

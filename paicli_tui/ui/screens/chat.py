@@ -274,6 +274,8 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
         mcp = getattr(self.session, "mcp", None)
         if mcp is not None and mcp.startup_warning():
             await self.chat.add_notice(mcp.startup_warning(), "warning")
+        # a server whose process ends mid-session is said at once, not at its next call
+        self.session.watch_mcp(lambda: self.post_message(self.McpChanged()))
         if self.session.client is None:
             await self.chat.add_notice(self.backend.how_to_configure(), "setup")
         if message.resumed:
@@ -783,6 +785,8 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
                                   f"{event.max_retries} in {event.delay_s:.0f} s", "retry")
         elif isinstance(event, ev.AgentError):
             await chat.add_notice(event.message, "error")
+        elif isinstance(event, ev.McpServerChanged):
+            await self.show_mcp_change(event)
         elif isinstance(event, ev.TurnFinished):
             await chat.end_assistant()
             if event.reason == "max_iterations":

@@ -19,6 +19,7 @@ from ..memory_decision import save_asking, saved_message, stored_in
 from ..slash import BY_NAME, closest_command
 
 if TYPE_CHECKING:
+    from ...core.contracts.events import McpServerChanged
     from ..backend import SessionRow
     from .chat import ChatScreen
     from .context_inspector import InspectorResult
@@ -55,6 +56,11 @@ class SlashCommandsMixin:
 
     class SessionChanged(Message):
         """A worker changed the session (its model, its history): title and gauge follow."""
+
+        bubble = False
+
+    class McpChanged(Message):
+        """An MCP server failed by itself or a restart ended: take the session's changes."""
 
         bubble = False
 
@@ -408,6 +414,13 @@ class SlashCommandsMixin:
         from ...core.mcp import McpManager
         from ...core.mcp.session_start import servers_written_since_start
 
+        words = rest.split()
+        if len(words) in (1, 2) and words[0].lower() == "restart":
+            if self.session is None:
+                await self.chat.add_notice("No session yet: connect a model first.", "warning")
+                return
+            await self.start_mcp_restart(words[1] if len(words) == 2 else "")
+            return
         if rest.strip().lower() == "approve":
             if self.session is None:
                 await self.chat.add_notice("No session yet: connect a model first.", "warning")
@@ -416,7 +429,8 @@ class SlashCommandsMixin:
             await self.chat.add_notice(await self.session.approve_project_mcp())
             return
         if rest.strip():
-            await self.chat.add_notice("Usage: `/mcp` or `/mcp approve`", "warning")
+            await self.chat.add_notice("Usage: `/mcp`, `/mcp approve` or `/mcp restart "
+                                       "[NAME]`", "warning")
             return
         manager = self.session.mcp if self.session is not None else None
         report = (manager or McpManager([])).report(self.backend.settings.home.config_file)
@@ -427,6 +441,48 @@ class SlashCommandsMixin:
             nothing_yet = manager is None or not (manager.statuses or manager.problems)
             report = ("**MCP servers**" if nothing_yet else report) + f"\n- {written}"
         await self.chat.add_notice(report, "warning" if written else "info")
+
+    async def start_mcp_restart(self: ChatScreen, name: str) -> None:
+        """``/mcp restart [NAME]``: said at once, the outcome when each restart ends (it
+        comes as a change, as a server failing by itself does)."""
+        mcp = self.session.mcp if self.session is not None else None
+        try:
+            if mcp is None:
+                raise ValueError("No MCP servers are configured.")
+            names = mcp.restart_targets(name)
+        except ValueError as exc:
+            await self.chat.add_notice(str(exc), "warning")
+            return
+        await self.chat.add_notice("Restarting MCP server " + ", ".join(f"`{n}`" for n in names)
+                                   + "… (`/mcp` shows it as restarting)")
+        self.restart_mcp(name)
+
+    @work(group="mcp", exit_on_error=False)
+    async def restart_mcp(self: ChatScreen, name: str) -> None:
+        session = self.session
+        if session is None:
+            return
+        try:
+            refused = await session.restart_mcp(name)
+        except Exception as exc:  # noqa: BLE001 — said, never a silent dead worker
+            self.say(f"The MCP restart failed: {exc}", "error")
+            return
+        if refused:
+            self.say(refused, "warning")
+
+    async def on_slash_commands_mixin_mcp_changed(self: ChatScreen) -> None:
+        if self.session is not None:
+            for change in self.session.take_mcp_changes():
+                await self.show_mcp_change(change)
+
+    async def show_mcp_change(self: ChatScreen, event: McpServerChanged) -> None:
+        """A server that stopped or was restarted, once; one that did not start at the
+        session's start is in its opening warning already."""
+        from ...core.mcp.status import change_notice
+
+        if event.cause != "start":
+            await self.chat.add_notice(change_notice(event),
+                                       "info" if event.state == "running" else "warning")
 
     async def slash_graph(self: ChatScreen, rest: str) -> None:
         if not rest:
