@@ -82,14 +82,32 @@ class NothingToCompact(FakeSession):
                                 why_not="the turns before the last one are already short")
 
 
-async def test_compact_that_compacts_nothing_says_why_in_the_chat(settings, project_dir):
-    """It was a toast, gone in seconds: a person who looked away saw nothing happen."""
+async def compact_and_read(settings, project_dir, session: FakeSession, line: str) -> str:
+    """Type /compact, wait for ``line`` in the chat; its kind (info, error…)."""
     app = PaicliApp(settings, project_dir, backend=FakeBackend(
-        settings, project_dir, session=NothingToCompact(), client=FakeClient()))
+        settings, project_dir, session=session, client=FakeClient()))
     async with app.run_test(size=(80, 24)) as pilot:
         chat = app.screen
         await wait_until(pilot, lambda: chat.session is not None)
         await pilot.press(*"/compact", "enter")
-        expected = "Nothing compacted: the turns before the last one are already short."
-        await wait_until(pilot, lambda: expected in [str(n.source)
-                                                     for n in chat.query(ChatNotice)])
+        await wait_until(pilot, lambda: line in [str(n.source) for n in chat.query(ChatNotice)])
+        return next(n.kind for n in chat.query(ChatNotice) if str(n.source) == line)
+
+
+async def test_compact_that_compacts_nothing_says_why_in_the_chat(settings, project_dir):
+    """It was a toast, gone in seconds: a person who looked away saw nothing happen."""
+    await compact_and_read(settings, project_dir, NothingToCompact(), "Nothing compacted: "
+                           "the turns before the last one are already short.")
+
+
+class BrokenCompaction(FakeSession):
+    async def compact_now(self, focus: str = "") -> ManualCompaction:
+        raise OSError("No space left on device")
+
+
+async def test_compact_that_fails_says_so_in_the_chat(settings, project_dir):
+    """A /compact that raised said so in a toast only, gone in seconds while "Nothing
+    compacted" stays in the chat. The failure is now a chat line too."""
+    kind = await compact_and_read(settings, project_dir, BrokenCompaction(), "Compaction "
+                                  "failed: No space left on device. The history is as it was.")
+    assert kind == "error"

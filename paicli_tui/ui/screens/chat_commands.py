@@ -306,8 +306,8 @@ class SlashCommandsMixin:
         except asyncio.CancelledError:
             self.post_message(TurnEnded("cancelled", what="Compaction"))
             raise
-        except Exception as exc:
-            self.notify(f"Compaction failed: {exc}", severity="error")
+        except Exception as exc:  # in the chat, as "Nothing compacted" is
+            self.say(f"Compaction failed: {exc}. The history is as it was.", "error")
             self.post_message(TurnEnded("done"))  # what was queued still goes out
             return
         for event in outcome.events:
