@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..core.plural import counted
+from ..core.plural import counted, noun_for
 
 if TYPE_CHECKING:
     from ..core.agent.shell_notes import ShellNote
@@ -22,6 +22,10 @@ def resume_hint(session: object) -> str:
         return f"Resume this conversation: paicli-tui --resume {session.session_id}"
     if _interrupted_plan(session):  # nothing in the history yet: the plan joins it at its end
         return f"Continue the interrupted plan: paicli-tui --resume {session.session_id}"
+    waiting = getattr(session, "pending_shell", None)
+    if waiting:  # only !commands so far: their output waits in the ledger for a message
+        return (f"The output of your {noun_for(len(waiting), 'command')} waits for your next "
+                f"message: paicli-tui --resume {session.session_id}")
     return ""
 
 

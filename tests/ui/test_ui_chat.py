@@ -324,6 +324,23 @@ async def test_quit_after_a_message_leaves_a_resume_hint(settings, project_dir):
     assert app.resume_hint == "Resume this conversation: paicli-tui --resume 20261201-abc"
 
 
+async def test_quit_after_only_bang_commands_says_how_to_send_their_output(settings,
+                                                                         project_dir):
+    """`!git status`, then Ctrl+Q: nothing was printed, though the command's output waits
+    in the ledger for the next message of that session, which only --resume reaches."""
+    session = FakeSession(script=[], session_id="20261201-abc")
+    app, _ = make_app(settings, project_dir, session, FakeClient())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await send(pilot, "!git status")
+        await wait_until(pilot, lambda: bool(app.screen.query(ToolBlock)))
+        session.pending_shell = ["git status"]  # what the real session keeps
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.resume_hint == ("The output of your command waits for your next message: "
+                               "paicli-tui --resume 20261201-abc")
+
+
 async def test_model_switch_follows_the_window(settings, project_dir):
     session = FakeSession(script=[])
     app, _ = make_app(settings, project_dir, session, FakeClient())
