@@ -19,7 +19,7 @@ from paicli_tui.config import Settings
 from paicli_tui.core.memory.selection import MAX_CANDIDATES
 from paicli_tui.core.memory.service import LocalMemoryService
 
-QUERY = "zq"  # one word no memory holds: every memory's evidence can only be its meaning
+QUERY = "zq wv"  # words no memory holds: every memory's evidence can only be its meaning
 
 
 class PlantedEmbedder(HashEmbedder):
@@ -106,6 +106,23 @@ def test_the_light_model_can_choose_a_memory_with_no_evidence(settings: Settings
     assert len(requests) == 1 and choice.candidates == MAX_CANDIDATES
     assert target in choice.block and choice.chosen and choice.fallback == ""
     assert sum(1 for line in choice.block.splitlines() if line.startswith("- [")) == 1
+
+
+@pytest.mark.parametrize("go_ahead", ["continue", "ok", "继续"])
+def test_a_go_ahead_gets_no_request(settings: Settings, project_dir: Path,
+                                    go_ahead: str) -> None:
+    """One word of content is a go-ahead, not a task: without a memory sharing it, there is
+    nothing to offer and no request to make, as before memories were filled by meaning."""
+    service = _service(settings, project_dir, list(NEAR))
+    assert service._turn_ranking(go_ahead, MAX_CANDIDATES, fill_by_meaning=True) == []
+    requests: list[str] = []
+
+    async def light(_system: str, user: str) -> str:
+        requests.append(user)
+        return "none"
+
+    choice = asyncio.run(service.selected_block(go_ahead, 5_000, light))
+    assert requests == [] and choice.block == "" and not choice.asked
 
 
 def test_a_memory_of_stop_words_alone_is_never_offered(settings: Settings,

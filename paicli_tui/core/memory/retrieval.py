@@ -297,7 +297,10 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     relevance = matches.score + vector
     candidates = np.flatnonzero(relevance > 0)
     meaning = np.maximum(margins, english_margins)
-    if candidates.size == 0 and not (fill_by_meaning and explain and read.any()):
+    # "continue", "ok", "thanks": nothing to choose memories for, and no request to make
+    fill_by_meaning = fill_by_meaning and explain and bool(read.any()) and \
+        len(matches.terms.groups) >= FILL_MIN_WORDS
+    if candidates.size == 0 and not fill_by_meaning:
         return Ranking.of([], without_meaning)
     full = matches.coverage >= FULL_COVERAGE
     if turn:  # a turn's message also needs the meaning to agree (or no meaning yet)
@@ -380,7 +383,7 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     rest.sort(key=lambda s: -s.relevance)
     rest = rest[:max(0, limit - len(shown))]
     room = limit - len(shown) - len(rest)
-    if fill_by_meaning and room > 0 and read.any():
+    if fill_by_meaning and room > 0:
         unread = np.where(np.isfinite(meaning), meaning, -np.inf)
         below = np.flatnonzero((relevance <= 0) & ~matches.contentless)
         nearest = below[np.argsort(-unread[below], kind="stable")[:room]]
@@ -388,6 +391,11 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     return Ranking.of(shown + rest, without_meaning)
 
 
+FILL_MIN_WORDS = 2
+"""Content words a message needs before the memories with no evidence are offered to the
+light model: a one-word message ("continue", "ok", 继续) is a go-ahead, not a task, and would
+otherwise cost a request every turn; a one-word task ("deploy") still gets the memories
+that share its word."""
 _NO_EVIDENCE = ("no evidence: no shared word, and the meaning no nearer than the floor "
                 "(offered to the light model by its nearness)")
 
