@@ -339,7 +339,30 @@ def test_a_mcp_json_written_after_the_start_is_named_by_slash_mcp(settings, proj
      " (its stderr ended: ModuleNotFoundError: No module named 'x')"),
     ("bad token sk-abcdefghijklmnopqrstuvwxyz123456\n", " (its stderr ended: bad token ****)"),
     ("y" * 300, " (its stderr ended: " + "y" * 200 + "…)"),
-], ids=["nothing", "blank", "traceback", "key", "long"])
+    # Node ends an uncaught error with its frames and its version: the error says why
+    ("node:internal/modules/cjs/loader:1080\n  throw err;\n  ^\n\nError: Cannot find module "
+     "'zod'\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1077:15)\n"
+     "    at node:internal/main/run_main_module:23:47 {\n  code: 'MODULE_NOT_FOUND'\n}\n\n"
+     "Node.js v20.11.0\n", " (its stderr ended: Error: Cannot find module 'zod')"),
+    ("Error: Cannot find module 'zod'\n    at Module._load (node:internal/modules/cjs/"
+     "loader:922:27)\n    at node:internal/main/run_main_module:23:47\n\nNode.js v20.11.0\n",
+     " (its stderr ended: Error: Cannot find module 'zod')"),
+    ("Exception in thread \"main\" java.lang.IllegalStateException: no index\n"
+     "\tat demo.Server.main(Server.java:12)\n\t... 3 more\n",
+     " (its stderr ended: Exception in thread \"main\" java.lang.IllegalStateException: no "
+     "index)"),
+    ("at least one root folder is needed\n",
+     " (its stderr ended: at least one root folder is needed)"),
+    ("error: retrying in 1 s\nlistening on stdio\n",
+     " (its stderr ended: error: retrying in 1 s)"),
+    ("panic: runtime error: invalid memory address\n\ngoroutine 1 [running]:\n"
+     "main.main()\n\t/src/main.go:12 +0x1d\nexit status 2\n",
+     " (its stderr ended: panic: runtime error: invalid memory address)"),
+    # masked before the cut: a key across the 200th character was shown up to it
+    ("x" * 190 + " sk-abcdefghijklmnopqrstuvwxyz123456\n",
+     " (its stderr ended: " + "x" * 190 + " ****)"),
+], ids=["nothing", "blank", "traceback", "key", "long", "node-object", "node", "java",
+        "words-at", "error-before-last", "go-panic", "key-at-the-cut"])
 def test_a_failed_start_quotes_this_runs_last_stderr_line(tmp_path, written, expected):
     from paicli_tui.core.mcp.status import stderr_tail
 

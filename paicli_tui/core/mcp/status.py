@@ -49,12 +49,24 @@ MIN_KNOWN_CHARS = 6
 """A configured value shorter than this ("1", "true", a port) is not taken for a secret."""
 
 
+_NOT_WHY = re.compile(r"^(at .+:\d+(:\d+)?\)? ?\{?|\.\.\. \d+ more|Node\.js v[\d.]+)$")
+"""Lines of a crash that do not say why: a stack frame (Node's ``at f (file.js:3:9)``, Java's
+``at a.B(B.java:3)``, ``... 4 more``) and the version line Node ends an uncaught error with."""
+_WHY = re.compile(r"^([\w.]*(error|exception)\b|(fatal|panic)\b)", re.IGNORECASE)
+"""A line that names the failure (``Error: Cannot find module 'zod'``, ``ModuleNotFoundError:
+…``, ``Exception in thread …``, ``fatal: …``, Go's ``panic: …``): Node prints the error's
+fields after its frames (``code: 'MODULE_NOT_FOUND'``, ``}``), which say less."""
+
+
 def stderr_tail(log_path: Path | None, start: int, known: Iterable[str] = ()) -> str:
-    """The last line a server wrote to its log since ``start`` (its stderr this run), for a
-    server that failed to start: "Connection closed" alone said nothing, while the log held
-    why (a missing package, a bad token). ``known`` values (the server's configured ``env``:
-    a password has no key shape) and key-shaped values are masked; "" when it wrote nothing
-    or the log cannot be read."""
+    """The last line a server wrote to its log since ``start`` (its stderr this run) that
+    says why, for a server that failed: "Connection closed" alone said nothing, while the log
+    held why (a missing package, a bad token). A Node server's crash ends with stack frames,
+    the error's fields and ``Node.js v20.11.0``, which were quoted instead of its error: the
+    last line naming an error is quoted, else the last that is no stack frame.
+    ``known`` values (the server's configured ``env``: a password has no key shape) and
+    key-shaped values are masked before the line is cut (a value cut in two was no longer
+    found, and its first half was shown); "" when it wrote nothing or the log cannot be read."""
     if log_path is None:
         return ""
     try:
@@ -67,13 +79,15 @@ def stderr_tail(log_path: Path | None, start: int, known: Iterable[str] = ()) ->
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         return ""
-    last = lines[-1]
-    if len(last) > STDERR_LINE_CHARS:
-        last = last[:STDERR_LINE_CHARS] + "…"
+    said = [line for line in lines if not _NOT_WHY.match(line)] or lines
+    last = next((line for line in reversed(said) if _WHY.match(line)), said[-1])
     for value in sorted(known, key=len, reverse=True):
         if len(value) >= MIN_KNOWN_CHARS:
             last = last.replace(value, "****")
-    return f" (its stderr ended: {scrub_secret_values(last)})"
+    last = scrub_secret_values(last)
+    if len(last) > STDERR_LINE_CHARS:
+        last = last[:STDERR_LINE_CHARS] + "…"
+    return f" (its stderr ended: {last})"
 
 
 _MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>&~!|])")
