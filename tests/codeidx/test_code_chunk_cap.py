@@ -136,3 +136,18 @@ def test_capped_line_names_three_files_at_most() -> None:
     assert summary.capped_line().endswith(
         "g/0.py (2,000 found), g/1.py (2,000 found), g/2.py (2,000 found) and 2 more.")
     assert IndexSummary().capped_line() == ""
+
+
+def test_the_tuis_index_line_names_capped_files(settings, project_dir: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from paicli_tui.core.code.service import LocalCodeService
+    from paicli_tui.ui.core_adapters import CodeAdapter
+
+    path, head, line, tail, _types = SOURCES[4]
+    (project_dir / "src").mkdir()
+    (project_dir / path).write_text(_source(head, line, tail))
+    monkeypatch.setattr(embedders, "get_embedder", lambda settings: HashEmbedder())
+    code = CodeAdapter(LocalCodeService(settings, project_dir), settings, project_dir)
+    assert code.index(lambda step: None).endswith(
+        "; capped 1 file at 1,000 chunks (their first declarations alone, the rest merged "
+        "into larger chunks): src/big.go (1,501 found)")
