@@ -39,8 +39,9 @@ async def test_a_huge_table_is_cut_before_conversion_and_says_so(
     monkeypatch.setattr(fetch, "_clock", lambda: time.monotonic() + 3_600)
     out = await _fetch(settings, project_dir, f"{server}/table")
     assert out.status is ToolStatus.DONE and out.external
-    assert ("Note: the page's HTML has 4,453,056 characters without scripts and styles; only "
-            "the first 100,000 were converted (the rest is not shown).") in out.content
+    assert ("Note: the page's HTML has 4,453,056 characters without scripts, styles and "
+            "comments; only the first 100,000 were converted (the rest is not shown)."
+            ) in out.content
     assert "| row 0 | cell | 0 |" in out.content and "| row 79999 |" not in out.content
     assert len(out.content) < 100_000
 
@@ -72,6 +73,9 @@ async def test_scripts_do_not_use_up_the_html_converted(settings, project_dir, s
     ("<scripts>kept</scripts><script-box>kept</script-box>",
      "<scripts>kept</scripts><script-box>kept</script-box>"),
     ("<script>'</style>'</script><p>a</p>", "<p>a</p>"),  # only its own end closes it
+    # a script tag inside a comment opens nothing: the page after it stays
+    ("<!-- <script> --><p>a</p><script>x</script><p>b</p>", "<p>a</p><p>b</p>"),
+    ("<p>a</p><!-- never closed <p>b</p>", "<p>a</p>"),
 ])
 def test_without_scripts(html: str, kept: str) -> None:
     assert without_scripts(html) == kept

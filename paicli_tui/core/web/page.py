@@ -8,10 +8,10 @@ archives, PDFs) is refused by name rather than decoded into noise.
 
 The conversion is bounded like the download: it cost ~3–10 s of CPU per MB of HTML (a 4 MB
 page of one big table held a worker for 40 s after web_fetch's deadline had passed), in a
-thread nothing can stop. So scripts and styles are dropped first in one linear scan, at most
-``MAX_HTML_CHARS`` of what remains is parsed, and the Markdown converter checks the fetch's
-deadline as it walks the page: out of time, the page's text is given without formatting.
-Each of these says so in a note of the tool result.
+thread nothing can stop. So scripts, styles and comments are dropped first in one linear
+scan, at most ``MAX_HTML_CHARS`` of what remains is parsed, and the Markdown converter checks
+the fetch's deadline as it walks the page: out of time, the page's text is given without
+formatting. Each of these says so in a note of the tool result.
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ MAX_HTML_CHARS = 1_000_000
 converted: ~3–10 s of CPU, within web_fetch's 30 s; a page's first megabyte of HTML is far
 more than a model reads of it."""
 
-_RAW_OPEN = re.compile(r"<(script|style)(?=[\s/>])", re.IGNORECASE)
+_RAW_OPEN = re.compile(r"<(script|style)(?=[\s/>])|<(!--)", re.IGNORECASE)
 _RAW_CLOSE = {"script": re.compile(r"</script\s*>", re.IGNORECASE),
-              "style": re.compile(r"</style\s*>", re.IGNORECASE)}
+              "style": re.compile(r"</style\s*>", re.IGNORECASE),
+              "!--": re.compile(r"-->")}
 
 
 class Readable(NamedTuple):
@@ -67,14 +68,16 @@ def is_html(kind: str, body_start: str) -> bool:
 
 
 def without_scripts(html: str) -> str:
-    """``html`` without its ``<script>`` and ``<style>`` elements, in one pass (an element
-    left open runs to the end, as in a browser): they are never content, and on many pages
-    they are most of the bytes."""
+    """``html`` without its ``<script>`` and ``<style>`` elements and its comments, in one
+    pass (one left open runs to the end, as in a browser): they are never content, and on
+    many pages they are most of the bytes. A comment is skipped whole, so a ``<script>``
+    inside one does not swallow the page up to the next ``</script>``."""
     kept: list[str] = []
     at = 0
     while (opened := _RAW_OPEN.search(html, at)) is not None:
         kept.append(html[at : opened.start()])
-        closed = _RAW_CLOSE[opened.group(1).lower()].search(html, opened.end())
+        closed = _RAW_CLOSE[(opened.group(1) or opened.group(2)).lower()].search(
+            html, opened.end())
         if closed is None:
             return "".join(kept)
         at = closed.end()
@@ -98,9 +101,9 @@ def html_to_markdown(html: str, deadline: float | None = None) -> Readable:
     notes: list[str] = []
     html = without_scripts(html)
     if len(html) > MAX_HTML_CHARS:
-        notes.append(f"the page's HTML has {len(html):,} characters without scripts and "
-                     f"styles; only the first {MAX_HTML_CHARS:,} were converted (the rest is "
-                     "not shown)")
+        notes.append(f"the page's HTML has {len(html):,} characters without scripts, styles "
+                     f"and comments; only the first {MAX_HTML_CHARS:,} were converted (the "
+                     "rest is not shown)")
         html = _cut_html(html, MAX_HTML_CHARS)
     soup = BeautifulSoup(html, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
