@@ -30,6 +30,8 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("/clear", "", "Clear the conversation history (the ledger keeps everything)"),
     SlashCommand("/copy", "", "Copy the model's last answer to the clipboard"),
     SlashCommand("/export", "[PATH]", "Write the conversation to a Markdown file"),
+    SlashCommand("/diff", "[turn]", "What changed: the work tree against HEAD, or the "
+                 "agent's last turn"),
     SlashCommand("/undo", "", "Put back the files the agent changed in its last turn"),
     SlashCommand("/resume", "[SESSION]", "Pick a previous session and reopen it"),
     SlashCommand("/index", "", "Build or refresh the code index of this project"),

@@ -786,16 +786,16 @@ async def test_ctrl_c_twice_on_an_empty_input_quits(settings, project_dir, secon
 
 
 @pytest.mark.parametrize("highlighted,hint", [
-    (0, "14 below · Tab"), (5, "14 below · Tab"), (8, "3 above · 11 below · Tab"),
+    (0, "15 below · Tab"), (5, "15 below · Tab"), (8, "3 above · 12 below · Tab"),
     # found in tmux: at the last command the menu still said "11 more"
-    (19, "14 above · Tab"),
+    (20, "15 above · Tab"),
 ])
 def test_the_slash_menu_says_where_the_hidden_commands_are(highlighted, hint) -> None:
     from paicli_tui.ui.slash import SLASH_COMMANDS
 
     menu = SlashMenu()
     menu.matches, menu.highlighted = list(SLASH_COMMANDS), highlighted
-    assert len(SLASH_COMMANDS) == 20
+    assert len(SLASH_COMMANDS) == 21
     assert rendered(menu.renderable(80)).splitlines()[-1].startswith(hint)
 
 

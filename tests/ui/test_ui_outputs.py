@@ -1,9 +1,11 @@
 """Commands that take something out of the session: /copy puts the model's last answer on the
 clipboard and says how much it copied, or that there is nothing to copy; /export writes the
-conversation as Markdown, masked of keys, and never over a file without asking."""
+conversation as Markdown, masked of keys, and never over a file without asking; /diff opens
+the work tree's changes (or the agent's last turn) in a dialog, or says why there are none."""
 
 from __future__ import annotations
 
+import subprocess
 from datetime import datetime
 
 import pytest
@@ -12,9 +14,12 @@ from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import load_settings
+from paicli_tui.core.agent.git_changes import NOT_A_REPOSITORY
 from paicli_tui.core.messages import Message, ToolCall
 from paicli_tui.ui.modals.confirm import ConfirmModal
+from paicli_tui.ui.modals.diff_view import DiffModal
 from paicli_tui.ui.screens.chat import ChatScreen
+from paicli_tui.ui.screens.chat_outputs import TURN_VIEW
 from paicli_tui.ui.widgets.chat_log import ChatLog
 from paicli_tui.ui.widgets.notice import ChatNotice
 from paicli_tui.ui.widgets.prompt_input import PromptInput
@@ -136,3 +141,68 @@ async def test_export_to_a_folder_or_through_a_file_says_why(settings, project_d
         assert "`docs` is a folder: name a file in it. Nothing was written." in notices(app)
         assert "Cannot write `" + str(project_dir / "a.txt" / "chat.md") + "`: Not a " \
             "directory. Nothing was exported." in notices(app)
+
+
+def git(root, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root,
+                   check=True, capture_output=True)
+
+
+@pytest.fixture
+def own_git(tmp_path, monkeypatch):
+    """git without the machine's configuration, and no repository above the project."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+
+
+async def test_diff_shows_the_work_tree_in_a_dialog(settings, project_dir, own_git) -> None:
+    git(project_dir, "init", "-q")
+    (project_dir / "app.py").write_text("a = 1\n", encoding="utf-8")
+    git(project_dir, "add", "app.py")
+    git(project_dir, "commit", "-qm", "first")
+    app = make_app(settings, project_dir, ANSWERED)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/diff")
+        await wait_until(pilot, lambda: any("No changes" in n for n in notices(app)))
+        (project_dir / "app.py").write_text("a = 2\n", encoding="utf-8")
+        (project_dir / "new.md").write_text("hello\n", encoding="utf-8")
+        await send(pilot, "/diff")
+        await wait_for_screen(pilot, DiffModal)
+        view = app.screen.view
+        assert [(f.path, f.added, f.removed) for f in view.files] == \
+            [("app.py", 1, 1), ("new.md", 1, 0)]
+        assert "-a = 1\n+a = 2\n" in view.diff
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        assert "No changes: the work tree matches HEAD and holds no untracked file " \
+            "(ignored files left out)." in notices(app)
+
+
+@pytest.mark.parametrize(("typed", "said"), [
+    ("/diff", NOT_A_REPOSITORY + " " + TURN_VIEW),
+    ("/diff turn", "The agent changed no file in this session (or `/undo` put back every "
+                   "change), so there is no turn to show."),
+    ("/diff everything", "Usage: `/diff` (the work tree against HEAD) or `/diff turn` (the "
+                         "agent's last turn)"),
+])
+async def test_diff_says_why_it_has_nothing_to_show(settings, project_dir, own_git, typed,
+                                                    said) -> None:
+    app = make_app(settings, project_dir, ANSWERED)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, typed)
+        await wait_until(pilot, lambda: said in notices(app), explain=lambda: notices(app))
+        assert isinstance(app.screen, ChatScreen)
+
+
+async def test_diff_turn_opens_the_agents_last_turn(settings, project_dir) -> None:
+    from ui_chat_scenes import turn_diff_view
+
+    session = FakeSession(history=ANSWERED)
+    session.turn_diff = turn_diff_view()
+    backend = FakeBackend(settings, project_dir, session=session, client=FakeClient())
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/diff turn")
+        await wait_for_screen(pilot, DiffModal)
+        assert app.screen.view is session.turn_diff

@@ -12,6 +12,7 @@ from ui_fakes import FakeClient, FakeSession, chat_script
 from ui_scenarios import Scene, _app, _backend, settle, type_and_send
 
 from paicli_tui.config import Settings
+from paicli_tui.core.agent.diff_view import DiffView, assemble, file_diff
 from paicli_tui.core.contracts import events as ev
 from paicli_tui.core.contracts.asks import ApprovalRequest
 
@@ -21,6 +22,20 @@ SMALL_SIZES = {"80x24": (80, 24), "60x20": (60, 20)}
 async def frozen(pilot: Pilot) -> None:
     """Let everything land; settle() freezes the clocks of the status line and tool blocks."""
     await settle(pilot, 2)
+
+
+def turn_diff_view() -> DiffView:
+    """Three files of one turn: an edit, a new file, a binary."""
+    files, pieces = [], []
+    for label, before, after in [
+            ("src/Config.java", b"class Config {\n    int port = 80;\n}\n",
+             b"class Config {\n    int port = 8080;\n    // the port the proxy listens on, "
+             b"read once at start and never again\n}\n"),
+            ("notes.md", None, b"# Notes\nport moved\n"), ("logo.png", None, b"\x89PNG\0")]:
+        row, text = file_diff(label, before, after)
+        files.append(row)
+        pieces.append(text)
+    return assemble("What the agent changed in turn 3", files, pieces, lambda text: text)
 
 
 def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
@@ -105,6 +120,22 @@ def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
         "'» accept edits on · commands still ask · Shift+Tab: off' (the same at 60 "
         "columns, whole); the edit's block above reads '✓ edit_file … · done · "
         "auto-approved (accept edits)' and the answer follows; the gauge below is whole."))
+
+    turn = FakeSession()
+    turn.turn_diff = turn_diff_view()
+    diff_app = _app(_backend(settings, project, client=FakeClient(), session=turn))
+
+    async def diff_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, "/diff turn")
+        await frozen(pilot)
+    out.append(Scene(
+        "diff_small", diff_app, diff_before,
+        "/diff turn over the chat: the title 'What the agent changed in turn 3 · 3 files · "
+        "+4 −1', the keys line, then one row a file: '+2 −1  "
+        "src/Config.java', '+2 −0  notes.md  (new)' and the binary logo.png's 'new, binary' "
+        "in the count's place, then the diff coloured, long lines wrapped, a scrollbar.",
+        screen="DiffModal"))
 
     async def ask(session: FakeSession) -> ev.AgentEvent:
         decision = await session.approve(ApprovalRequest(

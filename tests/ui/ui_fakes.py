@@ -132,6 +132,8 @@ class FakeSession:
         self.subagent_histories: dict[str, list[Message]] = {}
         self.interrupted: Any = None
         """What interrupted_plan() answers (an InterruptedPlan, or None)."""
+        self.turn_diff: Any = None
+        """What last_turn_diff() answers (a DiffView, or None: no file changed)."""
         self.accept_edits = False
 
     def set_accept_edits(self, on: bool) -> None:
@@ -152,6 +154,9 @@ class FakeSession:
         yield ev.TurnStarted(session=self.session_id, user_input=f"/plan {goal}")
         yield ev.PlanFinished(status="rejected", done=0, total=0)
         yield ev.TurnFinished(session=self.session_id, reason="done")
+
+    async def last_turn_diff(self) -> Any:
+        return self.turn_diff
 
     async def undo_last_turn(self) -> Any:
         from paicli_tui.core.agent.checkpoints import UndoResult

@@ -33,6 +33,17 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _newest_turn(entries: list[dict]) -> list[dict]:
+    """The change records, oldest first, of the turn of the newest change not undone (the
+    turn id, not its number: numbers restart on resume); [] when every change is undone."""
+    undone = {e["undo"] for e in entries if "undo" in e}
+    pending = [e for e in entries if "n" in e and e["n"] not in undone]
+    if not pending:
+        return []
+    turn = max(pending, key=lambda e: e["n"])["turn"]
+    return sorted((e for e in pending if e["turn"] == turn), key=lambda e: e["n"])
+
+
 @dataclass
 class UndoResult:
     turn: int | None = None
@@ -99,19 +110,25 @@ class FileCheckpoints:
                 entries.append(json.loads(line))
         return entries
 
+    def last_turn_changes(self) -> tuple[int, list[dict]] | None:
+        """The newest turn with changes not undone (what ``/undo`` would put back): its
+        number and its change records, oldest first; None when there is none."""
+        with self._lock:
+            changes = _newest_turn(self._entries())
+        return (int(changes[-1].get("turn_number", 0)), changes) if changes else None
+
+    def kept_before(self, entry: dict) -> Path | None:
+        """The file holding what ``entry``'s path held before the change (None: not kept)."""
+        return self.folder / entry["kept"] if entry.get("kept") else None
+
     def undo_last_turn(self) -> UndoResult:
         """Put back the newest turn's changes (see the module docstring)."""
         with self._lock:
-            entries = self._entries()
-            undone = {e["undo"] for e in entries if "undo" in e}
-            pending = [e for e in entries if "n" in e and e["n"] not in undone]
-            if not pending:
+            changes = _newest_turn(self._entries())
+            if not changes:
                 return UndoResult()
-            newest = max(pending, key=lambda e: e["n"])
-            turn = newest["turn"]  # the newest change's turn (numbers restart on resume)
-            result = UndoResult(turn=int(newest.get("turn_number", 0)))
-            for entry in sorted((e for e in pending if e["turn"] == turn),
-                                key=lambda e: e["n"], reverse=True):
+            result = UndoResult(turn=int(changes[-1].get("turn_number", 0)))
+            for entry in reversed(changes):
                 self._put_back(entry, result)
                 write_private(self.folder / INDEX,
                               (json.dumps({"undo": entry["n"]}) + "\n").encode("utf-8"),

@@ -19,6 +19,7 @@ from ..mcp import McpManager
 from ..messages import Message
 from ..skills import SkillCatalog
 from .checkpoints import UndoResult
+from .diff_view import DiffView
 from .plan_resume import InterruptedPlan
 from .subagent_record import SubAgentRecord
 
@@ -105,6 +106,10 @@ class SessionPort(Protocol):
 
     def set_accept_edits(self, on: bool) -> None:
         """Switch the accept-edits mode (Shift+Tab)."""
+        ...
+
+    async def last_turn_diff(self) -> DiffView | None:
+        """/diff turn: what the agent changed in its newest turn with changes (None: no file)."""
         ...
 
     async def undo_last_turn(self) -> UndoResult:

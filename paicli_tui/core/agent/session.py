@@ -50,6 +50,7 @@ from ..skills import LoadSkillTool, SkillCatalog
 from ..tokens import TokenCalibrator
 from ..web import WebFetchTool, WebSearchTool
 from .checkpoints import FileCheckpoints, UndoResult
+from .diff_view import DiffView
 from .ledger_events import ledger_events
 from .plan_resume import InterruptedPlan
 from .port import ManualCompaction
@@ -315,6 +316,15 @@ class AgentSession:
         if on != self.state.approval_mode.accept_edits:
             self.state.approval_mode.accept_edits = on
             self.ledger.event("approval_mode", accept_edits=on)
+
+    async def last_turn_diff(self) -> DiffView | None:
+        """/diff turn: the files the agent changed in its newest turn with changes, from
+        before to now, keys masked; None when it changed none (core.agent.turn_diff)."""
+        from .turn_diff import last_turn_diff
+
+        assert self.state.checkpoints is not None
+        return await asyncio.to_thread(last_turn_diff, self.state.checkpoints,
+                                       lambda text: redact_known(text, self.settings.secrets()))
 
     async def undo_last_turn(self) -> UndoResult:
         """/undo: put back the files the agent changed in its newest turn with changes

@@ -1,6 +1,6 @@
 """Slash commands that take something out of the session for the person: ``/copy`` (the last
-answer to the clipboard) and ``/export`` (the conversation as a Markdown file), as a mixin of
-the chat screen."""
+answer to the clipboard), ``/export`` (the conversation as a Markdown file) and ``/diff``
+(what changed in the project, or in the agent's last turn), as a mixin of the chat screen."""
 
 from __future__ import annotations
 
@@ -17,7 +17,10 @@ from ..last_answer import NOTHING_TO_COPY, copied_line, last_answer
 
 if TYPE_CHECKING:
     from ...core.agent.conversation_export import ExportedText
+    from ...core.agent.diff_view import DiffView
     from .chat import ChatScreen
+
+TURN_VIEW = "`/diff turn` shows what the agent changed in its last turn."
 
 
 class ConversationOutputsMixin:
@@ -99,3 +102,46 @@ class ConversationOutputsMixin:
                      "error")
             return
         self.say(exported_line(exported, path))
+
+    async def slash_diff(self: ChatScreen, rest: str) -> None:
+        which = rest.strip().lower()
+        if which not in ("", "turn"):
+            await self.chat.add_notice("Usage: `/diff` (the work tree against HEAD) or "
+                                       "`/diff turn` (the agent's last turn)", "warning")
+            return
+        self.show_diff(which == "turn")
+
+    @work(group="diff", exit_on_error=False)
+    async def show_diff(self: ChatScreen, turn: bool) -> None:
+        from ..modals.diff_view import DiffModal
+
+        view = await (self._turn_diff() if turn else self._work_tree_diff())
+        if view is None:
+            return
+        if not view.files:
+            self.say("No changes: the work tree matches HEAD and holds no untracked file "
+                     "(ignored files left out).")
+            return
+        self.app.push_screen(DiffModal(view))
+
+    async def _turn_diff(self: ChatScreen) -> DiffView | None:
+        view = await self.session.last_turn_diff() if self.session is not None else None
+        if view is None:
+            self.say("The agent changed no file in this session (or `/undo` put back every "
+                     "change), so there is no turn to show.")
+        return view
+
+    async def _work_tree_diff(self: ChatScreen) -> DiffView | None:
+        from ...core.agent.git_changes import GitUnavailable, working_tree_diff
+        from ...core.agent.tools.command_env import command_environment
+        from ...core.llm.redact import redact_known
+
+        settings = self.backend.settings
+        secrets = settings.secrets()
+        try:
+            return await asyncio.to_thread(working_tree_diff, self.backend.project_root,
+                                           command_environment(settings),
+                                           lambda text: redact_known(text, secrets))
+        except GitUnavailable as exc:
+            self.say(f"{exc} {TURN_VIEW}", "warning")
+            return None

@@ -1,0 +1,158 @@
+"""``/diff``: the project's git work tree against HEAD, untracked files included (not the
+ignored ones), as a :class:`~.diff_view.DiffView`.
+
+git runs here in the person's terminal, outside any approval, so nothing of the repository
+may make it run a program (security.md, git folders): no pager, no fsmonitor, no hooks (and
+no index write that would fire one: ``GIT_OPTIONAL_LOCKS=0``), no external diff or textconv
+driver, submodules' work trees not entered; a repository whose own configuration names a
+filter (git runs a clean filter on a changed file to compare it) is not diffed at all, and
+the person is told why. Every git call has a timeout and reads a bounded amount.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from ...regular_files import NotRegularFile, read_regular
+from ..contracts.shell_files import ProjectFiles, Unreadable
+from ..contracts.shell_git import git_runs
+from ..text.fsnames import display_name
+from .diff_view import MAX_DIFF_CHARS, MAX_FILE_BYTES, DiffView, FileChange, assemble, file_diff
+
+GIT_TIMEOUT_S = 10.0
+MAX_UNTRACKED = 500
+"""Untracked files listed (a build folder nobody ignored can hold a hundred thousand)."""
+SAFE_OPTIONS = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+                "-c", "core.quotePath=true", "-c", "diff.external=", "-c", "color.ui=false")
+DIFF_OPTIONS = ("--no-renames", "--relative", "--ignore-submodules=dirty", "--no-ext-diff",
+                "--no-textconv")
+NOT_A_REPOSITORY = "This project is not in a git repository, so there is no work tree to diff."
+
+
+class GitUnavailable(Exception):
+    """Why the work tree cannot be diffed, in words for the person."""
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """git and anything it started (its own session): a child left holding the pipe would
+    keep the read waiting."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def _run(args: list[str], root: Path, env: Mapping[str, str], limit: int
+         ) -> tuple[bytes, bool, int]:
+    """(git's first ``limit`` bytes of output, whether there was more, its exit code)."""
+    try:
+        process = subprocess.Popen(["git", *SAFE_OPTIONS, *args], cwd=root, env=dict(env),
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+    except FileNotFoundError as exc:
+        raise GitUnavailable("git is not installed (or not on PATH).") from exc
+    timer = threading.Timer(GIT_TIMEOUT_S, _kill_group, (process,))
+    timer.start()
+    try:
+        assert process.stdout is not None
+        data = process.stdout.read(limit + 1)
+        more = len(data) > limit
+        if more:  # what is past the limit is not shown: no need to wait for it
+            _kill_group(process)
+        code = process.wait()
+    finally:
+        timer.cancel()
+        if process.stdout is not None:
+            process.stdout.close()
+    if code < 0 and not more:
+        raise GitUnavailable(f"git did not answer within {GIT_TIMEOUT_S:.0f} s.")
+    return data[:limit], more, code
+
+
+def _refusal(root: Path) -> str:
+    """Why git must not run in this repository ("" when it may): a filter its configuration
+    names (git would run it on every changed file), or a configuration it cannot read."""
+    try:
+        runs = git_runs(ProjectFiles(str(root)), str(root), [], "diff")
+    except Unreadable as exc:
+        return f"its git configuration cannot be checked ({exc})"
+    for source, command in runs.commands:
+        if "filter." in source:  # "git config filter.*.clean", a submodule's too
+            return (f"the repository's {source} makes git run a program "
+                    f"({display_name(command[:40])}) on the files it compares")
+    return ""
+
+
+def _numstat(output: bytes) -> dict[str, tuple[int | None, int | None]]:
+    """``git diff --numstat -z``: path → (added, removed), None for a binary file."""
+    counts: dict[str, tuple[int | None, int | None]] = {}
+    for record in output.split(b"\0"):
+        parts = record.split(b"\t", 2)
+        if len(parts) == 3:
+            added, removed = (int(p) if p.isdigit() else None for p in parts[:2])
+            counts[os.fsdecode(parts[2])] = (added, removed)
+    return counts
+
+
+def _untracked(root: Path, name: str, room: bool) -> tuple[FileChange, str]:
+    """A new file's row and diff (only while the diff has ``room``)."""
+    path = root / name
+    if path.is_symlink():
+        return FileChange(display_name(name), note="new, a link"), ""
+    if not room:
+        return FileChange(display_name(name), note="new, not shown: the diff is full"), ""
+    try:
+        data, whole = read_regular(path, MAX_FILE_BYTES)
+    except NotRegularFile:
+        return FileChange(display_name(name), note="new, not a regular file"), ""
+    except OSError as exc:
+        return FileChange(display_name(name), note=f"new, unreadable: {exc.strerror}"), ""
+    if not whole:
+        return FileChange(display_name(name), note="new, too large to show"), ""
+    return file_diff(name, None, data)
+
+
+def working_tree_diff(root: Path, env: Mapping[str, str], redact: Callable[[str], str]
+                      ) -> DiffView:
+    """The work tree of the repository holding ``root`` (only what lies under ``root``)
+    against HEAD, untracked files included; GitUnavailable says why not."""
+    refusal = _refusal(root)
+    if refusal:
+        raise GitUnavailable(f"/diff does not run git in this project: {refusal}.")
+    env = {**env, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat"}
+    _, _, code = _run(["rev-parse", "--is-inside-work-tree"], root, env, 100)
+    if code != 0:
+        raise GitUnavailable(NOT_A_REPOSITORY)
+    _, _, code = _run(["rev-parse", "--verify", "-q", "HEAD^{commit}"], root, env, 200)
+    base, title = "HEAD", "The work tree against HEAD, untracked files included"
+    if code != 0:  # no commit yet: everything in the index is new
+        empty, _, _ = _run(["hash-object", "-t", "tree", "--stdin"], root, env, 200)
+        base, title = empty.decode().strip(), "The work tree (no commit yet: all of it is new)"
+    stats, _, code = _run(["diff", "--numstat", "-z", *DIFF_OPTIONS, base, "--"], root, env,
+                          4_000_000)
+    patch, more, patch_code = _run(["diff", *DIFF_OPTIONS, base, "--"], root, env,
+                                   MAX_DIFF_CHARS * 2)
+    if code != 0 or (patch_code != 0 and not more):
+        raise GitUnavailable(f"git diff failed (exit code {code or patch_code}).")
+    files = [FileChange(display_name(path), added, removed,
+                        "" if added is not None else "binary")
+             for path, (added, removed) in _numstat(stats).items()]
+    pieces = [patch.decode("utf-8", errors="replace")]
+    listed, _, _ = _run(["ls-files", "-z", "--others", "--exclude-standard"], root, env,
+                        4_000_000)
+    names = [os.fsdecode(n) for n in listed.split(b"\0") if n]
+    notes = []
+    if len(names) > MAX_UNTRACKED:
+        notes.append(f"{len(names) - MAX_UNTRACKED:,} more untracked files are not listed "
+                     "(`git status` lists them; a .gitignore line would leave them out).")
+    size = len(pieces[0])
+    for name in names[:MAX_UNTRACKED]:
+        row, text = _untracked(root, name, not more and size <= MAX_DIFF_CHARS)
+        files.append(row)
+        pieces.append(text)
+        size += len(text)
+    return assemble(title, files, pieces, redact, notes, more=more)
