@@ -87,3 +87,27 @@ def test_the_tui_panel_says_how_many_results_changed(settings, project_dir: Path
     _edit(project_dir / "Cart.java")
     assert code.search("total", "text", 5).summary == (
         "1 of 2 from files changed since the index was built (/index refreshes it)")
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda path: None, ""),
+    (_touch, ""),
+    (_edit, "changed since the index was built: read the file, its lines may have moved"),
+    (Path.unlink, "deleted since the index was built"),
+])
+def test_the_code_graph_says_which_of_its_files_changed(settings, project_dir: Path, change,
+                                                        said: str) -> None:
+    from paicli_tui.core.code.graph_query import format_relations, relations_for
+
+    cart = project_dir / "Cart.java"
+    cart.write_text(CART.replace("}\n}\n", "}\n    int checkout() { return total(1, 2); }\n}\n"))
+    CodeIndexer(settings, project_dir, HashEmbedder()).update()
+    change(cart)
+    relations = relations_for(settings, project_dir, "total")
+    text = format_relations(relations)
+    if said:
+        assert text.endswith(f"\nCart.java: {said} (`paicli-tui index` or /index refreshes "
+                             "the graph)")
+        assert relations.to_json()["changed"] == {"Cart.java": said.split(" ")[0]}
+    else:
+        assert "since the index was built" not in text and relations.changed == {}

@@ -16,8 +16,10 @@ from ...config import Settings
 from ...paths import normalise_project_root
 from ...regular_files import read_regular_text
 from ..plural import counted
+from .stale import CHANGED_NOTE, changed_paths
 
 MAX_EDGES = 200
+DEFINITIONS_SHOWN = 20
 MAX_GO_MOD_BYTES = 64_000
 """go.mod is read this far: its module line comes first (a sparse gigabyte was read whole)."""
 
@@ -51,13 +53,16 @@ class Relations:
     elsewhere: list[EdgeRow] = field(default_factory=list)
     """Calls to another package's namesake, left out (Go: ``exec.Command`` is not this
     project's ``Command``)."""
+    changed: dict[str, str] = field(default_factory=dict)
+    """Files shown whose content changed ("changed") or that are gone ("deleted") since the
+    index was built: their lines may have moved (core.code.stale)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "nodes": self.nodes, "definitions": self.definitions,
                 "outgoing": [e.to_json() for e in self.outgoing],
                 "incoming": [e.to_json() for e in self.incoming],
                 "elsewhere": [e.to_json() for e in self.elsewhere],
-                "truncated": self.truncated}
+                "truncated": self.truncated, "changed": self.changed}
 
 
 def _like(value: str) -> str:
@@ -196,6 +201,9 @@ def relations_for(settings: Settings, project_root: Path, name: str) -> Relation
                 relations.definitions.append({k: row[k] for k in ("path", "start_line",
                                                                   "end_line", "kind", "name")})
         relations.definitions.sort(key=lambda d: (d["path"], d["start_line"]))
+    relations.changed = dict(changed_paths(
+        root, tables, [e.path for e in relations.outgoing + relations.incoming]
+        + [d["path"] for d in relations.definitions[:DEFINITIONS_SHOWN]]))
     return relations
 
 
@@ -205,7 +213,7 @@ def format_relations(relations: Relations) -> str:
         return (f"No code-graph entries for {relations.name!r}. Check the spelling, try the "
                 "simple class or method name, or re-run `paicli-tui index`.")
     lines = [f"{relations.name}: {', '.join(relations.nodes) or '(no edges)'}"]
-    for d in relations.definitions[:20]:
+    for d in relations.definitions[:DEFINITIONS_SHOWN]:
         lines.append(f"  defined: {d['path']}:{d['start_line']}-{d['end_line']} {d['kind']} "
                      f"{d['name']}")
     lines.append(f"outgoing ({len(relations.outgoing)}):")
@@ -214,6 +222,11 @@ def format_relations(relations: Relations) -> str:
     lines += [f"  {e.src} {e.kind} {e.dst}  ({e.path}:{e.line})" for e in relations.incoming]
     if relations.truncated:
         lines.append(f"[only the first {MAX_EDGES} edges each way are shown]")
+    for state in ("changed", "deleted"):
+        files = sorted(path for path, said in relations.changed.items() if said == state)
+        if files:
+            lines.append(f"{', '.join(files)}: {CHANGED_NOTE[state]} (`paicli-tui index` or "
+                         "/index refreshes the graph)")
     if relations.elsewhere:
         called = sorted({e.dst for e in relations.elsewhere})
         lines.append(f"left out: {counted(len(relations.elsewhere), 'call')} to {', '.join(called)}, "
