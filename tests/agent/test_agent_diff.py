@@ -91,11 +91,16 @@ def test_hostile_names_stay_on_their_line(repo: Path) -> None:
     git(repo, "add", "app.py")
     (repo / "tracked\x1b]52;c;aGk=\x07.py").write_text("y\n", encoding="utf-8")
     git(repo, "add", "tracked\x1b]52;c;aGk=\x07.py")
+    (repo / "配置.py").write_text("z\n", encoding="utf-8")
+    git(repo, "add", "配置.py")
     view = diff_of(repo)
     paths = sorted(f.path for f in view.files)
-    assert paths == ["app.py", "evil\\x0aname\\x1b[2J.py", "tracked\\x1b]52;c;aGk=\\x07.py"]
+    assert paths == ["app.py", "evil\\x0aname\\x1b[2J.py", "tracked\\x1b]52;c;aGk=\\x07.py",
+                     "配置.py"]
     assert "\x1b" not in view.diff and "\x07" not in view.diff
     assert "+++ b/evil\\x0aname\\x1b[2J.py" in view.diff
+    assert '+++ "b/tracked\\033]52;c;aGk=\\a.py"' in view.diff  # git's own escapes
+    assert "+++ b/配置.py" in view.diff  # as written, not as octal bytes
 
 
 def test_a_huge_diff_is_cut_with_a_note(repo: Path) -> None:

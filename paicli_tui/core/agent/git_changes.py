@@ -29,7 +29,9 @@ GIT_TIMEOUT_S = 10.0
 MAX_UNTRACKED = 500
 """Untracked files listed (a build folder nobody ignored can hold a hundred thousand)."""
 SAFE_OPTIONS = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
-                "-c", "core.quotePath=true", "-c", "diff.external=", "-c", "color.ui=false")
+                "-c", "core.quotePath=false", "-c", "diff.external=", "-c", "color.ui=false")
+"""``core.quotePath=false``: a name in Chinese reads as written, not as octal bytes (git
+still escapes a name's control characters, quotes and backslashes whatever the setting)."""
 DIFF_OPTIONS = ("--no-renames", "--relative", "--ignore-submodules=dirty", "--no-ext-diff",
                 "--no-textconv")
 NOT_A_REPOSITORY = "This project is not in a git repository, so there is no work tree to diff."
