@@ -257,3 +257,20 @@ async def test_a_session_shows_its_last_turn_masked(paicli_home, project_dir) ->
     assert view is not None and view.files == [FileChange("app.py", 1, 1)]
     assert "-one\n+****\n" in view.diff and KEY not in view.diff
     await session.aclose()
+
+
+def test_a_large_turn_is_cut_with_its_own_note(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    points = FileCheckpoints(tmp_path / "checkpoints", root)
+    for number in range(3):  # three new files of 90,000 characters: 270,000 of diff
+        path = root / f"table{number}.csv"
+        data = ("x" * 89 + "\n").encode() * 1_000
+        points.record("t1", 1, path, path.name, None, data)
+        path.write_bytes(data)
+    view = last_turn_diff(points, masked)
+    assert view is not None and len(view.diff) <= MAX_DIFF_CHARS
+    # each file: 3 lines of header (14 + 17 + 19 characters) and 1,000 lines of 91
+    assert view.notes == [f"The diff is cut after {len(view.diff):,} characters (of 273,150); "
+                          "the files themselves hold the rest (git is not asked: the turn "
+                          "view works without it)."]

@@ -82,17 +82,17 @@ def file_diff(label: str, before: bytes | None, after: bytes | None) -> tuple[Fi
 
 def assemble(title: str, files: Sequence[FileChange], pieces: Sequence[str],
              redact: Callable[[str], str], notes: Sequence[str] = (), *,
-             more: bool = False) -> DiffView:
+             more: bool = False, whole: str = "`git diff` in a terminal shows the whole of it"
+             ) -> DiffView:
     """One view of ``files`` and their diffs, cut at :data:`MAX_DIFF_CHARS` (with a note
-    saying how much was left out), masked by ``redact``. ``more``: the pieces were already
-    cut where they were read, so there is more than they hold."""
+    saying how much was left out and where ``whole`` is), masked by ``redact``. ``more``:
+    the pieces were already cut where they were read, so there is more than they hold."""
     diff = "".join(pieces)
     notes = list(notes)
     if len(diff) > MAX_DIFF_CHARS or more:
         cut = diff.rfind("\n", 0, MAX_DIFF_CHARS) + 1 or min(len(diff), MAX_DIFF_CHARS)
         total = "more than that" if more else f"{len(diff):,}"
-        notes.append(f"The diff is cut after {cut:,} characters (of {total}); `git diff` in "
-                     "a terminal shows the whole of it.")
+        notes.append(f"The diff is cut after {cut:,} characters (of {total}); {whole}.")
         diff = diff[:cut]
     masked = [FileChange(redact(f.path), f.added, f.removed, f.note) for f in files]
     return DiffView(title, masked, redact(diff), [redact(n) for n in notes])

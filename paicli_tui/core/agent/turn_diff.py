@@ -62,4 +62,6 @@ def last_turn_diff(checkpoints: FileCheckpoints, redact: Callable[[str], str]
         row, text = _file(checkpoints, file_changes)
         rows.append(row)
         pieces.append(text)
-    return assemble(f"What the agent changed in turn {turn}", rows, pieces, redact)
+    return assemble(f"What the agent changed in turn {turn}", rows, pieces, redact,
+                    whole="the files themselves hold the rest (git is not asked: the turn "
+                    "view works without it)")
