@@ -96,7 +96,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _intact(indexer) -> str:
-    """What a rebuild stopped midway left: the index in use untouched, its work kept."""
+    """What a rebuild stopped midway left: the index in use untouched, its work kept; what a
+    first build stopped midway left: the files it wrote, searchable."""
+    if indexer.first_build:
+        return ("; the files indexed so far are kept and searchable (searches say the index is "
+                "unfinished): the same command finishes it")
     if not indexer.staging:
         return ""
     return ("; the index in use is unchanged (the rebuild was building beside it): the same "

@@ -98,6 +98,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 _say(f"   answers the class {hit.via}")
             if hit.doc_sentence:
                 _say(f"   semantic read its doc sentence: {hit.doc_sentence}")
+    if response.note:  # an index whose first build has not read every file
+        _say(f"Note: {response.note}.")
     if response.rerank is not None and (args.explain or response.rerank.status == "fell back"):
         _say(response.rerank.describe())
     if args.explain:

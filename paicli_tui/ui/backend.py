@@ -92,7 +92,7 @@ class CodeResults:
     hits: list[CodeHit]
     summary: str = ""
     """grep mode: ``13 matching lines in 3 files``; other modes: how many results come from
-    files changed since the index was built."""
+    files changed since the index was built, and whether the index is unfinished."""
 
 
 @dataclass(frozen=True)

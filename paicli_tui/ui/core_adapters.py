@@ -61,7 +61,8 @@ class CodeAdapter:
                                   top_k=top_k, plan=plan)
         hits = [self._hit(h) for h in response.hits]
         if response.mode != "grep":
-            return CodeResults(hits, _changed_summary(response.hits))
+            return CodeResults(hits, "; ".join(
+                filter(None, [_changed_summary(response.hits), response.note])))
         lines, files = response.match_lines, response.match_files
         return CodeResults(hits, f"{lines:,} matching line{'s' * (lines != 1)} in {files:,} "
                                  f"file{'s' * (files != 1)}")

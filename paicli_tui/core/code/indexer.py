@@ -40,6 +40,7 @@ from .ignore import (
     walk_project_files,
 )
 from .lance_store import (
+    FIRST_BUILD_UNFINISHED,
     META,
     SCHEMA_VERSION,
     IndexTables,
@@ -284,6 +285,10 @@ class CodeIndexer:
         self.staging = ""
         """The generation a rebuild is filling beside the index in use ("" when none):
         still set after a run that stopped, so its caller can say the index is intact."""
+        self.first_build = False
+        """This run writes a new index's first build, begun now or by a run that stopped
+        (where searches read it); still set after a run that stopped, so its caller can say
+        what was kept."""
 
     @property
     def embedder(self) -> Embedder:
@@ -329,6 +334,7 @@ class CodeIndexer:
             assert live is not None
             summary.rebuilt, tables = self._prepare(live, embedder, rebuild, summary,
                                                     lock.kind)
+            self.first_build = FIRST_BUILD_UNFINISHED in tables.meta
             rechunk = _chunked_by_older_version(tables.meta)
             known = self._known_files(tables)
             candidates = self._scan(report, summary)
@@ -357,6 +363,11 @@ class CodeIndexer:
                 wanted = {**tables.meta, "chunker": CHUNKER_VERSION}
                 self._commit(tables, "writing the index's meta table",
                              lambda: write_meta(tables, wanted))
+            if FIRST_BUILD_UNFINISHED in tables.meta:  # every file read: the build is whole
+                done = {k: v for k, v in tables.meta.items() if k != FIRST_BUILD_UNFINISHED}
+                self._commit(tables, "writing the index's meta table",
+                             lambda: write_meta(tables, done))
+                self.first_build = False
             refresh(tables)  # counts include what other writers committed meanwhile
             summary.chunks_total = tables.chunks.count_rows() if tables.chunks else 0
             summary.edges_total = tables.edges.count_rows() if tables.edges else 0
@@ -384,8 +395,11 @@ class CodeIndexer:
             self._clear_leftovers(tables, leftovers(tables), None, summary, lock_kind)
             self._commit(tables, "creating the index tables",
                          lambda: reset_tables(tables, embedder.dim, keep_existing=True))
+            # a first build is written where searches read it, batch by batch: until it has
+            # read every file, searches say they may miss some
+            first = {**wanted, FIRST_BUILD_UNFINISHED: "1"}
             self._commit(tables, "writing the index's meta table",
-                         lambda: write_meta(tables, wanted))
+                         lambda: write_meta(tables, first))
             return ("rebuild requested" if rebuild else "new index"), tables
         if rebuild:
             reason = "rebuild requested"

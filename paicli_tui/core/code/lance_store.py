@@ -35,6 +35,9 @@ beside it) means ``chunks``, ``files``, ``edges``, ``cross_file``; a generation 
 ``chunks__g`` and so on. A rebuild fills a new generation's tables beside the ones in use,
 with its own ``meta__g``, and switches this key in one commit of ``meta`` (indexer.py): a
 reader opens either the old tables or the new ones, never a half-built index."""
+FIRST_BUILD_UNFINISHED = "first_build_unfinished"
+"""A meta key present while a new index's first build has not read every file (it runs, or
+it was stopped): a search then misses the files not reached yet and says so."""
 GENERATION_TABLES = (CHUNKS, FILES, EDGES, CROSS_FILE)
 SEPARATOR = "__"
 PRIMARY_KEY = {"lance-schema:unenforced-primary-key": "true"}

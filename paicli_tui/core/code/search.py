@@ -59,6 +59,11 @@ def clamp_top_k(top_k: int | None, default: int) -> int:
     return max(1, min(MAX_TOP_K, value))
 
 
+UNFINISHED_NOTE = ("the index's first build has not read every file yet (it is running, or "
+                   "it was stopped): files it has not reached are missing from these results; "
+                   "`paicli-tui index` (or /index) finishes it")
+
+
 def no_index_message() -> str:
     return ("this project has no code index yet: run `paicli-tui index` in the project (or "
             "/index in the TUI) to build it; exact search works meanwhile (`--mode grep`, "
@@ -91,7 +96,7 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
         response = grep_search(settings, root, query, k)
         response.seconds = time.perf_counter() - started
         return response
-    from .lance_store import index_location, open_index
+    from .lance_store import FIRST_BUILD_UNFINISHED, index_location, open_index
 
     tables = open_index(index_location(settings, root))
     if tables is None or tables.chunks is None:
@@ -141,6 +146,8 @@ def search_project(settings: Settings, project_root: Path, query: str, *, mode: 
     mark_changed(root, tables, hits)
     response = SearchResponse(query, mode, hits, plan=_plan_json(plan, rankings, related, docs),
                               index_version=_index_version(settings, root, tables))
+    if FIRST_BUILD_UNFINISHED in tables.meta:
+        response.note = UNFINISHED_NOTE
     response.seconds = time.perf_counter() - started
     return response
 
@@ -506,6 +513,8 @@ def format_hits_for_model(response: SearchResponse, *, max_source_lines: int = 3
         if len(lines) > max_source_lines:
             body += f"\n… ({len(lines) - max_source_lines} more lines)"
         blocks.append(f"{header}\n{body}" if body else header)
+    if response.note:
+        blocks.append(f"Note: {response.note}.")
     return "\n\n".join(blocks)
 
 
