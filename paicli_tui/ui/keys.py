@@ -43,4 +43,5 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("code search: Enter / ↓", "search (the query box keeps the focus) / walk into the results"),
     ("code search: Enter on a result / Ctrl+O", "insert path:line into the chat input"),
     ("code search: Ctrl+G / Ctrl+B", "change mode / index now"),
+    ("/mcp view: r", "restart the highlighted MCP server"),
 )

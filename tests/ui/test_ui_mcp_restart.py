@@ -48,7 +48,9 @@ class RestartingSession(FakeSession):
 
 
 def notices(app) -> list[str]:
-    return [n.source for n in app.screen.query_one(ChatLog).query(ChatNotice)]
+    """The chat's notices, also under the /mcp view."""
+    chat = next(s for s in reversed(app.screen_stack) if s.query(ChatLog))
+    return [n.source for n in chat.query_one(ChatLog).query(ChatNotice)]
 
 
 async def notices_after(pilot, app, before: int, count: int) -> list[str]:
@@ -67,7 +69,11 @@ async def chat_with(settings, project_dir, session: RestartingSession):
     backend = FakeBackend(settings, project_dir, session=session, client=session.client)
     app = PaicliApp(settings, project_dir, backend=backend)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.3)
+        for _ in range(100):  # the chat listens once it has shown the session's start
+            if session.mcp.on_change is not None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.1)
         yield pilot, app
 
 
@@ -83,7 +89,7 @@ async def test_restart_says_so_shows_restarting_then_the_outcome(settings, proje
         before = len(notices(app))
         await send(pilot, app, "/mcp restart demo")
         await send(pilot, app, "/mcp")
-        said = notices(app)[before:]
+        said = await notices_after(pilot, app, before, 2)
         assert said[0] == "Restarting MCP server `demo`… (`/mcp` shows it as restarting)"
         assert "`demo` (config.toml): **restarting**" in said[1]
         session.release.set()
@@ -119,3 +125,40 @@ async def test_restart_of_an_unknown_server_names_the_known_ones(settings, proje
         await pilot.pause(0.2)
         assert notices(app)[-1] == "No MCP server is named files (there are `demo`)."
         assert session.asked == []
+
+
+async def test_r_in_the_mcp_view_restarts_the_highlighted_server(settings, project_dir):
+    """`/mcp` writes its report, then opens the view on the first failed server: `r` there
+    restarts it as `/mcp restart NAME` does; on a disabled one `r` does nothing; Esc closes
+    without a restart."""
+    from paicli_tui.ui.modals.mcp_servers import McpServersScreen
+
+    session = RestartingSession()
+    session.mcp.statuses.insert(0, ServerStatus(McpServerConfig(name="off", command="x"),
+                                                state="disabled"))
+    async def view_open(pilot, app) -> bool:
+        for _ in range(100):
+            if isinstance(app.screen, McpServersScreen):
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.1)
+        return isinstance(app.screen, McpServersScreen)
+
+    async with chat_with(settings, project_dir, session) as (pilot, app):
+        await send(pilot, app, "/mcp")
+        assert await view_open(pilot, app)
+        assert "`demo` (config.toml): **failed**" in notices(app)[-1], "the report stays"
+        await pilot.press("up", "r")  # the disabled one: nothing
+        assert isinstance(app.screen, McpServersScreen) and session.asked == []
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, McpServersScreen) and session.asked == []
+        before = len(notices(app))
+        await send(pilot, app, "/mcp")
+        assert await view_open(pilot, app)
+        await pilot.press("r")
+        said = await notices_after(pilot, app, before, 2)
+        assert said[-1] == "Restarting MCP server `demo`… (`/mcp` shows it as restarting)"
+        session.release.set()
+        await app.workers.wait_for_complete()
+        assert session.asked == ["demo"]

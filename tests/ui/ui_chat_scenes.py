@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from types import SimpleNamespace
 
 from textual.pilot import Pilot
 from ui_fakes import FakeClient, FakeSession, chat_script
@@ -15,6 +16,9 @@ from paicli_tui.config import Settings
 from paicli_tui.core.agent.diff_view import DiffView, assemble, file_diff
 from paicli_tui.core.contracts import events as ev
 from paicli_tui.core.contracts.asks import ApprovalRequest
+from paicli_tui.core.mcp import McpManager
+from paicli_tui.core.mcp.config import McpServerConfig
+from paicli_tui.core.mcp.status import ServerStatus
 
 SMALL_SIZES = {"80x24": (80, 24), "60x20": (60, 20)}
 
@@ -162,4 +166,36 @@ def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
         "The approval dialog: 'Allow edit_file?', the summary, the diff (scrollable, "
         "shortened to fit) and all three buttons visible at the bottom — Approve once (y), "
         "Always (a), Deny (n) focused.", screen="ApprovalModal"))
+
+    mcp = FakeSession(client=FakeClient())
+    mcp.mcp = mcp_servers()
+    servers = _app(_backend(settings, project, client=FakeClient(), session=mcp))
+    out.append(Scene(
+        "mcp_servers_small", servers, sending("/mcp"),
+        "The /mcp view over its report: 'MCP servers', three rows (files running 2 tools, "
+        "github failed highlighted, docs disabled), under them github's last error (its "
+        "process ended, its stderr's masked line) and its log path, then '↑↓ choose · r "
+        "restarts · Esc closes', nothing cut at the right.", screen="McpServersScreen"))
     return out
+
+
+def sending(text: str):
+    """A scene's steps: ``text`` typed and sent once the chat has settled, then frozen."""
+    async def before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await type_and_send(pilot, text)
+        await frozen(pilot)
+    return before
+
+
+def mcp_servers() -> McpManager:
+    """Three servers as /mcp shows them: one running, one that stopped, one disabled."""
+    def status(name: str, state: str, **more: object) -> ServerStatus:
+        return ServerStatus(McpServerConfig(name=name, command=name), state=state, **more)
+
+    return McpManager([
+        status("files", "running", tools=[SimpleNamespace(name="mcp__files__read"),
+                                          SimpleNamespace(name="mcp__files__list")]),
+        status("github", "failed", log_path=Path("/home/dev/.paicli/logs/mcp-github.log"),
+               error="its process ended (its stderr ended: fatal: bad credentials ****)"),
+        status("docs", "disabled")])

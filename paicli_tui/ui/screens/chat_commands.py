@@ -441,6 +441,16 @@ class SlashCommandsMixin:
             nothing_yet = manager is None or not (manager.statuses or manager.problems)
             report = ("**MCP servers**" if nothing_yet else report) + f"\n- {written}"
         await self.chat.add_notice(report, "warning" if written else "info")
+        if manager is not None and manager.statuses:  # the report stays in the chat
+            from ..modals.mcp_servers import McpServersScreen
+
+            self.app.push_screen(McpServersScreen(list(manager.statuses)),
+                                 callback=self.after_mcp_servers)
+
+    def after_mcp_servers(self: ChatScreen, name: str | None) -> None:
+        """`r` in the /mcp view: the same as typing `/mcp restart NAME`."""
+        if name:
+            self.post_message(SlashCommandsMixin.Requested(f"/mcp restart {name}"))
 
     async def start_mcp_restart(self: ChatScreen, name: str) -> None:
         """``/mcp restart [NAME]``: said at once, the outcome when each restart ends (it
