@@ -110,7 +110,7 @@ def test_a_huge_diff_is_cut_with_a_note(repo: Path) -> None:
     view = diff_of(repo)
     assert len(view.diff) <= MAX_DIFF_CHARS and view.diff.endswith("\n")
     assert view.notes == [f"The diff is cut after {len(view.diff):,} characters (of more than "
-                          "that); `git diff` in a terminal shows the whole of it."]
+                          "that); git diff in a terminal shows the whole of it."]
     rows = {f.path: f for f in view.files}
     assert rows["app.py"] == FileChange("app.py", 50_000, 2)
     assert rows["later.txt"].note == "new, not shown: the diff is full"

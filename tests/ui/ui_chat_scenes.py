@@ -137,8 +137,8 @@ def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
         "diff_small", diff_app, diff_before,
         "/diff turn over the chat: the title 'What the agent changed in turn 3 · 3 files · "
         "+4 −1', the keys line, then one row a file: '+2 −1  "
-        "src/Config.java', '+2 −0  notes.md  (new)' and the binary logo.png's 'new, binary' "
-        "in the count's place, then the diff coloured, long lines wrapped, a scrollbar.",
+        "src/Config.java', '+2 −0  notes.md  (new)' and 'logo.png  (new, binary)' without "
+        "counts, then the diff coloured, long lines wrapped, a scrollbar.",
         screen="DiffModal"))
 
     async def ask(session: FakeSession) -> ev.AgentEvent:

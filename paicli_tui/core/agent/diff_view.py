@@ -82,7 +82,7 @@ def file_diff(label: str, before: bytes | None, after: bytes | None) -> tuple[Fi
 
 def assemble(title: str, files: Sequence[FileChange], pieces: Sequence[str],
              redact: Callable[[str], str], notes: Sequence[str] = (), *,
-             more: bool = False, whole: str = "`git diff` in a terminal shows the whole of it"
+             more: bool = False, whole: str = "git diff in a terminal shows the whole of it"
              ) -> DiffView:
     """One view of ``files`` and their diffs, cut at :data:`MAX_DIFF_CHARS` (with a note
     saying how much was left out and where ``whole`` is), masked by ``redact``. ``more``:

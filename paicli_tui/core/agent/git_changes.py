@@ -150,7 +150,7 @@ def working_tree_diff(root: Path, env: Mapping[str, str], redact: Callable[[str]
     notes = []
     if len(names) > MAX_UNTRACKED:
         notes.append(f"{len(names) - MAX_UNTRACKED:,} more untracked files are not listed "
-                     "(`git status` lists them; a .gitignore line would leave them out).")
+                     "(git status lists them; a .gitignore line would leave them out).")
     size = len(pieces[0])
     for name in names[:MAX_UNTRACKED]:
         row, text = _untracked(root, name, not more and size <= MAX_DIFF_CHARS)

@@ -18,21 +18,22 @@ from .dialog_keys import CTRL_C
 
 
 def file_rows(view: DiffView) -> Table:
-    """One row a file: ``+12 −4  src/app.py``, a binary or new file's note in place of the
-    counts."""
+    """One row a file: ``+12 −4  src/app.py``; a file without counts (binary, not shown) has
+    its note after its path, where a long note does not push the counts away from it."""
     table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 1, 0, 0))
     table.add_column(justify="right", no_wrap=True)
     table.add_column(no_wrap=True)
     table.add_column(overflow="fold")
     for change in view.files:
         path = Text(change.path)
-        if change.added is None or change.removed is None:
-            table.add_row(Text(change.note or "?", style="yellow"), "", path)
-            continue
+        counted = change.added is not None and change.removed is not None
         if change.note:
-            path.append(f"  ({change.note})", style="dim")
-        table.add_row(Text(f"+{change.added}", style="green"),
-                      Text(f"−{change.removed}", style="red"), path)
+            path.append(f"  ({change.note})", style="dim" if counted else "yellow")
+        if counted:
+            table.add_row(Text(f"+{change.added}", style="green"),
+                          Text(f"−{change.removed}", style="red"), path)
+        else:
+            table.add_row("", "", path)
     return table
 
 
