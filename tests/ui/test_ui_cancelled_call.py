@@ -11,13 +11,16 @@ from __future__ import annotations
 import asyncio
 import io
 
+import pytest
 from pilot_helpers import wait_until
 from textual.color import Color
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
+from paicli_tui.core.context.pairing import cancelled_result
 from paicli_tui.core.contracts import events as ev
-from paicli_tui.ui.widgets.tool_block import ToolBlock
+from paicli_tui.core.messages import Message
+from paicli_tui.ui.widgets.tool_block import ToolBlock, recorded_status
 
 
 async def test_esc_during_a_command_leaves_it_cancelled(settings, project_dir) -> None:
@@ -56,3 +59,15 @@ def test_exec_names_a_command_stopped_by_ctrl_c_cancelled() -> None:
     assert err.getvalue().splitlines()[-1] == (
         "  execute_command: cancelled (stopped before it finished; it may have run in part)")
     assert "read_file: cancelled" not in err.getvalue()
+
+
+@pytest.mark.parametrize(("result", "status"), [
+    (None, "failed"),  # never answered
+    (Message.tool("c1", "execute_command", "ok"), "done"),
+    (Message.tool("c1", "execute_command", "no", status="failed"), "failed"),
+    (cancelled_result("c1", "execute_command"), "cancelled"),  # its turn was stopped
+    (cancelled_result("c1", "execute_command", asked=True), "denied"),  # at its approval
+])
+def test_recorded_status(result, status) -> None:
+    assert recorded_status(result) == status
+

@@ -38,11 +38,13 @@ PERMISSION_NOTES = {
 
 
 def recorded_status(result: Message | None) -> str:
-    """The status a restored call ended with, from its result message: as recorded, and a
-    call cut short (its stand-in result) or never answered failed."""
+    """The status a restored call ended with, from its result message: as recorded; a call
+    its turn stopped (its stand-in result: Esc, Ctrl+C, the app closing) cancelled, as it
+    read when it happened and as the exported conversation says; one never answered
+    failed."""
     if result is None:
         return "failed"
-    return str(result.meta.get("status") or ("failed" if result.meta.get("synthetic")
+    return str(result.meta.get("status") or ("cancelled" if result.meta.get("synthetic")
                                              else "done"))
 
 
