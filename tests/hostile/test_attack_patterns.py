@@ -162,6 +162,21 @@ def test_tens_of_thousands_of_rules_are_not_each_tried_on_every_path(
     assert len(tried) <= 20  # of 20,000: only rules whose literal text the path holds
 
 
+def test_a_line_repeated_is_tried_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from paicli_tui.core.code.ignore import IgnoreIndex, IgnoreMatcher, IgnoreRule
+
+    rules = parse_gitignore("*.log\n" * 20_000 + "!keep.log\n/*.log\n")
+    matcher = IgnoreMatcher([IgnoreIndex.build(rules, "")])
+    tried: list[str] = []
+    matches = IgnoreRule.matches
+    monkeypatch.setattr(IgnoreRule, "matches",
+                        lambda rule, path, is_dir: tried.append(path) or matches(rule, path, is_dir))
+    assert not matcher.is_ignored("src/a.log.txt", False)
+    assert matcher.is_ignored("src/a.log", False) and matcher.is_ignored("keep.log", False)
+    assert not matcher.is_ignored("src/keep.log", False)  # the negation, then no anchored match
+    assert len(tried) <= 8  # three distinct rules, not 20,000 copies of one
+
+
 def test_rules_are_filed_under_their_longest_literal_text() -> None:
     from paicli_tui.core.code.ignore import IgnoreIndex
 

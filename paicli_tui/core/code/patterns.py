@@ -257,6 +257,7 @@ class GlobPattern:
 
     def __init__(self, pattern: str, *, anywhere: bool = False) -> None:
         self.pattern = pattern
+        self.anywhere = anywhere
         tokens = _tokens(pattern)
         if anywhere:
             tokens = [(_OPTDIR, None), (_OPTDIR_BODY, None), *tokens]
