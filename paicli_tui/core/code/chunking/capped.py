@@ -17,8 +17,9 @@ from ..chunk import Chunk
 from .common import MAX_CHUNK_CHARS, ChunkedFile
 
 MAX_CHUNKS_PER_FILE = 1_000
-"""At most this many chunks per file (a hand-written file of 1 MB, the largest indexed,
-holds about 1,500 methods of 20 lines; a file past this is generated or a table)."""
+"""At most this many chunks per file: 1,000 methods of 20 lines are some 600 KB of code, more
+than a hand-written file holds; a file past it is mostly generated code or a table (files
+over 1 MB are not indexed at all)."""
 
 MERGED_PIECES = 100
 """Of the cap, the share left for the merged pieces holding the declarations past it."""
@@ -35,8 +36,8 @@ def cap_chunks(result: ChunkedFile, limit: int = MAX_CHUNKS_PER_FILE,
     alone = ordered[: limit - pieces]
     rest = sorted(ordered[limit - pieces :], key=lambda c: (c.start_line, c.end_line))
     kept = sorted(alone, key=lambda c: (c.start_line, c.end_line))
-    return replace(result, chunks=kept + _merged(result.path, result.language, rest, pieces, len(alone)),
-                   chunks_found=len(result.chunks))
+    merged = _merged(result.path, result.language, rest, pieces, len(alone))
+    return replace(result, chunks=kept + merged, chunks_found=len(result.chunks))
 
 
 def _merged(path: str, language: str, rest: list[Chunk], pieces: int, first: int
