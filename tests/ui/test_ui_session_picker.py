@@ -130,3 +130,26 @@ async def test_the_picker_puts_this_projects_sessions_first_and_keeps_others_apa
         await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker))
         await pilot.press("enter")
         await wait_until(pilot, lambda: backend.started[-1:] == [rows[0].session_id])
+
+
+@pytest.mark.parametrize(("count", "line"), [
+    (1, "  2026-12-01 · 1 message · 20261201-212118-552e6b"),  # it read "1 messages"
+    (12, "  2026-12-01 · 12 messages · 20261201-212118-552e6b"),
+])
+def test_a_rows_second_line_counts_its_messages(count, line) -> None:
+    from paicli_tui.ui.backend import SessionRow
+    from paicli_tui.ui.modals.session_picker import _two_lines
+
+    row = SessionRow("20261201-212118-552e6b", "Move config to TOML", "2026-12-01", count)
+    assert _two_lines(row).renderables[1].plain == line
+
+
+@pytest.mark.parametrize(("files", "chunks", "line"), [
+    (1, 1, "index: 1 file, 1 chunk"),  # it read "1 files, 1 chunks"
+    (1_204, 9_876, "index: 1,204 files, 9,876 chunks"),
+])
+def test_the_code_search_index_line_counts(files, chunks, line) -> None:
+    from paicli_tui.ui.backend import IndexStatus
+    from paicli_tui.ui.screens.code_search import status_line
+
+    assert status_line(IndexStatus(indexed=True, files=files, chunks=chunks)) == line

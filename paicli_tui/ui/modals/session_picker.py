@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from ...core.plural import counted
 from ..backend import SessionRow
 from ..widgets.typed_input import TypedInput
 from .dialog_keys import CTRL_C, move_highlight
@@ -24,7 +25,7 @@ def _two_lines(session: SessionRow) -> Group:
     (whole: wrapped on a narrow screen); another project's session gets a third line with
     its folder (whole too)."""
     lines = [Text(session.title, no_wrap=True, overflow="ellipsis"),
-             Text(f"  {session.updated} · {session.message_count} messages · "
+             Text(f"  {session.updated} · {counted(session.message_count, 'message')} · "
                   f"{session.session_id}")]
     if session.other_project:
         lines.append(Text(f"  another project: {session.project}", style="italic",

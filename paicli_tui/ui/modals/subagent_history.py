@@ -17,6 +17,7 @@ from ...core.agent.prompt import person_text
 from ...core.agent.subagent_record import SubAgentRecord
 from ...core.context.boundary import unwrap_tool_result
 from ...core.messages import Message, Role
+from ...core.plural import counted
 from ...core.tokens import estimate_request
 from ..format import fmt_tokens, preview_lines, short_args
 from ..subagent_rows import ICONS
@@ -72,7 +73,7 @@ class SubAgentHistoryModal(ModalScreen[None]):
         record = self.record
         name = f"task {record.task_id}" if record.task_id else f"sub-agent {record.label}"
         title = (f"{ICONS.get(record.status, '?')} {name} · {record.status} · "
-                 f"{len(self.messages)} messages · {fmt_tokens(record.history_tokens)} tok")
+                 f"{counted(len(self.messages), 'message')} · {fmt_tokens(record.history_tokens)} tok")
         with Vertical(classes="dialog help-dialog subagent-history-dialog"):
             yield Static(Text(title), classes="dialog-title")  # wraps at 60 columns
             yield Label("[dim]↑↓ PgUp PgDn scroll · Esc closes[/dim]")

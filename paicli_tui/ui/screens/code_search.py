@@ -13,6 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Input, Label, ProgressBar, Select, Static
 
+from ...core.plural import counted
 from ..backend import Backend, CodeHit, CodeResults, IndexStatus
 from ..format import left_truncate
 from ..index_job import IndexJob, IndexState
@@ -54,7 +55,8 @@ def status_line(status: IndexStatus) -> str:
         return "no index yet: Ctrl+B builds it (grep works without one)"
     if not status.files and not status.chunks:
         return "index: empty (a build was cut short?): Ctrl+B builds it"
-    return f"index: {status.files} files, {status.chunks} chunks {status.detail}".rstrip()
+    return (f"index: {counted(status.files, 'file')}, {counted(status.chunks, 'chunk')} "
+            f"{status.detail}").rstrip()
 
 
 def lexer_for(hit: CodeHit) -> str:

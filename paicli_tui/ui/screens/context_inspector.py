@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Header, Label, Static
 
 from ...core.contracts.events import CompactionFailed, ContextCompacted
 from ...core.contracts.services import ProjectRules
+from ...core.plural import counted
 from ..backend import Backend
 from ..breakdown import (
     STACKED_BELOW,
@@ -317,10 +318,10 @@ class ContextInspector(Screen[InspectorResult]):
             self.notify("No compaction to undo in this session.", severity="warning")
             return
         since = len(said_since(before, self.session.history))
-        later = f" and the {since} message{'' if since == 1 else 's'} since" if since else ""
+        later = f" and the {counted(since, 'message')} since" if since else ""
         if not await self.app.push_screen_wait(ConfirmModal(
                 "Restore the view before the last compaction?",
-                f"The model will see the {len(before)} messages from before it{later}; the "
+                f"The model will see the {counted(len(before), 'message')} from before it{later}; the "
                 "ledger keeps both views.", yes="Restore")):
             return
         self.session.replace_view(undone_view(before, self.session.history),

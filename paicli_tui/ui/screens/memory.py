@@ -14,6 +14,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Input, Label, Select, Static
 
+from ...core.plural import counted
 from ..backend import Backend, MemoryRow, SensitiveText
 from ..memory_decision import confirm_sensitive, quoted, save_asking, saved_message
 from ..memory_inbox import MemoryInbox, new_since
@@ -455,7 +456,8 @@ class MemoryPanel(Panel):
             self.notify(str(exc), title=f"{action} failed", severity="error")
             return
         if action == "clear":
-            self.notify(f"Forgot {removed} memories of this project; global ones stay.",
+            self.notify(f"Forgot {counted(removed, 'memory', 'memories')} of this project; global ones "
+                        "stay.",
                         title="memory")
         else:
             self.notify(done_message(action, before.content if before else memory_id, text),
