@@ -110,6 +110,23 @@ async def test_export_writes_a_new_file_under_the_project(paicli_home, project_d
     assert "## You\n\nwhy does it crash?" in text
     assert "- ✓ `read_file path=a.py` · done" in text
     assert KEY not in text and "No: **** is a key." in text
+    # kept out of git status (and so out of /diff)
+    assert (project_dir / ".paicli" / ".gitignore").read_text() == "*\n"
+
+
+async def test_export_never_follows_a_dot_dir_leading_out(settings, project_dir,
+                                                          tmp_path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (project_dir / ".paicli").symlink_to(elsewhere)
+    app = make_app(settings, project_dir, ANSWERED)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/export")
+        await wait_until(pilot, lambda: any("Not exported" in n for n in notices(app)))
+        said = next(n for n in notices(app) if "Not exported" in n)
+    assert said.startswith("Not exported: .paicli/exports leads outside the project (to ")
+    assert said.endswith(f"{elsewhere}/exports). `/export PATH` writes where you say.")
+    assert list(elsewhere.iterdir()) == []
 
 
 @pytest.mark.parametrize(("answer", "kept"), [("n", True), ("y", False)])

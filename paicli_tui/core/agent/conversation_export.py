@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ...paths import LeadsOutside, keep_dot_dir_out_of_git, stay_inside
 from ..messages import InternalKind, Message, Role, read_arguments
 from ..plural import counted
 from ..text.fsnames import display_name
@@ -113,6 +114,20 @@ def default_export_path(project_root: Path, session_id: str, now: datetime) -> P
         candidate = folder / f"{stem}-{number}.md"
         number += 1
     return candidate
+
+
+def prepare_export_folder(project_root: Path) -> Path:
+    """The folder of default exports, checked and kept out of git status (``.paicli`` gets
+    its ``.gitignore``, so an export does not show up in ``git status`` or ``/diff``).
+    LeadsOutside when a ``.paicli`` link the project ships leads out of it or into
+    ``.git``: an export written there would land where the project chose."""
+    folder = project_root / ".paicli" / "exports"
+    try:
+        stay_inside(project_root, folder)
+    except LeadsOutside as exc:  # its words up to the ";", without the index's remedy
+        raise LeadsOutside(str(exc).split(";")[0]) from exc
+    keep_dot_dir_out_of_git(project_root / ".paicli")
+    return folder
 
 
 def write_new_file(path: Path, text: str) -> None:

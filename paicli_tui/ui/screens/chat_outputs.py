@@ -49,6 +49,7 @@ class ConversationOutputsMixin:
             conversation_markdown,
             default_export_path,
             path_span,
+            prepare_export_folder,
         )
         from ...core.llm.redact import redact_known
 
@@ -60,6 +61,11 @@ class ConversationOutputsMixin:
             f"paicli-tui conversation {session.session_id} · {root.name} · "
             f"{now:%Y-%m-%d %H:%M}", lambda text: redact_known(text, secrets))
         if not wanted:
+            try:
+                await asyncio.to_thread(prepare_export_folder, root)
+            except OSError as exc:  # a .paicli link leading out of the project
+                self.say(f"Not exported: {exc}. `/export PATH` writes where you say.", "error")
+                return
             await self._write_export(exported, default_export_path(root, session.session_id,
                                                                    now), replace=False)
             return
