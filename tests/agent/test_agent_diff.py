@@ -170,6 +170,16 @@ def test_a_filter_is_refused_with_the_reason(repo: Path) -> None:
     assert not marker.exists()
 
 
+def test_git_lfs_as_installed_is_not_refused(repo: Path) -> None:
+    git(repo, "config", "filter.lfs.clean", "git-lfs clean -- %f")
+    git(repo, "config", "filter.lfs.process", "git-lfs filter-process")
+    (repo / "app.py").write_text("changed\n", encoding="utf-8")
+    assert "+changed" in diff_of(repo).diff
+    git(repo, "config", "filter.lfs.clean", "git-lfs clean -- %f; touch x")
+    with pytest.raises(GitUnavailable):
+        diff_of(repo)
+
+
 @pytest.mark.parametrize(("script", "said"), [
     (None, "git is not installed (or not on PATH)."),
     (f"#!/bin/sh\nexec {shutil.which('sleep')} 30\n", "git did not answer within 1 s."),

@@ -34,6 +34,10 @@ SAFE_OPTIONS = ("--no-pager", "-c", "core.fsmonitor=false", "-c", "core.hooksPat
 still escapes a name's control characters, quotes and backslashes whatever the setting)."""
 DIFF_OPTIONS = ("--no-renames", "--relative", "--ignore-submodules=dirty", "--no-ext-diff",
                 "--no-textconv")
+GIT_LFS_FILTERS = frozenset({"git-lfs clean -- %f", "git-lfs smudge -- %f",
+                             "git-lfs filter-process"})
+"""What ``git lfs install --local`` writes into a repository's config: the person's own
+git-lfs, not a program the repository chose, so such a repository is still diffed."""
 NOT_A_REPOSITORY = "This project is not in a git repository, so there is no work tree to diff."
 
 
@@ -83,7 +87,7 @@ def _refusal(root: Path) -> str:
     except Unreadable as exc:
         return f"its git configuration cannot be checked ({exc})"
     for source, command in runs.commands:
-        if "filter." in source:  # "git config filter.*.clean", a submodule's too
+        if "filter." in source and command.strip() not in GIT_LFS_FILTERS:
             return (f"the repository's {source} makes git run a program "
                     f"({display_name(command[:40])}) on the files it compares")
     return ""
