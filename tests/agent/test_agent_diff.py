@@ -284,3 +284,24 @@ def test_a_large_turn_is_cut_with_its_own_note(tmp_path: Path) -> None:
     assert view.notes == [f"The diff is cut after {len(view.diff):,} characters (of 273,150); "
                           "the files themselves hold the rest (git is not asked: the turn "
                           "view works without it)."]
+
+
+def test_a_filter_of_the_repository_above_the_project_is_refused(repo: Path) -> None:
+    """The project is a folder inside the repository: its config lies outside the project,
+    and git obeys it all the same."""
+    marker = repo.parent / "ran"
+    git(repo, "config", "filter.evil.clean", f"touch {marker}; cat")
+    project = repo / "sub"
+    project.mkdir()
+    (project / ".gitattributes").write_text("*.py filter=evil\n", encoding="utf-8")
+    (project / "a.py").write_text("one\n", encoding="utf-8")
+    git(repo, "-c", "filter.evil.clean=cat", "add", "sub")
+    git(repo, "-c", "filter.evil.clean=cat", "commit", "-qm", "sub")
+    (project / "a.py").write_text("two\n", encoding="utf-8")
+    with pytest.raises(GitUnavailable) as raised:
+        diff_of(project)
+    command = f"touch {marker}; cat"[:40]  # the start of it
+    assert str(raised.value) == (
+        "/diff does not run git in this project: the repository's git config filter.evil.clean "
+        f"makes git run a program ({command}) on the files it compares.")
+    assert not marker.exists()

@@ -93,6 +93,22 @@ def _refusal(root: Path) -> str:
     return ""
 
 
+def _filter_in_config(root: Path, env: Mapping[str, str]) -> str:
+    """Why git must not run here ("" when it may), asked of git itself, so a repository
+    whose folder lies above the project (a project opened in a sub-folder) is read too: a
+    filter command set by the repository's own config (or a file it includes). The
+    person's global and system filters are theirs and allowed."""
+    listed, _, _ = _run(["config", "--show-scope", "--includes", "-z", "--get-regexp",
+                         r"^filter\..*\.(clean|process|smudge)$"], root, env, 1_000_000)
+    fields = listed.split(b"\0")
+    for scope, entry in zip(fields[::2], fields[1::2], strict=False):
+        key, _, value = os.fsdecode(entry).partition("\n")
+        if scope in (b"local", b"worktree") and value.strip() not in GIT_LFS_FILTERS:
+            return (f"the repository's git config {display_name(key)} makes git run a program "
+                    f"({display_name(value[:40])}) on the files it compares")
+    return ""
+
+
 def _numstat(output: bytes) -> dict[str, tuple[int | None, int | None]]:
     """``git diff --numstat -z``: path → (added, removed), None for a binary file."""
     counts: dict[str, tuple[int | None, int | None]] = {}
@@ -133,6 +149,9 @@ def working_tree_diff(root: Path, env: Mapping[str, str], redact: Callable[[str]
     _, _, code = _run(["rev-parse", "--is-inside-work-tree"], root, env, 100)
     if code != 0:
         raise GitUnavailable(NOT_A_REPOSITORY)
+    refusal = _filter_in_config(root, env)
+    if refusal:
+        raise GitUnavailable(f"/diff does not run git in this project: {refusal}.")
     _, _, code = _run(["rev-parse", "--verify", "-q", "HEAD^{commit}"], root, env, 200)
     base, title = "HEAD", "The work tree against HEAD, untracked files included"
     if code != 0:  # no commit yet: everything in the index is new
