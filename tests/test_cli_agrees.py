@@ -94,7 +94,7 @@ def test_memory_clear_force_clears_without_asking(settings, project_dir, capsys)
 
     MemoryBook(settings, project_dir).save("The project uses Java 17", scope="project")
     assert cli.main(["memory", "clear", "--force", "--project", str(project_dir)]) == 0
-    assert "forgot 1 memories" in capsys.readouterr().out
+    assert "forgot 1 memory" in capsys.readouterr().out  # it read "1 memories"
     assert MemoryBook(settings, project_dir).list_visible() == []
 
 

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from ..config import Settings
+from ..core.plural import counted
 from .conventions import (
     EXIT_ERROR,
     EXIT_OK,
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         line = f"  {label:<20}{values[key]:>11,}"
         print(f"{line}   {note}" if note else line)
     if session is not None:
-        print(f"\nSession {session['session']}: {session['messages']} messages, "
+        print(f"\nSession {session['session']}: {counted(session['messages'], 'message')}, "
               f"~{session['estimated_tokens']:,} tokens estimated")
         for warning in session["warnings"]:
             print(f"  warning: {warning}")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
+from ..core.plural import counted
 from ..paths import stored_project_forms
 from .conventions import EXIT_CONFLICT, EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
 from .printable import printable
@@ -182,13 +183,14 @@ def _clear(out: _Out, args: argparse.Namespace) -> int:
             _fail(args.json, f"clear would forget {count} ({what}); pass --yes to confirm",
                   "needs_confirmation")
             return EXIT_USAGE
-        answer = input(f"Forget {count} memories ({what})? [y/N] ").strip().lower()
+        answer = input(f"Forget {counted(count, 'memory', 'memories')} ({what})? [y/N] "
+                       ).strip().lower()
         if answer not in ("y", "yes"):
             out.emit({"status": "cancelled", "removed": 0, "scope": scope}, "nothing cleared")
             return EXIT_OK
     removed = service.clear(scope)
     out.emit({"status": "cleared", "removed": removed, "scope": scope},
-             f"forgot {removed} memories")
+             f"forgot {counted(removed, 'memory', 'memories')}")
     return EXIT_OK
 
 
