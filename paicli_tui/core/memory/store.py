@@ -25,6 +25,7 @@ for every stored memory.
 
 from __future__ import annotations
 
+import errno
 import glob
 import json
 import logging
@@ -74,6 +75,19 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 MOVE_ASIDE = "move it aside to start an empty one"
 """What a person can always do about a memory file that cannot be read (a missing file is
 an empty store)."""
+
+
+def unreadable_remedy(path: Path, exc: OSError) -> str:
+    """What to do about ``path`` that could not be opened: its access for a permission
+    error; for a file standing where one of its folders should be, that file (the advice
+    about the memory file itself sent the person to a file that does not exist)."""
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"give yourself read and write access to it, or {MOVE_ASIDE}"
+    if exc.errno == errno.ENOTDIR:
+        blocking = next((str(p) for p in reversed(path.parents)
+                         if os.path.lexists(p) and not os.path.isdir(p)), str(path.parent))
+        return f"{blocking} is a file where a folder should be: move it aside"
+    return MOVE_ASIDE
 
 SHAPE_REFERENCE = "reference"
 """A bare list in the reference's shape: what this version writes."""
@@ -293,9 +307,8 @@ class MemoryStore:
             self._parsed = ParsedFile([])
             return list(self._cache)
         except OSError as exc:
-            raise MemoryFileError(f"could not read {self.path}: {exc.strerror or exc} (give "
-                                  f"yourself read and write access to it, or {MOVE_ASIDE})"
-                                  ) from None
+            raise MemoryFileError(f"could not read {self.path}: {exc.strerror or exc} "
+                                  f"({unreadable_remedy(self.path, exc)})") from None
         if raw == self._text:
             self._read_at = time.time()
             return list(self._cache)
