@@ -279,3 +279,14 @@ async def test_a_fifo_is_named_for_what_it_is_and_never_opened(project, settings
     assert out.status == "failed"
     assert out.content.endswith("pipe is not a regular file; it cannot be read or edited as "
                                 "text")
+
+
+@pytest.mark.parametrize(("text", "arguments", "start"), [
+    ("one\n", {}, "one.txt (1 line)\n"),  # it read "(1 lines)" in the block's preview
+    ("one\ntwo\n", {}, "one.txt (2 lines)\n"),
+    ("one\n", {"offset": 5}, "one.txt has only 1 line; offset 5 is past the end."),
+])
+async def test_read_counts_lines_in_words(project, settings, text, arguments, start) -> None:
+    (project / "one.txt").write_text(text, encoding="utf-8")
+    out = await ReadFileTool().run({"path": "one.txt", **arguments}, ctx(project, settings))
+    assert out.content.startswith(start), out.content

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..context.boundary import wrap_data
+from ..plural import noun_for
 from .tools.files import MAX_PAGE_CHARS, MAX_PAGE_LINES, ListDirTool, read_text_file
 from .tools.guard import ToolArgumentError, relative_label, resolve_in_project
 
@@ -151,7 +152,8 @@ def attach_mentions(text: str, root: Path, redact: Callable[[str], str], *,
             result.refused.append((typed, "no room left in this message for another file"))
             continue
         left -= len(numbered)
-        header = f"{label} ({total} lines), attached by the person with @{typed}"
+        header = (f"{label} ({total} {noun_for(total, 'line')}), attached by the person "
+                  f"with @{typed}")
         if shown < total:
             header += (f"; lines 1-{shown} of {total} attached (read_file path={label} "
                        f"offset={shown + 1} for the rest)")

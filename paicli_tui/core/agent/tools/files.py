@@ -12,6 +12,7 @@ from typing import Any
 from ....regular_files import NotRegularFile, read_regular
 from ...context.offload import TOOL_OUTPUTS_PREFIX
 from ...contracts.tools import ToolContext, ToolOutput
+from ...plural import noun_for
 from ...text.fsnames import display_name
 from ...text_slices import SLICE_CHARS
 from .guard import (
@@ -146,12 +147,13 @@ class ReadFileTool:
         if not paged:
             if not lines:
                 return ToolOutput(f"{label} is empty.")
-            return ToolOutput(f"{label} ({len(lines)} lines)\n{_number(lines, 1)}")
+            return ToolOutput(f"{label} ({len(lines)} {noun_for(len(lines), 'line')})\n"
+                              f"{_number(lines, 1)}")
         first = offset or 1
         count = limit or PAGE_LINES
         if first > len(lines):
-            return ToolOutput(f"{label} has only {len(lines)} lines; offset {first} is past "
-                              "the end.", bypass_offload=True)
+            return ToolOutput(f"{label} has only {len(lines)} {noun_for(len(lines), 'line')}; "
+                              f"offset {first} is past the end.", bypass_offload=True)
         page: list[str] = []
         size = 0
         cut: list[str] = []
