@@ -124,6 +124,12 @@ class AssistantBlock(Vertical):
         """Replace the text at once (a restored session, a finished message)."""
         await self.finish()
         self.text = text
+        if not self.query(".assistant-text"):
+            # seen once in a run of the whole suite on a loaded machine: a resumed reply's
+            # block without its text widget, and the resumed session failed to draw; draw
+            # the block's parts again instead
+            await self.recompose()
+            self.query_one(".reasoning", Collapsible).display = bool(self._reasoning)
         await self.query_one(".assistant-text", Markdown).update(text)
 
     async def finish(self) -> None:
