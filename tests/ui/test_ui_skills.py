@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pilot_helpers import wait_until
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
@@ -65,6 +66,10 @@ async def test_mcp_without_servers_says_how_to_add_one(settings, project_dir) ->
     assert "PAICLI_HOME/config.toml" not in text
 
 
+def _warnings(app: PaicliApp) -> list:
+    return [n.source for n in app.screen.query(ChatNotice) if n.kind == "warning"]
+
+
 async def test_a_server_that_did_not_start_is_said_when_the_session_opens(settings,
                                                                           project_dir):
     """Found in tmux: with a server in config.toml whose command does not exist, the chat
@@ -89,8 +94,12 @@ async def test_a_server_that_did_not_start_is_said_when_the_session_opens(settin
         backend = FakeBackend(settings, project_dir, session=session, client=FakeClient())
         app = PaicliApp(settings, project_dir, backend=backend)
         async with app.run_test(size=(80, 24)) as pilot:
+            # a loaded machine opens the session late: wait for it, not for a fixed time
+            await wait_until(pilot, lambda a=app: a.screen.session is not None)
+            if expected:
+                await wait_until(pilot, lambda a=app: bool(_warnings(a)))
             await pilot.pause(0.3)
-            warnings = [n.source for n in app.screen.query(ChatNotice) if n.kind == "warning"]
+            warnings = _warnings(app)
         if expected:
             assert len(warnings) == 1 and all(part in warnings[0] for part in expected)
             assert "`files`" not in warnings[0]
