@@ -66,12 +66,14 @@ def parse_gitignore(text: str, base: str = "") -> list[IgnoreRule]:
             line = line[1:]
         elif line.startswith("\\!") or line.startswith("\\#"):
             line = line[1:]
+        # git takes one slash off each end ('a//' is a folder matching 'a/', which no
+        # name is; '//a' is anchored to match '/a', nothing)
         dir_only = line.endswith("/")
-        line = line.rstrip("/")
+        line = line.removesuffix("/")
         if not line:
             continue
         anchored = "/" in line
-        line = line.lstrip("/")
+        line = line.removeprefix("/")
         # never a backtracking blow-up, and lines git tolerates ([z-a]) never raise
         rules.append(IgnoreRule(base, GlobPattern(line, anywhere=not anchored), negate,
                                 dir_only))

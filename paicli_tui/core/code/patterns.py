@@ -98,7 +98,7 @@ class SearchPattern:
 
 
 # --- globs ------------------------------------------------------------------------------------
-_LIT, _ONE, _STAR, _ANY, _OPTDIR, _OPTDIR_BODY, _CLASS = range(7)
+_LIT, _ONE, _STAR, _ANY, _OPTDIR, _OPTDIR_BODY, _CLASS, _VOID = range(8)
 _UNBOUNDED = (_STAR, _ANY, _OPTDIR)
 _SAFE_FOR_RE = 2
 """With at most this many unbounded wildcards a backtracking engine stays polynomial and
@@ -175,41 +175,50 @@ def _parse_class(pattern: str, start: int) -> tuple[_CharClass, int] | None:
     return None
 
 
-def _tokens(pattern: str) -> list[tuple[int, object]]:
+def _tokens(pattern: str, anchored: bool = False) -> list[tuple[int, object]]:
     """gitignore glob → tokens: ``*`` and ``?`` stop at '/', ``**/`` any leading folders,
-    a final ``/**`` everything below, ``[...]`` a class, ``\\x`` a literal x."""
+    a final ``/**`` everything below, ``[...]`` a class, ``\\x`` a literal x.
+
+    As git's wildmatch: a run of three or more stars is ``**``, and a glob with a ``[`` never
+    closed or a final lone backslash matches nothing (git aborts on it). ``anchored`` (a
+    pattern with a slash): git compares the literal text before the first wildcard on its
+    own and matches the rest as a pattern of its own, so ``**`` right after that text counts
+    as starting the pattern ('a**/b' matches 'a/b' and 'ax/y/b', as git says)."""
     out: list[tuple[int, object]] = []
     i, n = 0, len(pattern)
+    literal_end = next((at for at, char in enumerate(pattern) if char in "*?[\\"), n) \
+        if anchored else 0
     while i < n:
         c = pattern[i]
         if c == "*":
-            if pattern.startswith("**", i):
-                at_start = i == 0 or pattern[i - 1] == "/"
-                j = i + 2
-                if at_start and j < n and pattern[j] == "/":
+            j = i
+            while j < n and pattern[j] == "*":
+                j += 1
+            if j - i >= 2 and (i == literal_end or pattern[i - 1] == "/"):
+                if j < n and pattern[j] == "/":
                     out += [(_OPTDIR, None), (_OPTDIR_BODY, None)]
                     i = j + 1
                     continue
-                if at_start and j == n:
+                if j == n:
                     out.append((_ANY, None))
                     i = j
                     continue
-                i = j
-            else:
-                i += 1
-            if not out or out[-1][0] != _STAR:  # ** inside a name, or *** : one star
+            i = j
+            if not out or out[-1][0] != _STAR:  # ** inside a name: one star
                 out.append((_STAR, None))
             continue
         if c == "?":
             out.append((_ONE, None))
         elif c == "[":
             parsed = _parse_class(pattern, i)
-            if parsed is not None:
-                out.append((_CLASS, parsed[0]))
-                i = parsed[1]
-                continue
-            out.append((_LIT, c))
-        elif c == "\\" and i + 1 < n:
+            if parsed is None:
+                return [(_VOID, None)]
+            out.append((_CLASS, parsed[0]))
+            i = parsed[1]
+            continue
+        elif c == "\\":
+            if i + 1 == n:
+                return [(_VOID, None)]
             i += 1
             out.append((_LIT, pattern[i]))
         else:
@@ -234,6 +243,8 @@ def _as_regex(tokens: list[tuple[int, object]]) -> str:
         elif kind == _CLASS:
             assert isinstance(value, _CharClass)
             parts.append(value.regex())
+        elif kind == _VOID:
+            parts.append("(?!)")
     return "".join(parts)
 
 
@@ -258,7 +269,7 @@ class GlobPattern:
     def __init__(self, pattern: str, *, anywhere: bool = False) -> None:
         self.pattern = pattern
         self.anywhere = anywhere
-        tokens = _tokens(pattern)
+        tokens = _tokens(pattern, anchored=not anywhere)
         if anywhere:
             tokens = [(_OPTDIR, None), (_OPTDIR_BODY, None), *tokens]
         self._tokens = tokens

@@ -1,0 +1,89 @@
+""".gitignore rules decide as git decides: the files every code tool walks are the files
+`git ls-files --others --exclude-standard` lists, for rules generated from git's syntax
+(negations, anchors, ``**``, classes, escapes, trailing spaces) in nested .gitignore files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as settings_
+from hypothesis import strategies as st
+
+from paicli_tui.core.code.ignore import walk_project_files
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+FILES = ["a", "b", "ab", "a.log", "x y", "c[1]", "d*", "b ", "]", "1", "#f", "e!",
+         "d/a", "d/b ", "d/a.log", "d/e/ab", "d/e/1", "e/d/a", "[a/a", "[a/b", "ab2/a", "ab2/c/a"]
+SEGMENTS = ["a", "b", "d", "e", "*", "?", "**", "***", "a*", "a**", "*.log", "[ab]", "[!a]",
+            "[^a]", "[]a]", "[!]]", "[a-]", "[a-c]*", "[[:digit:]]", "[a", "\\*", "d\\*",
+            "b\\ ", "\\#f", "c\\[1]", "x y", "a\\", "\\!e"]
+
+
+def listed_by_git(root: Path) -> set[str]:
+    """What git lists as untracked and not ignored, its own settings and the person's kept
+    out (a global excludes file would change its answer)."""
+    env = {**os.environ, "HOME": str(root), "XDG_CONFIG_HOME": str(root),
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    out = subprocess.run(["git", "ls-files", "-z", "--others", "--exclude-standard"],
+                         cwd=root, env=env, capture_output=True, check=True).stdout
+    return {path for path in os.fsdecode(out).split("\0") if path}
+
+
+def project(root: Path, ignores: dict[str, str]) -> Path:
+    subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
+    for name in FILES:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
+    for folder, text in ignores.items():
+        (root / folder / ".gitignore").write_text(text)
+    return root
+
+
+def walked(root: Path) -> set[str]:
+    return set(walk_project_files(root))
+
+
+@pytest.mark.parametrize(("rules", "ignored", "kept"), [
+    # a run of three stars is git's '**': any folders, or everything at the end
+    ("***/a\n", {"a", "d/a", "e/d/a"}, {"ab"}),
+    ("*\n!/***\n", set(), {"a", "d/e/ab", "[a/a"}),
+    # an unclosed '[' or a final lone backslash: git matches nothing with the line
+    ("[a\n", set(), {"[a/a", "[a/b"}),
+    ("/[a/\n", set(), {"[a/a"}),
+    ("a\\\n", set(), {"a"}),
+    # one slash comes off each end: 'd//' and '//a' name nothing
+    ("d//\n", set(), {"d/a", "d/e/ab"}),
+    ("//a\n", set(), {"a"}),
+    # '**' right after the literal start of an anchored line starts the rest, as in git
+    ("a**/a\n", {"ab2/a", "ab2/c/a"}, {"a", "d/a"}),
+])
+def test_lines_git_reads_its_own_way(tmp_path: Path, rules: str, ignored: set[str],
+                                     kept: set[str]) -> None:
+    root = project(tmp_path, {"": rules})
+    assert ignored.isdisjoint(walked(root)) and kept <= walked(root)
+    assert walked(root) == listed_by_git(root)
+
+
+line = st.builds(
+    lambda bang, lead, segments, trail, spaces: bang + lead + "/".join(segments) + trail
+    + spaces,
+    st.sampled_from(["", "", "!"]), st.sampled_from(["", "", "/"]),
+    st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=3),
+    st.sampled_from(["", "", "/"]), st.sampled_from(["", "", "  "]))
+
+
+@settings_(max_examples=120, deadline=None,
+           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(line, min_size=1, max_size=6), st.lists(line, max_size=3),
+       st.sampled_from(["d", "d/e", "[a"]))
+def test_the_walk_lists_what_git_lists(tmp_path_factory, rules: list[str],
+                                       nested: list[str], folder: str) -> None:
+    root = project(tmp_path_factory.mktemp("ignores"),
+                   {"": "\n".join(rules) + "\n", folder: "\n".join(nested) + "\n"})
+    assert walked(root) == listed_by_git(root)
