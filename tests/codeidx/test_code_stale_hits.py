@@ -111,3 +111,25 @@ def test_the_code_graph_says_which_of_its_files_changed(settings, project_dir: P
         assert relations.to_json()["changed"] == {"Cart.java": said.split(" ")[0]}
     else:
         assert "since the index was built" not in text and relations.changed == {}
+
+
+def test_a_file_rewritten_in_the_same_tick_at_the_same_size_is_seen(settings,
+                                                                    project_dir: Path) -> None:
+    """A write right after the index read the file (an agent's edit during /index) can keep
+    its size and, within the file system's clock tick, its time: the file is then checked by
+    content, by the stale mark and by the next index."""
+    cart = project_dir / "Cart.java"
+    cart.write_text(CART)
+    CodeIndexer(settings, project_dir, HashEmbedder()).update()
+    recorded = cart.stat()
+    cart.write_text(CART.replace("price + tax", "price - tax"))  # same size
+    os.utime(cart, ns=(recorded.st_atime_ns, recorded.st_mtime_ns))  # same tick
+    assert cart.stat().st_size == recorded.st_size
+    response = search_project(settings, project_dir, "total price tax", mode="text",
+                              embedder=HashEmbedder())
+    assert next(h for h in response.hits if h.path == "Cart.java").changed == "changed"
+    assert CodeIndexer(settings, project_dir, HashEmbedder()).update().files_indexed == 1
+    response = search_project(settings, project_dir, "total price tax", mode="text",
+                              embedder=HashEmbedder())
+    hit = next(h for h in response.hits if h.path == "Cart.java")
+    assert hit.changed == "" and "price - tax" in hit.source

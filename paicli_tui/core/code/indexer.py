@@ -225,6 +225,14 @@ class IndexSummary:
                 f"{named}" + (f" and {more} more" if more > 0 else "") + ".")
 
 
+RACY_NS = 2_000_000_000
+"""A file whose time is this close to the moment it was read (or later) is recorded without
+its time: a write after the read, in the same tick of the file system's clock (a few ms on
+ext4, 1-2 s on others) and of the same size, would leave size and time as recorded and
+hide the new content from the next index and from the stale-hit check (git's "racily
+clean" entries). Without a time, the next look compares the content."""
+
+
 @dataclass
 class _Candidate:
     path: str
@@ -539,6 +547,8 @@ class CodeIndexer:
                 continue
             candidate.data = data
             candidate.digest = file_digest(data)
+            if candidate.mtime_ns >= time.time_ns() - RACY_NS:
+                candidate.mtime_ns = 0
             if row and row["hash"] == candidate.digest:
                 summary.files_unchanged += 1
                 touched.append(candidate)
