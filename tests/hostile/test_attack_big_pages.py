@@ -76,6 +76,12 @@ async def test_scripts_do_not_use_up_the_html_converted(settings, project_dir, s
     # a script tag inside a comment opens nothing: the page after it stays
     ("<!-- <script> --><p>a</p><script>x</script><p>b</p>", "<p>a</p><p>b</p>"),
     ("<p>a</p><!-- never closed <p>b</p>", "<p>a</p>"),
+    # '<!-->' and '<!--->' are whole empty comments and '--!>' ends one, as a browser
+    # reads them: the page after them stays
+    ("<p>a</p><!--><p>b</p><!-- c -->", "<p>a</p><p>b</p>"),
+    ("<!---><p>b</p><!---->", "<p>b</p>"),
+    ("<!-- x --!><p>b</p>", "<p>b</p>"),
+    ("<!--!><p>b</p>", ""),  # '!>' right after the opening ends nothing
 ])
 def test_without_scripts(html: str, kept: str) -> None:
     assert without_scripts(html) == kept

@@ -35,7 +35,10 @@ more than a model reads of it."""
 _RAW_OPEN = re.compile(r"<(script|style)(?=[\s/>])|<(!--)", re.IGNORECASE)
 _RAW_CLOSE = {"script": re.compile(r"</script\s*>", re.IGNORECASE),
               "style": re.compile(r"</style\s*>", re.IGNORECASE),
-              "!--": re.compile(r"-->")}
+              "!--": re.compile(r"(?<=<!--)-?>|--!?>")}
+"""A comment ends at ``-->`` or ``--!>``, and ``<!-->`` and ``<!--->`` are whole empty ones,
+as a browser reads them: one taken as open ran on to the next ``-->`` and lost the page
+between."""
 
 
 class Readable(NamedTuple):
