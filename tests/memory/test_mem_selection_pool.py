@@ -7,6 +7,7 @@ cannot find them. The offline choice and `memory search --explain` are unchanged
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ from paicli_tui.config import Settings
 from paicli_tui.core.memory.selection import MAX_CANDIDATES
 from paicli_tui.core.memory.service import LocalMemoryService
 
+WAIT_S = 60  # a bound for a slow machine, never a measure of speed
 QUERY = "zq wv"  # words no memory holds: every memory's evidence can only be its meaning
 
 
@@ -131,3 +133,41 @@ def test_a_memory_of_stop_words_alone_is_never_offered(settings: Settings,
     pool = service._turn_ranking(QUERY, MAX_CANDIDATES, fill_by_meaning=True)
     assert "and then the of it" not in [item.entry.content for item in pool]
     assert len(pool) == len(NEAR)
+
+
+LATE = [f"Imported note {n} awaiting its vector" for n in range(6)]
+
+
+class HeldEmbedder(PlantedEmbedder):
+    """PlantedEmbedder that holds the vectors of LATE until ``release`` is set: memories
+    still being embedded in the background (a store just imported, a new embedder)."""
+
+    def __init__(self) -> None:
+        super().__init__(NEAR)
+        self.release = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if any(text in LATE for text in texts):
+            self.release.wait(WAIT_S)
+        return super().embed(texts)
+
+
+def test_a_memory_whose_meaning_is_not_read_yet_is_not_offered_as_near(
+        settings: Settings, project_dir: Path) -> None:
+    """Vectors come in the background: a memory not embedded yet has no nearness, and was
+    offered to the light model after the near ones as if it were next nearest."""
+    embedder = HeldEmbedder()
+    service = LocalMemoryService(settings, project_dir, embedder=embedder,
+                                 clock=lambda: datetime(2026, 12, 7, tzinfo=UTC))
+    try:
+        for text in NEAR:
+            assert service.save(text, force=True).written
+        service._turn_ranking(QUERY, MAX_CANDIDATES)  # the message's own vector is made
+        assert service.wait_for_vectors(WAIT_S)
+        assert service._turn_ranking(QUERY, MAX_CANDIDATES, fill_by_meaning=True)
+        for text in LATE:
+            assert service.save(text, force=True).written
+        pool = service._turn_ranking(QUERY, MAX_CANDIDATES, fill_by_meaning=True)
+        assert sorted(item.entry.content for item in pool) == sorted(NEAR)
+    finally:
+        embedder.release.set()

@@ -384,9 +384,10 @@ def rank(query: str, entries: Sequence[MemoryEntry], *, keywords: KeywordIndex,
     rest = rest[:max(0, limit - len(shown))]
     room = limit - len(shown) - len(rest)
     if fill_by_meaning and room > 0:
-        unread = np.where(np.isfinite(meaning), meaning, -np.inf)
-        below = np.flatnonzero((relevance <= 0) & ~matches.contentless)
-        nearest = below[np.argsort(-unread[below], kind="stable")[:room]]
+        # only memories whose meaning was read: one still being embedded in the background
+        # (a store just imported) has no nearness, and was offered as if next nearest
+        below = np.flatnonzero((relevance <= 0) & ~matches.contentless & read)
+        nearest = below[np.argsort(-meaning[below], kind="stable")[:room]]
         rest.extend(scored(i, shown=False, why_not=_NO_EVIDENCE) for i in nearest.tolist())
     return Ranking.of(shown + rest, without_meaning)
 
