@@ -179,12 +179,13 @@ class IndexSummary:
     def counts(self) -> str:
         """What the run went through, after "Indexed" (``paicli-tui index`` and /index in
         the TUI say the same): "64 files (4 parsed, 60 unchanged, ...) ... in 116.8s with
-        use". The seconds keep their unit attached: a wrapped chat line never leaves "s"
-        alone on the next row."""
-        return (f"{counted(self.files_seen, 'file')} ({self.files_indexed} parsed, "
-                f"{self.files_unchanged} unchanged, {self.files_deleted} removed, "
-                f"{self.files_skipped} skipped): {counted(self.chunks_total, 'chunk')} "
-                f"({self.chunks_embedded} embedded, {self.chunks_reused} reused, "
+        use". Every count has its thousands separated, as the totals do ("1,003 chunks
+        (1,003 embedded", never "1003 embedded" beside it). The seconds keep their unit
+        attached: a wrapped chat line never leaves "s" alone on the next row."""
+        return (f"{counted(self.files_seen, 'file')} ({self.files_indexed:,} parsed, "
+                f"{self.files_unchanged:,} unchanged, {self.files_deleted:,} removed, "
+                f"{self.files_skipped:,} skipped): {counted(self.chunks_total, 'chunk')} "
+                f"({self.chunks_embedded:,} embedded, {self.chunks_reused:,} reused, "
                 f"{counted(self.data_chunks_skipped, 'data block')} left out), "
                 f"{counted(self.edges_total, 'graph edge')} in {self.seconds:.1f}s with "
                 f"{self.embedder}")
