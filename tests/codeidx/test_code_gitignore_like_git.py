@@ -19,10 +19,12 @@ from paicli_tui.core.code.ignore import walk_project_files
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 FILES = ["a", "b", "ab", "a.log", "x y", "c[1]", "d*", "b ", "]", "1", "#f", "e!",
-         "d/a", "d/b ", "d/a.log", "d/e/ab", "d/e/1", "e/d/a", "[a/a", "[a/b", "ab2/a", "ab2/c/a"]
+         "d/a", "d/b ", "d/a.log", "d/e/ab", "d/e/1", "e/d/a", "[a/a", "[a/b", "ab2/a",
+         "ab2/c/a", "b\\"]
 SEGMENTS = ["a", "b", "d", "e", "*", "?", "**", "***", "a*", "a**", "*.log", "[ab]", "[!a]",
             "[^a]", "[]a]", "[!]]", "[a-]", "[a-c]*", "[[:digit:]]", "[a", "\\*", "d\\*",
-            "b\\ ", "\\#f", "c\\[1]", "x y", "a\\", "\\!e"]
+            "b\\ ", "\\#f", "c\\[1]", "x y", "a\\", "\\!e",
+            "[/a]", "[--0]", "b\\\\"]
 
 
 def listed_by_git(root: Path) -> set[str]:
@@ -62,6 +64,12 @@ def walked(root: Path) -> set[str]:
     ("//a\n", set(), {"a"}),
     # '**' right after the literal start of an anchored line starts the rest, as in git
     ("a**/a\n", {"ab2/a", "ab2/c/a"}, {"a", "d/a"}),
+    # a class never matches the folder separator, even one that names it
+    ("d[/]a\n", set(), {"d/a"}),
+    ("d[--0]a\n", set(), {"d/a"}),
+    # a backslash keeps the character after it: an escaped backslash keeps no space
+    ("b\\\\ \n", {"b\\"}, {"b "}),
+    ("b\\ \n", {"b "}, {"b", "b\\"}),
 ])
 def test_lines_git_reads_its_own_way(tmp_path: Path, rules: str, ignored: set[str],
                                      kept: set[str]) -> None:

@@ -56,11 +56,7 @@ def parse_gitignore(text: str, base: str = "") -> list[IgnoreRule]:
         line = raw.rstrip("\n\r")
         if not line or line.startswith("#"):
             continue
-        # trailing spaces are ignored unless escaped with a backslash
-        stripped = line.rstrip(" ")
-        if stripped.endswith("\\") and len(stripped) < len(line):
-            stripped += " "
-        line = stripped
+        line = _without_trailing_spaces(line)
         negate = line.startswith("!")
         if negate:
             line = line[1:]
@@ -78,6 +74,23 @@ def parse_gitignore(text: str, base: str = "") -> list[IgnoreRule]:
         rules.append(IgnoreRule(base, GlobPattern(line, anywhere=not anchored), negate,
                                 dir_only))
     return rules
+
+
+def _without_trailing_spaces(line: str) -> str:
+    """``line`` without its trailing spaces, as git trims them: a backslash keeps the
+    character after it ('a\\ ' ends in a space), so 'a\\\\ ' (an escaped backslash) loses its
+    space."""
+    last_space = None
+    i = 0
+    while i < len(line):
+        char = line[i]
+        if char == " ":
+            last_space = i if last_space is None else last_space
+        else:
+            last_space = None
+            i += char == "\\"  # the escaped character is never trailing space
+        i += 1
+    return line if last_space is None else line[:last_space]
 
 
 KEY_CHARS = 8

@@ -125,7 +125,8 @@ class _CharClass:
         body = "".join(parts)
         if self.negate:
             return f"[^/{body}]"
-        return f"[{body}]" if body else "(?!)"
+        # a class naming '/' ('[/x]', '[--0]') still never matches it, as in the walk
+        return f"(?!/)[{body}]" if body else "(?!)"
 
 
 _POSIX_CLASSES = {
