@@ -61,6 +61,10 @@ class _Handler(BaseHTTPRequestHandler):
                            for n in range(self.table_rows))
             body = f"<html><body><table>{rows}</table></body></html>"
             self._send(200, body.encode(), "text/html")
+        elif url.path == "/nested":  # an old table layout, 120 tables deep
+            body = ("<html><body><h1>Release notes</h1>" + "<table><tr><td>" * 120
+                    + "Fixed the retry loop" + "</td></tr></table>" * 120 + "</body></html>")
+            self._send(200, body.encode(), "text/html")
         elif url.path == "/scripted":
             script = "<script>var x = '" + "s" * 1_000_000 + "';</script>\n"
             body = f"<html><head>{script * 3}</head><body><p>Tiny page</p></body></html>"

@@ -59,6 +59,17 @@ async def test_conversion_past_the_deadline_gives_the_text_unformatted(
     assert "# Retries" not in out.content  # no Markdown: the converter did not run
 
 
+async def test_a_page_nested_too_deeply_for_markdown_is_given_as_text(settings, project_dir,
+                                                                      server) -> None:
+    """The converter recurses per element and ran out of stack 100 tables deep: the whole
+    fetch failed ('nested too deeply to convert') and the model read nothing of the page."""
+    out = await _fetch(settings, project_dir, f"{server}/nested")
+    assert out.status is ToolStatus.DONE and out.external
+    assert "Release notes" in out.content and "Fixed the retry loop" in out.content
+    assert ("Note: the page's elements are nested too deeply to convert to Markdown; its text "
+            "is given without formatting.") in out.content
+
+
 async def test_scripts_do_not_use_up_the_html_converted(settings, project_dir, server) -> None:
     out = await _fetch(settings, project_dir, f"{server}/scripted")
     assert out.status is ToolStatus.DONE

@@ -119,6 +119,10 @@ def html_to_markdown(html: str, deadline: float | None = None) -> Readable:
         notes.append("the page could not be converted to Markdown before web_fetch's "
                      "deadline; its text is given without formatting")
         markdown = root.get_text("\n", strip=True)
+    except RecursionError:  # the converter recurses per element: 100 nested tables
+        notes.append("the page's elements are nested too deeply to convert to Markdown; its "
+                     "text is given without formatting")
+        markdown = root.get_text("\n", strip=True)
     markdown = re.sub(r"\n{3,}", "\n\n", markdown).strip()
     return Readable(title, markdown, tuple(notes))
 
