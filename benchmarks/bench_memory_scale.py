@@ -91,6 +91,7 @@ def _turns(home: Path, project: Path) -> dict[str, float]:
     """Median seconds of one turn's retrieval in a session that has warmed up: new messages,
     the same again, and the parts of a new message's turn."""
     from paicli_tui.core.memory import retrieval
+    from paicli_tui.core.memory.selection import MAX_CANDIDATES
     from paicli_tui.core.memory.service import LocalMemoryService
     from paicli_tui.core.memory.terms import english_reading, english_text
 
@@ -102,6 +103,12 @@ def _turns(home: Path, project: Path) -> dict[str, float]:
     service.injection_block("预热一下", 640)
     new = [_timed(service.injection_block, q, 640) for q in TURN_MESSAGES]
     again = [_timed(service.injection_block, q, 640) for q in TURN_MESSAGES]
+    # what a light model is offered (the candidates widened, then filled by meaning): the
+    # same messages again, so the difference is the ranking's, not the query rows'
+    pool = [_timed(lambda q: service._turn_ranking(q, MAX_CANDIDATES, fill_by_meaning=True), q)
+            for q in TURN_MESSAGES]
+    unfilled = [_timed(lambda q: service._turn_ranking(q, MAX_CANDIDATES), q)
+                for q in TURN_MESSAGES]
     parts: dict[str, list[float]] = {k: [] for k in ("store", "keywords", "gloss", "use",
                                                      "minilm", "arrays")}
     use, minilm = service._vector_cache(), service._english_cache()
@@ -136,6 +143,8 @@ def _turns(home: Path, project: Path) -> dict[str, float]:
                "again": statistics.median(w for w, _ in again),
                "new cpu": statistics.median(c for _, c in new),
                "again cpu": statistics.median(c for _, c in again),
+               "pool": statistics.median(w for w, _ in pool),
+               "unfilled": statistics.median(w for w, _ in unfilled),
                # the least-contended new turn: on a shared machine the median mostly measures
                # the wait for a core
                "new best": min(w for w, _ in new)}
@@ -176,10 +185,11 @@ def main() -> int:
     for count, version, first, keyword, vector in rows:
         print(f"{count:>9,} {version:>9.2f}s {first:>8.2f}s {keyword:>7.2f}s "
               f"{keyword / version:>5.1f} {vector:>7.2f}s {vector / version:>5.1f}")
-    names = ["new", "new cpu", "new best", "again", "again cpu", "store", "keywords", "gloss",
-             "use", "minilm", "arrays"]
+    names = ["new", "new cpu", "new best", "again", "again cpu", "pool", "unfilled", "store",
+             "keywords", "gloss", "use", "minilm", "arrays"]
     print("one turn in a session, median ms: a new message (wall, CPU, the fastest of them), "
-          "the same again (wall, CPU), then the parts of a new one (wall; use: its three "
+          "the same again (wall, CPU), the light model's candidates filled by meaning and "
+          "not (wall, same messages), then the parts of a new one (wall; use: its three "
           "readings, minilm: its two)")
     print(f"{'memories':>9}" + "".join(f"{n:>10}" for n in names))
     for count, medians in turns:
