@@ -65,6 +65,18 @@ class SaveOutcome:
     replaced_id: str | None = None
 
 
+CHANGED_MARK = "* "
+"""Before the location of a result whose file changed or went away since the index was
+built: the summary line counts them, the mark says which they are."""
+CHANGED_PREVIEW = {
+    "changed": "The file changed since the index was built: this is the text the index read, "
+               "its lines may have moved (/index refreshes it).",
+    "deleted": "The file was deleted since the index was built: this is the text the index "
+               "read (/index refreshes it).",
+}
+"""Over the preview of such a result, whose text is the index's and not the file's."""
+
+
 @dataclass(frozen=True)
 class CodeHit:
     path: str
@@ -78,6 +90,9 @@ class CodeHit:
     """Line number of the preview's first line (0: the hit's line)."""
     match_text: str = ""
     """grep mode: the line that matched (``line`` is its number)."""
+    changed: str = ""
+    """"changed" or "deleted" when the file is no longer what the index read: the preview
+    and the line are the index's, and the panel marks the row (core.code.stale)."""
 
     @property
     def reference(self) -> str:

@@ -13,6 +13,7 @@ from ..config import Settings
 from ..core.contracts.asks import ConflictDecision, ConflictEntry
 from ..core.plural import counted
 from .backend import (
+    CHANGED_MARK,
     CodeHit,
     CodeResults,
     IndexStatus,
@@ -70,13 +71,13 @@ class CodeAdapter:
     def _hit(self, hit: SearchHit) -> CodeHit:
         if not hit.match_line:
             return CodeHit(hit.path, hit.start_line, hit.name, float(hit.score), hit.source,
-                           hit.language, hit.end_line)
+                           hit.language, hit.end_line, changed=hit.changed)
         preview, first = hit.source, hit.start_line
         if hit.kind == "line":  # no index: the lines around the match, read now
             preview, first = self._around(hit.path, hit.match_line)
         return CodeHit(hit.path, hit.match_line, hit.name, float(hit.score), preview,
                        hit.language, hit.end_line, preview_start=first,
-                       match_text=hit.match_text)
+                       match_text=hit.match_text, changed=hit.changed)
 
     def _around(self, path: str, line: int, before: int = 3, after: int = 12
                 ) -> tuple[str, int]:
@@ -122,8 +123,9 @@ def _changed_summary(hits: list[SearchHit]) -> str:
     changed = sum(1 for hit in hits if hit.changed)
     if not changed:
         return ""
-    return (f"{changed} of {len(hits)} from files changed since the index was built "
-            "(/index refreshes it)")
+    # the mark leads the line as it leads the rows it counts (a longer line is cut at 80)
+    return (f"{CHANGED_MARK}{changed} of {len(hits)} from files changed since the index was "
+            "built (/index refreshes it)")
 
 
 class MemoryAdapter:

@@ -85,8 +85,11 @@ def test_the_tui_panel_says_how_many_results_changed(settings, project_dir: Path
     code = CodeAdapter(LocalCodeService(settings, project_dir), settings, project_dir)
     assert code.search("total", "text", 5).summary == ""
     _edit(project_dir / "Cart.java")
-    assert code.search("total", "text", 5).summary == (
-        "1 of 2 from files changed since the index was built (/index refreshes it)")
+    results = code.search("total", "text", 5)
+    assert results.summary == ("* 1 of 2 from files changed since the index was built "
+                               "(/index refreshes it)")
+    assert {hit.path: hit.changed for hit in results.hits} == {"Cart.java": "changed",
+                                                               "Other.java": ""}
 
 
 @pytest.mark.parametrize(("change", "said"), [

@@ -4,6 +4,7 @@ index status and "index now" with progress."""
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import events, on, work
@@ -14,7 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Label, ProgressBar, Select, Static
 
 from ...core.plural import counted
-from ..backend import Backend, CodeHit, CodeResults, IndexStatus
+from ..backend import CHANGED_MARK, CHANGED_PREVIEW, Backend, CodeHit, CodeResults, IndexStatus
 from ..format import left_truncate
 from ..index_job import IndexJob, IndexState
 from ..last_search import LastSearch
@@ -261,7 +262,8 @@ class CodeSearchPanel(Panel):
         for index, hit in enumerate(self.hits):
             # Text: paths and code are not console markup (pages/[id].tsx lost its [id];
             # a line holding "[/" crashed the table)
-            table.add_row(Text(left_truncate(hit.reference, self._location)),
+            mark = CHANGED_MARK if hit.changed else ""
+            table.add_row(Text(mark + left_truncate(hit.reference, self._location - len(mark))),
                           Text(left_truncate(hit.match_text or hit.name, self._name,
                                              keep_start=True)),
                           f"{hit.score:.3f}", key=str(index))
@@ -300,11 +302,14 @@ class CodeSearchPanel(Panel):
             return
         hit = self.hits[index]
         self.previewed = hit
-        self.query_one("#code-preview", Static).update(Syntax(
+        code = Syntax(
             hit.preview, lexer_for(hit), line_numbers=True,
             start_line=max(1, hit.preview_start or hit.line), word_wrap=False,
             highlight_lines={hit.line} if hit.match_text else None,
-            theme="ansi_dark" if self.app.current_theme.dark else "ansi_light"))
+            theme="ansi_dark" if self.app.current_theme.dark else "ansi_light")
+        note = CHANGED_PREVIEW.get(hit.changed)
+        self.query_one("#code-preview", Static).update(
+            Group(Text(note, style="italic"), code) if note else code)
 
     def action_insert(self) -> None:
         table = self.query_one(DataTable)
