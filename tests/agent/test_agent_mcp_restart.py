@@ -140,6 +140,32 @@ async def test_a_server_failing_to_start_again_and_again_then_restarted(settings
         await session.aclose()
 
 
+async def test_tools_named_alike_on_two_servers_restarted_together_stay_apart(
+        settings, project_dir, tmp_path) -> None:
+    """Server 'a' offering 'b__add' and server 'a__b' offering 'add' are both
+    'mcp__a__b__add'. Failed at start and restarted together (`/mcp restart`), each found
+    the other's names free: both took that name, and one server's tool hid the other's."""
+    ready = tmp_path / "database"
+    args = [SERVER, "--crash-while-missing", str(ready)]
+    table = {"command": sys.executable, "allowed_tools": ALLOWED}
+    settings = dataclasses.replace(settings, mcp_servers={
+        "a": {**table, "args": [*args, "--extra-tool", "b__add"]},
+        "a__b": {**table, "args": args}})
+    session, client, _ = await started(settings, project_dir, [Step(text="hello")])
+    try:
+        assert session.mcp.failed() == ["a", "a__b"]
+        ready.write_text("here now")
+        assert await session.restart_mcp() == ""
+        names = [t.name for t in session.mcp.tools()]
+        assert len(names) == len(set(names)) == 17
+        await drain(session.run_turn("hi"))
+        sent = offered(client.tool_lists[0])
+        assert sorted(n for n in sent if n.startswith("mcp__a__b__add")) == \
+            ["mcp__a__b__add", "mcp__a__b__add_2"]
+    finally:
+        await session.aclose()
+
+
 async def test_a_restart_overtaking_a_running_call(settings, project_dir, tmp_path) -> None:
     """The call on the old process fails saying so (not "Connection closed", not the
     server's fault); the restart is not held up by it and the next call runs."""

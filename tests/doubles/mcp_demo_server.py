@@ -5,7 +5,8 @@
 stdin ends (and ignores SIGTERM and SIGHUP), as a careless server does; ``--tidy-on-term FILE``
 stays running when its stdin ends too, and on SIGTERM writes "tidied" to FILE and exits;
 ``--stderr-flood MB`` writes that many megabytes of log lines to stderr before it serves;
-``--crash-while-missing FILE`` exits at once as ``--crash`` does until FILE exists.
+``--crash-while-missing FILE`` exits at once as ``--crash`` does until FILE exists;
+``--extra-tool NAME`` offers one more tool under NAME (answering its name).
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ def main() -> None:
         """Many lines of text."""
         return "\n".join(f"line {i} of the remote page" for i in range(lines))
 
+    if "--extra-tool" in sys.argv:
+        extra = sys.argv[sys.argv.index("--extra-tool") + 1]
+        server.add_tool(lambda: extra, name=extra, description="A tool named on the command line.")
     if "--ignore-eof" in sys.argv:
         import signal
         from pathlib import Path

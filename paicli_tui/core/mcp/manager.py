@@ -55,20 +55,19 @@ class McpManager:
         """Start more servers (a name already running is skipped); returns their statuses.
         One that does not start is queued as a change (``exec --json`` says so)."""
         known = {s.config.name for s in self.statuses}
-        taken = {t.name for s in self.statuses for t in s.tools}
         added = [ServerStatus(c) for c in configs if c.name not in known]
         self.statuses.extend(added)
         for status in added:
             if not status.config.enabled:
                 status.state = "disabled"
-        await asyncio.gather(*(self._launch(s, taken) for s in added
+        await asyncio.gather(*(self._launch(s) for s in added
                                if s.state != "disabled"))
         for status in added:
             if status.state == "failed":
                 self._changed(status, "start")
         return added
 
-    async def _launch(self, status: ServerStatus, taken: set[str]) -> None:
+    async def _launch(self, status: ServerStatus) -> None:
         """Start ``status``'s server and wait until it runs or has failed."""
         if self._closed:
             status.state = "stopped"
@@ -76,9 +75,17 @@ class McpManager:
         run = ServerRun(status)
         self._runs[status.config.name] = run
         run.task = asyncio.create_task(
-            serve(run, self._project_root, self._logs_dir, taken, self._exited),
+            serve(run, self._project_root, self._logs_dir, lambda: self._names_besides(status),
+                  self._exited),
             name=f"mcp:{status.config.name}")
         await run.ready.wait()
+
+    def _names_besides(self, status: ServerStatus) -> set[str]:
+        """The tool names the other servers hold now. Asked when ``status``'s tools are
+        named, not when its start began: server 'a' offering 'b__add' and server 'a__b'
+        offering 'add', restarted together after failing to start, each found the other's
+        names free and both offered 'mcp__a__b__add'."""
+        return {t.name for s in self.statuses if s is not status for t in s.tools}
 
     def _exited(self, status: ServerStatus) -> None:
         self._changed(status, "exited")
@@ -147,8 +154,7 @@ class McpManager:
                 await _stop([old])
             status.state, status.error = "restarting", None
             # this server's names are free again: the same tools keep the same names
-            taken = {t.name for s in self.statuses if s is not status for t in s.tools}
-            await self._launch(status, taken)
+            await self._launch(status)
         finally:
             status.restart_done = None
             done.set()

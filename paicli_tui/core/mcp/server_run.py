@@ -86,10 +86,12 @@ class ServerRun:
         self.stop.set()
 
 
-async def serve(run: ServerRun, project_root: Path, logs_dir: Path, taken: set[str],
+async def serve(run: ServerRun, project_root: Path, logs_dir: Path,
+                names_in_use: Callable[[], set[str]],
                 exited: Callable[[ServerStatus], None]) -> None:
     """Run ``run``'s server until it is stopped; ``exited(status)`` when its process ended
-    by itself while it ran (after its stderr is in the log, which the error quotes)."""
+    by itself while it ran (after its stderr is in the log, which the error quotes).
+    ``names_in_use()``: the tool names other servers hold as this one's tools are named."""
     import anyio
     from mcp import ClientSession, StdioServerParameters, stdio_client
     from mcp.client.stdio import get_default_environment
@@ -131,6 +133,7 @@ async def serve(run: ServerRun, project_root: Path, logs_dir: Path, taken: set[s
                 await session.initialize()
                 listed = await _list_tools(session)
             status.session = session
+            taken = names_in_use()  # no await from here until the tools are set
             status.tools = [McpTool(status, t, tool_name(config.name, t.name, taken))
                             for t in listed]
             status.state = "running"
