@@ -137,12 +137,35 @@ async def test_export_asks_before_replacing_a_file(settings, project_dir, answer
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/export notes.md")
         await wait_for_screen(pilot, ConfirmModal)
+        assert app.screen.body == (f"{target} exists. Replacing it loses what it holds.")
         await pilot.press(answer)
         word = "left as it is" if kept else "Exported"
         await wait_until(pilot, lambda: any(word in n for n in notices(app)))
     text = target.read_text(encoding="utf-8")
     assert (text == "my notes") is kept
     assert kept or "## Assistant" in text
+
+
+async def test_export_over_a_link_says_the_file_it_leads_to_is_kept(settings, project_dir,
+                                                                    tmp_path) -> None:
+    """Writing over notes.md, a link to a file elsewhere, replaces the link: the question
+    said 'Replacing it loses what it holds', and the file linked to was in fact kept."""
+    kept = tmp_path / "vault" / "notes.md"
+    kept.parent.mkdir()
+    kept.write_text("my notes", encoding="utf-8")
+    (project_dir / "notes.md").symlink_to(kept)
+    app = make_app(settings, project_dir, ANSWERED)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/export notes.md")
+        await wait_for_screen(pilot, ConfirmModal)
+        assert app.screen.body == (
+            f"{project_dir / 'notes.md'} is a link to {kept}. Replace puts the export in "
+            "place of the link; the file it leads to is left as it is.")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: any("Exported" in n for n in notices(app)))
+    assert kept.read_text(encoding="utf-8") == "my notes"
+    assert not (project_dir / "notes.md").is_symlink()
+    assert "## Assistant" in (project_dir / "notes.md").read_text(encoding="utf-8")
 
 
 async def test_export_to_a_folder_or_through_a_file_says_why(settings, project_dir) -> None:

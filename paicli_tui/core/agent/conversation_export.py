@@ -143,6 +143,18 @@ def write_new_file(path: Path, text: str) -> None:
         out.write(text)
 
 
+def replace_question(path: Path) -> str:
+    """What the question before writing over ``path`` says will be lost. A link is replaced
+    by the export (the write is atomic: a new file renamed over the name), so what it leads
+    to is kept, which a person who linked notes.md to a file elsewhere would not guess."""
+    try:
+        target = os.readlink(path)
+    except OSError:  # not a link (or gone meanwhile): the file itself is replaced
+        return f"{path} exists. Replacing it loses what it holds."
+    return (f"{path} is a link to {display_name(target)}. Replace puts the export in place "
+            "of the link; the file it leads to is left as it is.")
+
+
 def path_span(path: Path | str) -> str:
     """A path for a chat line: one code span to copy, control characters as escapes."""
     return code_span(display_name(str(path)))

@@ -82,10 +82,11 @@ class ConversationOutputsMixin:
         await self._write_export(exported, path, replace=replace)
 
     async def _replace_asked(self: ChatScreen, path: Path) -> bool:
+        from ...core.agent.conversation_export import replace_question
         from ..modals.confirm import ConfirmModal
 
         return bool(await self.app.push_screen_wait(ConfirmModal(
-            f"Replace {path.name}?", f"{path} exists. Replacing it loses what it holds.",
+            f"Replace {path.name}?", await asyncio.to_thread(replace_question, path),
             yes="Replace")))
 
     async def _write_export(self: ChatScreen, exported: ExportedText, path: Path, *,
