@@ -93,6 +93,11 @@ async def test_scripts_do_not_use_up_the_html_converted(settings, project_dir, s
     ("<!---><p>b</p><!---->", "<p>b</p>"),
     ("<!-- x --!><p>b</p>", "<p>b</p>"),
     ("<!--!><p>b</p>", ""),  # '!>' right after the opening ends nothing
+    # an end tag with something a browser skips still ends the script or style
+    ("<script>x</script foo><p>b</p>", "<p>b</p>"),
+    ("<style>p{}</style/><p>b</p><script>y</scripts></script\t>", "<p>b</p>"),
+    ("<p>a</p><script>x</script <p>b</p", "<p>a</p>b</p"),  # its '>' is the first one
+    ("<p>a</p><script>x</script b", "<p>a</p>"),  # no '>' after it: it runs to the end
 ])
 def test_without_scripts(html: str, kept: str) -> None:
     assert without_scripts(html) == kept

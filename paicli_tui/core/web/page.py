@@ -33,8 +33,11 @@ converted: ~3–10 s of CPU, within web_fetch's 30 s; a page's first megabyte of
 more than a model reads of it."""
 
 _RAW_OPEN = re.compile(r"<(script|style)(?=[\s/>])|<(!--)", re.IGNORECASE)
-_RAW_CLOSE = {"script": re.compile(r"</script\s*>", re.IGNORECASE),
-              "style": re.compile(r"</style\s*>", re.IGNORECASE),
+# an end tag may carry what a browser skips ('</script foo>', '</style/>'): it still ends
+# the element, at its '>' (found apart: a pattern running to it rescanned the rest of the
+# page for each such tag without one)
+_RAW_CLOSE = {"script": re.compile(r"</script(?=[\s/>])", re.IGNORECASE),
+              "style": re.compile(r"</style(?=[\s/>])", re.IGNORECASE),
               "!--": re.compile(r"(?<=<!--)-?>|--!?>")}
 """A comment ends at ``-->`` or ``--!>``, and ``<!-->`` and ``<!--->`` are whole empty ones,
 as a browser reads them: one taken as open ran on to the next ``-->`` and lost the page
@@ -84,6 +87,8 @@ def without_scripts(html: str) -> str:
         if closed is None:
             return "".join(kept)
         at = closed.end()
+        if opened.group(1):  # the end tag's '>' (none: it runs to the end, as in a browser)
+            at = html.find(">", at) + 1 or len(html)
     kept.append(html[at:])
     return "".join(kept)
 
