@@ -136,6 +136,22 @@ def test_not_a_repository(tmp_path: Path) -> None:
     assert str(raised.value) == NOT_A_REPOSITORY
 
 
+def test_a_repository_git_refuses_is_not_called_missing(repo: Path) -> None:
+    """A repository of another user (a project mounted into a container) is refused by git,
+    and /diff said the project was not in a repository at all."""
+    env = {**git_env(repo.parent), "GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"}
+    (repo / "src").mkdir()  # the project a folder inside it: the .git is looked for above
+    if subprocess.run(["git", "rev-parse"], cwd=repo, env=env, capture_output=True
+                      ).returncode == 0:
+        pytest.skip("this git predates GIT_TEST_ASSUME_DIFFERENT_OWNER (2.35.2)")
+    with pytest.raises(GitUnavailable) as raised:
+        working_tree_diff(repo / "src", env, masked)
+    assert str(raised.value) == (
+        f"git does not use the repository at {repo}: most often it belongs to another user "
+        "(git calls it dubious ownership; `git status` in a terminal says why and how to "
+        "trust it).")
+
+
 def test_the_repositorys_programs_never_run(repo: Path) -> None:
     """fsmonitor, a textconv driver, an external diff and the post-index-change hook are
     set by the repository: the diff is shown and none of them ran."""

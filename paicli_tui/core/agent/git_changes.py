@@ -109,6 +109,21 @@ def _filter_in_config(root: Path, env: Mapping[str, str]) -> str:
     return ""
 
 
+def _not_a_repository(root: Path, env: Mapping[str, str]) -> str:
+    """Why git found no repository: none there, or one it refused. A project mounted into a
+    container, or cloned by another user, is refused by git ('dubious ownership'), and 'not
+    in a git repository' sent the person looking for a .git that is there."""
+    ceilings = {Path(p) for p in env.get("GIT_CEILING_DIRECTORIES", "").split(os.pathsep) if p}
+    for folder in (root, *root.parents):
+        if folder in ceilings:  # git does not look at or above it either
+            break
+        if os.path.lexists(folder / ".git"):
+            return (f"git does not use the repository at {display_name(str(folder))}: most "
+                    "often it belongs to another user (git calls it dubious ownership; "
+                    "`git status` in a terminal says why and how to trust it).")
+    return NOT_A_REPOSITORY
+
+
 def _numstat(output: bytes) -> dict[str, tuple[int | None, int | None]]:
     """``git diff --numstat -z``: path → (added, removed), None for a binary file."""
     counts: dict[str, tuple[int | None, int | None]] = {}
@@ -148,7 +163,7 @@ def working_tree_diff(root: Path, env: Mapping[str, str], redact: Callable[[str]
     env = {**env, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat"}
     _, _, code = _run(["rev-parse", "--is-inside-work-tree"], root, env, 100)
     if code != 0:
-        raise GitUnavailable(NOT_A_REPOSITORY)
+        raise GitUnavailable(_not_a_repository(root, env))
     refusal = _filter_in_config(root, env)
     if refusal:
         raise GitUnavailable(f"/diff does not run git in this project: {refusal}.")
