@@ -247,10 +247,13 @@ def test_the_last_turn_from_before_its_first_change_to_now(tmp_path: Path) -> No
     assert view.files == [FileChange("app.py", 1, 1), FileChange("new.py", 1, 0, "new")]
     assert "-two\n+four ****\n" in view.diff and KEY not in view.diff
     (root / "new.py").write_text("x = 2\n", encoding="utf-8")  # the person's edit since
-    (root / "app.py").unlink()
+    (root / "app.py").unlink()  # the agent wrote it: it did not delete it
     view = last_turn_diff(points, masked)
-    assert view.files == [FileChange("app.py", 0, 1, "deleted"),
+    assert view.files == [FileChange("app.py", 0, 1, "deleted since the agent wrote it"),
                           FileChange("new.py", 1, 0, "new, changed since the agent wrote it")]
+    (root / "new.py").unlink()  # the file it made, gone: not 'new' with nothing in it
+    assert last_turn_diff(points, masked).files[1] == FileChange(
+        "new.py", 0, 0, "deleted since the agent wrote it")
     points.undo_last_turn()  # what /undo put back is no longer the last turn
     view = last_turn_diff(points, masked)
     assert view is not None and view.title == "What the agent changed in turn 1"

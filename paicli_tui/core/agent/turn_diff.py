@@ -40,7 +40,9 @@ def _file(checkpoints: FileCheckpoints, changes: list[dict]) -> tuple[FileChange
     if why:
         return FileChange(label, note=why), ""
     row, text = file_diff(label, before, now)
-    if now is not None and digest(now) != last["after"]:
+    if now is None:  # the agent wrote it (its tools never delete): someone removed it since
+        row = FileChange(row.path, row.added, row.removed, "deleted since the agent wrote it")
+    elif digest(now) != last["after"]:
         note = ", ".join(n for n in (row.note, "changed since the agent wrote it") if n)
         row = FileChange(row.path, row.added, row.removed, note)
     return row, text
