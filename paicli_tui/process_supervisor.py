@@ -173,14 +173,33 @@ MAX_SERVER_LOG_BYTES = 10_000_000
 (a debug level left on, a loop) filled the disk, its stderr being the log file itself."""
 
 
+MASKED_ENV = "PAICLI_MASKED_ENV"
+"""Names (comma-separated) of the environment variables whose values an MCP server's log must
+never hold: the ``env`` the person configured for it (a token the server prints when it fails
+to log in). Read here and removed before the server starts; the values are never passed."""
+MIN_MASKED_CHARS = 6
+"""Shorter values ("1", "true") are not secrets and would be masked all over the log."""
+MASK = b"****"
+
+
+def _masked_values() -> list[bytes]:
+    names = os.environ.pop(MASKED_ENV, "")
+    values = {os.environ.get(name, "") for name in names.split(",") if name}
+    return sorted((v.encode() for v in values if len(v) >= MIN_MASKED_CHARS),
+                  key=len, reverse=True)
+
+
 class _CappedLog:
     """Copies an MCP server's stderr (a pipe) to this process's stderr (the server's log) up
     to MAX_SERVER_LOG_BYTES, then says so once and drops the rest (still read, so the server
-    never blocks on a full pipe)."""
+    never blocks on a full pipe). The values of ``secrets`` are masked on the way, a value
+    cut between two reads too: the last bytes that could start one wait for the next read."""
 
-    def __init__(self, source: int) -> None:
+    def __init__(self, source: int, secrets: list[bytes] | None = None) -> None:
         self.source = source
         self.written = 0
+        self.secrets = secrets or []
+        self.held = b""
         os.set_blocking(source, False)
 
     def pump(self) -> bool:
@@ -190,9 +209,33 @@ class _CappedLog:
         except BlockingIOError:
             return True
         except OSError:
+            self.flush()
             return False
         if not data:
+            self.flush()
             return False
+        self._copy(data)
+        return True
+
+    def flush(self) -> None:
+        """Write what was held back (the pipe's end, or the server gone)."""
+        held, self.held = self.held, b""
+        if held:
+            self._write(held)
+
+    def _copy(self, data: bytes) -> None:
+        if not self.secrets:
+            self._write(data)
+            return
+        data = self.held + data
+        for value in self.secrets:
+            data = data.replace(value, MASK)
+        # the longest value's start may end this read: those bytes wait for the next one
+        cut = max(0, len(data) - (len(self.secrets[0]) - 1))
+        self.held = data[cut:]
+        self._write(data[:cut])
+
+    def _write(self, data: bytes) -> None:
         room = MAX_SERVER_LOG_BYTES - self.written
         if room > 0:
             kept = data[:room]
@@ -201,16 +244,16 @@ class _CappedLog:
                          "stderr in this run; the rest is not kept]\n").encode()
             _write_all(2, kept)
         self.written += len(data)
-        return True
 
     def drain(self) -> None:
         """Copy what is left once the server is gone (never waiting for more)."""
         while self.pump():
             try:
                 if not select.select([self.source], [], [], 0)[0]:
-                    return
+                    break
             except (OSError, ValueError):
-                return
+                break
+        self.flush()
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -243,13 +286,14 @@ def main() -> int:
         _prctl(PR_SET_PDEATHSIG, signal.SIGUSR1)
         if _orphaned(app):  # died before the line above: nothing is started
             return 137
+    secrets = _masked_values()  # before the server starts: it must not see the names either
     try:  # a server's stderr comes through here, to be cut at MAX_SERVER_LOG_BYTES
         child = subprocess.Popen(program, process_group=0,
                                  stderr=subprocess.PIPE if app is not None else None)
     except OSError as exc:
         os.write(2, f"cannot start {program[0]}: {exc}\n".encode())
         return 127
-    log = _CappedLog(child.stderr.fileno()) if child.stderr is not None else None
+    log = _CappedLog(child.stderr.fileno(), secrets) if child.stderr is not None else None
     if app is not None:  # the server alone holds the pipes: its exit is their end-of-file
         null = os.open(os.devnull, os.O_RDWR)
         os.dup2(null, 0)

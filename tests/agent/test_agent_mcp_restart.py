@@ -211,6 +211,8 @@ async def test_a_secret_in_a_dying_servers_stderr_is_masked(settings, project_di
         assert "`/mcp restart demo`" in answer
         ledger = session.ledger.path.read_text()
         assert password not in ledger and password not in session.mcp.report()
+        log = session.mcp.status_of("demo").log_path.read_text()
+        assert "cannot log in with ****" in log and password not in log  # the file too
     finally:
         await session.aclose()
 

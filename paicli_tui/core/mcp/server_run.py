@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...private_files import open_private
-from ...process_supervisor import MAX_SERVER_LOG_BYTES, PARENT_LIFELINE
+from ...process_supervisor import MASKED_ENV, MAX_SERVER_LOG_BYTES, PARENT_LIFELINE
 from ...process_supervisor import SCRIPT as SUPERVISOR
 from .config import McpServerConfig
 from .status import ServerStatus, describe_error, stderr_tail
@@ -120,6 +120,9 @@ async def serve(run: ServerRun, project_root: Path, logs_dir: Path,
             # The SDK passes only a small safe environment (HOME, PATH, ...) plus `env`:
             # provider keys never reach a server unless the person put them in `env`.
             env = get_default_environment() | dict(config.env)
+            # the supervisor masks these variables' values in the server's log (and drops
+            # this name before the server starts): a token printed on a failed login
+            env[MASKED_ENV] = ",".join(config.env)
             params = StdioServerParameters(
                 command=sys.executable, args=supervised(config, env, cwd), env=env,
                 cwd=str(cwd))
