@@ -95,3 +95,21 @@ def test_the_walk_lists_what_git_lists(tmp_path_factory, rules: list[str],
     root = project(tmp_path_factory.mktemp("ignores"),
                    {"": "\n".join(rules) + "\n", folder: "\n".join(nested) + "\n"})
     assert walked(root) == listed_by_git(root)
+
+
+@pytest.mark.parametrize(("exclude", "gitignore", "ignored", "kept"), [
+    ("a.log\nd/e/\n", "", {"a.log", "d/a.log", "d/e/ab", "d/e/1"}, {"a", "d/a"}),
+    # every .gitignore wins over the repository's own excludes, as in git
+    ("a.log\n", "!a.log\n", set(), {"a.log"}),
+    ("# only a comment\n", "*.log\n", {"a.log", "d/a.log"}, {"a"}),
+], ids=["excluded", "a-gitignore-wins", "comments-only"])
+def test_the_repositorys_own_excludes_count_as_in_git(tmp_path: Path, exclude: str,
+                                                      gitignore: str, ignored: set[str],
+                                                      kept: set[str]) -> None:
+    """.git/info/exclude (a person's ignores for one clone, never committed) hid files from
+    git but not from grep_code, glob_files, @path and the index."""
+    root = project(tmp_path / "p", {"": gitignore} if gitignore else {})
+    (root / ".git" / "info").mkdir(parents=True, exist_ok=True)
+    (root / ".git" / "info" / "exclude").write_text(exclude)
+    assert walked(root) == listed_by_git(root) | {".gitignore"} & walked(root)
+    assert not ignored & walked(root) and kept <= walked(root)

@@ -209,6 +209,8 @@ def walk_project_files(root: Path, start: str = "",
     start = start.strip("/")
     # .gitignore files on the way down to ``start`` apply to it as well
     parts = [p for p in start.split("/") if p] if start else []
+    # the repository's own excludes first: every .gitignore wins over them, as in git
+    matcher.add_file(root / ".git" / "info" / "exclude", "")
     matcher.add_file(root / ".gitignore", "")
     for depth in range(1, len(parts)):
         base = "/".join(parts[:depth])
