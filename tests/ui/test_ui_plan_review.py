@@ -247,7 +247,9 @@ async def test_keys_typed_as_the_review_opens_answer_nothing(settings, project_d
     from paicli_tui.ui.modals.quiet_start import QuietStart
     from paicli_tui.ui.widgets.prompt_input import PromptInput
 
-    monkeypatch.setattr(QuietStart, "ARM_AFTER_S", 0.5)
+    # Longer than the real 0.5 s: a loaded machine can stall that long between the dialog
+    # opening and the next key, which the dialog reads as a person who stopped to read.
+    monkeypatch.setattr(QuietStart, "ARM_AFTER_S", 3.0)
     arrives = asyncio.Event()
 
     class HeldClient(ReviewClient):
@@ -268,7 +270,7 @@ async def test_keys_typed_as_the_review_opens_answer_nothing(settings, project_d
         await pilot.pause(0.2)
         assert isinstance(app.screen, PlanReviewModal) and client.tasks_run == []
         assert prompt.text == "the next stepe"
-        await pilot.pause(QuietStart.ARM_AFTER_S + 0.2)  # the person stops and reads
+        await wait_until(pilot, lambda: app.screen.armed)  # the person stops and reads
         await pilot.press("escape")
         await wait_until(pilot, lambda: "rejected" in notices(app))
         assert client.tasks_run == []
