@@ -8,8 +8,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from paicli_tui.config import Settings, load_settings
+
+# Hypothesis fails an example that takes over 200 ms, and a run whose examples are slow to
+# make: on a busy two-core CI machine that is the machine, not the code under test. Tests
+# that set their own settings keep these unless they name them.
+hypothesis_settings.register_profile(
+    "busy-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("busy-machine")
 
 
 def _is_loopback(address: object) -> bool:
