@@ -113,3 +113,91 @@ def test_the_repositorys_own_excludes_count_as_in_git(tmp_path: Path, exclude: s
     (root / ".git" / "info" / "exclude").write_text(exclude)
     assert walked(root) == listed_by_git(root) | {".gitignore"} & walked(root)
     assert not ignored & walked(root) and kept <= walked(root)
+
+
+@pytest.fixture(autouse=True)
+def _no_real_git_config_of_the_person(tmp_path_factory, monkeypatch) -> None:
+    """The walk reads the person's global git config: never the real one in these tests."""
+    person = tmp_path_factory.mktemp("nobody")
+    monkeypatch.setenv("HOME", str(person))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(person / "xdg"))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+
+
+def listed_by_git_for(root: Path, env: dict[str, str]) -> set[str]:
+    """What git lists with the person's global config as ``env`` says (no system config)."""
+    env = {**{k: v for k, v in os.environ.items()
+              if k not in ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL")},
+           "GIT_CONFIG_NOSYSTEM": "1", **env}
+    out = subprocess.run(["git", "ls-files", "-z", "--others", "--exclude-standard"],
+                         cwd=root, env=env, capture_output=True, check=True).stdout
+    return {path for path in os.fsdecode(out).split("\0") if path}
+
+
+XDG_IGNORE = "xdg/git/ignore"
+HOME_IGNORE = "home/.config/git/ignore"
+
+
+@pytest.mark.parametrize(("person", "repo", "use_xdg", "ignored", "kept"), [
+    # unset, the default file: under $XDG_CONFIG_HOME, else ~/.config
+    ({XDG_IGNORE: "a.log\nd/e/\n"}, {}, True, {"a.log", "d/a.log", "d/e/ab"}, {"a", "d/a"}),
+    ({HOME_IGNORE: "a.log\n", XDG_IGNORE: "ab\n"}, {}, False, {"a.log", "d/a.log"}, {"ab"}),
+    ({HOME_IGNORE: "a.log\n"}, {}, True, set(), {"a.log"}),
+    # core.excludesFile: '~' expanded, a comment and quotes read as git reads them; the
+    # default file is then not read
+    ({"home/.gitconfig": "[core]\n\texcludesFile = ~/mine # my ignores\n", "home/mine": "ab\n",
+      XDG_IGNORE: "a.log\n"}, {}, True, {"ab", "d/e/ab"}, {"a.log"}),
+    ({"home/.gitconfig": '[core] excludesfile = "~/my ignores"\n', "home/my ignores": "a\n"},
+     {}, True, {"a", "d/a", "e/d/a"}, {"ab"}),
+    # ~/.gitconfig is read after the XDG config, and the repository's config after both
+    ({"xdg/git/config": "[core]\nexcludesFile = ~/one\n", "home/one": "a\n",
+      "home/.gitconfig": "[core]\nexcludesFile = ~/two\n", "home/two": "ab\n"},
+     {}, True, {"ab"}, {"a"}),
+    ({"home/.gitconfig": "[core]\nexcludesFile = ~/one\n", "home/one": "a\n",
+      "home/two": "ab\n"}, {".git/config": "[core]\n\texcludesFile = ~/two\n"}, True,
+     {"ab"}, {"a"}),
+    # the lowest precedence: .git/info/exclude and any .gitignore bring a file back
+    ({XDG_IGNORE: "*.log\n"}, {".git/info/exclude": "!/a.log\n"}, True, {"d/a.log"},
+     {"a.log"}),
+    ({XDG_IGNORE: "*.log\nab\n"}, {"d/.gitignore": "!a.log\n"}, True, {"a.log", "ab"},
+     {"d/a.log"}),
+    # other sections' keys and a subsection of core are not core.excludesFile
+    ({"home/.gitconfig": '[user]\nexcludesFile = ~/one\n[core "x"]\nexcludesFile = ~/one\n',
+      "home/one": "a\n"}, {}, True, set(), {"a"}),
+], ids=["xdg-default", "home-default", "xdg-wins-over-home", "configured", "quoted",
+        "home-over-xdg", "repository-config-last", "info-exclude-wins", "gitignore-wins",
+        "other-sections"])
+def test_the_persons_excludes_file_counts_as_in_git(tmp_path: Path, monkeypatch,
+                                                     person: dict[str, str],
+                                                     repo: dict[str, str], use_xdg: bool,
+                                                     ignored: set[str],
+                                                     kept: set[str]) -> None:
+    """git leaves out what the person's core.excludesFile (or its default) lists; the walk
+    of grep_code, glob_files, @path and the index listed those files."""
+    root = project(tmp_path / "p", {})
+    for name, text in {**{f"../{k}": v for k, v in person.items()}, **repo}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    env = {"HOME": str(tmp_path / "home")}
+    if use_xdg:
+        env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    monkeypatch.setenv("HOME", env["HOME"])
+    if use_xdg:
+        monkeypatch.setenv("XDG_CONFIG_HOME", env["XDG_CONFIG_HOME"])
+    else:
+        monkeypatch.delenv("XDG_CONFIG_HOME")
+    listed = listed_by_git_for(root, env)
+    assert walked(root) == listed
+    assert not ignored & walked(root) and kept <= walked(root)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_as_the_persons_excludes_file_is_not_waited_on(tmp_path: Path,
+                                                               monkeypatch) -> None:
+    """Opening a FIFO for reading waits for a writer forever: the walk would never end."""
+    root = project(tmp_path / "p", {})
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / ".gitconfig").write_text("[core]\nexcludesFile = ~/fifo\n")
+    os.mkfifo(tmp_path / "home" / "fifo")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert set(FILES) <= walked(root)

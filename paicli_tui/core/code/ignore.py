@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ...regular_files import read_regular, read_regular_text
 from .patterns import GlobPattern, ScanControl
+from .person_excludes import person_excludes_file
 
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".paicli"})
 """Directory names never searched or indexed, whatever .gitignore says."""
@@ -209,7 +210,11 @@ def walk_project_files(root: Path, start: str = "",
     start = start.strip("/")
     # .gitignore files on the way down to ``start`` apply to it as well
     parts = [p for p in start.split("/") if p] if start else []
-    # the repository's own excludes first: every .gitignore wins over them, as in git
+    # the person's excludes file first, then the repository's own excludes: every
+    # .gitignore wins over both, as in git
+    excludes = person_excludes_file(root)
+    if excludes is not None:
+        matcher.add_file(excludes, "")
     matcher.add_file(root / ".git" / "info" / "exclude", "")
     matcher.add_file(root / ".gitignore", "")
     for depth in range(1, len(parts)):

@@ -119,11 +119,39 @@ def _config_entries(text: str) -> list[tuple[str, str]]:
             if not line:
                 continue
         key, _, value = line.partition("=")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] == '"':
-            value = value[1:-1]
-        entries.append((f"{section}.{key.strip().lower()}", value or "true"))
+        entries.append((f"{section}.{key.strip().lower()}", _config_value(value) or "true"))
     return entries
+
+
+_VALUE_ESCAPES = {"n": "\n", "t": "\t", "b": "\b", "\\": "\\", '"': '"'}
+
+
+def _config_value(raw: str) -> str:
+    """A config value as git decodes it: quotes may wrap any part, a '#' or ';' outside them
+    starts a comment, backslash escapes, spaces outside quotes trimmed at the ends ('x = ~/a
+    # mine' is '~/a'; taking the text whole kept the comment in the path)."""
+    out: list[str] = []
+    spaces = ""
+    quoted = False
+    index = 0
+    while index < len(raw):
+        char = raw[index]
+        index += 1
+        if char in " \t" and not quoted:
+            spaces += char if out else ""
+            continue
+        if char in "#;" and not quoted:
+            break
+        out.append(spaces)
+        spaces = ""
+        if char == '"':
+            quoted = not quoted
+        elif char == "\\" and index < len(raw):
+            out.append(_VALUE_ESCAPES.get(raw[index], raw[index]))
+            index += 1
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def config_entries(text: str) -> list[tuple[str, str]]:

@@ -1,0 +1,90 @@
+"""The person's own excludes file, which git honours beside every .gitignore.
+
+git reads ``core.excludesFile`` (default ``$XDG_CONFIG_HOME/git/ignore``, else
+``~/.config/git/ignore``) for every repository: a person who keeps ``*.swp`` or ``.idea/``
+there sees git leave those files out, and the agent's walk must too. git is not run to ask
+(a walk starts often, and a repository's config can make git run programs): only the key
+``core.excludesFile`` is read from the config files git reads, later ones winning as in git:
+
+- the person's global config, ``$XDG_CONFIG_HOME/git/config`` (or ``~/.config/git/config``)
+  then ``~/.gitconfig``, or only ``$GIT_CONFIG_GLOBAL`` when that is set;
+- the repository's own ``.git/config``. git honours it, so a person's ``git config
+  core.excludesFile …`` for one clone counts here too. A hostile repository could point it at
+  any file; that file is only read (bounded, never a FIFO or a device) as ignore patterns,
+  which can hide files from the walk and nothing more, as a committed .gitignore can.
+
+``include.path`` and ``includeIf`` are not followed, and the system config is not read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from ...regular_files import read_regular_text
+from ..contracts.shell_git import config_entries
+
+MAX_CONFIG_BYTES = 1_000_000
+"""A git config file is read this far."""
+
+
+def _home(env: Mapping[str, str]) -> str | None:
+    return env.get("HOME") or None
+
+
+def _global_configs(env: Mapping[str, str]) -> list[str]:
+    """The person's global config files in the order git reads them (the last value wins)."""
+    if env.get("GIT_CONFIG_GLOBAL"):
+        return [env["GIT_CONFIG_GLOBAL"]]
+    home = _home(env)
+    configs = []
+    xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else None)
+    if xdg:
+        configs.append(os.path.join(xdg, "git", "config"))
+    if home:
+        configs.append(os.path.join(home, ".gitconfig"))
+    return configs
+
+
+def _configured(config: str) -> str | None:
+    """The last ``core.excludesFile`` of one config file, or None."""
+    try:
+        text, _ = read_regular_text(config, MAX_CONFIG_BYTES)
+    except OSError:  # missing, unreadable, a FIFO
+        return None
+    found = None
+    for key, value in config_entries(text):
+        if key == "core.excludesfile":
+            found = value
+    return found
+
+
+def _expanded(value: str, env: Mapping[str, str], repo_root: Path) -> Path | None:
+    """The path git makes of a configured value: '~' is the home folder, '~user' that
+    user's, and a relative path is relative to the repository's root (where git runs)."""
+    if value == "~" or value.startswith("~/"):
+        home = _home(env)
+        if home is None:
+            return None
+        value = home + value[1:]
+    elif value.startswith("~"):
+        value = os.path.expanduser(value)
+        if value.startswith("~"):  # no such user
+            return None
+    return repo_root / value
+
+
+def person_excludes_file(repo_root: Path, env: Mapping[str, str] | None = None) -> Path | None:
+    """The excludes file git would read for the repository at ``repo_root``, or None."""
+    env = os.environ if env is None else env
+    value = None
+    for config in [*_global_configs(env), str(repo_root / ".git" / "config")]:
+        value = _configured(config) or value
+    if value is not None:
+        return _expanded(value, env, repo_root)
+    xdg = env.get("XDG_CONFIG_HOME")
+    if xdg:
+        return Path(xdg) / "git" / "ignore"
+    home = _home(env)
+    return Path(home) / ".config" / "git" / "ignore" if home else None
