@@ -59,6 +59,7 @@ from ..llm.think_tags import ThinkStream, split_think
 from ..messages import InternalKind, Message, Role
 from ..tokens import estimate_request
 from .mentions import Attachments, attach_mentions
+from .output_limit import at_output_limit, output_limit_prompt
 from .prompt import turn_context_block, user_turn
 from .shell_notes import CARRIED
 from .text_call_rules import (
@@ -100,6 +101,8 @@ class _Turn:
     final_text: str = ""
     dropped: tuple[int, int] | None = None
     """(calls asked, calls kept) when the last reply asked for too many at once."""
+    cut_calls: tuple[str, ...] = ()
+    """Names of the last reply's calls whose arguments the output limit cut off."""
 
     @property
     def at_cap(self) -> bool:
@@ -259,6 +262,10 @@ async def _requests(turn: _Turn) -> AsyncIterator[AgentEvent]:
                                                             dropped=asked - kept),
                 internal=InternalKind.NOTICE))
             turn.dropped = None
+        if turn.cut_calls:  # after the results: the pairing holds
+            turn.session.append(Message.user(output_limit_prompt(turn.cut_calls),
+                                             internal=InternalKind.NOTICE))
+            turn.cut_calls = ()
     async for event in _wrap_up(turn):
         yield event
 
@@ -391,6 +398,12 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
         provider = turn.client.provider
         session.ledger.event("stream_lines_skipped", provider=provider, count=skipped)
         yield StreamLinesSkipped(provider=provider, count=skipped)
+    if done.finish_reason == "length" and not done.cut_by_client:
+        limit = at_output_limit(turn.client.provider, reply.message.tool_calls)
+        turn.cut_calls = limit.cut_calls
+        session.ledger.event("reply_at_output_limit", provider=limit.provider,
+                             cut_calls=list(limit.cut_calls), other_calls=limit.other_calls)
+        yield limit
     if asked > MAX_CALLS_PER_REPLY:
         turn.dropped = (asked, MAX_CALLS_PER_REPLY)
         session.ledger.event("tool_calls_dropped", asked=asked, kept=MAX_CALLS_PER_REPLY)

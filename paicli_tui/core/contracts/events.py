@@ -249,6 +249,33 @@ def skipped_lines_notice(event: StreamLinesSkipped) -> str:
 
 
 @dataclass(frozen=True)
+class ReplyAtOutputLimit(AgentEvent):
+    """The provider ended the reply at the model's output limit (finish reason ``length``):
+    its text may stop mid-sentence, and ``cut_calls`` names the tool calls whose arguments
+    were cut off (they do not run; the model is told to write less in one reply)."""
+
+    type: ClassVar[str] = "reply_at_output_limit"
+    provider: str
+    cut_calls: tuple[str, ...] = ()
+    other_calls: int = 0
+    """Calls of the reply that arrived whole (they run as usual)."""
+
+
+def output_limit_notice(event: ReplyAtOutputLimit) -> str:
+    """What the person is told, in the TUI and by ``exec``."""
+    text = f"The reply stopped at {event.provider}'s output limit (finish reason \"length\")"
+    if event.cut_calls:
+        names = ", ".join(dict.fromkeys(event.cut_calls))
+        calls = "call" if len(event.cut_calls) == 1 else "calls"
+        return (f"{text}: the {calls} to {names} {'was' if calls == 'call' else 'were'} cut "
+                f"off in the arguments and did not run; the model is told to write less "
+                "in one reply.")
+    if event.other_calls:
+        return f"{text}; its tool calls arrived whole and run."
+    return f"{text}, so it may end mid-sentence. Say 'continue' to have the model go on."
+
+
+@dataclass(frozen=True)
 class FilesAttached(AgentEvent):
     """The person's message named files with ``@``: ``files`` were attached to it (path,
     lines attached, lines in the file), ``refused`` were named but not attached (the word

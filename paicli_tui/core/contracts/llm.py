@@ -55,6 +55,9 @@ class StreamDone:
     skipped_lines: int = 0
     """Stream lines that could not be read (garbled JSON) and were dropped: the reply may
     lack what they carried."""
+    cut_by_client: bool = False
+    """The client stopped reading at its own reply cap (finish reason ``length``, a note
+    saying so already in the text); False when ``length`` is the provider's output limit."""
 
 
 @dataclass(frozen=True)

@@ -205,7 +205,7 @@ class ReplyAssembler:
             text, reasoning = text[:keep], reasoning[:keep]
         message = Message.assistant(text + note, reasoning=reasoning or None)
         return StreamDone(message=message, finish_reason="length", usage=self.usage,
-                          tool_calls=(), skipped_lines=self.skipped_lines)
+                          tool_calls=(), skipped_lines=self.skipped_lines, cut_by_client=True)
 
     def tool_calls(self) -> tuple[ToolCall, ...]:
         """Assembled calls in index order; a missing id becomes ``call_<index>``, nameless

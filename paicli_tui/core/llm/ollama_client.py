@@ -129,7 +129,7 @@ class OllamaClient:
                                             reasoning="".join(thinking)[:self.max_reply_chars]
                                             or None)
                     yield StreamDone(message=cut, finish_reason="length", usage=None,
-                                     tool_calls=())
+                                     tool_calls=(), cut_by_client=True)
                     return
                 if part.done:
                     finished = True
