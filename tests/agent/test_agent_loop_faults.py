@@ -259,6 +259,19 @@ async def test_malformed_tool_arguments_get_an_error_and_a_sendable_history(sett
     assert "not valid JSON" in result.content
 
 
+@pytest.mark.parametrize(("arguments", "said"), [
+    ('{"path": "x', "(Unterminated string starting at position 9)"),
+    ('{"path": "x\ty"}', "(Invalid control character at position 11)"),
+    ('{"path": "x",}', "(Expecting property name enclosed in double quotes at position 13)"),
+    ('{"path": "x"} {}', "(Extra data at position 14)"),
+])
+async def test_the_json_error_names_the_place_once(settings, project_dir, arguments,
+                                                   said) -> None:
+    session, _, _ = await _read_x_with_arguments(settings, project_dir, arguments)
+    result = next(m for m in session.history if m.role is Role.TOOL)
+    assert f"are not valid JSON {said}." in result.content
+
+
 @pytest.mark.parametrize("arguments", ["[" * 100_000, '{"a": ' * 100_000 + "1",
                                        '{"path": "x", "more": ' + "[" * 50_000 + "]" * 50_000 + "}"])
 async def test_arguments_nested_past_the_recursion_limit_get_an_error_not_a_crash(

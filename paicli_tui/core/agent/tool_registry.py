@@ -89,8 +89,10 @@ class ToolRegistry:
         try:
             arguments = read_arguments(raw_arguments)
         except json.JSONDecodeError as exc:
+            # json's "Unterminated string starting at" already ends in "at"
+            what = exc.msg.removesuffix(" at")
             return {}, ToolOutput(
-                f"The arguments for {name} are not valid JSON ({exc.msg} at position "
+                f"The arguments for {name} are not valid JSON ({what} at position "
                 f"{exc.pos}). Send a JSON object matching the tool's schema.", status="failed")
         except RecursionError:  # "[[[[…" a hundred thousand deep: no tool takes that
             return {}, ToolOutput(
