@@ -98,6 +98,46 @@ async def test_scripts_do_not_use_up_the_html_converted(settings, project_dir, s
     ("<style>p{}</style/><p>b</p><script>y</scripts></script\t>", "<p>b</p>"),
     ("<p>a</p><script>x</script <p>b</p", "<p>a</p>b</p"),  # its '>' is the first one
     ("<p>a</p><script>x</script b", "<p>a</p>"),  # no '>' after it: it runs to the end
+    # outside SVG and MathML a CDATA section is a comment ending at the first '>', and so
+    # are a doctype, '<?xml …>' and '</ …>'
+    ("<![CDATA[ <script> ]]><p>a</p>", " ]]><p>a</p>"),
+    ("<!DOCTYPE html><?xml x?></ x></><p>a</p>", "<p>a</p>"),
+    # a title or textarea is text up to its end tag; xmp, noscript and the rest are too,
+    # their '&' as it is; plaintext takes the rest of the page
+    ("<title>A <script> b</title><p>a</p>", "<title>A &lt;script> b</title><p>a</p>"),
+    ("<TEXTAREA x=1><script>&amp;</textarea ><p>a</p>",
+     "<TEXTAREA x=1>&lt;script>&amp;</textarea ><p>a</p>"),
+    ("<title>never closed <p>b</p>", "<title>never closed &lt;p>b&lt;/p>"),
+    ("<xmp><script>&amp;</xmp><p>a</p>", "<xmp>&lt;script>&amp;amp;</xmp><p>a</p>"),
+    ("<noscript><script>x</noscript><p>a</p>", "<noscript>&lt;script>x</noscript><p>a</p>"),
+    ("<plaintext><script></plaintext>", "<plaintext>&lt;script>&lt;/plaintext>"),
+    # a quoted attribute value holds '<script>' and '>' as text
+    ('<a title="<script>">x</a><p>b</p>', '<a title="<script>">x</a><p>b</p>'),
+    ("<a title='x>y<style>'>z</a><p>b</p>", "<a title='x>y<style>'>z</a><p>b</p>"),
+    ("<a<script>x</a><p>b</p>", "<a<script>x</a><p>b</p>"),  # one tag named 'a<script'
+    # in SVG and MathML a CDATA section is text up to ']]>', and a script is theirs
+    ("<svg><![CDATA[ a > b <script> ]]></svg><p>c</p>",
+     "<svg> a > b &lt;script> </svg><p>c</p>"),
+    ("<math><![CDATA[ never closed <p>c</p>", "<math> never closed &lt;p>c&lt;/p>"),
+    # an HTML tag such as <p> ends SVG left open; an SVG closed twice or never opened
+    # leaves HTML as HTML
+    ("<svg><p>a</p><![CDATA[ <script> ]]><p>b</p>", "<svg><p>a</p> ]]><p>b</p>"),
+    ("<svg/><![CDATA[ <script> ]]><p>b</p>", "<svg/> ]]><p>b</p>"),
+    ("</svg><![CDATA[ <script> ]]><p>b</p>", "</svg> ]]><p>b</p>"),
 ])
 def test_without_scripts(html: str, kept: str) -> None:
     assert without_scripts(html) == kept
+
+
+@pytest.mark.parametrize(("html", "title", "text"), [
+    ("<html><body><![CDATA[ <script> ]]><p>Release notes</p><p>Fixed</p></body></html>",
+     "", "]]>\n\nRelease notes\n\nFixed"),
+    ("<html><head><title>Docs <script> here</title></head><body><p>Release notes</p>"
+     "</body></html>", "Docs <script> here", "Release notes"),
+    ('<html><body><a title="<script>" href="/x">Release notes</a></body></html>', "",
+     "[Release notes](/x \"<script>\")"),
+])
+def test_page_text_is_kept_where_a_browser_shows_it(html: str, title: str, text: str) -> None:
+    """A '<script>' a browser reads as text (in a CDATA section outside SVG, a title, an
+    attribute) opened a script here that ran to the page's end: its text was lost."""
+    assert page.html_to_markdown(html)[:2] == (title, text)

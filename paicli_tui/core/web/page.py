@@ -25,23 +25,65 @@ _TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown", "text/csv", "ap
                "application/x-yaml", "text/yaml", "application/ld+json")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _DROPPED_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "form", "nav",
-                 "footer", "head")
+                 "footer", "head", "noembed", "noframes")
 
 MAX_HTML_CHARS = 1_000_000
 """At most this many characters of a page's HTML (scripts and styles removed) are parsed and
 converted: ~3–10 s of CPU, within web_fetch's 30 s; a page's first megabyte of HTML is far
 more than a model reads of it."""
 
-_RAW_OPEN = re.compile(r"<(script|style)(?=[\s/>])|<(!--)", re.IGNORECASE)
-# an end tag may carry what a browser skips ('</script foo>', '</style/>'): it still ends
-# the element, at its '>' (found apart: a pattern running to it rescanned the rest of the
-# page for each such tag without one)
-_RAW_CLOSE = {"script": re.compile(r"</script(?=[\s/>])", re.IGNORECASE),
-              "style": re.compile(r"</style(?=[\s/>])", re.IGNORECASE),
-              "!--": re.compile(r"(?<=<!--)-?>|--!?>")}
+_WS = "\t\n\f\r "
+"""What HTML takes for white space between a tag's name and its attributes."""
+_ATTRIBUTES = (rf"""(?:[{_WS}/]++|[^{_WS}/>][^{_WS}/>=]*+(?:[{_WS}]*+=[{_WS}]*+"""
+               rf"""(?:"[^"]*+"?|'[^']*+'?|[^{_WS}>]*+))?+)*+>?""")
+"""The rest of a tag after its name, up to and with its '>' (none at the page's end), read
+as a browser reads it: a quoted value runs to its closing quote, so '<a title="<script>">'
+opens no script and '<a title="x>y">' does not end at the first '>'."""
+_DROPPED_RAW = ("script", "style")
+"""Elements whose text runs to their end tag and is dropped (never content)."""
+_RCDATA = ("title", "textarea")
+"""Elements whose text runs to their end tag, character references read: a '<script>' in a
+title is the words '<script>'."""
+_RAWTEXT = ("xmp", "iframe", "noembed", "noframes", "noscript")
+"""Elements whose text runs to their end tag as it is (noscript: as in a browser that runs
+scripts)."""
+_FOREIGN = ("svg", "math")
+"""SVG and MathML, inside which '<![CDATA[' starts text up to ']]>'."""
+_BREAKOUT = ("b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt",
+             "em", "embed", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li",
+             "listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span",
+             "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var")
+"""HTML start tags that end SVG or MathML left open, as in a browser."""
+
+
+def _scanner(special: tuple[str, ...]) -> re.Pattern[str]:
+    """One step of :func:`without_scripts`: everything that needs no change (text, and every
+    tag but those named in ``special`` and the ends of SVG and MathML), matched inside the
+    regex engine, then the construct that does, if any."""
+    names = "|".join(special)
+    ends = "|".join(_FOREIGN)
+    plain = (rf"[^<]++|<(?![A-Za-z!?/])"
+             rf"|<(?!(?:{names})(?:[{_WS}/>]|$))[A-Za-z][^{_WS}/>]*+{_ATTRIBUTES}"
+             rf"|</(?!(?:{ends})(?:[{_WS}/>]|$))[A-Za-z][^{_WS}/>]*+{_ATTRIBUTES}")
+    return re.compile(
+        rf"(?:{plain})*+(?P<at>)(?:(?P<comment><!--)|(?P<cdata><!\[CDATA\[)"
+        rf"|(?P<bogus><[!?]|</(?![A-Za-z]))|</(?P<end>{ends})(?=[{_WS}/>]|$){_ATTRIBUTES}"
+        rf"|<(?P<name>{names})(?=[{_WS}/>]|$){_ATTRIBUTES})?", re.IGNORECASE)
+
+
+_HTML_STEP = _scanner(_DROPPED_RAW + _RCDATA + _RAWTEXT + ("plaintext",) + _FOREIGN)
+_FOREIGN_STEP = _scanner(_FOREIGN + _BREAKOUT)
+"""Inside SVG or MathML a '<script>' or '<title>' is an element of theirs, read as markup."""
+_KINDS = ("comment", "cdata", "bogus", "end", "name")
+_COMMENT_END = re.compile(r"(?<=<!--)-?>|--!?>")
 """A comment ends at ``-->`` or ``--!>``, and ``<!-->`` and ``<!--->`` are whole empty ones,
 as a browser reads them: one taken as open ran on to the next ``-->`` and lost the page
 between."""
+_END_TAGS: dict[str, re.Pattern[str]] = {
+    name: re.compile(rf"</{name}(?=[{_WS}/>]){_ATTRIBUTES}", re.IGNORECASE)
+    for name in _DROPPED_RAW + _RCDATA + _RAWTEXT}
+"""An end tag may carry what a browser skips ('</script foo>', '</style/>'): it still ends
+the element, at its '>'."""
 
 
 class Readable(NamedTuple):
@@ -74,23 +116,71 @@ def is_html(kind: str, body_start: str) -> bool:
 
 
 def without_scripts(html: str) -> str:
-    """``html`` without its ``<script>`` and ``<style>`` elements and its comments, in one
-    pass (one left open runs to the end, as in a browser): they are never content, and on
-    many pages they are most of the bytes. A comment is skipped whole, so a ``<script>``
-    inside one does not swallow the page up to the next ``</script>``."""
+    """``html`` without its ``<script>`` and ``<style>`` elements, its comments and what a
+    browser reads as one (``<!DOCTYPE>``, ``<?xml>``, a ``<![CDATA[`` outside SVG and MathML,
+    each ending at the first '>'), in one pass (one left open runs to the end, as in a
+    browser): they are never content, and on many pages they are most of the bytes. The
+    page is split as a browser splits it, so nothing in a comment, an attribute's value, a
+    title, a textarea or a CDATA section opens a script that swallows the page up to the
+    next ``</script>``: the text of a title or a textarea (and of xmp, iframe, noembed,
+    noframes and noscript) is kept as text, its '<' written '&lt;'."""
     kept: list[str] = []
     at = 0
-    while (opened := _RAW_OPEN.search(html, at)) is not None:
-        kept.append(html[at : opened.start()])
-        closed = _RAW_CLOSE[(opened.group(1) or opened.group(2)).lower()].search(
-            html, opened.end())
-        if closed is None:
+    foreign = 0  # SVG and MathML elements open
+    while True:
+        step = (_FOREIGN_STEP if foreign else _HTML_STEP).match(html, at)
+        kept.append(html[at : step.start("at")])
+        at = step.end()
+        kind = next((kind for kind in _KINDS if step.group(kind) is not None), None)
+        if kind is None:  # the page's end
             return "".join(kept)
-        at = closed.end()
-        if opened.group(1):  # the end tag's '>' (none: it runs to the end, as in a browser)
-            at = html.find(">", at) + 1 or len(html)
-    kept.append(html[at:])
-    return "".join(kept)
+        if kind == "comment":
+            closed = _COMMENT_END.search(html, at)
+            at = closed.end() if closed else len(html)
+        elif kind == "cdata" and foreign:
+            closed = html.find("]]>", at)
+            end = closed if closed >= 0 else len(html)
+            kept.append(_as_text(html[at:end], raw=True))
+            at = min(end + 3, len(html))
+        elif kind in ("cdata", "bogus"):
+            at = html.find(">", step.start(kind)) + 1 or len(html)
+        elif kind == "end":
+            kept.append(html[step.start("at") : at])
+            foreign = max(0, foreign - 1)
+        else:
+            at = _after_start_tag(html, step, kept)
+            name = step.group("name").lower()
+            if name in _FOREIGN and not html.endswith("/>", 0, step.end()):
+                foreign += 1
+            elif foreign and name in _BREAKOUT:
+                foreign = 0
+
+
+def _after_start_tag(html: str, step: re.Match[str], kept: list[str]) -> int:
+    """Where the scan goes on after a special start tag; its text goes into ``kept``."""
+    name = step.group("name").lower()
+    at = step.end()
+    if name in _DROPPED_RAW:
+        closed = _END_TAGS[name].search(html, at)
+        return closed.end() if closed else len(html)
+    kept.append(html[step.start("at") : at])
+    if name == "plaintext":  # the rest of the page is its text
+        kept.append(_as_text(html[at:], raw=True))
+        return len(html)
+    if name in _FOREIGN or name in _BREAKOUT:
+        return at
+    closed = _END_TAGS[name].search(html, at)
+    end = closed.start() if closed else len(html)
+    kept.append(_as_text(html[at:end], raw=name in _RAWTEXT))
+    return end
+
+
+def _as_text(text: str, raw: bool) -> str:
+    """``text`` written so that the HTML parser reads it as text; ``raw``: its '&' too (no
+    character references are read in it)."""
+    if raw:
+        text = text.replace("&", "&amp;")
+    return text.replace("<", "&lt;")
 
 
 def _cut_html(html: str, limit: int) -> str:
