@@ -65,8 +65,8 @@ class CodeAdapter:
             return CodeResults(hits, "; ".join(
                 filter(None, [_changed_summary(response.hits), response.note])))
         lines, files = response.match_lines, response.match_files
-        return CodeResults(hits, f"{lines:,} matching line{'s' * (lines != 1)} in {files:,} "
-                                 f"file{'s' * (files != 1)}")
+        return CodeResults(hits, f"{counted(lines, 'matching line')} in "
+                                 f"{counted(files, 'file')}")
 
     def _hit(self, hit: SearchHit) -> CodeHit:
         if not hit.match_line:

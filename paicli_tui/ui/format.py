@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ..core.plural import counted
+
 Zone = Literal["ok", "near", "clearing", "compaction"]
 
 NEAR_FRACTION = 0.9
@@ -95,7 +97,7 @@ def preview_lines(text: str, lines: int = 8, width: int = 200) -> str:
     for line in all_lines[:lines]:
         out.append(line if len(line) <= width else line[: width - 1] + "…")
     if len(all_lines) > lines:
-        out.append(f"… ({len(all_lines) - lines} more lines)")
+        out.append(f"… ({counted(len(all_lines) - lines, 'more line')})")
     return "\n".join(out)
 
 

@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.signal import Signal
 
 from ..core.contracts import events as ev
+from ..core.plural import counted
 from ..file_locks import locked
 from ..private_files import replace_private
 from .backend import Backend, MemoryRow
@@ -50,7 +51,7 @@ def inbox_text(new: int) -> str:
     """The footer's words for the inbox, "" when nothing is new."""
     if not new:
         return ""
-    return f"✉ {new} new {'memory' if new == 1 else 'memories'} (F2)"
+    return f"✉ {counted(new, 'new memory', 'new memories')} (F2)"
 
 
 class SeenTimes:

@@ -20,11 +20,11 @@ async def test_a_large_store_lists_the_first_rows_and_counts_them_all(settings, 
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_browser(pilot, app, "/memory")
         table = screen.query_one(DataTable)
-        await wait_until(pilot, lambda: status(screen).startswith("5000 of 5000"), 30,
+        await wait_until(pilot, lambda: status(screen).startswith("5,000 of 5,000"), 30,
                          lambda: status(screen))
         assert table.row_count == LISTED_AT_MOST
-        assert status(screen) == "5000 of 5000 memories · the first 1,000 listed, type to narrow"
+        assert status(screen) == "5,000 of 5,000 memories · the first 1,000 listed, type to narrow"
         await pilot.press("slash", *"topic7q")  # narrowed under the bound: all listed
-        await wait_until(pilot, lambda: status(screen) == "100 of 5000 memories", 30,
+        await wait_until(pilot, lambda: status(screen) == "100 of 5,000 memories", 30,
                          lambda: status(screen))
         assert table.row_count == 100

@@ -163,6 +163,6 @@ async def test_a_ranking_without_meaning_says_keywords_ranked_it(settings, proje
             await wait_until(pilot, lambda: "type for words" in status(screen), 60,
                              lambda: status(screen))
             assert ids(screen) != []  # "testing" found it
-            assert status(screen).startswith("1 of 1 memories by keywords, no meaning "
+            assert status(screen).startswith("1 of 1 memory by keywords, no meaning "
                                              "(embedder failed: "), status(screen)
             assert "ollama serve" in status(screen)

@@ -159,10 +159,10 @@ async def test_a_filter_matching_no_memory_says_it_reads_words_and_enter_ranks(
         await settle(pilot)
         status = app.screen.query_one("#memory-status")
         app.screen.query_one("#memory-filter").value = "testing framework"
-        await wait_until(pilot, lambda: str(status.render()).startswith("0 of 1 memories"))
-        assert str(status.render()) == "0 of 1 memories · no word match · Enter: by meaning"
+        await wait_until(pilot, lambda: str(status.render()).startswith("0 of 1 memory"))
+        assert str(status.render()) == "0 of 1 memory · no word match · Enter: by meaning"
         app.screen.query_one("#memory-filter").value = "testing"  # a word it holds: no line
-        await wait_until(pilot, lambda: str(status.render()) == "1 of 1 memories")
+        await wait_until(pilot, lambda: str(status.render()) == "1 of 1 memory")
 
 
 async def test_a_memory_its_column_cuts_is_shown_whole_under_the_table(settings, project_dir):

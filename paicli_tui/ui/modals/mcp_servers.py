@@ -16,6 +16,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from ...core.mcp.status import ServerStatus
+from ...core.plural import counted
 from .dialog_keys import CTRL_C
 from .short_terminal import SMALL_HEIGHT
 
@@ -25,7 +26,7 @@ DETAIL_CHARS = 300
 
 def server_row(status: ServerStatus, wide: int) -> str:
     """Name, state and tools, the names padded to ``wide`` (the longest one's)."""
-    tools = f"{len(status.tools)} tools" if status.state == "running" else ""
+    tools = counted(len(status.tools), "tool") if status.state == "running" else ""
     return f"{status.config.name:<{wide}}  {status.state:<10} {tools}".rstrip()
 
 

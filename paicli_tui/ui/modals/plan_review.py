@@ -20,6 +20,7 @@ from textual.geometry import Size
 from textual.widgets import Button, Input, Label, Static
 
 from ...core.agent.plan_ask import FEEDBACK_CHARS
+from ...core.plural import counted
 from ..widgets.typed_input import TypedInput
 from .quiet_start import QuietStart, Typed
 from .short_terminal import fit_buttons_to_height
@@ -100,7 +101,7 @@ class PlanReviewModal(QuietStart):
     def compose(self) -> ComposeResult:
         count = len(self.plan.tasks)
         with Vertical(classes="dialog plan-review-dialog"):
-            yield Label(f"Plan · {count} task{'' if count == 1 else 's'} · {self.plan.goal}",
+            yield Label(f"Plan · {counted(count, 'task')} · {self.plan.goal}",
                         classes="dialog-title", markup=False)
             with VerticalScroll(classes="plan-review-tasks"):
                 if self.note:

@@ -29,8 +29,10 @@ from .memory_rows import (
     done_message,
     filter_rows,
     memory_columns,
+    project_memories,
     ranked_rows,
     resolve_id,
+    status_counts,
 )
 from .panel_screen import PanelScreen
 
@@ -191,11 +193,7 @@ class MemoryPanel(Panel):
                + " · type for words") if ranked else \
             f" · by meaning failed: {problem}" if problem else \
             (NO_WORD_MATCH if text.split() and self.rows and not shown else "")
-        listed = f" · the first {LISTED_AT_MOST:,} listed, type to narrow" \
-            if len(shown) > LISTED_AT_MOST else ""
-        self._status(f"{len(shown)} of {len(self.rows)} memories" + how + listed
-                     + (f" · {pending} awaiting review (y accepts, n rejects)" if pending else "")
-                     + (f" · {stale} possibly stale (v verifies)" if stale else ""))
+        self._status(status_counts(len(shown), len(self.rows), how, pending, stale))
 
     def _mark(self, row: MemoryRow) -> str:
         """`new` (automatic, since you last looked), `?` (automatic, not accepted yet),
@@ -381,8 +379,7 @@ class MemoryPanel(Panel):
 
         if await self.app.push_screen_wait(ConfirmModal(
                 "Delete every memory of this project?",
-                f"{sum(r.scope == 'project' for r in self.rows)} project memories; global "
-                "ones stay.",
+                f"{project_memories(self.rows)}; global ones stay.",
                 yes="Clear")):
             await self._apply("clear", "")
 
@@ -456,9 +453,8 @@ class MemoryPanel(Panel):
             self.notify(str(exc), title=f"{action} failed", severity="error")
             return
         if action == "clear":
-            self.notify(f"Forgot {counted(removed, 'memory', 'memories')} of this project; global ones "
-                        "stay.",
-                        title="memory")
+            self.notify(f"Forgot {counted(removed, 'memory', 'memories')} of this project; "
+                        "global ones stay.", title="memory")
         else:
             self.notify(done_message(action, before.content if before else memory_id, text),
                         title="memory")

@@ -3,6 +3,7 @@ columns at a width, and the words for an id typed and an operation done (no widg
 
 from __future__ import annotations
 
+from ...core.plural import counted
 from ..backend import MemoryRow
 from ..memory_decision import quoted
 
@@ -60,6 +61,23 @@ def memory_columns(width: int) -> list[tuple[str, str, int]]:
     return columns
 
 
+def status_counts(shown: int, total: int, how: str, pending: int, stale: int) -> str:
+    """The browser's status line: how many memories show of how many, ``how`` they were
+    chosen, and how many wait for review or may be stale ("1 of 1 memories" read as if the
+    browser could not count)."""
+    listed = f" · the first {LISTED_AT_MOST:,} listed, type to narrow" \
+        if shown > LISTED_AT_MOST else ""
+    return (f"{shown:,} of {counted(total, 'memory', 'memories')}" + how + listed
+            + (f" · {pending:,} awaiting review (y accepts, n rejects)" if pending else "")
+            + (f" · {stale:,} possibly stale (v verifies)" if stale else ""))
+
+
+def project_memories(rows: list[MemoryRow]) -> str:
+    """How many of ``rows`` belong to the project, in words ("1 project memory")."""
+    return counted(sum(r.scope == "project" for r in rows), "project memory",
+                   "project memories")
+
+
 def resolve_id(rows: list[MemoryRow], typed: str) -> tuple[MemoryRow | None, str]:
     """The one row an id (or a unique prefix of one) names, else why not."""
     exact = [r for r in rows if r.id == typed]
@@ -68,7 +86,7 @@ def resolve_id(rows: list[MemoryRow], typed: str) -> tuple[MemoryRow | None, str
         return found[0], ""
     if not found:
         return None, f"No memory with id {typed} here (F2 lists them)."
-    return None, f"{typed} could be {len(found)} memories: type more of the id."
+    return None, f"{typed} could be {len(found):,} memories: type more of the id."
 
 
 def done_message(action: str, content: str, new_text: str = "") -> str:

@@ -19,6 +19,8 @@ from textual.message import Message
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
+from ...core.plural import counted
+
 COMPACT_BELOW = 80
 """Columns under which the hints drop their padding (one cell less per key)."""
 
@@ -89,7 +91,7 @@ class LoggedErrorsLabel(Static):
         count = tally.count if tally is not None else 0
         text = ""
         if tally is not None and count:
-            text = f"⚠ {count} error{'s' if count > 1 else ''} logged: {tally.path}"
+            text = f"⚠ {counted(count, 'error')} logged: {tally.path}"
         if text != str(self.render()):
             self.update(text)
         self.display = bool(text)

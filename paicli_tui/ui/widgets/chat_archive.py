@@ -26,6 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from ...core.messages import InternalKind, Message, Role
+from ...core.plural import counted
 from .assistant_block import AssistantBlock
 from .compaction_notice import restored_title
 from .tool_block import call_title, recorded_status
@@ -65,7 +66,7 @@ class ArchivedBlocks(Widget):
 
     def __init__(self, parts: list[RenderableType], count: int, texts: list[str]) -> None:
         super().__init__(classes="chat-archive")
-        heading = Rule(f"earlier · {count} blocks in compact form", style="dim",
+        heading = Rule(f"earlier · {counted(count, 'block')} in compact form", style="dim",
                        characters="·")
         self._content = Group(heading, *parts)
         self._lines: list[Strip] = []

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from ...core.plural import counted
+
 
 class SetupNotice(Static):
     def __init__(self, text: str) -> None:
@@ -23,7 +25,7 @@ UNREADABLE_LINE_START = "Memory unreadable: "
 
 
 def memory_count_text(count: int) -> str:
-    return f"{count} memor{'y' if count == 1 else 'ies'}"
+    return counted(count, "memory", "memories")
 
 
 def memory_unreadable_line(problem: str) -> str:
