@@ -290,6 +290,15 @@ async def test_reject_runs_nothing(settings, project_dir, how: str) -> None:
         assert client.tasks_run == []
 
 
+async def edit_refused(pilot, dialog: PlanReviewModal, text: str) -> PlanReviewModal:
+    """e on ``dialog``, ``text`` in the JSON editor, Ctrl+S: the review that comes back."""
+    await pilot.press("e")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, RulesDraftModal))
+    pilot.app.screen.query_one(TextArea).load_text(text)
+    await pilot.press("ctrl+s")
+    return await review_opens(pilot, after=dialog)
+
+
 async def test_edit_refuses_an_invalid_plan_then_runs_the_fixed_one(settings,
                                                                     project_dir) -> None:
     """e opens the JSON; an edit that breaks the rules brings the review back with the
@@ -299,12 +308,8 @@ async def test_edit_refuses_an_invalid_plan_then_runs_the_fixed_one(settings,
     app = make_app(settings, project_dir, client)
     async with app.run_test(size=(100, 30)) as pilot:
         dialog = await start(pilot)
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, RulesDraftModal))
         broken = tasks_json(("look", "Look around", ["look"]))
-        app.screen.query_one(TextArea).load_text(broken)
-        await pilot.press("ctrl+s")
-        again = await review_opens(pilot, after=dialog)
+        again = await edit_refused(pilot, dialog, broken)
         assert shown(again)[0] == "The edited plan cannot run: task 'look' depends on itself"
         assert client.tasks_run == []
         await pilot.click("#edit")
@@ -319,6 +324,26 @@ async def test_edit_refuses_an_invalid_plan_then_runs_the_fixed_one(settings,
         await pilot.press("ctrl+s")
         pane = await ran(pilot, client)
         assert client.tasks_run == ["look"] and list(pane.rows) == ["look"]
+
+
+async def test_words_typed_outside_the_json_are_refused_not_dropped(settings,
+                                                                   project_dir) -> None:
+    """A sentence typed under the edited JSON was dropped without a word and the plan ran:
+    now the review comes back saying what was extra and on which line, nothing ran, and the
+    next Edit holds every character typed."""
+    client = ReviewClient([FIRST])
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await start(pilot)
+        typed = tasks_json(("look", "Look around", [])) + "\nand skip the tests\n"
+        again = await edit_refused(pilot, dialog, typed)
+        assert shown(again)[0].startswith(
+            "The edited plan cannot run: there is text after the JSON object, on line 2: "
+            "'and skip the tests'")
+        assert client.tasks_run == []
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, RulesDraftModal))
+        assert app.screen.query_one(TextArea).text == typed
 
 
 @pytest.mark.parametrize("size", [(60, 20), (80, 24), (100, 30)])

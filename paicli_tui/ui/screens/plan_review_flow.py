@@ -43,8 +43,9 @@ class PlanReviewFlow:
 
     async def review(self, plan: Any) -> Any:
         """Run (the plan), Revise (a request for a new one), an edited plan, or None."""
-        from ...core.agent.plan import PlanError, parse_plan
+        from ...core.agent.plan import PlanError
         from ...core.agent.plan_ask import Revise
+        from ...core.agent.plan_edit import parse_edited_plan
         from ..modals.plan_review import PlanChoice, PlanReviewModal
         from ..modals.rules_draft import RulesDraftModal
 
@@ -75,7 +76,7 @@ class PlanReviewFlow:
                 continue
             self.edited = edited
             try:
-                chosen = parse_plan(plan.goal, edited)
+                chosen = parse_edited_plan(plan.goal, edited)
             except PlanError as exc:
                 self.note = f"The edited plan cannot run: {exc}"
                 screen.say(self.note, "warning")
