@@ -151,3 +151,31 @@ def test_the_tuis_index_line_names_capped_files(settings, project_dir: Path,
     assert code.index(lambda step: None).endswith(
         "; capped 1 file at 1,000 chunks (their first declarations alone, the rest merged "
         "into larger chunks): src/big.go (1,501 found)")
+
+
+@pytest.mark.parametrize(("source", "name", "line", "node"), [
+    (SOURCES[1], "m1400", 3 + 2 * 1400, "m1400"),  # def m{i} on lines 3, 5, 7 …
+    (SOURCES[0], "m1400", 3 + 1400, "Big.m1400"),
+    (SOURCES[0], "Big.m1400", 3 + 1400, "Big.m1400"),
+], ids=["python-function", "java-method", "java-qualified"])
+def test_the_graph_shows_where_a_merged_declaration_is_defined(
+        settings, project_dir: Path, source: tuple, name: str, line: int, node: str) -> None:
+    """A declaration merged past the cap was shown with its edges and no definition line:
+    its chunk is named after the file (path#more-N), not after it."""
+    from paicli_tui.core.code.graph_query import format_relations, relations_for
+
+    path, head, text, tail, _types = source
+    (project_dir / "src").mkdir()
+    (project_dir / path).write_text(_source(head, text, tail))
+    CodeIndexer(settings, project_dir, HashEmbedder()).update()
+    relations = relations_for(settings, project_dir, name)
+    [defined] = relations.definitions
+    piece = defined["merged_into"]
+    assert (defined["path"], defined["start_line"], defined["name"]) == (path, line, node)
+    assert piece["start_line"] <= line <= piece["end_line"] and "#more-" in piece["name"]
+    assert (f"  defined: {path}:{line} {node} (in {piece['name']}, lines "
+            f"{piece['start_line']}-{piece['end_line']}: declarations past the file's chunk "
+            "cap, merged)") in format_relations(relations).splitlines()
+    # a declaration with a chunk of its own is shown as before
+    kept = relations_for(settings, project_dir, "m5").definitions
+    assert [(d["path"], d.get("merged_into")) for d in kept] == [(path, None)]

@@ -200,11 +200,52 @@ def relations_for(settings: Settings, project_root: Path, name: str) -> Relation
             if _matches(bare, name):
                 relations.definitions.append({k: row[k] for k in ("path", "start_line",
                                                                   "end_line", "kind", "name")})
+        relations.definitions += merged_definitions(tables.chunks, rows, name,
+                                                    relations.definitions)
         relations.definitions.sort(key=lambda d: (d["path"], d["start_line"]))
     relations.changed = dict(changed_paths(
         root, tables, [e.path for e in relations.outgoing + relations.incoming]
         + [d["path"] for d in relations.definitions[:DEFINITIONS_SHOWN]]))
     return relations
+
+
+def merged_definitions(chunks: Any, rows: list[dict[str, Any]], name: str,
+                       found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Where ``name`` is declared inside a chunk merged past the per-file cap (behaviour
+    §17): that chunk is named ``path#more-N``, not after its declarations, so the search of
+    chunk names missed it and the graph showed the edges of a name defined nowhere. The
+    edge from its container (``contains``) carries the declaration's own line; the merged
+    chunk it lies in gives its span. ``end_line`` is None: where the declaration ends within
+    the merged text is not recorded."""
+    known = {(d["path"], d["start_line"]) for d in found}
+    declared = sorted({(r["path"], int(r["line"]), r["dst"]) for r in rows
+                       if r["kind"] == "contains" and _matches(r["dst"], name)
+                       and (r["path"], int(r["line"])) not in known})
+    if not declared:
+        return []
+    paths = ", ".join(_like(path) for path in sorted({path for path, _, _ in declared}))
+    pieces = (chunks.search().where(f"path IN ({paths}) AND kind = 'file' AND name LIKE "
+                                    f"{_like('%#more-%')}")
+              .select(["path", "start_line", "end_line", "name"]).limit(None).to_list())
+    definitions = []
+    for path, line, node in declared:
+        piece = next((p for p in pieces if p["path"] == path
+                      and p["start_line"] <= line <= p["end_line"]), None)
+        if piece is not None:
+            definitions.append({"path": path, "start_line": line, "end_line": None,
+                                "kind": "declaration", "name": node,
+                                "merged_into": {k: piece[k] for k in ("name", "start_line",
+                                                                      "end_line")}})
+    return definitions
+
+
+def _definition_line(d: dict[str, Any]) -> str:
+    merged = d.get("merged_into")
+    if merged is None:
+        return f"  defined: {d['path']}:{d['start_line']}-{d['end_line']} {d['kind']} {d['name']}"
+    return (f"  defined: {d['path']}:{d['start_line']} {d['name']} (in {merged['name']}, "
+            f"lines {merged['start_line']}-{merged['end_line']}: declarations past the "
+            "file's chunk cap, merged)")
 
 
 def format_relations(relations: Relations) -> str:
@@ -213,9 +254,7 @@ def format_relations(relations: Relations) -> str:
         return (f"No code-graph entries for {relations.name!r}. Check the spelling, try the "
                 "simple class or method name, or re-run `paicli-tui index`.")
     lines = [f"{relations.name}: {', '.join(relations.nodes) or '(no edges)'}"]
-    for d in relations.definitions[:DEFINITIONS_SHOWN]:
-        lines.append(f"  defined: {d['path']}:{d['start_line']}-{d['end_line']} {d['kind']} "
-                     f"{d['name']}")
+    lines += [_definition_line(d) for d in relations.definitions[:DEFINITIONS_SHOWN]]
     lines.append(f"outgoing ({len(relations.outgoing)}):")
     lines += [f"  {e.src} {e.kind} {e.dst}  ({e.path}:{e.line})" for e in relations.outgoing]
     lines.append(f"incoming ({len(relations.incoming)}):")
