@@ -26,5 +26,16 @@ def test_plan_snapshot(name: str, size: str, snap_compare, settings: Settings,
     assert_scene_snapshot(scene, SMALL_SIZES[size], snap_compare)
 
 
+def test_plan_review_snapshot_at_50x16(snap_compare, settings: Settings,
+                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Below 60 columns the four buttons do not fit on one row (Reject was cut at the
+    border): Run and Revise, then Edit and Reject, each whole inside the dialog."""
+    project = tmp_path_factory.mktemp("snap") / "project"
+    project.mkdir()
+    scene = next(s for s in plan_scenes(settings, project) if s.name == "plan_review")
+
+    assert_scene_snapshot(scene, (50, 16), snap_compare)
+
+
 def test_every_plan_scene_has_a_snapshot(settings: Settings, tmp_path) -> None:
     assert sorted(s.name for s in plan_scenes(settings, tmp_path)) == sorted(NAMES)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -32,9 +33,12 @@ FIXED_ROWS = (12, 6)
 """Rows the dialog needs besides the tasks (border, padding, title, the line on revising,
 buttons): normal, short terminal."""
 FEEDBACK_ROWS = 5
+"""Rows of the feedback box (its line of help and the input) while it is open."""
 NARROW_WIDTH = 76
 """Below this many columns the four buttons are drawn compact, so they fit on one row."""
-"""Rows of the feedback box (its line of help and the input) while it is open."""
+DIALOG_WIDTH, DIALOG_SHARE, BORDER_COLUMNS, PADDING_COLUMNS = 90, 95, 2, (4, 2)
+"""The dialog's width in columns at most, in percent of the screen at most, its border's
+columns and its padding's (normal, short terminal): as dialogs.tcss draws it."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,13 @@ def plan_lines(plan: Plan) -> list[tuple[str, Text | str]]:
     return rows
 
 
+def button_width(button: Button) -> int:
+    """Columns ``button`` takes on one row: its words with a space either side, at least
+    Textual's 16 unless compact (dialogs.tcss lets a compact one be as wide as its words)."""
+    words = cell_len(str(button.label)) + 2
+    return words if button.compact else max(16, words)
+
+
 class PlanReviewModal(QuietStart):
     """Returns a :class:`PlanChoice`; Esc rejects (or closes the feedback box first)."""
 
@@ -123,8 +134,7 @@ class PlanReviewModal(QuietStart):
     def _revisions_text(self) -> str:
         if self.revisions_left <= 0:
             return "No revisions left: Edit (e) changes the plan by hand"
-        return (f"Revise: your words, a new plan ({self.revisions_left} revision"
-                f"{'' if self.revisions_left == 1 else 's'} left)")
+        return f"Revise: your words, a new plan ({counted(self.revisions_left, 'revision')} left)"
 
     def on_mount(self) -> None:
         self.query_one(".plan-review-feedback").display = False
@@ -146,10 +156,23 @@ class PlanReviewModal(QuietStart):
             for button in self.query(Button):
                 button.compact = True
         fixed = FIXED_ROWS[1] if small else FIXED_ROWS[0]
+        if self._wrap_buttons(size.width, small):
+            fixed += 1
         if self.query_one(".plan-review-feedback").display:
             fixed += FEEDBACK_ROWS
         room = height if small else height * 9 // 10
         self.query_one(".plan-review-tasks").styles.max_height = max(3, room - fixed)
+
+    def _wrap_buttons(self, width: int, small: bool) -> bool:
+        """Two rows of two buttons when one row of four is wider than the dialog (below 60
+        columns Reject was cut at the border, only Esc told how to reject); True then."""
+        room = min(DIALOG_WIDTH, width * DIALOG_SHARE // 100) - BORDER_COLUMNS \
+            - PADDING_COLUMNS[1 if small else 0]
+        buttons = list(self.query(Button))
+        needed = sum(button_width(b) + 1 for b in buttons)  # a margin before each
+        wrapped = needed > room
+        self.query_one(".dialog-buttons").set_class(wrapped, "-wrapped")
+        return wrapped
 
     @property
     def feedback_open(self) -> bool:
