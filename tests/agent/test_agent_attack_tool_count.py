@@ -53,3 +53,33 @@ async def test_no_request_offers_more_than_128_tools(settings, project_dir, monk
             assert warning == ""
     finally:
         await session.aclose()
+
+
+@pytest.mark.parametrize(("state", "offered"), [
+    ("running", True), ("restarting", True), ("failed", False), ("stopped", False)])
+async def test_a_down_servers_tools_are_not_offered_nor_counted_left_out(
+        settings, project_dir, monkeypatch, state: str, offered: bool) -> None:
+    """A server that stopped mid-session kept its tools in every request, each call failing;
+    with 100 of them it also pushed a running server's tools past the 128 offered."""
+    down, up = _server(0, 100), _server(1, 10)
+
+    async def fake_start(*args, **kwargs):
+        return McpManager([down, up])
+
+    monkeypatch.setattr(session_module, "start_mcp", fake_start)
+    session = await AgentSession.start(settings, project_dir, client=ScriptedClient([]))
+    try:
+        before = session.tool_schemas()
+        down.state = state
+        names = [s["function"]["name"] for s in session.tool_schemas()]
+        assert ("mcp__s0__t0" in names) is offered
+        if not offered:
+            assert all(f"mcp__s1__t{i}" in names for i in range(10))
+            assert session.tools.left_out() == []
+        else:
+            assert session.tool_schemas() is before, "unchanged: the same list"
+        down.state = "running"  # restarted: offered again, in the same place
+        assert [s["function"]["name"] for s in session.tool_schemas()] == \
+            [s["function"]["name"] for s in before]
+    finally:
+        await session.aclose()

@@ -78,12 +78,23 @@ async def test_a_killed_server_is_failed_at_once_and_restarts(settings, project_
         assert (change.server, change.state, change.cause) == ("demo", "failed", "exited")
         assert session.take_mcp_changes() == [], "said once"
 
+        report = session.mcp.report()
+        assert "- `demo` (config.toml): **failed**" in report
+        assert ("  - unavailable, not offered to the model while it is failed: "
+                "`mcp__demo__add`, ") in report and "(`/mcp restart demo` starts it again)" \
+            in report
+        assert not any(line.startswith("  - `mcp__demo") for line in report.splitlines())
+
         await drain(session.run_turn("add 2 and 3"))
+        assert not [name for name in offered(client.tool_lists[2])
+                    if name.startswith("mcp__demo__")], "a dead server's tools are not offered"
+        told = client.requests[2][-1].content
+        assert "The MCP server 'demo' stopped: its process ended" in told
+        assert "`/mcp restart demo`" in told
+        # a call the model makes from memory still answers with the way back
         answer = last_result(client.requests[3])
         assert "The MCP server 'demo' is not running: its process ended" in answer
         assert "`/mcp restart demo`" in answer
-        assert "mcp__demo__add" in offered(client.tool_lists[2]), \
-            "its tools stay offered, answering with the way back"
 
         changed.clear()
         assert await session.restart_mcp("demo") == ""

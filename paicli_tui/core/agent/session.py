@@ -44,6 +44,7 @@ from ..llm.complete import completer_for
 from ..llm.redact import redact_known
 from ..llm.registry import light_completer
 from ..mcp import McpManager, approve_and_start_project_servers, start_mcp
+from ..mcp.status import mcp_change_note
 from ..messages import Message, Role
 from ..plural import counted
 from ..skills import LoadSkillTool, SkillCatalog
@@ -572,6 +573,8 @@ class AgentSession:
         for change in changes:
             self.ledger.event("mcp_server", server=change.server, state=change.state,
                               cause=change.cause, detail=change.detail, tools=change.tools)
+            if change.cause != "start":  # the model saw its tools offered, then not
+                self.pending_notes.append(mcp_change_note(change))
         return list(changes)
 
     async def aclose(self) -> None:

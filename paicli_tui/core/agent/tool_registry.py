@@ -29,6 +29,8 @@ class ToolRegistry:
         for tool in tools:
             self.add(tool)
         self._schemas: list[dict[str, Any]] | None = None
+        self._schemas_of: tuple[str, ...] = ()
+        """The names ``_schemas`` was made for (a tool becoming unavailable changes them)."""
 
     def add(self, tool: Tool) -> None:
         self._tools[tool.name] = tool
@@ -58,23 +60,33 @@ class ToolRegistry:
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
+    def _available(self) -> list[Tool]:
+        """The tools a request may offer: not those of an MCP server that is down (they
+        stay registered, so a restart puts them back in the same place, and a call the
+        model makes from memory answers how to bring the server back)."""
+        return [t for t in self._tools.values() if getattr(t, "available", True)]
+
     def _offered(self) -> list[Tool]:
-        tools = list(self._tools.values())
+        tools = self._available()
         if len(tools) <= MAX_OFFERED:
             return tools
         own = [t for t in tools if not t.name.startswith(MCP_PREFIX)]
         return (own + [t for t in tools if t.name.startswith(MCP_PREFIX)])[:MAX_OFFERED]
 
     def left_out(self) -> list[str]:
-        """Names of the tools no request offers (past MAX_OFFERED)."""
+        """Names of the tools no request offers although they could run (past
+        MAX_OFFERED)."""
         offered = {t.name for t in self._offered()}
-        return [name for name in self._tools if name not in offered]
+        return [t.name for t in self._available() if t.name not in offered]
 
     def schemas(self) -> list[dict[str, Any]]:
-        """The ``tools`` list for requests; the same object while the registry is unchanged
-        (its serialised bytes stay identical, which keeps the request prefix stable)."""
-        if self._schemas is None:
-            self._schemas = [tool_schema(t) for t in self._offered()]
+        """The ``tools`` list for requests; the same object while the tools offered are
+        unchanged (its serialised bytes stay identical, which keeps the request prefix
+        stable)."""
+        offered = self._offered()
+        names = tuple(t.name for t in offered)
+        if self._schemas is None or names != self._schemas_of:
+            self._schemas, self._schemas_of = [tool_schema(t) for t in offered], names
         return self._schemas
 
     async def run(self, name: str, raw_arguments: str, context: ToolContext

@@ -182,8 +182,14 @@ class McpManager:
             where = "config.toml" if config.source == "config" else ".mcp.json"
             lines.append(f"- `{config.name}` ({where}): **{status.state}**"
                          + (f" — {len(status.tools)} tools" if status.state == "running" else ""))
-            if status.tools:
-                lines.append("  - " + ", ".join(f"`{t.name}`" for t in status.tools))
+            named = ", ".join(f"`{t.name}`" for t in status.tools)
+            if status.tools and status.state in ("running", "restarting"):
+                lines.append(f"  - {named}")
+            elif status.tools:  # a server that ran and stopped: its tools cannot run
+                lines.append(f"  - unavailable, not offered to the model while it is "
+                             f"{status.state}: {named}"
+                             + (f" (`/mcp restart {config.name}` starts it again)"
+                                if status.state == "failed" else ""))
             if status.error:
                 lines.append(f"  - last error: {markdown_literal(status.error)}")
             if status.log_path and status.state == "failed":

@@ -124,3 +124,14 @@ def change_notice(event: McpServerChanged, *, markdown: bool = True) -> str:
         return f"MCP server {name} stopped: {detail}; calls to its tools fail.{again}"
     did = "did not restart" if event.cause == "restart" else "did not start"
     return f"MCP server {name} {did}: {detail}.{again}"
+
+
+def mcp_change_note(event: McpServerChanged) -> str:
+    """What the model is told with the person's next message when a server it had tools of
+    stopped or came back: its tools vanish from (or return to) the list without a word
+    otherwise."""
+    name = event.server
+    if event.state == "running":
+        return f"The MCP server {name!r} runs again: its tools are offered again."
+    return (f"The MCP server {name!r} stopped: {event.detail}. Its tools are not offered until "
+            f"the person restarts it with `/mcp restart {name}`; tell them if they need it.")

@@ -73,6 +73,12 @@ class McpTool:
         self.parameters = provider_schema(tool.input_schema)
         self.requires_approval = tool.name not in status.config.allowed_tools
 
+    @property
+    def available(self) -> bool:
+        """Whether requests offer this tool: while its server runs, or restarts (a call then
+        waits for it). A failed server's tools were offered and every call failed."""
+        return self.status.state in ("running", "restarting")
+
     async def _live_session(self) -> Any:
         """The server's session to call, once a restart the person asked for is over; None
         when the server does not run."""
