@@ -102,8 +102,10 @@ async def test_subagent_stream_is_linked_and_not_listed(settings, project_dir) -
 
 
 async def test_long_subagent_run_compacts_inside_itself(settings, project_dir) -> None:
-    (project_dir / "big.txt").write_text(("x" * 3_000 + "\n") * 12)
-    reads = [Step(text=f"step {n}", calls=[("read_file", {"path": "big.txt"})])
+    # six files, not one file six times: six identical calls in a row stop the loop
+    for n in range(6):
+        (project_dir / f"big{n}.txt").write_text((f"{n}" * 3_000 + "\n") * 12)
+    reads = [Step(text=f"step {n}", calls=[("read_file", {"path": f"big{n}.txt"})])
              for n in range(6)]
     child = ScriptedClient([*reads, Step(text="GAMMA: read it six times")])
     parent = ScriptedClient([delegate("GAMMA: read big.txt repeatedly"), Step(text="ok")])

@@ -77,7 +77,7 @@ __all__ = ["PARALLEL_SAFE", "RunawayGuard", "_batches", "run_turn"]
 
 log = logging.getLogger(__name__)
 
-Reason = Literal["done", "cancelled", "max_iterations", "error"]
+Reason = Literal["done", "cancelled", "max_iterations", "runaway", "error"]
 
 MAX_CALLS_PER_REPLY = 64
 """Tool calls one reply may have run; the rest are dropped from it, and the model and the
@@ -266,21 +266,32 @@ async def _requests(turn: _Turn) -> AsyncIterator[AgentEvent]:
             turn.session.append(Message.user(output_limit_prompt(turn.cut_calls),
                                              internal=InternalKind.NOTICE))
             turn.cut_calls = ()
+        if turn.guard.stuck:  # the notice did not stop it: the tools are taken away
+            break
     async for event in _wrap_up(turn):
         yield event
 
 
 async def _wrap_up(turn: _Turn) -> AsyncIterator[AgentEvent]:
-    """The request cap is reached: one last request without tools asks for a best-effort
-    answer from what was found, so the turn never ends empty-handed."""
+    """The request cap is reached, or the model repeats one call whatever it is told: one
+    last request without tools asks for a best-effort answer from what was found, so the
+    turn never ends empty-handed."""
     session, cap = turn.session, turn.session.settings.max_iterations
-    turn.reason = "max_iterations"
-    session.ledger.event("request_cap", requests=cap)
-    yield AgentError(message=f"Reached {cap} model requests in this turn (max_iterations): "
-                             "asking for a final answer without tools. Say 'continue' to go "
-                             "on.")
-    session.append(Message.user(load_prompt("budget_wrapup").strip().format(requests=cap),
-                                internal=InternalKind.NOTICE))
+    if turn.guard.stuck:
+        tool, times = turn.guard.repeated
+        turn.reason = "runaway"
+        session.ledger.event("runaway_stop", tool=tool, repeats=times)
+        said = (f"The model called {tool} with the same arguments {times} times in a row, "
+                "past the notice that repeating it would not help")
+        wrap_up = load_prompt("runaway_wrapup").strip().format(tool=tool, count=times)
+    else:
+        turn.reason = "max_iterations"
+        session.ledger.event("request_cap", requests=cap)
+        said = f"Reached {cap} model requests in this turn (max_iterations)"
+        wrap_up = load_prompt("budget_wrapup").strip().format(requests=cap)
+    yield AgentError(message=f"{said}: asking for a final answer without tools. Say "
+                             "'continue' to go on.")
+    session.append(Message.user(wrap_up, internal=InternalKind.NOTICE))
     reply = _Reply()
     async for event in _request(turn, reply, ()):
         yield event

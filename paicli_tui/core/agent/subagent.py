@@ -107,6 +107,7 @@ class SubAgentTool:
                 "tokens)")
         if reason != "done" or not final.strip():
             why = error or {"max_iterations": "it ran out of requests",
+                            "runaway": "it kept repeating one tool call",
                             "cancelled": "it was cancelled"}.get(reason, "it gave no answer")
             partial = f"\nWhat it said last:\n{final}" if final.strip() else ""
             return ToolOutput(f"{head} did not finish: {why}.{partial}",

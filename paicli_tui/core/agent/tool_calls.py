@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RUNAWAY_REPEATS = 3
+RUNAWAY_STOP_NOTICES = 2
+"""Runaway notices in a row for one call after which the turn asks for a last answer
+without tools: the model ignored the first and repeated the call a whole round more."""
 PARALLEL_SAFE = frozenset({"read_file", "list_dir", "grep_code", "glob_files", "run_subagent"})
 """Tools that only read and share no state: several calls in one reply run concurrently."""
 POSTS_EVENTS = frozenset({"run_subagent"})
@@ -59,22 +62,43 @@ def call_key(call: ToolCall) -> tuple[str, str]:
 
 
 class RunawayGuard:
-    """Counts identical consecutive calls; says when to send the notice."""
+    """Counts identical consecutive calls; says when to send the notice, and when a model
+    that was sent it goes on repeating the call regardless (``stuck``)."""
 
-    def __init__(self, repeats: int = RUNAWAY_REPEATS) -> None:
+    def __init__(self, repeats: int = RUNAWAY_REPEATS,
+                 stop_after: int = RUNAWAY_STOP_NOTICES) -> None:
         self.repeats = repeats
+        self.stop_after = stop_after
         self.last: tuple[str, str] | None = None
         self.count = 0
+        self.notices = 0
+        """Notices sent for the current run of one identical call."""
 
     def observe(self, call: ToolCall) -> bool:
         """True when this call makes ``repeats`` identical calls in a row (then restarts)."""
         key = call_key(call)
-        self.count = self.count + 1 if key == self.last else 1
+        if key != self.last:
+            self.count, self.notices = 0, 0
+        self.count += 1
         self.last = key
         if self.count >= self.repeats:
             self.count = 0
+            self.notices += 1
             return True
         return False
+
+    @property
+    def stuck(self) -> bool:
+        """The model repeated the call through ``stop_after`` notices: no notice will stop
+        it, only taking the tools away will (a weak model otherwise runs to the request cap,
+        or with no cap until the window is full)."""
+        return self.notices >= self.stop_after
+
+    @property
+    def repeated(self) -> tuple[str, int]:
+        """The stuck call's tool name and how many times in a row it ran."""
+        name = self.last[0] if self.last else ""
+        return name, self.notices * self.repeats + self.count
 
 
 @dataclasses.dataclass(frozen=True)

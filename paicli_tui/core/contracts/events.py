@@ -313,7 +313,7 @@ def attached_notice(event: FilesAttached) -> str:
 class TurnFinished(AgentEvent):
     type: ClassVar[str] = "turn_finished"
     session: str
-    reason: Literal["done", "cancelled", "max_iterations", "error"]
+    reason: Literal["done", "cancelled", "max_iterations", "runaway", "error"]
     final_text: str = ""
 
 
