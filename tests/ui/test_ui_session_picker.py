@@ -132,15 +132,19 @@ async def test_the_picker_puts_this_projects_sessions_first_and_keeps_others_apa
         await wait_until(pilot, lambda: backend.started[-1:] == [rows[0].session_id])
 
 
-@pytest.mark.parametrize(("count", "line"), [
-    (1, "  2026-12-01 · 1 message · 20261201-212118-552e6b"),  # it read "1 messages"
-    (12, "  2026-12-01 · 12 messages · 20261201-212118-552e6b"),
+@pytest.mark.parametrize(("title", "count", "line"), [
+    ("Move config to TOML", 1, "  2026-12-01 · 1 message · 20261201-212118-552e6b"),  # it
+    # read "1 messages"
+    ("Move config to TOML", 12, "  2026-12-01 · 12 messages · 20261201-212118-552e6b"),
+    # !commands alone: the one message is the system prompt, none is the person's
+    ("!git status", 1, "  2026-12-01 · only commands · 20261201-212118-552e6b"),
+    ("!git status", 3, "  2026-12-01 · 3 messages · 20261201-212118-552e6b"),
 ])
-def test_a_rows_second_line_counts_its_messages(count, line) -> None:
+def test_a_rows_second_line_counts_its_messages(title, count, line) -> None:
     from paicli_tui.ui.backend import SessionRow
     from paicli_tui.ui.modals.session_picker import _two_lines
 
-    row = SessionRow("20261201-212118-552e6b", "Move config to TOML", "2026-12-01", count)
+    row = SessionRow("20261201-212118-552e6b", title, "2026-12-01", count)
     assert _two_lines(row).renderables[1].plain == line
 
 

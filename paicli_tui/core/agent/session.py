@@ -56,7 +56,13 @@ from .ledger_events import ledger_events
 from .plan_resume import InterruptedPlan
 from .port import ManualCompaction
 from .prompt import Mode, SkillInfo, build_system_prompt, person_text
-from .shell_notes import DROPPED, ShellNote, waiting_notes
+from .shell_notes import (
+    COMMAND_TITLE_MARK,
+    DROPPED,
+    ShellNote,
+    titled_by_command,
+    waiting_notes,
+)
 from .subagent import SubAgentTool
 from .subagent_record import SubAgentRecord, restored_subagents
 from .tool_registry import MAX_OFFERED, ToolRegistry
@@ -229,11 +235,17 @@ class AgentSession:
 
     def name_if_untitled(self, text: str) -> None:
         """Give the session its title (what the session list shows) from ``text``, unless it
-        has one."""
+        has one other than a command's (the person's first words name it better)."""
         title = " ".join(text.split())[:TITLE_CHARS]
-        if title and self.ledger.title is None:
+        if title and (self.ledger.title is None or titled_by_command(self.ledger.title)):
             self.ledger.title = title
             self.ledger.event("title", title=title)
+
+    def name_after_command(self, command: str) -> None:
+        """A session that is only ``!commands`` so far takes the first as its title: without
+        one the session list left it out, though the quit line said how to resume it."""
+        if self.ledger.title is None:
+            self.name_if_untitled(f"{COMMAND_TITLE_MARK}{command}")
 
     def replace_view(self, messages: Sequence[Message], reason: str) -> None:
         """The model now sees ``messages``; record the new view."""

@@ -60,6 +60,7 @@ async def run_shell_line(session: AgentSession, command: str) -> AsyncIterator[A
     except OSError as exc:
         session.ledger.event("shell_line", command=shown_command, exit_code=None,
                              error=str(exc))
+        session.name_after_command(shown_command)
         yield ToolCallFinished(call_id=call_id, name="execute_command", status="failed",
                                preview=f"could not start the command: {exc}",
                                permission=TYPED)
@@ -82,6 +83,7 @@ async def run_shell_line(session: AgentSession, command: str) -> AsyncIterator[A
     # the output too (masked): a session quit before the next message still has it then
     session.ledger.event("shell_line", command=shown_command, exit_code=note.exit_code,
                          chars=len(text), output=note.output)
+    session.name_after_command(shown_command)  # masked, as in the line above
     status = "done" if code == 0 and not timed_out else "failed"
     yield ToolCallFinished(call_id=call_id, name="execute_command", status=status,
                            preview="\n".join(text.splitlines()[:12]), chars=len(text),

@@ -16,6 +16,15 @@ CARRIED = "shell_carried"
 DROPPED = "shell_dropped"
 """Ledger event: /clear dropped the waiting commands."""
 
+COMMAND_TITLE_MARK = "!"
+"""Starts the title of a session named after its first ``!command`` (no message of the
+person's starts so: such a line runs as a command), so their first message names it."""
+
+
+def titled_by_command(title: str) -> bool:
+    """The session's title came from a ``!command``, not from the person's words."""
+    return title.startswith(COMMAND_TITLE_MARK)
+
 
 @dataclass(frozen=True)
 class ShellNote:

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from ...core.agent.shell_notes import titled_by_command
 from ...core.plural import counted
 from ..backend import SessionRow
 from ..widgets.typed_input import TypedInput
@@ -25,12 +26,19 @@ def _two_lines(session: SessionRow) -> Group:
     (whole: wrapped on a narrow screen); another project's session gets a third line with
     its folder (whole too)."""
     lines = [Text(session.title, no_wrap=True, overflow="ellipsis"),
-             Text(f"  {session.updated} · {counted(session.message_count, 'message')} · "
-                  f"{session.session_id}")]
+             Text(f"  {session.updated} · {_what_it_holds(session)} · {session.session_id}")]
     if session.other_project:
         lines.append(Text(f"  another project: {session.project}", style="italic",
                           overflow="fold"))  # whole: its last folder names it
     return Group(*lines)
+
+
+def _what_it_holds(session: SessionRow) -> str:
+    """How many messages it holds; "only commands" for a session of ``!commands`` alone (its
+    one message is the system prompt: "1 message" read as if the person had written one)."""
+    if titled_by_command(session.title) and session.message_count <= 1:
+        return "only commands"
+    return counted(session.message_count, "message")
 
 
 class SessionPicker(ModalScreen[str | None]):
