@@ -133,6 +133,25 @@ async def test_empty_reply_is_an_error() -> None:
         await run(client_for(Replay([httpx.Response(200, content=stream)])))
 
 
+@pytest.mark.parametrize(("chunks", "said"), [
+    ([delta(reasoning_content="Let me think. " * 30), delta(finish="length")],
+     "fake stopped the reply at the model's output limit before any answer or tool call "
+     "(it was still thinking: 420 characters of reasoning)"),
+    ([delta(content=""), delta(finish="length")],
+     "fake stopped the reply at the model's output limit before any answer or tool call"),
+    ([delta(reasoning_content="Hmm."), delta(finish="stop")],
+     "fake sent only reasoning (4 characters of reasoning), no answer or tool call"),
+    ([delta(content="  "), delta(finish="stop")], "fake returned an empty reply"),
+])
+async def test_a_reply_without_an_answer_says_what_it_held(chunks, said) -> None:
+    # a reasoning model that spent its output limit thinking: the person watched it think,
+    # and "returned an empty reply" sent them looking at the server instead of the limit
+    replay = Replay([httpx.Response(200, content=sse(chunks))])
+    with pytest.raises(LLMError) as caught:
+        await run(client_for(replay, provider="fake"))
+    assert str(caught.value) == said
+
+
 async def test_error_object_inside_the_stream() -> None:
     stream = sse([{"error": {"message": "upstream failed"}}], done=False)
     with pytest.raises(LLMError, match="upstream failed"):

@@ -93,6 +93,18 @@ async def test_unfinished_stream_and_errors() -> None:
         _ = [e async for e in make(missing).stream([Message.user("x")])]
 
 
+async def test_a_reply_that_only_thought_until_the_limit_says_so() -> None:
+    def thinking(request):
+        return httpx.Response(200, content=ndjson([
+            part(message={"thinking": "step by step " * 10}),
+            part("", done=True, done_reason="length")]))
+
+    with pytest.raises(LLMError, match=r"^ollama stopped the reply at the model's output "
+                                       r"limit before any answer or tool call \(it was still "
+                                       r"thinking: 130 characters of reasoning\)$"):
+        _ = [e async for e in make(thinking).stream([Message.user("x")])]
+
+
 async def test_agent_turn_through_ollama(settings, project_dir) -> None:
     from paicli_tui.core.agent.session import AgentSession
 

@@ -230,7 +230,8 @@ class ReplyAssembler:
         content = "".join(self.text)
         reasoning = "".join(self.reasoning) or None
         if not content.strip() and not calls:
-            raise LLMError(f"{self.provider} returned an empty reply{self.skipped_note()}")
+            raise LLMError(empty_reply(self.provider, self.finish_reason, reasoning or "")
+                           + self.skipped_note())
         message = Message.assistant(content, calls, reasoning=reasoning)
         return StreamDone(message=message, finish_reason=self.finish_reason, usage=self.usage,
                           tool_calls=calls, skipped_lines=self.skipped_lines)
@@ -242,3 +243,17 @@ class ReplyAssembler:
         if not count:
             return ""
         return f" ({count:,} unreadable stream line{'s were' if count > 1 else ' was'} skipped)"
+
+
+def empty_reply(provider: str, finish_reason: str | None, reasoning: str) -> str:
+    """Why a reply that holds no answer and no tool call failed, as the person reads it. A
+    reasoning model that spent its whole output limit thinking has not sent an "empty
+    reply": the person watched it think, and the limit is what to look at."""
+    thought = f"{len(reasoning):,} characters of reasoning" if reasoning.strip() else ""
+    if finish_reason == "length":
+        still = f" (it was still thinking: {thought})" if thought else ""
+        return (f"{provider} stopped the reply at the model's output limit before any answer "
+                f"or tool call{still}")
+    if thought:
+        return f"{provider} sent only reasoning ({thought}), no answer or tool call"
+    return f"{provider} returned an empty reply"

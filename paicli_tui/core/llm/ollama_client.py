@@ -25,7 +25,7 @@ from ..contracts.llm import (
     UsageReport,
 )
 from ..messages import Message, Role, ToolCall
-from .assembly import token_count
+from .assembly import empty_reply, token_count
 from .openai_client import is_context_length_error, next_within
 from .tools_in_prompt import ToolProtocol
 
@@ -155,7 +155,7 @@ class OllamaClient:
             raise StreamInterrupted("ollama stopped streaming before the reply was complete")
         content = "".join(text)
         if not content.strip() and not calls:
-            raise LLMError("ollama returned an empty reply")
+            raise LLMError(empty_reply("ollama", done_reason, "".join(thinking)))
         assistant = Message.assistant(content, calls, reasoning="".join(thinking) or None)
         yield StreamDone(message=assistant, finish_reason=done_reason, usage=usage,
                          tool_calls=tuple(calls))
