@@ -46,6 +46,7 @@ COMMANDS: dict[str, str] = {
     "graph": "graph_cmd",
     "sessions": "sessions_cmd",
     "context": "context_cmd",
+    "mcp": "mcp_cmd",
 }
 
 

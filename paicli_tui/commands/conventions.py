@@ -7,6 +7,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..paths import HomePaths, normalise_project_root
 from ..surrogates import without_surrogates
@@ -43,6 +44,20 @@ def add_project_flag(parser: argparse.ArgumentParser, default: str | None = None
     given before its action is kept (``memory --project DIR list``)."""
     parser.add_argument("--project", metavar="DIR", default=default,
                         help="project folder (default: the current directory)")
+
+
+def add_actions(parser: argparse.ArgumentParser) -> tuple[Any, argparse.ArgumentParser]:
+    """The actions of a command (``memory list``, ``mcp list``) and the parent parser each
+    action takes: ``--project`` and ``--json`` go before the action or after it (``memory
+    --json list``, ``memory list --json``); the action's copies leave a value given before
+    it alone (SUPPRESS)."""
+    add_project_flag(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    common = argparse.ArgumentParser(add_help=False)
+    add_project_flag(common, default=argparse.SUPPRESS)
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="print JSON instead of text")
+    return parser.add_subparsers(dest="action", required=True, metavar="ACTION"), common
 
 
 def missing_project(args: argparse.Namespace) -> str | None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 from ..core.plural import counted
 from ..paths import stored_project_forms
-from .conventions import EXIT_CONFLICT, EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_project_flag
+from .conventions import EXIT_CONFLICT, EXIT_ERROR, EXIT_OK, EXIT_USAGE, add_actions
 from .printable import printable
 
 if TYPE_CHECKING:
@@ -26,15 +26,7 @@ HELP = ("Long-term memory of this project and your global memories: list, search
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    # --project and --json go before the action or after it (`memory --json list`, `memory
-    # list --json`); the action's copies leave a value given before it alone (SUPPRESS)
-    add_project_flag(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    common = argparse.ArgumentParser(add_help=False)
-    add_project_flag(common, default=argparse.SUPPRESS)
-    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                        help="print JSON instead of text")
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions, common = add_actions(parser)
     show = actions.add_parser("list", parents=[common], help="memories visible here")
     show.add_argument("--all", action="store_true", help="every project's memories too")
     find = actions.add_parser("search", parents=[common], help="memories ranked for a query")

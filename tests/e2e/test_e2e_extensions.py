@@ -4,24 +4,20 @@ against the local OpenAI-compatible server, then the external-content guard on s
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from doubles.web_server import web_server
+from e2e_cli import run_cli
 from e2e_fake_openai import FakeOpenAI
 
 MCP_SERVER = Path(__file__).resolve().parents[1] / "doubles" / "mcp_demo_server.py"
 
 
 def _exec(args: list[str], home: Path, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PAICLI_", "OLLAMA_")) and not k.endswith("_API_KEY")}
-    env.update(PAICLI_HOME=str(home), RUST_LOG="error")
-    return subprocess.run([sys.executable, "-m", "paicli_tui", "exec", *args], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=180)
+    return run_cli("exec", args, home, cwd)
 
 
 @pytest.mark.slow

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...config import ConfigError, Settings
 from ..plural import counted
-from .config import approve_project_servers, project_servers, servers_from_settings
+from .config import (
+    McpServerConfig,
+    approve_project_servers,
+    project_servers,
+    servers_from_settings,
+)
 from .manager import McpManager
 from .status import ServerStatus, markdown_literal
 
@@ -17,26 +23,47 @@ WRITTEN_SINCE = ("{servers} in {path} not started: the file was written after th
                  "started. Review it, then `/mcp approve`.")
 
 
-async def start_mcp(settings: Settings, project_root: Path) -> McpManager | None:
-    """The session's MCP servers, started; None when nothing is configured anywhere."""
-    problems: list[str] = []
+@dataclass
+class ConfiguredServers:
+    """What a session would start, before anything starts."""
+
+    configs: list[McpServerConfig] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    """Configuration that cannot be read (a malformed table, a .mcp.json that is no file),
+    in the file's own words, not made safe for Markdown."""
+    not_approved: str = ""
+    """The servers of a .mcp.json not started because the person has not approved it."""
+
+
+def configured_servers(settings: Settings, project_root: Path) -> ConfiguredServers:
+    """config.toml's servers, plus the project's .mcp.json ones once it is approved."""
+    found = ConfiguredServers()
     try:
-        configs = servers_from_settings(settings)
+        found.configs = servers_from_settings(settings)
     except ConfigError as exc:
-        configs, problems = [], [markdown_literal(str(exc))]
+        found.errors.append(str(exc))
     project = project_servers(project_root, settings.home)
     if project is not None:
-        if project.error:  # the file's own words (a server name) shown as text
-            problems.append(markdown_literal(project.error))
+        if project.error:
+            found.errors.append(project.error)
         elif project.approved:
-            names = {c.name for c in configs}
-            configs += [c for c in project.servers if c.name not in names]
+            names = {c.name for c in found.configs}
+            found.configs += [c for c in project.servers if c.name not in names]
         elif project.servers:
-            problems.append(NOT_APPROVED.format(servers=counted(len(project.servers), "server"),
-                                                path=project.path))
-    if not configs and not problems:
+            found.not_approved = NOT_APPROVED.format(
+                servers=counted(len(project.servers), "server"), path=project.path)
+    return found
+
+
+async def start_mcp(settings: Settings, project_root: Path) -> McpManager | None:
+    """The session's MCP servers, started; None when nothing is configured anywhere."""
+    found = configured_servers(settings, project_root)
+    # the file's own words (a server name) shown as text
+    problems = [markdown_literal(error) for error in found.errors]
+    problems += [found.not_approved] if found.not_approved else []
+    if not found.configs and not problems:
         return None
-    return await McpManager.start(configs, project_root=project_root,
+    return await McpManager.start(found.configs, project_root=project_root,
                                   logs_dir=settings.home.logs_dir, problems=problems)
 
 
