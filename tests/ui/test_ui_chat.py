@@ -378,7 +378,7 @@ async def test_model_switch_drops_a_summary_said_for_the_old_window(settings, pr
         await wait_until(pilot, lambda: gauge.state == "summary next")
         await send(pilot, "/model glm:glm-4.6")
         await wait_until(pilot, lambda: session.client.provider == "glm")
-        await wait_until(pilot, lambda: gauge.state == "")
+        await wait_until(pilot, lambda: gauge.state == "", explain=lambda: gauge.state)
 
 
 async def test_model_switch_within_the_provider_drops_a_window_given_for_another_model(
@@ -681,3 +681,27 @@ def test_the_clearing_warning(tokens, said) -> None:
     from paicli_tui.ui.screens.chat import clearing_warning
 
     assert clearing_warning(tokens, 57_000) == said
+
+
+async def test_a_resumed_session_does_not_inherit_the_gauges_failure(settings, project_dir):
+    """A summary failed in this session ("digest failed" on the gauge), then /resume opened
+    another session: the gauge still read "digest failed", about a session no longer shown.
+    The reopened session starts with no such word."""
+    from paicli_tui.ui.backend import SessionRow
+
+    failed = [ev.CompactionFailed(tier="digest", tokens_before=3_600, tokens_after=3_600,
+                                  detail="digest not smaller"),
+              ev.TextDelta("Hi."), ev.AssistantMessage("Hi.")]
+    rows = [SessionRow("20261130-090000-0719aa", "Explain the tiers", "2026-11-30", 3)]
+    backend = FakeBackend(settings, project_dir, session=FakeSession(script=failed),
+                          client=FakeClient(), sessions_=rows)
+    app = PaicliApp(settings, project_dir, backend=backend)
+    async with app.run_test(size=SIZE) as pilot:
+        gauge = app.screen.query_one(ContextGauge)
+        await send(pilot, "hello")
+        await wait_turn(pilot)
+        await wait_until(pilot, lambda: gauge.state == "digest failed", 10, lambda: gauge.state)
+        await send(pilot, "/resume 20261130-090000-0719aa")
+        await wait_until(pilot, lambda: backend.started[-1:] == ["20261130-090000-0719aa"])
+        await wait_turn(pilot)
+        await wait_until(pilot, lambda: gauge.state == "", explain=lambda: gauge.state)

@@ -90,6 +90,9 @@ class ContextGauge(Vertical):
         self._render_numbers()
 
     def reset_session(self) -> None:
+        """Another session is shown: nothing said about the last one's compactions stays
+        (a resumed session's "digest failed" was the session it replaced)."""
+        self.state = ""
         self.per_request = []
         self.last_prompt = None
         self.cached = 0
