@@ -220,3 +220,30 @@ def test_a_long_line_shows_the_part_around_its_match(
     assert hit.startswith("dist/bundle.js:2:") and "secretHandler" in hit
     assert hit.endswith(f" … [{shown}]") and len(hit) < 500
     assert context_line == "dist/bundle.js-1-" + "c" * 400 + " … [columns 1-400 of 900]"
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+@pytest.mark.parametrize(("person", "exclude", "gitignore", "kept"), [
+    ("", "debug2.txt\n", "", ["keep2.txt", "person.txt"]),
+    ("person.txt\n", "", "", ["debug2.txt", "keep2.txt"]),
+    # the repository's own excludes win over the person's, every .gitignore over both
+    ("*.txt\n", "!keep2.txt\n", "", ["keep2.txt"]),
+    ("*.txt\n", "*.txt\n", "!person.txt\n", ["person.txt"]),
+], ids=["info-exclude", "persons-excludes", "exclude-wins", "gitignore-wins"])
+def test_both_backends_leave_out_what_gits_excludes_files_list(
+        project_dir: Path, monkeypatch, use_rg: bool, person: str, exclude: str,
+        gitignore: str, kept: list[str]) -> None:
+    """ripgrep was told to read neither .git/info/exclude nor the person's excludes file:
+    grep_code searched files that glob_files, @path and the index leave out."""
+    home = project_dir.parent / "home"
+    _write(home, ".config/git/ignore", person)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    _write(project_dir, ".git/info/exclude", exclude)
+    _write(project_dir, ".gitignore", gitignore)
+    for name in ("debug2.txt", "keep2.txt", "person.txt"):
+        _write(project_dir, name, "greet\n")
+    result = grep_code(project_dir, GrepOptions("greet", context=0), use_ripgrep=use_rg)
+    assert sorted({m.path for m in result.matches}) == kept
+    assert sorted(p for p in walk_project_files(project_dir) if p.endswith(".txt")) == kept

@@ -18,6 +18,7 @@ from ..text.fsnames import display_name
 from .ignore import (
     ALWAYS_SKIPPED_DIRS,
     MAX_FILE_BYTES,
+    git_excludes_files,
     is_binary_bytes,
     read_listed_file,
     walk_project_files,
@@ -214,6 +215,11 @@ def _ripgrep_backend(rg: str, root: Path, options: GrepOptions, start: str,
             "--no-ignore-exclude", "--no-ignore-global", "--no-ignore-parent",
             "--max-filesize", str(MAX_FILE_BYTES), "--max-count", str(per_file_cap),
             "--line-number", "--no-heading", "--null", "--color", "never"]
+    # git's own excludes, found as the walk finds them (ripgrep's search for them knows
+    # neither $GIT_CONFIG_GLOBAL nor a repository's config), lowest first as in git
+    for excludes in git_excludes_files(root):
+        if excludes.is_file():  # never a FIFO: ripgrep would wait on it
+            args += ["--ignore-file", str(excludes)]
     for name in sorted(ALWAYS_SKIPPED_DIRS):
         args += ["--glob", f"!{name}/"]
     if options.ignore_case:

@@ -194,6 +194,14 @@ def is_binary_bytes(data: bytes) -> bool:
     return b"\0" in data
 
 
+def git_excludes_files(root: Path) -> list[Path]:
+    """The files of ignore rules git reads besides the .gitignore files, the lowest first:
+    the person's excludes file, then the repository's own ``.git/info/exclude``; every
+    .gitignore wins over both, as in git."""
+    person = person_excludes_file(root)
+    return ([person] if person is not None else []) + [root / ".git" / "info" / "exclude"]
+
+
 def walk_project_files(root: Path, start: str = "",
                        skip_dirs: frozenset[str] = ALWAYS_SKIPPED_DIRS, *,
                        control: ScanControl | None = None) -> Iterator[str]:
@@ -210,12 +218,8 @@ def walk_project_files(root: Path, start: str = "",
     start = start.strip("/")
     # .gitignore files on the way down to ``start`` apply to it as well
     parts = [p for p in start.split("/") if p] if start else []
-    # the person's excludes file first, then the repository's own excludes: every
-    # .gitignore wins over both, as in git
-    excludes = person_excludes_file(root)
-    if excludes is not None:
+    for excludes in git_excludes_files(root):
         matcher.add_file(excludes, "")
-    matcher.add_file(root / ".git" / "info" / "exclude", "")
     matcher.add_file(root / ".gitignore", "")
     for depth in range(1, len(parts)):
         base = "/".join(parts[:depth])
