@@ -9,6 +9,7 @@ Authorization header; every error text is passed through :func:`redact`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import logging
@@ -31,6 +32,7 @@ from ..contracts.llm import (
 )
 from ..messages import Message, to_openai_messages
 from .assembly import ReplyAssembler
+from .html_answer import html_page_said, is_html_page
 from .redact import redact
 from .tools_in_prompt import ToolProtocol
 
@@ -78,8 +80,11 @@ def retry_after_seconds(value: str | None) -> float | None:
 
 
 def _error_message(body: bytes) -> str:
-    """The provider's own error text from a JSON or plain body."""
+    """The provider's own error text from a JSON or plain body; of an HTML page, its title
+    (a proxy's or a web app's page, not the provider's words)."""
     text = body.decode("utf-8", "replace").strip()
+    if is_html_page(text):
+        return html_page_said(text)
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
@@ -296,6 +301,7 @@ class OpenAICompatibleClient:
                 deadline = clock() + self.total_timeout
                 last_data = clock()
                 lines = bounded_lines(response.aiter_text(), line_cap).__aiter__()
+                read_text = False  # a line with more than blanks has arrived
                 while True:
                     try:
                         line = await next_within(lines, max(0.0, deadline - clock()))
@@ -310,6 +316,14 @@ class OpenAICompatibleClient:
                         raise LLMError(
                             f"{self.provider}: the reply took longer than the "
                             f"{self.total_timeout:g} s cap; stopped") from None
+                    if not read_text and line.strip():
+                        read_text = True
+                        if is_html_page(line):  # never the start of a stream
+                            page = await self._rest_of_page(line, lines)
+                            raise LLMError(self._safe(
+                                f"{self.provider} answered with {html_page_said(page)} (HTTP "
+                                f"{response.status_code}), not a chat completion: "
+                                f"{self._url_hint()}"))
                     started = True
                     now = clock()
                     if line.strip().startswith("data:"):
@@ -377,7 +391,24 @@ class OpenAICompatibleClient:
                 f"{self.provider}: the request is longer than the model accepts ({message})")
         if status in (401, 403):
             raise LLMError(f"{self.provider} refused the key (HTTP {status}): {message}")
+        if message.startswith("an HTML page"):  # a web page is never the API's own answer
+            message = f"{message}; {self._url_hint()}"
         raise LLMError(f"{self.provider} answered HTTP {status}: {message}")
+
+    async def _rest_of_page(self, first: str, lines: AsyncIterator[str]) -> str:
+        """An HTML answer as far as its title (at most 64 KiB, within one idle timeout)."""
+        page, size = [first], len(first)
+        clock = asyncio.get_running_loop().time
+        deadline = clock() + self.idle_timeout
+        with contextlib.suppress(StopAsyncIteration, TimeoutError, _TooLong):
+            while size < MAX_ERROR_BODY_BYTES and "</title" not in page[-1].lower():
+                page.append(await next_within(lines, max(0.0, deadline - clock())))
+                size += len(page[-1])
+        return "\n".join(page)
+
+    def _url_hint(self) -> str:
+        return (f"is the base URL right? Requests go to {self.base_url}/chat/completions (an "
+                "OpenAI-compatible server's base URL usually ends in /v1)")
 
     def _whole_reply(self, raw: bytes, assembler: ReplyAssembler) -> StreamEvent | None:
         try:
