@@ -146,6 +146,47 @@ async def test_always_does_not_cover_what_git_runs_as_a_hook(config, hook, targe
         assert finished == [("write_file", "done", ""), ("write_file", "done", "always")]
 
 
+@pytest.mark.parametrize("config,hook,target", [
+    ("", PRE_COMMIT_HOOK, ".pre-commit-config.yaml"),
+    ("[core]\n\thooksPath = .githooks\n", None, ".githooks/pre-commit"),
+])
+async def test_a_linked_worktree_runs_its_main_repositorys_hooks(
+        config, hook, target, settings, project_dir, tmp_path) -> None:
+    """In a linked worktree (``git worktree add``: ``.git`` is a file naming
+    ``main/.git/worktrees/NAME``) git runs the main repository's hooks and config: the
+    pre-commit framework's hook there was looked for in the worktree's own folder, so its
+    .pre-commit-config.yaml was written unasked after an "Always"."""
+    main = tmp_path / "main" / ".git"
+    own = main / "worktrees" / "project"
+    own.mkdir(parents=True)
+    (main / "hooks").mkdir()
+    (main / "config").write_text("[core]\n\trepositoryformatversion = 0\n" + config)
+    if hook:
+        (main / "hooks" / "pre-commit").write_text(hook)
+    (own / "commondir").write_text("../..\n")
+    (project_dir / ".git").write_text(f"gitdir: {own}\n")
+    finished, asked = await _write_after_always(settings, project_dir, target)
+    assert finished == [("write_file", "done", ""), ("write_file", "denied", "")]
+    assert asked[1].endswith(HOOK)
+
+
+async def _write_after_always(settings, project_dir, target: str
+                              ) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """A write the person answers "Always" to, then one to ``target`` (denied when asked):
+    how both calls ended, and the approval questions asked."""
+    asked: list[str] = []
+
+    async def approve(request):
+        asked.append(request.summary)
+        return ApprovalDecision.ALWAYS if len(asked) == 1 else ApprovalDecision.DENY
+
+    steps = [Step(calls=[call("write_file", path="a.py", content="x = 1\n"),
+                         call("write_file", path=target, content="x\n")]),
+             Step(text="done")]
+    finished, _ = await one_turn_calls(settings, project_dir, steps, approve)
+    return finished, asked
+
+
 async def test_a_hooks_path_in_the_person_s_own_git_config_counts_too(
         settings, project_dir, tmp_path, monkeypatch) -> None:
     home = tmp_path / "person"
@@ -154,16 +195,7 @@ async def test_a_hooks_path_in_the_person_s_own_git_config_counts_too(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     (project_dir / ".git" / "hooks").mkdir(parents=True)
-    asked: list[str] = []
-
-    async def approve(request):
-        asked.append(request.summary)
-        return ApprovalDecision.ALWAYS if len(asked) == 1 else ApprovalDecision.DENY
-
-    steps = [Step(calls=[call("write_file", path="a.py", content="x = 1\n"),
-                         call("write_file", path=".githooks/pre-push", content="x\n")]),
-             Step(text="done")]
-    finished, _ = await one_turn_calls(settings, project_dir, steps, approve)
+    finished, asked = await _write_after_always(settings, project_dir, ".githooks/pre-push")
     assert finished == [("write_file", "done", ""), ("write_file", "denied", "")]
     assert asked[1].endswith(HOOK)
 

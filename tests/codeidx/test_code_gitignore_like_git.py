@@ -201,3 +201,39 @@ def test_a_fifo_as_the_persons_excludes_file_is_not_waited_on(tmp_path: Path,
     os.mkfifo(tmp_path / "home" / "fifo")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert set(FILES) <= walked(root)
+
+
+@pytest.mark.parametrize(("exclude", "config", "ignored"), [
+    ("a.log\n", "", {"a.log", "d/a.log"}),
+    ("", "[core]\n\texcludesFile = ~/mine\n", {"ab", "d/e/ab"}),
+], ids=["info-exclude", "repository-config"])
+def test_a_linked_worktree_uses_its_main_repositorys_excludes(
+        tmp_path: Path, monkeypatch, exclude: str, config: str, ignored: set[str]) -> None:
+    """In a linked worktree (git worktree add) .git is a file: git reads info/exclude and
+    config from the main repository's folder, which the walk never found."""
+    main = project(tmp_path / "main", {})
+    env = {"HOME": str(tmp_path / "home"), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "mine").write_text("ab\n")
+    monkeypatch.setenv("HOME", env["HOME"])
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+
+    def git(*args: str, cwd: Path) -> None:
+        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                       env={**os.environ, **env})
+
+    git("commit", "-q", "--allow-empty", "-m", "first", cwd=main)
+    git("worktree", "add", "-q", str(tmp_path / "wt"), cwd=main)
+    worktree = tmp_path / "wt"
+    assert (worktree / ".git").is_file()
+    for name in FILES:
+        (worktree / name).parent.mkdir(parents=True, exist_ok=True)
+        (worktree / name).write_text("x")
+    (main / ".git" / "info").mkdir(exist_ok=True)
+    (main / ".git" / "info" / "exclude").write_text(exclude)
+    with (main / ".git" / "config").open("a") as file:
+        file.write(config)
+    assert walked(worktree) == listed_by_git_for(worktree, {"HOME": env["HOME"]})
+    assert not ignored & walked(worktree) and "a" in walked(worktree)

@@ -247,3 +247,15 @@ def test_both_backends_leave_out_what_gits_excludes_files_list(
     result = grep_code(project_dir, GrepOptions("greet", context=0), use_ripgrep=use_rg)
     assert sorted({m.path for m in result.matches}) == kept
     assert sorted(p for p in walk_project_files(project_dir) if p.endswith(".txt")) == kept
+
+
+@pytest.mark.parametrize("use_rg", BACKENDS)
+def test_a_worktrees_git_file_is_not_searched(project_dir: Path, use_rg: bool) -> None:
+    """A linked worktree's or a submodule's .git is a file ('gitdir: …'): grep and glob
+    listed it as project code, which git never does."""
+    _write(project_dir, ".git", "gitdir: /elsewhere/.git/worktrees/greet\n")
+    _write(project_dir, "sub/.git", "gitdir: ../.git/modules/greet\n")
+    _write(project_dir, "a.txt", "greet\n")
+    result = grep_code(project_dir, GrepOptions("greet", context=0), use_ripgrep=use_rg)
+    assert [m.path for m in result.matches] == ["a.txt"]
+    assert glob_files(project_dir, "**/*").paths == ["a.txt"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..text.fsnames import display_name
 from .ignore import (
     ALWAYS_SKIPPED_DIRS,
+    GIT_POINTER,
     MAX_FILE_BYTES,
     git_excludes_files,
     is_binary_bytes,
@@ -222,6 +223,7 @@ def _ripgrep_backend(rg: str, root: Path, options: GrepOptions, start: str,
             args += ["--ignore-file", str(excludes)]
     for name in sorted(ALWAYS_SKIPPED_DIRS):
         args += ["--glob", f"!{name}/"]
+    args += ["--glob", f"!{GIT_POINTER}"]
     if options.ignore_case:
         args.append("--ignore-case")
     else:

@@ -12,11 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...regular_files import read_regular, read_regular_text
+from .git_folders import git_folders
 from .patterns import GlobPattern, ScanControl
 from .person_excludes import person_excludes_file
 
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".paicli"})
 """Directory names never searched or indexed, whatever .gitignore says."""
+GIT_POINTER = ".git"
+"""A linked worktree's or a submodule's ``.git`` is a file naming its git folder: git never
+lists it, and neither does the walk."""
 
 MAX_FILE_BYTES = 1_000_000
 """Files larger than this are skipped by grep and the index (generated or data files)."""
@@ -196,10 +200,12 @@ def is_binary_bytes(data: bytes) -> bool:
 
 def git_excludes_files(root: Path) -> list[Path]:
     """The files of ignore rules git reads besides the .gitignore files, the lowest first:
-    the person's excludes file, then the repository's own ``.git/info/exclude``; every
+    the person's excludes file, then the repository's own ``info/exclude``; every
     .gitignore wins over both, as in git."""
     person = person_excludes_file(root)
-    return ([person] if person is not None else []) + [root / ".git" / "info" / "exclude"]
+    folders = git_folders(str(root))  # a linked worktree's is the main repository's
+    return ([person] if person is not None else []) \
+        + ([Path(folders[1]) / "info" / "exclude"] if folders else [])
 
 
 def walk_project_files(root: Path, start: str = "",
@@ -258,7 +264,7 @@ def _walk_dir(root: Path, rel_dir: str, matcher: IgnoreMatcher,
                     continue
                 subdirs.append(rel)
             elif entry.is_file(follow_symlinks=False):
-                if not matcher.is_ignored(rel, False):
+                if entry.name != GIT_POINTER and not matcher.is_ignored(rel, False):
                     yield rel
         except OSError:
             continue

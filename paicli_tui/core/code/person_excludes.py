@@ -8,10 +8,11 @@ there sees git leave those files out, and the agent's walk must too. git is not 
 
 - the person's global config, ``$XDG_CONFIG_HOME/git/config`` (or ``~/.config/git/config``)
   then ``~/.gitconfig``, or only ``$GIT_CONFIG_GLOBAL`` when that is set;
-- the repository's own ``.git/config``. git honours it, so a person's ``git config
-  core.excludesFile …`` for one clone counts here too. A hostile repository could point it at
-  any file; that file is only read (bounded, never a FIFO or a device) as ignore patterns,
-  which can hide files from the walk and nothing more, as a committed .gitignore can.
+- the repository's own ``config`` (a linked worktree's is the main repository's). git
+  honours it, so a person's ``git config core.excludesFile …`` for one clone counts here
+  too. A hostile repository could point it at any file; that file is only read (bounded,
+  never a FIFO or a device) as ignore patterns, which can hide files from the walk and
+  nothing more, as a committed .gitignore can.
 
 ``include.path`` and ``includeIf`` are not followed, and the system config is not read.
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from ...regular_files import read_regular_text
 from ..contracts.shell_git import config_entries
+from .git_folders import git_folders
 
 MAX_CONFIG_BYTES = 1_000_000
 """A git config file is read this far."""
@@ -79,7 +81,9 @@ def person_excludes_file(repo_root: Path, env: Mapping[str, str] | None = None) 
     """The excludes file git would read for the repository at ``repo_root``, or None."""
     env = os.environ if env is None else env
     value = None
-    for config in [*_global_configs(env), str(repo_root / ".git" / "config")]:
+    folders = git_folders(str(repo_root))
+    local = [os.path.join(folders[1], "config")] if folders else []
+    for config in [*_global_configs(env), *local]:
         value = _configured(config) or value
     if value is not None:
         return _expanded(value, env, repo_root)

@@ -23,6 +23,7 @@ import os
 from pathlib import Path
 
 from ....regular_files import read_regular
+from ...code.git_folders import git_folders
 from ...contracts.shell_git import config_entries
 
 _CONFIG_BYTES = 1_000_000
@@ -45,34 +46,25 @@ def _read(path: str, limit: int) -> bytes:
     return data
 
 
-def _work_tree(project_root: Path) -> tuple[str, str] | None:
-    """(work tree top, git folder) of the repository holding the project, found the way git
-    finds it (``.git`` in the project's folder or one above; a ``.git`` file names the git
-    folder of a worktree or a submodule)."""
+def _work_tree(project_root: Path) -> tuple[str, str, str] | None:
+    """(work tree top, git folder, the folder its worktrees share) of the repository holding
+    the project, found the way git finds it (``.git`` in the project's folder or one above;
+    a ``.git`` file names the git folder of a worktree or a submodule)."""
     here = os.path.realpath(project_root)
     while True:
-        found = os.path.join(here, ".git")
-        if os.path.isdir(found):
-            return here, found
-        if os.path.isfile(found):
-            text = _read(found, 4_096).decode("utf-8", "replace")
-            target = text.partition("gitdir:")[2].strip()
-            if target:
-                return here, os.path.realpath(os.path.join(here, target))
+        folders = git_folders(here)
+        if folders is not None:
+            return here, *folders
         parent = os.path.dirname(here)
         if parent == here:
             return None
         here = parent
 
 
-def _hooks_path(git_dir: str) -> str | None:
+def _hooks_path(git_dir: str, common: str) -> str | None:
     """core.hooksPath as git would take it: the person's global config, then the
     repository's (a linked worktree keeps its config in the main repository's folder)."""
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    common = git_dir
-    pointer = _read(os.path.join(git_dir, "commondir"), 4_096).decode("utf-8", "replace")
-    if pointer.strip():
-        common = os.path.realpath(os.path.join(git_dir, pointer.strip()))
     value = None
     for config in (os.path.join(xdg, "git", "config"), os.path.expanduser("~/.gitconfig"),
                    os.path.join(common, "config"), os.path.join(git_dir, "config.worktree")):
@@ -89,10 +81,10 @@ def git_hook_paths(project_root: Path) -> tuple[frozenset[str], frozenset[str]]:
     located = _work_tree(project_root)
     if located is None:
         return frozenset(), frozenset()
-    top, git_dir = located
+    top, git_dir, common = located
     folders: set[str] = set()
-    hooks = os.path.join(git_dir, "hooks")
-    configured = _hooks_path(git_dir)
+    hooks = os.path.join(common, "hooks")  # a linked worktree runs the shared hooks
+    configured = _hooks_path(git_dir, common)
     if configured:
         hooks = os.path.realpath(os.path.join(top, os.path.expanduser(configured)))
         folders.add(hooks)
