@@ -39,6 +39,30 @@ async def test_429_honours_retry_after() -> None:
     assert replay.slept == [7.0]
 
 
+@pytest.mark.parametrize(("header", "slept", "said"), [
+    ("60", [60.0], None),
+    ("61", [], "it asks to wait 61 s before the next request"),
+    ("3600", [], "it asks to wait 60 min before the next request"),
+    ("86400", [], "it asks to wait 24 h before the next request"),
+    ("9000", [], "it asks to wait 2 h 30 min before the next request"),
+])
+async def test_a_wait_past_a_minute_is_said_not_retried(header, slept, said) -> None:
+    # a daily quota used up ("come back in an hour"): retried after the 60 s cap it only
+    # failed again, four requests and three minutes of countdowns later
+    replay = Replay([httpx.Response(429, headers={"Retry-After": header},
+                                    json={"error": {"message": "quota exceeded"}}),
+                     httpx.Response(200, content=text_reply("ok"))])
+    if said is None:
+        await run(client_for(replay))
+    else:
+        with pytest.raises(LLMError) as caught:
+            await run(client_for(replay))
+        assert str(caught.value) == (f"deepseek: HTTP 429: quota exceeded; {said} "
+                                     "(Retry-After), longer than the 60 s a retry waits, so "
+                                     "none was made")
+    assert getattr(replay, "slept", []) == slept
+
+
 async def test_gives_up_after_three_retries_with_the_reason() -> None:
     replay = Replay([httpx.Response(503, text="overloaded")] * 4)
     with pytest.raises(LLMError, match="503.*overloaded.*4 attempts"):
@@ -171,7 +195,8 @@ def test_context_length_wording(status, message, expected) -> None:
     assert is_context_length_error(status, message) is expected
 
 
-@pytest.mark.parametrize("header,seconds", [("3", 3.0), ("0.5", 0.5), ("999", 60.0),
+@pytest.mark.parametrize("header,seconds", [("3", 3.0), ("0.5", 0.5), ("999", 999.0),
+                                            ("-5", 0.0), ("nan", None), ("inf", None),
                                             (None, None), ("garbage", None)])
 def test_retry_after_parsing(header, seconds) -> None:
     assert retry_after_seconds(header) == seconds

@@ -13,6 +13,7 @@ import contextlib
 import email.utils
 import json
 import logging
+import math
 import random
 import re
 import time
@@ -65,7 +66,8 @@ def is_context_length_error(status: int, message: str) -> bool:
 
 
 def retry_after_seconds(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta seconds or an HTTP date), capped."""
+    """Seconds from a Retry-After header (delta seconds or an HTTP date), never negative;
+    None when there is none to read. Not capped: a wait past MAX_RETRY_AFTER_S is no retry."""
     if not value:
         return None
     try:
@@ -76,7 +78,18 @@ def retry_after_seconds(value: str | None) -> float | None:
         except (TypeError, ValueError):
             return None
         seconds = moment.timestamp() - time.time()
-    return max(0.0, min(seconds, MAX_RETRY_AFTER_S))
+    return max(0.0, seconds) if math.isfinite(seconds) else None  # "nan", "inf"
+
+
+def _wait_words(seconds: float) -> str:
+    """``2 min``, ``1 h 30 min``, ``90 s``: how long a provider asks to wait."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    if minutes < 120:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
 def _error_message(body: bytes) -> str:
@@ -384,8 +397,15 @@ class OpenAICompatibleClient:
         status = response.status_code
         message = self._safe(_error_message(raw))
         if status in RETRY_STATUS:
-            raise _Retry(f"HTTP {status}: {message}",
-                         retry_after_seconds(response.headers.get("retry-after")))
+            wait = retry_after_seconds(response.headers.get("retry-after"))
+            if wait is not None and wait > MAX_RETRY_AFTER_S:
+                # a daily quota's "come back in an hour": retried within a minute it only
+                # failed again, three times over, while the person watched the countdowns
+                raise LLMError(
+                    f"{self.provider}: HTTP {status}: {message}; it asks to wait "
+                    f"{_wait_words(wait)} before the next request (Retry-After), longer than "
+                    f"the {MAX_RETRY_AFTER_S:g} s a retry waits, so none was made")
+            raise _Retry(f"HTTP {status}: {message}", wait)
         if is_context_length_error(status, message):
             raise ContextLengthExceeded(
                 f"{self.provider}: the request is longer than the model accepts ({message})")
