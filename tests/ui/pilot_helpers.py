@@ -12,6 +12,20 @@ async def wait_until(pilot, check, seconds: float = 30.0, explain=None) -> None:
     assert check(), explain() if explain else None
 
 
+async def wait_until_steady(pilot, check, seconds: float = 30.0, explain=None) -> None:
+    """Until ``check()`` is true, and still true a moment later: for a view the program
+    may pull away after a refresh (the layout it waits for comes late on a busy machine,
+    so a fixed pause before the check is not enough)."""
+    await wait_until(pilot, check, seconds, explain)
+    await pilot.pause(0.2)
+    assert check(), explain() if explain else None
+
+
+async def session_started(pilot) -> None:
+    """Until the chat's session has started (in a worker: late on a busy machine)."""
+    await wait_until(pilot, lambda: getattr(pilot.app.screen, "session", None) is not None)
+
+
 def resumed_app(settings, project_dir, history):
     """The app resuming a session (the UI's fakes) whose view is ``history``."""
     from ui_fakes import FakeBackend, FakeClient, FakeSession

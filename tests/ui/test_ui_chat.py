@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from pilot_helpers import wait_until
+from pilot_helpers import wait_until, wait_until_steady
 from ui_fakes import FakeBackend, FakeClient, FakeSession, chat_script
 
 from paicli_tui.app import PaicliApp
@@ -103,9 +103,8 @@ async def test_a_guide_looked_at_before_its_layout_still_opens_at_its_first_line
                             "\n".join(f"line {n} of the guide" for n in range(40)))
         await log.mount(guide)
         log._guide_from_its_top(guide)  # at once: before any layout of the guide
-        await wait_until(pilot, lambda: guide.virtual_region.height > 0)
-        await pilot.pause(0.3)
-        assert log.scroll_y <= guide.virtual_region.y < log.scroll_y + log.size.height
+        await wait_until_steady(pilot, lambda: guide.virtual_region.height > 0
+                                and in_view(log, guide), 30, lambda: where(log, guide))
 
 
 @pytest.mark.parametrize("size", [(80, 24), (60, 20)])
@@ -117,13 +116,13 @@ async def test_no_model_guide_opens_at_its_first_line(settings, project_dir, siz
     async with app.run_test(size=size) as pilot:
         notice = (await _wait_for_notices(pilot, app, 1))[0]
         log = app.screen.query_one(ChatLog)
-        await pilot.pause(0.2)
-        assert notice.virtual_region.height > log.scrollable_content_region.height
-        assert log.scroll_y <= notice.virtual_region.y < log.scroll_y + log.size.height
+        await wait_until_steady(
+            pilot, lambda: notice.virtual_region.height > log.scrollable_content_region.height
+            and in_view(log, notice), 30, lambda: where(log, notice))
         await send(pilot, "hello")
         second = (await _wait_for_notices(pilot, app, 2))[1]
-        await pilot.pause(0.2)
-        assert log.scroll_y <= second.virtual_region.y < log.scroll_y + log.size.height
+        await wait_until_steady(pilot, lambda: in_view(log, second), 30,
+                                lambda: where(log, second))
 
 
 async def test_no_model_guide_fits_80_columns_unwrapped(settings, project_dir):
@@ -133,10 +132,23 @@ async def test_no_model_guide_fits_80_columns_unwrapped(settings, project_dir):
     app, _ = make_app(settings, project_dir, FakeSession(), None)
     async with app.run_test(size=(80, 24)) as pilot:
         notice = (await _wait_for_notices(pilot, app, 1))[0]
-        await pilot.pause(0.2)
         text = app.screen.backend.how_to_configure()
-        rows = notice.virtual_region.height - notice.styles.gutter.height
-        assert rows == len(text.splitlines()), text
+
+        def rows() -> int:
+            return notice.virtual_region.height - notice.styles.gutter.height
+
+        await wait_until(pilot, lambda: rows() == len(text.splitlines()), 30,
+                         lambda: f"{rows()} rows for {len(text.splitlines())} lines:\n{text}")
+
+
+def in_view(log: ChatLog, block) -> bool:
+    """The block's first line is on the chat's screen."""
+    return log.scroll_y <= block.virtual_region.y < log.scroll_y + log.size.height
+
+
+def where(log: ChatLog, block) -> str:
+    return (f"block at {block.virtual_region}, scroll_y={log.scroll_y}/{log.max_scroll_y}, "
+            f"view {log.size.height} rows")
 
 
 async def _wait_for_notices(pilot, app, count: int) -> list[SetupNotice]:
@@ -157,8 +169,7 @@ async def test_escape_mid_stream_cancels_and_leaves_paired_history(settings, pro
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await send(pilot, "start")
-        await pilot.pause(0.1)
-        assert app.screen.turn_running
+        await wait_until(pilot, lambda: app.screen.turn_running)  # held until Esc
         await pilot.press("escape")
         await wait_turn(pilot)
         assert not app.screen.turn_running

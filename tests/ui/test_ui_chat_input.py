@@ -377,8 +377,13 @@ async def test_esc_then_a_key_at_once_is_esc_and_the_key(settings, project_dir):
             app.post_message(key)
         await wait_until(pilot, lambda: not app.screen.turn_running)
         await wait_until(pilot, lambda: prompt.text == "no")
-        notices = [str(n.source) for n in app.screen.query("ChatNotice")]
-        assert any("Turn cancelled" in n for n in notices)
+
+        def notices() -> list[str]:
+            return [str(n.source) for n in app.screen.query("ChatNotice")]
+
+        # the notice is added after the turn has ended: a moment later on a busy machine
+        await wait_until(pilot, lambda: any("Turn cancelled" in n for n in notices()), 30,
+                         notices)
         for key in terminal_keys(*" way", "\x1bb", "X", "\x1bf", "Y", "\x1bb", "\x1bb",
                                  "\x1bd"):
             app.post_message(key)
@@ -426,9 +431,11 @@ async def test_the_status_line_moves_while_the_model_is_silent(settings, project
         assert status.display and "Waiting for fake:scripted-1" in first
         assert "0 s" in first and "Esc to interrupt" in first
         clock.now += 3.25  # the model stays silent
-        await pilot.pause(0.15)
-        later = status.line().plain
-        assert "3 s" in later and later[0] != first[0]  # seconds and spinner frame moved
+        # seconds and spinner frame moved (the frame at the status's next tick: late on a
+        # busy machine)
+        await wait_until(pilot, lambda: "3 s" in status.line().plain
+                         and status.line().plain[0] != first[0], 30,
+                         lambda: status.line().plain)
         first_token.set()
         await wait_until(pilot, lambda: "Writing" in status.line().plain)
         finish.set()
@@ -810,10 +817,11 @@ async def test_the_placeholder_fits_the_input(settings, project_dir, size):
     async with app.run_test(size=size) as pilot:
         await started(pilot)
         prompt = app.screen.query_one(PromptInput)
-        await pilot.pause(0.1)
-        assert len(prompt.placeholder) < prompt.content_size.width
         expected = PLACEHOLDER if size[0] >= 80 else "Ask about this project · / for commands"
-        assert prompt.placeholder == expected
+        # chosen for the input's width once it is laid out: late on a busy machine
+        await wait_until(pilot, lambda: prompt.placeholder == expected, 30,
+                         lambda: f"{prompt.placeholder!r} at {prompt.content_size}")
+        assert len(prompt.placeholder) < prompt.content_size.width
         row = "".join(s.text for s in prompt.render_lines(prompt.region.reset_offset)[1:2])
         assert expected in row
 

@@ -33,6 +33,14 @@ def whole_in_view(log: ChatLog) -> list[str]:
     return problems
 
 
+def at_the_end(log: ChatLog) -> bool:
+    """The view rests at the end with the last block whole on the screen (the blocks'
+    layout and the scroll to the end come after refreshes: slow on a busy machine)."""
+    last = log.children[-1]
+    return log.scroll_y == log.max_scroll_y and whole_in_view(log) == [] \
+        and last.region.bottom <= log.region.bottom
+
+
 async def resumed(settings, project_dir, turns: int, size=(80, 24)):
     backend = FakeBackend(settings, project_dir,
                           session=FakeSession(history=long_session_history(turns)), client=FakeClient())
@@ -49,7 +57,8 @@ async def test_a_long_session_lays_out_only_what_is_near_the_view(settings, proj
         log = app.screen.query_one(ChatLog)
         await wait_until(pilot, lambda: len(log.children) > 40 and log.parking.parked, 60,
                          lambda: parking_state(log))
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: laid_out(log) < 250 and at_the_end(log), 30,
+                         lambda: f"laid out {laid_out(log)}; {parking_state(log)}")
         total = sum(1 for _ in log.walk_children())
         assert total > 700 and laid_out(log) < 250, (total, laid_out(log))
         assert log.scroll_y == log.max_scroll_y and whole_in_view(log) == []
@@ -66,7 +75,7 @@ async def test_paging_back_through_the_session_shows_every_block(settings, proje
         log = app.screen.query_one(ChatLog)
         await wait_until(pilot, lambda: len(log.children) > 40 and log.parking.parked, 60,
                          lambda: parking_state(log))
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: at_the_end(log), 30, lambda: parking_state(log))
         end = log.max_scroll_y
         previous = log.scroll_y
         while log.scroll_y > 0:
@@ -99,7 +108,7 @@ async def test_a_resize_keeps_the_end_in_view_and_parks_again(settings, project_
             await pilot.resize_terminal(*size)
             await wait_until(pilot, lambda: log.parking.width == log.size.width
                              and bool(log.parking.parked), 30, lambda: parking_state(log))
-            await pilot.pause(0.5)
+            await wait_until(pilot, lambda: at_the_end(log), 30, lambda: parking_state(log))
             assert log.scroll_y == log.max_scroll_y and whole_in_view(log) == []
             last = log.children[-1]
             assert last.region.bottom <= log.region.bottom

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from pilot_helpers import open_panel, wait_until
+from pilot_helpers import open_panel, session_started, wait_until
 from textual.widgets import DataTable
 from ui_fakes import FakeBackend, FakeClient, FakeCode, FakeSession, seeded_hits
 
@@ -34,7 +34,7 @@ async def test_a_changed_result_is_marked_and_its_preview_says_so(settings, proj
                           code_=FakeCode(hits))
     app = PaicliApp(settings, project_dir, backend=backend)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.2)
+        await session_started(pilot)
         await open_panel(pilot, "f3", CodeSearchScreen)
         panel = app.screen.panel
         await pilot.press(*"load", "enter")

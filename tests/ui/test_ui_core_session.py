@@ -138,8 +138,7 @@ async def test_escape_mid_stream_leaves_a_valid_history(settings, project_dir):
         await pilot.pause()
         await app.workers.wait_for_complete()
         await send(pilot, "start something long")
-        await pilot.pause(0.2)
-        assert app.screen.turn_running
+        await wait_until(pilot, lambda: app.screen.turn_running)  # held until Esc
         await pilot.press("escape")
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -593,9 +592,8 @@ async def test_the_write_approval_diff_has_no_empty_last_row(settings, project_d
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, "write the notes")
         await wait_for_screen(pilot, ApprovalModal)
-        await pilot.pause(0.2)
         diff = app.screen.request.detail
         shown = app.screen.query_one(".approval-detail Static", Static)
         assert diff.endswith("\n") and diff.count("\n") == 6
-        assert shown.size.height == 6, shown.size
+        await wait_until(pilot, lambda: shown.size.height == 6, 30, lambda: shown.size)
         await pilot.press("n")

@@ -9,6 +9,7 @@ below 80 columns and puts what still does not fit on a second line.
 from __future__ import annotations
 
 import pytest
+from pilot_helpers import wait_until
 from textual.widgets._footer import FooterKey
 from ui_scenarios import reach, scenes
 
@@ -38,9 +39,15 @@ async def test_every_footer_key_is_whole_on_screen(name: str, size: tuple[int, i
     scene = next(s for s in scenes(settings, stable_project) if s.name == name)
     async with scene.app.run_test(size=size) as pilot:
         await reach(pilot, scene)
-        await pilot.pause(0.3)
         screen = pilot.app.screen
         footer = screen.query_one(AppFooter)
+
+        def unplaced() -> list[str]:
+            return [k.description for k in footer.query(FooterKey) if k.region.width == 0]
+
+        # the footer's keys are laid out after a refresh: late on a busy machine
+        await wait_until(pilot, lambda: bool(footer.query(FooterKey)) and unplaced() == [],
+                         30, lambda: f"no room for {unplaced()}")
         keys = list(footer.query(FooterKey))
         shown = {b.binding.action for b in screen.active_bindings.values() if b.binding.show}
         assert shown <= {k.action for k in keys}, "a shown binding has no footer key"

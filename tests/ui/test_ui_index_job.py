@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 
 import pytest
-from pilot_helpers import open_panel, wait_until
+from pilot_helpers import open_panel, session_started, wait_until
 from textual.widgets import Label, ProgressBar
 from ui_fakes import FakeBackend, FakeClient, FakeCode, FakeSession, seeded_hits
 
@@ -59,7 +59,7 @@ async def test_leaving_code_search_lets_the_build_finish(settings, project_dir):
                           code_=code)
     app = PaicliApp(settings, project_dir, backend=backend)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
+        await session_started(pilot)
         await open_panel(pilot, "f3", CodeSearchScreen)
         await pilot.press("ctrl+b")
         screen = app.screen
@@ -95,7 +95,7 @@ def released_build_app(settings, project_dir) -> tuple[HeldCode, PaicliApp]:
 async def test_index_command_builds_without_leaving_the_chat(settings, project_dir):
     code, app = released_build_app(settings, project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
+        await session_started(pilot)
         app.screen.action_slash("/index")
         await wait_until(pilot, lambda: code.finished and not app.index_job.running)
         assert isinstance(app.screen, ChatScreen)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from pilot_helpers import wait_for_screen, wait_until
 from ui_fakes import FakeBackend, FakeClient, FakeSession
 
 from paicli_tui.app import PaicliApp
@@ -56,7 +57,7 @@ def notices(app) -> list[str]:
 async def notices_after(pilot, app, before: int, count: int) -> list[str]:
     """The notices since the first ``before``, once there are ``count`` of them (a busy
     machine takes its time; the wait is bounded, nothing is timed)."""
-    for _ in range(100):
+    for _ in range(300):
         if len(notices(app)) >= before + count:
             break
         await pilot.pause(0.1)
@@ -69,11 +70,8 @@ async def chat_with(settings, project_dir, session: RestartingSession):
     backend = FakeBackend(settings, project_dir, session=session, client=session.client)
     app = PaicliApp(settings, project_dir, backend=backend)
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(100):  # the chat listens once it has shown the session's start
-            if session.mcp.on_change is not None:
-                break
-            await pilot.pause(0.05)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: session.mcp.on_change is not None)  # the chat listens
+        await pilot.pause(0.1)  # once it has shown the session's start
         yield pilot, app
 
 
@@ -122,8 +120,8 @@ async def test_restart_of_an_unknown_server_names_the_known_ones(settings, proje
     async with chat_with(settings, project_dir, session) as (pilot, app):
         await send(pilot, app, "/mcp restart files")
         await app.workers.wait_for_complete()
-        await pilot.pause(0.2)
-        assert notices(app)[-1] == "No MCP server is named files (there are `demo`)."
+        await wait_until(pilot, lambda: notices(app)[-1:] == [
+            "No MCP server is named files (there are `demo`)."], 30, lambda: notices(app))
         assert session.asked == []
 
 
@@ -137,10 +135,7 @@ async def test_r_in_the_mcp_view_restarts_the_highlighted_server(settings, proje
     session.mcp.statuses.insert(0, ServerStatus(McpServerConfig(name="off", command="x"),
                                                 state="disabled"))
     async def view_open(pilot, app) -> bool:
-        for _ in range(100):
-            if isinstance(app.screen, McpServersScreen):
-                break
-            await pilot.pause(0.05)
+        await wait_for_screen(pilot, McpServersScreen)
         await pilot.pause(0.1)
         return isinstance(app.screen, McpServersScreen)
 
@@ -151,8 +146,8 @@ async def test_r_in_the_mcp_view_restarts_the_highlighted_server(settings, proje
         await pilot.press("up", "r")  # the disabled one: nothing
         assert isinstance(app.screen, McpServersScreen) and session.asked == []
         await pilot.press("escape")
-        await pilot.pause(0.2)
-        assert not isinstance(app.screen, McpServersScreen) and session.asked == []
+        await wait_until(pilot, lambda: not isinstance(app.screen, McpServersScreen))
+        assert session.asked == []
         before = len(notices(app))
         await send(pilot, app, "/mcp")
         assert await view_open(pilot, app)

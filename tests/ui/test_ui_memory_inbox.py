@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from pilot_helpers import open_panel, wait_until
+from pilot_helpers import open_panel, session_started, wait_until
 from textual.widgets import Select
 from ui_fakes import FakeBackend, FakeClient, FakeMemory, FakeSession, seeded_memories
 
@@ -118,7 +118,7 @@ async def test_memory_delete_checks_the_id_before_asking(settings, project_dir):
                           client=FakeClient(), session=FakeSession())
     app = PaicliApp(settings, project_dir, backend=backend)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
+        await session_started(pilot)
         app.screen.action_slash("/memory delete nosuchid")
         await wait_until(pilot, lambda: any("No memory with id nosuchid" in n.message
                                             for n in app._notifications))
@@ -210,7 +210,7 @@ async def test_save_in_the_chat_quotes_what_it_saved(settings, project_dir):
     app = PaicliApp(settings, project_dir, backend=backend)
     toasts: list[str] = []
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause(0.3)
+        await session_started(pilot)
         app.notify = lambda message, **kw: toasts.append(str(message))  # type: ignore
         app.screen.notify = app.notify  # type: ignore
         from paicli_tui.ui.widgets.prompt_input import PromptInput

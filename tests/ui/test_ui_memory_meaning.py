@@ -82,7 +82,7 @@ async def test_enter_on_a_filter_no_memory_holds_ranks_them_by_meaning(settings,
         screen.query_one("#memory-scope").value = "all"
         # any edit of the filter goes back to words
         await pilot.press("slash", "end", "backspace")
-        await wait_until(pilot, lambda: status(screen).startswith("0 of 3 memories · no word"), 5,
+        await wait_until(pilot, lambda: status(screen).startswith("0 of 3 memories · no word"), 30,
                          lambda: status(screen))
 
 
@@ -93,7 +93,7 @@ async def test_a_ranking_that_fails_says_why_and_a_late_one_is_dropped(settings,
     app = browser_app(settings, project_dir, memory)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_browser(pilot, app, "/memory search deploy")
-        await wait_until(pilot, lambda: "failed" in status(screen), 5,
+        await wait_until(pilot, lambda: "failed" in status(screen), 30,
                          lambda: status(screen))
         assert status(screen) == "0 of 3 memories · by meaning failed: embedder files missing"
         await pilot.press("slash", "enter")  # Enter in the filter tries again
@@ -138,7 +138,7 @@ async def test_a_ranking_status_wraps_whole_on_a_small_terminal(settings, projec
     app = browser_app(settings, project_dir, memory)
     async with app.run_test(size=(60, 20)) as pilot:
         screen = await open_browser(pilot, app, "/memory search how do we version releases")
-        await wait_until(pilot, lambda: "by meaning" in status(screen), 5,
+        await wait_until(pilot, lambda: "by meaning" in status(screen), 30,
                          lambda: status(screen))
         await pilot.pause()
         line = screen.query_one("#memory-status")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from pilot_helpers import inbox_seen, wait_for_screen, wait_until
+from pilot_helpers import inbox_seen, session_started, wait_for_screen, wait_until
 from test_ui_memory_meaning import browser_app, ids, open_browser, reviewed, status
 from ui_fakes import FakeMemory
 
@@ -39,7 +39,7 @@ async def test_enter_again_while_ranking_asks_no_second_ranking(settings, projec
         await pilot.pause()
         release.set()
         await app.workers.wait_for_complete()
-        await wait_until(pilot, lambda: ids(screen) == ["m1", "m3"], 10, lambda: status(screen))
+        await wait_until(pilot, lambda: ids(screen) == ["m1", "m3"], 30, lambda: status(screen))
         assert asked == ["build tool"]
 
 
@@ -48,7 +48,7 @@ async def test_f6_keeps_a_ranked_view(settings, project_dir):
     app = browser_app(settings, project_dir, memory)
     inbox_seen(app)
     async with app.run_test(size=(160, 40)) as pilot:
-        await pilot.pause(0.2)
+        await session_started(pilot)
         chat = app.screen
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(chat.docked_panel(), MemoryPanel))
@@ -59,7 +59,7 @@ async def test_f6_keeps_a_ranked_view(settings, project_dir):
         await pilot.press("f6")
         await wait_for_screen(pilot, MemoryScreen)
         full = app.screen.panel
-        await wait_until(pilot, lambda: ids(full) == ["m1", "m3"], 10, lambda: status(full))
+        await wait_until(pilot, lambda: ids(full) == ["m1", "m3"], 30, lambda: status(full))
         assert status(full).startswith("2 of 3 memories by meaning")
         assert memory.searched == ["build tool"]  # kept, not asked again
 
@@ -76,9 +76,9 @@ async def test_a_scope_shows_its_best_ranked_not_what_the_best_of_all_left(
     app = browser_app(settings, project_dir, memory)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_browser(pilot, app, "/memory search shipping")
-        await wait_until(pilot, lambda: "by meaning" in status(screen), 10,
+        await wait_until(pilot, lambda: "by meaning" in status(screen), 30,
                          lambda: status(screen))
         assert len(ids(screen)) == RANKED_LIMIT  # all scopes: the best 20
         screen.query_one("#memory-scope").value = "global"
-        await wait_until(pilot, lambda: ids(screen) == ["g1"], 10, lambda: status(screen))
+        await wait_until(pilot, lambda: ids(screen) == ["g1"], 30, lambda: status(screen))
         assert memory.searched == ["shipping"]

@@ -12,7 +12,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from pilot_helpers import grep_in_code_search, open_panel, wait_for_screen, wait_until
+from pilot_helpers import (
+    grep_in_code_search,
+    open_panel,
+    session_started,
+    wait_for_screen,
+    wait_until,
+)
 from ui_fakes import FakeBackend, FakeClient, FakeMemory, FakeSession
 
 from paicli_tui.app import PaicliApp
@@ -57,7 +63,7 @@ async def test_code_search_lists_paths_and_lines_with_brackets_as_they_are(
                                     encoding="utf-8")
     app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
+        await session_started(pilot)
         panel = await grep_in_code_search(pilot, "split", 1)
         await pilot.pause(0.3)  # the table is drawn
         table = panel.query_one("DataTable")
@@ -78,7 +84,7 @@ async def test_a_conflict_with_markup_in_the_stored_memory_is_shown_as_text(
                                            scope="project")
     app = PaicliApp(settings, project_dir, backend=CoreBackend(settings, project_dir))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
+        await session_started(pilot)
         app.screen.query_one(PromptInput).load_text("/save The project uses Java 21 everywhere")
         await pilot.press("enter")
         await wait_for_screen(pilot, ConflictModal)

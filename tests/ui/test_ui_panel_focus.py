@@ -8,7 +8,7 @@ only Enter on a result or Ctrl+O inserts a reference. The memory filter hands â†
 from __future__ import annotations
 
 import pytest
-from pilot_helpers import inbox_seen, open_panel, wait_until
+from pilot_helpers import inbox_seen, open_panel, session_started, wait_until
 from textual.widgets import DataTable, Input
 from ui_fakes import (
     FakeBackend,
@@ -76,7 +76,7 @@ async def test_typing_after_a_search_stays_in_the_query(settings, project_dir):
 async def test_escape_leaves_code_search_from_query_and_results(settings, project_dir):
     app, _ = _app(settings, project_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
+        await session_started(pilot)
         for keys in ((), ("down",)):
             await open_panel(pilot, "f3", CodeSearchScreen)
             await pilot.press(*"load", "enter")

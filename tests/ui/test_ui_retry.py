@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 from doubles.llm_replay import Replay, text_reply
+from pilot_helpers import wait_until
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.config import Secret, Settings
@@ -52,9 +53,12 @@ async def test_an_http_500_retry_shows_in_the_status_line_and_the_chat(settings:
         await app.workers.wait_for_complete()
         app.screen.query_one(PromptInput).load_text("hello")
         await pilot.press("enter")
-        await asyncio.wait_for(waiting.wait(), 10)
-        await pilot.pause(0.2)
+        await asyncio.wait_for(waiting.wait(), 60)
         status = app.screen.query_one(TurnStatus)
+        await wait_until(pilot, lambda: "retry 1 of 3 in" in status.line().plain
+                         and any(str(n.source).startswith("HTTP 500")
+                                 for n in app.screen.query("ChatNotice")),
+                         30, lambda: status.line().plain)
         line = status.line().plain
         # the countdown runs in real time: at most the delay that is being slept
         shown = re.search(r"HTTP 500, retry 1 of 3 in (\d+) s", line)

@@ -87,7 +87,7 @@ async def type_and_send(pilot: Pilot, text: str) -> None:
     await pilot.press("enter")
 
 
-async def reach(pilot: Pilot, scene: Scene, seconds: float = 10.0) -> None:
+async def reach(pilot: Pilot, scene: Scene, seconds: float = 30.0) -> None:
     """Run the scene's steps, wait until its screen is on top, then let data load."""
     await scene.before(pilot)
     for _ in range(int(seconds / 0.05)):
