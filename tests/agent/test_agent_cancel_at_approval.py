@@ -28,7 +28,7 @@ async def test_a_call_cancelled_at_its_approval_is_answered_as_not_run(settings,
     session = await AgentSession.start(settings, project_dir, client=ScriptedClient(steps),
                                        approve=approve)
     turn = asyncio.create_task(drain(session.run_turn("write the file")))
-    await asyncio.wait_for(asked.wait(), 10)
+    await asyncio.wait_for(asked.wait(), 60)
     turn.cancel()
     await asyncio.gather(turn, return_exceptions=True)
     result = next(m for m in session.history if m.role is Role.TOOL)

@@ -151,7 +151,7 @@ async def test_cancel_during_tool_leaves_valid_history(settings, project_dir) ->
         return await drain(session.run_turn("run"))
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(started.wait(), 5)
+    await asyncio.wait_for(started.wait(), 60)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

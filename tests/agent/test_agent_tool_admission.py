@@ -177,7 +177,7 @@ async def test_esc_while_a_large_result_is_admitted_keeps_the_calls_results(
     def held_redact(text, secrets):
         if len(text) >= BIG:
             redacting.set()
-            release.wait(10)
+            release.wait(60)
         return real(text, secrets)
 
     monkeypatch.setattr(tool_calls, "redact_known", held_redact)
@@ -185,7 +185,7 @@ async def test_esc_while_a_large_result_is_admitted_keeps_the_calls_results(
                          call("read_file", n=1, size=10, delay=0)]), Step(text="never")]
     session = await _session(settings, project_dir, steps)
     task = asyncio.create_task(drain(session.run_turn("read both")))
-    assert await asyncio.to_thread(redacting.wait, 10)
+    assert await asyncio.to_thread(redacting.wait, 60)
     task.cancel()
     await asyncio.sleep(0.05)  # the cancel has reached the turn while the thread still works
     release.set()

@@ -39,6 +39,7 @@ from paicli_tui.core.context.ledger import LedgerBusy, SessionLedger
 from paicli_tui.core.messages import Message
 from paicli_tui.paths import HomePaths
 home = HomePaths(Path(sys.argv[1]))
+Path(f"{sys.argv[3]}.{sys.argv[4]}-ready").touch()
 while not Path(sys.argv[3]).exists():
     time.sleep(0.005)
 try:
@@ -113,7 +114,13 @@ def test_two_processes_racing_for_one_session(paicli_home: Path, project_dir: Pa
     racers = [subprocess.Popen([sys.executable, "-c", RACER, str(paicli_home), session,
                                 str(go), name], stdout=subprocess.PIPE, text=True,
                                env=_env(paicli_home)) for name in ("left", "right")]
-    time.sleep(1.5)  # both are importing and waiting for the start signal
+    # both imported and waiting for the start signal: a racer that came late to a loaded
+    # machine found the other done and the session free, and both wrote
+    ready = [tmp_path / f"go.{name}-ready" for name in ("left", "right")]
+    deadline = time.monotonic() + 120
+    while not all(path.exists() for path in ready):
+        assert time.monotonic() < deadline and all(r.poll() is None for r in racers)
+        time.sleep(0.05)
     go.touch()
     outputs = [r.communicate(timeout=60)[0] for r in racers]
     assert sorted(o.split()[0] for o in outputs) == ["BUSY", "WROTE"]
