@@ -73,8 +73,18 @@ def footer_text(state: IndexState) -> str:
     """The footer's words for the build, "" when there is nothing to say."""
     if state.running:
         share = f" {state.done * 100 // state.total}%" if state.total else ""
-        return f"⟳ index{share}: {state.step}" if state.step else "⟳ index…"
+        return f"⟳ index{share}: {state.step}" if state.step else f"⟳ index{share}…"
     return ""
+
+
+def footer_texts(state: IndexState) -> tuple[str, ...]:
+    """The footer's words for the build, longest first: the step in words, then only the
+    share done (or that it runs) where the keys leave no more room; () when none runs."""
+    whole = footer_text(state)
+    if not whole:
+        return ()
+    short = f"⟳ index {state.done * 100 // state.total}%" if state.total else "⟳ index…"
+    return (whole, short) if short != whole else (whole,)
 
 
 class IndexJob:

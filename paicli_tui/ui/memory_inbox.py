@@ -54,6 +54,12 @@ def inbox_text(new: int) -> str:
     return f"✉ {counted(new, 'new memory', 'new memories')} (F2)"
 
 
+def inbox_texts(new: int) -> tuple[str, ...]:
+    """The footer's words for the inbox, longest first (the short one for a narrow footer);
+    () when nothing is new."""
+    return (inbox_text(new), f"✉ {new:,} new (F2)") if new else ()
+
+
 class SeenTimes:
     """When the memory browser was last opened, per project (a small JSON file)."""
 

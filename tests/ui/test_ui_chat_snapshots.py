@@ -10,7 +10,7 @@ from ui_scenarios import assert_scene_snapshot
 from paicli_tui.config import Settings
 
 NAMES = ["chat_waiting", "chat_slash_menu", "chat_done", "help_small", "approval_small",
-         "accept_edits_small", "diff_small", "mcp_servers_small"]
+         "accept_edits_small", "diff_small", "mcp_servers_small", "chat_indexing"]
 
 
 @pytest.mark.parametrize("size", sorted(SMALL_SIZES))

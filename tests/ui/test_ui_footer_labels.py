@@ -17,16 +17,43 @@ from ui_fakes import FakeBackend, FakeClient, FakeMemory, FakeSession, seeded_me
 
 from paicli_tui.app import PaicliApp
 from paicli_tui.logs import LOG_FILE, start_logging, stop_logging
-from paicli_tui.ui.widgets.app_footer import ActivityLabel, AppFooter, LoggedErrorsLabel
+from paicli_tui.ui.backend import IndexStep
+from paicli_tui.ui.index_job import IndexJob, IndexState, footer_texts
+from paicli_tui.ui.memory_inbox import inbox_texts
+from paicli_tui.ui.widgets.app_footer import (
+    ActivityLabel,
+    AppFooter,
+    LoggedErrorsLabel,
+    activity_texts,
+    fitting_text,
+)
 
 
 def shown_text(label) -> str:
     return str(label.render()) if label.display else ""
 
 
-@pytest.mark.parametrize(("size", "lines"), [((80, 24), 1), ((60, 20), 2)])
+def keys_beside(footer: AppFooter, label) -> list[str]:
+    """What is wrong with the footer's keys beside ``label`` ([]: every key of the chat is
+    there, whole, and none lies under the label)."""
+    keys = [k for k in footer.query(FooterKey) if k.display]
+    found = [f"{k.description} is cut at {k.region}" for k in keys
+             if not footer.region.contains_region(k.region)]
+    found += [f"{k.description} at {k.region} is under the label at {label.region}"
+              for k in keys if k.region.overlaps(label.region)]
+    if not {k.description for k in keys} >= {"Help", "Memory", "Search", "Context", "Quit"}:
+        found.append(f"keys missing: {[k.description for k in keys]}")
+    return found
+
+
+@pytest.mark.parametrize(("size", "lines", "count"), [
+    ((80, 24), 1, "✉ 1 new (F2)"),  # short: the palette key stays beside it
+    ((60, 20), 2, "✉ 1 new memory (F2)"),  # no form fits beside the keys: said whole
+    ((120, 30), 1, "✉ 1 new memory (F2)"),
+])
 async def test_the_inbox_count_leaves_the_keys_whole_and_on_few_lines(settings, project_dir,
-                                                                       size, lines) -> None:
+                                                                       size, lines,
+                                                                       count) -> None:
     backend = FakeBackend(settings, project_dir, session=FakeSession(), client=FakeClient(),
                           memory_=FakeMemory(seeded_memories()))
     app = PaicliApp(settings, project_dir, backend=backend)
@@ -38,19 +65,16 @@ async def test_the_inbox_count_leaves_the_keys_whole_and_on_few_lines(settings, 
             """What is wrong with the footer as drawn now ([]: the count and the keys sit
             side by side, on ``lines`` lines)."""
             labels = footer().query(ActivityLabel)
-            if not labels or shown_text(labels.first()) != "✉ 1 new memory (F2)":
-                return ["no inbox count yet"]
+            if not labels or shown_text(labels.first()) != count:
+                return [f"the label reads {shown_text(labels.first())!r}" if labels
+                        else "no label"]
             label = labels.first()
-            keys = [k for k in footer().query(FooterKey) if k.display]
-            found = [f"{k.description} is cut" for k in keys
-                     if not footer().region.contains_region(k.region)]
-            found += [f"{k.description} is under the count" for k in keys
-                      if k.region.overlaps(label.region)]
-            if not {k.description for k in keys} >= {"Help", "Memory", "Search", "Context",
-                                                      "Quit"}:
-                found.append(f"keys missing: {[k.description for k in keys]}")
-            if label.region.right != size[0]:
-                found.append(f"the count ends at {label.region.right}")
+            found = keys_beside(footer(), label)
+            palette = [k for k in footer().query(FooterKey)
+                       if k.display and k.has_class("-command-palette")]
+            right = palette[0].region.x if palette else size[0]  # the palette key is last
+            if label.region.right != right:
+                found.append(f"the count ends at {label.region.right}, not {right}")
             if footer().region.height != lines:
                 found.append(f"{footer().region.height} lines")
             return found
@@ -111,16 +135,90 @@ async def test_a_logged_error_leaves_the_keys_whole(settings, project_dir, size)
             labels = footer.query(LoggedErrorsLabel)
             if not labels or not shown_text(labels.first()).startswith("⚠ 1 error logged"):
                 return ["no error label yet"]
-            label = labels.first()
-            keys = [k for k in footer.query(FooterKey) if k.display]
-            found = [f"{k.description} is cut at {k.region}" for k in keys
-                     if not footer.region.contains_region(k.region)]
-            found += [f"{k.description} at {k.region} is under the label at {label.region}"
-                      for k in keys if k.region.overlaps(label.region)]
-            if not {k.description for k in keys} >= {"Help", "Memory", "Search", "Context",
-                                                      "Quit"}:
-                found.append(f"keys missing: {[k.description for k in keys]}")
-            return found
+            return keys_beside(footer, labels.first())
 
         await wait_until(pilot, lambda: not problems(), explain=problems)
     stop_logging()
+
+
+@pytest.mark.parametrize(("size", "progress", "palette"), [
+    ((80, 24), "⟳ index 52%", True),
+    ((60, 20), "⟳ index 52%", False),
+    ((120, 30), "⟳ index 52%: embedding 12/23 files", True),
+])
+async def test_an_index_build_leaves_the_keys_on_one_line(settings, project_dir, size,
+                                                          progress, palette) -> None:
+    """Found by testers: at 80 columns '⟳ index 52%: embedding 12/23 files' pushed ^q Quit
+    onto a second line and hid ^p palette; at 60 the progress itself was cut ('12/2…'). The
+    label now says as much as fits beside the keys (the share done at least), and the
+    palette key stays where there is room for it too."""
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, session=FakeSession(), client=FakeClient()))
+    async with app.run_test(size=size) as pilot:
+        app.index_job.stepped(IndexJob.Stepped(IndexStep(12, 23, "", "embed", "64/120")))
+
+        def problems() -> list[str]:
+            footer = app.screen.query_one(AppFooter)
+            labels = footer.query(ActivityLabel)
+            if not labels or shown_text(labels.first()) != progress:
+                return [f"the label reads {shown_text(labels.first())!r}" if labels
+                        else "no label"]
+            found = keys_beside(footer, labels.first())
+            shown = {k.description for k in footer.query(FooterKey) if k.display}
+            if ("palette" in shown) != palette:
+                found.append(f"palette key shown: {'palette' in shown}")
+            if footer.region.height != 1:
+                found.append(f"{footer.region.height} lines")
+            return found
+
+        await wait_until(pilot, lambda: not problems(), explain=problems)
+        # the whole step on hover, where the footer says less
+        label = app.screen.query_one(ActivityLabel)
+        whole = "⟳ index 52%: embedding 12/23 files"
+        assert label.tooltip == (None if progress == whole else whole)
+
+
+@pytest.mark.parametrize(("index", "inbox", "texts"), [
+    ((), (), []),
+    (("⟳ index 52%: embedding 12/23 files", "⟳ index 52%"), (),
+     ["⟳ index 52%: embedding 12/23 files", "⟳ index 52%"]),
+    (("⟳ index 52%: embedding", "⟳ index 52%"), ("✉ 1 new memory (F2)", "✉ 1 new (F2)"),
+     ["⟳ index 52%: embedding · ✉ 1 new memory (F2)", "⟳ index 52%: embedding · ✉ 1 new (F2)",
+      "⟳ index 52% · ✉ 1 new memory (F2)", "⟳ index 52% · ✉ 1 new (F2)"]),
+])
+def test_every_way_to_say_the_background_work(index, inbox, texts) -> None:
+    assert activity_texts(index, inbox) == texts
+
+
+@pytest.mark.parametrize(("room", "share", "chosen"), [
+    (40, 40, "⟳ index 52%: embedding 12/23 files"),  # 34 characters and its padding: 36
+    (36, 40, "⟳ index 52%: embedding 12/23 files"),
+    (35, 40, "⟳ index 52%"),  # the keys keep their line
+    (13, 40, "⟳ index 52%"),
+    (12, 40, "⟳ index 52%: embedding 12/23 files"),  # the keys wrap: said whole
+    (12, 20, "⟳ index 52%"),  # whole within its share
+    (5, 10, "⟳ index 52%"),  # nothing fits: the shortest, cut
+])
+def test_the_label_takes_the_longest_words_that_fit(room, share, chosen) -> None:
+    texts = ["⟳ index 52%: embedding 12/23 files", "⟳ index 52%"]
+    assert fitting_text(texts, room, share) == chosen
+
+
+@pytest.mark.parametrize(("state", "texts"), [
+    (IndexState(), ()),
+    (IndexState(True, 0, 0, ""), ("⟳ index…",)),
+    (IndexState(True, 0, 0, "scanning files: 3 found"),
+     ("⟳ index: scanning files: 3 found", "⟳ index…")),
+    (IndexState(True, 12, 23, "embedding 12/23 files"),
+     ("⟳ index 52%: embedding 12/23 files", "⟳ index 52%")),
+    (IndexState(True, 1_204, 2_408, ""), ("⟳ index 50%…", "⟳ index 50%")),
+])
+def test_the_builds_words_long_and_short(state, texts) -> None:
+    assert footer_texts(state) == texts
+
+
+@pytest.mark.parametrize(("new", "texts"), [
+    (0, ()), (1, ("✉ 1 new memory (F2)", "✉ 1 new (F2)")),
+    (1_204, ("✉ 1,204 new memories (F2)", "✉ 1,204 new (F2)"))])
+def test_the_inboxs_words_long_and_short(new, texts) -> None:
+    assert inbox_texts(new) == texts

@@ -45,12 +45,13 @@ class HeldCode(FakeCode):
 
 
 def footer(app) -> str:
-    """The footer's activity text; "" while the footer recomposes (its label is briefly
-    gone: reading it then raised NoMatches now and then)."""
+    """The footer's activity words, whole (its tooltip holds them where the footer says
+    less); "" while the footer recomposes (its label is briefly gone: reading it then raised
+    NoMatches now and then)."""
     labels = app.screen.query(ActivityLabel)
-    if not labels:
+    if not labels or not labels.first().display:
         return ""
-    return str(labels.first().render()) if labels.first().display else ""
+    return str(labels.first().tooltip or labels.first().render())
 
 
 async def test_leaving_code_search_lets_the_build_finish(settings, project_dir):

@@ -19,6 +19,8 @@ from paicli_tui.core.contracts.asks import ApprovalRequest
 from paicli_tui.core.mcp import McpManager
 from paicli_tui.core.mcp.config import McpServerConfig
 from paicli_tui.core.mcp.status import ServerStatus
+from paicli_tui.ui.backend import IndexStep
+from paicli_tui.ui.index_job import IndexJob
 
 SMALL_SIZES = {"80x24": (80, 24), "60x20": (60, 20)}
 
@@ -176,6 +178,18 @@ def chat_scenes(settings: Settings, project: Path) -> list[Scene]:
         "github failed highlighted, docs disabled), under them github's last error (its "
         "process ended, its stderr's masked line) and its log path, then '↑↓ choose · r "
         "restarts · Esc closes', nothing cut at the right.", screen="McpServersScreen"))
+    indexing = _app(_backend(settings, project, client=FakeClient(), session=FakeSession()))
+
+    async def indexing_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        job = pilot.app.index_job
+        job.stepped(IndexJob.Stepped(IndexStep(12, 23, "", "embed", "64/120 chunks")))
+        await frozen(pilot)
+    out.append(Scene(
+        "chat_indexing", indexing, indexing_before,
+        "An index build half done (/index): the footer keeps every key on one line, f1 Help "
+        "to ^q Quit, with '⟳ index 52%' on the right; at 80 columns '^p palette' beside it, "
+        "at 60 the progress takes its place."))
     return out
 
 

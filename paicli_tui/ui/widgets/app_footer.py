@@ -9,6 +9,7 @@ at 60 columns the memory browser showed no Delete, Accept or Reject)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import product
 from typing import Any
 
 from rich.cells import cell_len
@@ -49,8 +50,28 @@ def hint_width(key: FooterKey, compact: bool) -> int:
     return words + 2 if compact else words + 3
 
 
+def activity_texts(*sources: Sequence[str]) -> list[str]:
+    """Every way to say what runs in the background, longest first: one form of each source
+    that has something to say (each source's forms come longest first), joined by " · "."""
+    said = [forms for forms in sources if forms]
+    texts = {" · ".join(parts) for parts in product(*said)} if said else set()
+    return sorted(texts, key=lambda text: (-cell_len(text), text))
+
+
+def fitting_text(texts: Sequence[str], room: int, share: int) -> str:
+    """The longest of ``texts`` (longest first) whose label (a cell of padding each side)
+    leaves the keys their one line, ``room`` cells; else the longest shown whole in the
+    label's ``share`` of the footer (the keys wrap); else the shortest, cut with …"""
+    for limit in (room, share):
+        found = next((text for text in texts if cell_len(text) + 2 <= limit), None)
+        if found is not None:
+            return found
+    return texts[-1] if texts else ""
+
+
 class ActivityLabel(Static):
-    """Background work in words; hidden when there is none."""
+    """Background work in words (shorter where the keys leave little room: at 80 columns an
+    index build's step pushed ^q Quit onto a second line); hidden when there is none."""
 
     def on_mount(self) -> None:
         for source in ("index_job", "memory_inbox"):
@@ -60,15 +81,24 @@ class ActivityLabel(Static):
         self.refresh_text()
 
     def refresh_text(self, _: Any = None) -> None:
-        from ..index_job import footer_text
-        from ..memory_inbox import inbox_text
+        from ..index_job import footer_texts
+        from ..memory_inbox import inbox_texts
 
         job = getattr(self.app, "index_job", None)
         inbox = getattr(self.app, "memory_inbox", None)
-        parts = [footer_text(job.state) if job is not None else "",
-                 inbox_text(inbox.new) if inbox is not None else ""]
-        text = " · ".join(p for p in parts if p)
+        texts = activity_texts(footer_texts(job.state) if job is not None else (),
+                               inbox_texts(inbox.new) if inbox is not None else ())
+        footer = _footer_of(self)
+        shortest = cell_len(texts[-1]) + 2 if texts else 0
+        if footer is not None:
+            footer.label_least(self.id or "", shortest)
+            text = fitting_text(texts, footer.activity_room(),
+                                int(footer.shown_width() * LABEL_MAX_SHARE["activity"]))
+        else:
+            text = texts[0] if texts else ""
         self.update(text)
+        # the whole words on hover when the footer shows fewer
+        self.tooltip = texts[0] if texts and text != texts[0] else None
         self.display = bool(text)
         _room_changed(self)
 
@@ -98,9 +128,14 @@ class LoggedErrorsLabel(Static):
         _room_changed(self)
 
 
-def _room_changed(label: Static) -> None:
+def _footer_of(label: Static) -> AppFooter | None:
     footer = label.parent.parent if label.parent is not None else None  # in #footer-labels
-    if isinstance(footer, AppFooter) and label.id:
+    return footer if isinstance(footer, AppFooter) else None
+
+
+def _room_changed(label: Static) -> None:
+    footer = _footer_of(label)
+    if footer is not None and label.id:
         cells = cell_len(str(label.render())) + 2 if label.display else 0
         # as wide as the keys' room leaves it, set here: the labels' group, docked right,
         # took the whole text's width (a long log path), and its max-width shrank the label
@@ -125,6 +160,11 @@ class AppFooter(Footer):
         self._composed_width = 0
         self._label_cells: dict[str, int] = {}
         """Cells each label on the right needs while it shows (0: hidden)."""
+        self._label_least: dict[str, int] = {}
+        """Cells a label that can say less (the activity) needs at the least."""
+        self._palette_shown = True
+        self._palette_cells = 0
+        """Cells the palette key takes, docked right, with its gap (set as it is composed)."""
 
     def compose(self) -> ComposeResult:
         covered = self._covered()
@@ -137,19 +177,22 @@ class AppFooter(Footer):
         others = [w for w in items if w not in keys]
         self._hint_widths = [hint_width(k, self.compact) for k in keys]
         self._composed_width = self.outer_size.width
-        self._rows = key_rows(self._hint_widths, self._key_room(others))
+        # the palette key, docked right, with its gap
+        self._palette_cells = sum(hint_width(w, self.compact) + (1 if self.compact else 2)
+                                  for w in others if isinstance(w, FooterKey))
+        self._rows = key_rows(self._hint_widths, self._key_room())
         for row in self._rows:
             with HorizontalGroup(classes="footer-row"):
                 yield from (keys[index] for index in row)
-        labelled = self._labelled()
-        for widget in others:  # the palette key, docked right: under the labels' place
-            widget.display = not labelled
-        yield from others
+        self._palette_shown = self._palette_fits()
+        for widget in others:  # the palette key: beside the labels, or left out for them
+            widget.display = self._palette_shown
         # side by side in one group: docked right each on its own, they lay over each other
         # (the inbox count hid the palette key, a logged error hid the index's progress)
         with HorizontalGroup(id="footer-labels"):
             yield LoggedErrorsLabel(id="logged-errors", markup=False)
             yield ActivityLabel(id="activity", markup=False)
+            yield from others
 
     def _covered(self) -> int:
         """Columns on the right that a panel docked beside the chat covers (the dock runs
@@ -165,30 +208,48 @@ class AppFooter(Footer):
         return (self.outer_size.width or self.app.size.width) - self._covered()
 
     def _labelled(self) -> bool:
-        """Background work or logged errors show: they take the palette key's place (Ctrl+P
-        is in the welcome line and the help), so the keys keep one line at 80 columns."""
+        """Background work or logged errors show."""
         return any(self._label_cells.values())
 
-    def _key_room(self, others: Sequence[Any] = ()) -> int:
-        """Cells each line has for keys: the footer less what is docked on its right (the
-        palette key, or background work and logged errors while they show)."""
+    def _labels_width(self, cells: dict[str, int]) -> int:
+        """Cells the labels take, each at most its share of the footer."""
         width = self.shown_width()
-        taken = 0
+        return sum(min(cells.get(label_id, 0), int(width * share))
+                   for label_id, share in LABEL_MAX_SHARE.items())
+
+    def _palette_fits(self) -> bool:
+        """The palette key stays while the keys, it and the labels (at their shortest) fit
+        on one line; else the labels take its place (Ctrl+P is in the welcome line and the
+        help), so the keys keep their line at 80 columns."""
         if not self._labelled():
-            palette = [w for w in others if isinstance(w, FooterKey)] or \
-                list(self.query("FooterKey.-command-palette"))
-            taken = sum(hint_width(k, self.compact) + (1 if self.compact else 2)
-                        for k in palette)
-        for label_id, share in LABEL_MAX_SHARE.items():
-            taken += min(self._label_cells.get(label_id, 0), int(width * share))
-        return max(1, width - taken)
+            return True
+        least = {k: self._label_least.get(k, v) or v for k, v in self._label_cells.items()}
+        return sum(self._hint_widths) + self._palette_cells + self._labels_width(least) \
+            <= self.shown_width()
+
+    def activity_room(self) -> int:
+        """Cells the activity label may take and leave the keys one line (beside the palette
+        key when it stays, and a logged error)."""
+        others = {k: v for k, v in self._label_cells.items() if k != "activity"}
+        palette = self._palette_cells if self._palette_fits() else 0
+        return self.shown_width() - sum(self._hint_widths) - palette - \
+            self._labels_width(others)
+
+    def _key_room(self) -> int:
+        """Cells each line has for keys: the footer less what is docked on its right (the
+        palette key while it stays, background work and logged errors while they show)."""
+        palette = self._palette_cells if self._palette_fits() else 0
+        return max(1, self.shown_width() - palette - self._labels_width(self._label_cells))
+
+    def label_least(self, label_id: str, cells: int) -> None:
+        """The fewest cells label ``label_id`` can say its words in (0: it has none)."""
+        self._label_least[label_id] = cells
 
     def label_changed(self, label_id: str, cells: int) -> None:
         """A label showed, hid or changed its text: re-wrap when the keys' lines change or
         the palette key comes or goes."""
-        labelled = self._labelled()
         self._label_cells[label_id] = cells
-        if self._hint_widths and (labelled != self._labelled() or
+        if self._hint_widths and (self._palette_shown != self._palette_fits() or
                                   key_rows(self._hint_widths, self._key_room()) != self._rows):
             self.post_message(self.Rewrap())
 
