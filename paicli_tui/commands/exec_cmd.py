@@ -284,6 +284,8 @@ class _Printer:
             self._note(f"[tools] {ev.text_calls_notice(event)}")
         elif isinstance(event, ev.StreamLinesSkipped):
             self._note(f"[stream] {ev.skipped_lines_notice(event)}")
+        elif isinstance(event, ev.TextCallUnread):
+            self._note(f"[tools] {ev.text_call_unread_notice(event)}")
         elif isinstance(event, ev.ReplyAtOutputLimit):
             self._note(f"[reply] {ev.output_limit_notice(event)}")
         elif isinstance(event, ev.FilesAttached):

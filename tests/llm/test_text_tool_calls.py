@@ -6,7 +6,11 @@ import json
 
 import pytest
 
-from paicli_tui.core.llm.text_tool_calls import MAX_TEXT_CALLS, read_text_tool_calls
+from paicli_tui.core.llm.text_tool_calls import (
+    MAX_TEXT_CALLS,
+    read_text_tool_calls,
+    unread_tagged_call,
+)
 
 OFFERED = {"read_file", "search_code", "write_file"}
 READ = '{"name": "read_file", "arguments": {"path": "a.py"}}'
@@ -81,3 +85,19 @@ def test_a_flood_of_calls_stays_text() -> None:
     exactly = "".join(f"<tool_call>{READ}</tool_call>" for _ in range(MAX_TEXT_CALLS))
     read = read_text_tool_calls(exactly, OFFERED)
     assert read is not None and len(read.calls) == MAX_TEXT_CALLS
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('<tool_call>{"name": "bash", "arguments": {}}</tool_call>', "no tool named 'bash'"),
+    ('<tool_call>{"function": {"name": "shell", "arguments": {}}}', "no tool named 'shell'"),
+    ('<tool_call>```json\n{"name": "read_file", "arguments": {"path": 1}\n```</tool_call>',
+     "not valid JSON (Expecting ',' delimiter at position 47)"),
+    ('<tool_call>{"name": "read_file", "arguments": "{oops"}</tool_call>',
+     'not a {"name": …, "arguments": {…}} object'),
+    ('<tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>', None),
+    ("The `<tool_call>` tag is how Qwen writes calls.", None),  # a mention, not a call
+    ("<tool_call>", None),
+    ("no tags at all", None),
+])
+def test_why_tags_could_not_be_run(text: str, why: str | None) -> None:
+    assert unread_tagged_call(text, {"read_file"}) == why

@@ -37,6 +37,7 @@ from ..contracts.events import (
     RequestRetrying,
     RequestStarted,
     StreamLinesSkipped,
+    TextCallUnread,
     TextDelta,
     ToolCallsFromText,
     TurnFinished,
@@ -66,7 +67,9 @@ from .text_call_rules import (
     ASKED_EVERY_TIME,
     calls_written_as_text,
     hold_to_rules,
+    offered_names,
     tools_in_prompt,
+    unread_text_call,
 )
 from .tool_calls import PARALLEL_SAFE, RunawayGuard, _batches, run_calls
 
@@ -103,6 +106,10 @@ class _Turn:
     """(calls asked, calls kept) when the last reply asked for too many at once."""
     cut_calls: tuple[str, ...] = ()
     """Names of the last reply's calls whose arguments the output limit cut off."""
+    unread_call: str = ""
+    """Why the last reply's ``<tool_call>`` tags could not be run ("" when it had none)."""
+    asked_again: bool = False
+    """The model was already asked once this turn to write an unreadable call again."""
 
     @property
     def at_cap(self) -> bool:
@@ -251,6 +258,12 @@ async def _requests(turn: _Turn) -> AsyncIterator[AgentEvent]:
         if reply.message is None:
             return
         if not reply.message.tool_calls:
+            if turn.unread_call and not turn.asked_again:  # once a turn: then it stands
+                turn.asked_again = True
+                turn.session.append(Message.user(load_prompt("unread_text_call").strip().format(
+                    why=turn.unread_call, tools=", ".join(sorted(offered_names(
+                        turn.session.tool_schemas())))), internal=InternalKind.NOTICE))
+                continue
             turn.final_text = reply.message.content
             return
         async for event in run_calls(turn.session, reply.message.tool_calls, turn.guard):
@@ -405,6 +418,11 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
         session.ledger.event("tool_calls_from_text", form=from_text.form, names=list(names),
                              asked=in_prompt)
         yield ToolCallsFromText(form=from_text.form, names=names, asked=in_prompt)
+    turn.unread_call = "" if from_text is not None else unread_text_call(done, schemas) or ""
+    if turn.unread_call:
+        session.ledger.event("tool_call_text_unread", why=turn.unread_call,
+                             asked_again=not turn.asked_again)
+        yield TextCallUnread(why=turn.unread_call, asked_again=not turn.asked_again)
     if skipped:
         provider = turn.client.provider
         session.ledger.event("stream_lines_skipped", provider=provider, count=skipped)

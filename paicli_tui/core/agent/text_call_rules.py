@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 
 from ..contracts.llm import ChatClient, StreamDone
 from ..contracts.session_state import SessionState
-from ..llm.text_tool_calls import CALL_MARKS, TextToolCalls, as_read, read_text_tool_calls
+from ..llm.text_tool_calls import (
+    CALL_MARKS,
+    TextToolCalls,
+    as_read,
+    read_text_tool_calls,
+    unread_tagged_call,
+)
 from ..messages import Message, Role, ToolCall
 from .tool_calls import call_key
 
@@ -52,8 +58,7 @@ def calls_written_as_text(done: StreamDone, schemas: Sequence[dict],
     one (a doc that shows a call must not stop the model's own call of it)."""
     if done.message.tool_calls or done.finish_reason == "length" or not schemas:
         return None, ()
-    offered = {s.get("function", {}).get("name") for s in schemas if isinstance(s, dict)}
-    read = read_text_tool_calls(done.message.content, offered - {None})
+    read = read_text_tool_calls(done.message.content, offered_names(schemas))
     if read is None:
         return None, ()
     quoted = _quoted(read, session.history, session.state.quoted_calls)
@@ -114,3 +119,17 @@ def tools_in_prompt(client: ChatClient) -> bool:
     design, not by a model's slip)."""
     protocol = getattr(client, "tool_protocol", None)
     return getattr(protocol, "protocol", "native") == "prompt"
+
+
+def offered_names(schemas: Sequence[dict]) -> set[str]:
+    """The names of the tools a request offers."""
+    names = {s.get("function", {}).get("name") for s in schemas if isinstance(s, dict)}
+    return {name for name in names if isinstance(name, str)}
+
+
+def unread_text_call(done: StreamDone, schemas: Sequence[dict]) -> str | None:
+    """Why the reply's ``<tool_call>`` tags could not be run, for a reply with no calls of
+    its own that ended normally while tools were offered; None otherwise."""
+    if done.message.tool_calls or done.finish_reason == "length" or not schemas:
+        return None
+    return unread_tagged_call(done.message.content, offered_names(schemas))

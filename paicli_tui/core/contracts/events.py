@@ -232,6 +232,25 @@ def text_calls_notice(event: ToolCallsFromText) -> str:
 
 
 @dataclass(frozen=True)
+class TextCallUnread(AgentEvent):
+    """The reply held ``<tool_call>`` tags that could not be run (``why``: no such tool,
+    not JSON); nothing ran. The model is told and asked once more in the turn
+    (``asked_again``); a second such reply stands as the answer."""
+
+    type: ClassVar[str] = "tool_call_text_unread"
+    why: str
+    asked_again: bool = True
+
+
+def text_call_unread_notice(event: TextCallUnread) -> str:
+    """What the person is told, in the TUI and by ``exec``."""
+    said = f"The model wrote a tool call as text that could not be run ({event.why}); nothing ran"
+    if event.asked_again:
+        return f"{said}, and the model is told so and asked again."
+    return f"{said} again; its reply stands as the answer."
+
+
+@dataclass(frozen=True)
 class StreamLinesSkipped(AgentEvent):
     """The provider's stream for this reply held lines that could not be read (garbled
     JSON); they were dropped and the reply kept what did arrive. One per reply, after it."""

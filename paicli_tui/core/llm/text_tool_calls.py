@@ -161,3 +161,42 @@ def as_read(text: str) -> list[str]:
 
 def _unescape(match: re.Match[str]) -> str:
     return chr(int(match[1], 16)) if match[1] else _JSON_SIMPLE[match[2]]
+
+
+def unread_tagged_call(content: str, offered: Collection[str]) -> str | None:
+    """Why ``<tool_call>`` tags in ``content`` could not be read as calls (``no tool named
+    'bash'``, ``not valid JSON …``), or None when there are none or they read. The tags are
+    unmistakably an attempt to call: left as the answer, the turn ended on raw JSON and
+    nothing ran, without a word to the model or the person."""
+    text = content.strip()
+    if _OPEN not in text or _tagged(text, offered) is not None:
+        return None
+    # a tag followed by words is the tag mentioned in prose, not a call written out
+    attempts = [body for body in _tag_bodies(text) if body.lstrip().startswith(("{", "[", "```"))]
+    if not attempts:
+        return None
+    for body in attempts:
+        try:
+            data = read_arguments(body) if body.strip() else None
+        except RecursionError:
+            return "nested too deeply to read"
+        except ValueError as exc:
+            what = getattr(exc, "msg", str(exc)).removesuffix(" at")
+            return f"not valid JSON ({what} at position {getattr(exc, 'pos', 0)})"
+        for item in data if isinstance(data, list) else [data]:
+            if _call(item, offered) is not None:
+                continue
+            function = item.get("function") if isinstance(item, dict) else None
+            name = (function or item).get("name") if isinstance(item, dict) else None
+            if isinstance(name, str) and name not in offered:
+                return f"no tool named {name[:60]!r}"
+            return 'not a {"name": …, "arguments": {…}} object'
+    return "not one call the tools take"  # each read alone, together past the limit
+
+
+def _tag_bodies(text: str) -> list[str]:
+    """What each ``<tool_call>`` tag holds (the last may lack its closing tag)."""
+    bodies = []
+    for piece in text.split(_OPEN)[1:MAX_TEXT_CALLS + 1]:
+        bodies.append(piece.split(_CLOSE, 1)[0])
+    return bodies

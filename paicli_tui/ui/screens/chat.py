@@ -777,6 +777,8 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
             await chat.add_notice(ev.text_calls_notice(event), "warning")
         elif isinstance(event, ev.StreamLinesSkipped):
             await chat.add_notice(ev.skipped_lines_notice(event), "dim")
+        elif isinstance(event, ev.TextCallUnread):
+            await chat.add_notice(ev.text_call_unread_notice(event), "warning")
         elif isinstance(event, ev.ReplyAtOutputLimit):
             await chat.add_notice(ev.output_limit_notice(event), "warning")
         elif isinstance(event, ev.FilesAttached):
