@@ -136,6 +136,11 @@ def test_without_scripts(html: str, kept: str) -> None:
      "</body></html>", "Docs <script> here", "Release notes"),
     ('<html><body><a title="<script>" href="/x">Release notes</a></body></html>', "",
      "[Release notes](/x \"<script>\")"),
+    # an icon's SVG title is no page title (the page without one had the icon's)
+    ("<html><body><svg><title>Close</title></svg><p>Release notes</p></body></html>", "",
+     "Release notes"),
+    ("<html><head><title>Docs</title></head><body><svg><title>Close</title></svg><p>Release "
+     "notes</p></body></html>", "Docs", "Release notes"),
 ])
 def test_page_text_is_kept_where_a_browser_shows_it(html: str, title: str, text: str) -> None:
     """A '<script>' a browser reads as text (in a CDATA section outside SVG, a title, an

@@ -204,7 +204,10 @@ def html_to_markdown(html: str, deadline: float | None = None) -> Readable:
                      "rest is not shown)")
         html = _cut_html(html, MAX_HTML_CHARS)
     soup = BeautifulSoup(html, "html.parser")
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    # the page's own title, not an icon's: an SVG's <title> names the drawing ('Close')
+    title_tag = next((t for t in soup.find_all("title")
+                      if t.find_parent(list(_FOREIGN)) is None), None)
+    title = title_tag.get_text(" ", strip=True) if title_tag is not None else ""
     for tag in soup(list(_DROPPED_TAGS)):
         tag.decompose()
     root = soup.find("main") or soup.find("article") or soup.body or soup
