@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,6 +111,11 @@ def paicli_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     # the S3 lease asks the EC2 metadata service for an instance role's keys when none are
     # set: tests reach only 127.0.0.1 (the credentials tests start their own fake service)
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    # the project walk reads the person's git excludes file (core.code.person_excludes): a
+    # developer's '.env' or '*.log' there hid files tests expect; git run by a test reads no
+    # global config either (a test that needs one sets it)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     for variable in ("PAICLI_PROVIDER", "PAICLI_MODEL", "PAICLI_BASE_URL", "PAICLI_API_KEY",
                      "PAICLI_WINDOW", "PAICLI_LIGHT_MODEL", "PAICLI_EMBEDDER", "PAICLI_THEME",
                      "OLLAMA_HOST", "DEEPSEEK_API_KEY", "ZHIPUAI_API_KEY", "MOONSHOT_API_KEY",
