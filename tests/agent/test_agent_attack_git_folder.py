@@ -187,13 +187,20 @@ async def _write_after_always(settings, project_dir, target: str
     return finished, asked
 
 
+@pytest.mark.parametrize("config", [".gitconfig", "dotfiles/gitconfig"])
 async def test_a_hooks_path_in_the_person_s_own_git_config_counts_too(
-        settings, project_dir, tmp_path, monkeypatch) -> None:
+        config, settings, project_dir, tmp_path, monkeypatch) -> None:
+    """~/.gitconfig, or the file $GIT_CONFIG_GLOBAL names instead (read by git, not here:
+    its core.hooksPath went unseen)."""
     home = tmp_path / "person"
-    home.mkdir()
-    (home / ".gitconfig").write_text("[core]\n\thooksPath = .githooks\n")
+    (home / config).parent.mkdir(parents=True)
+    (home / config).write_text("[core]\n\thooksPath = .githooks\n")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    if config == ".gitconfig":
+        monkeypatch.delenv("GIT_CONFIG_GLOBAL")
+    else:
+        monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / config))
     (project_dir / ".git" / "hooks").mkdir(parents=True)
     finished, asked = await _write_after_always(settings, project_dir, ".githooks/pre-push")
     assert finished == [("write_file", "done", ""), ("write_file", "denied", "")]

@@ -35,7 +35,7 @@ def _home(env: Mapping[str, str]) -> str | None:
     return env.get("HOME") or None
 
 
-def _global_configs(env: Mapping[str, str]) -> list[str]:
+def global_git_configs(env: Mapping[str, str]) -> list[str]:
     """The person's global config files in the order git reads them (the last value wins)."""
     if env.get("GIT_CONFIG_GLOBAL"):
         return [env["GIT_CONFIG_GLOBAL"]]
@@ -83,7 +83,7 @@ def person_excludes_file(repo_root: Path, env: Mapping[str, str] | None = None) 
     value = None
     folders = git_folders(str(repo_root))
     local = [os.path.join(folders[1], "config")] if folders else []
-    for config in [*_global_configs(env), *local]:
+    for config in [*global_git_configs(env), *local]:
         value = _configured(config) or value
     if value is not None:
         return _expanded(value, env, repo_root)

@@ -9,7 +9,7 @@ runs the same way, in the person's own terminal, out of reach of any approval he
 
 Read at write time, without running git: the repository's ``config`` (and
 ``config.worktree``) and the person's global ``~/.gitconfig`` /
-``$XDG_CONFIG_HOME/git/config``, the repository's value last.
+``$XDG_CONFIG_HOME/git/config`` (or ``$GIT_CONFIG_GLOBAL``), the repository's value last.
 
 A git folder need not be named ``.git``: a bare repository kept in the project
 (``vendor/x.git``), or a submodule's folder kept outside ``.git``, is one as soon as it has what
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ....regular_files import read_regular
 from ...code.git_folders import git_folders
+from ...code.person_excludes import global_git_configs
 from ...contracts.shell_git import config_entries
 
 _CONFIG_BYTES = 1_000_000
@@ -64,10 +65,9 @@ def _work_tree(project_root: Path) -> tuple[str, str, str] | None:
 def _hooks_path(git_dir: str, common: str) -> str | None:
     """core.hooksPath as git would take it: the person's global config, then the
     repository's (a linked worktree keeps its config in the main repository's folder)."""
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     value = None
-    for config in (os.path.join(xdg, "git", "config"), os.path.expanduser("~/.gitconfig"),
-                   os.path.join(common, "config"), os.path.join(git_dir, "config.worktree")):
+    for config in (*global_git_configs(os.environ), os.path.join(common, "config"),
+                   os.path.join(git_dir, "config.worktree")):
         text = _read(config, _CONFIG_BYTES).decode("utf-8", "replace")
         for key, found in config_entries(text):
             if key == "core.hookspath":
