@@ -164,9 +164,18 @@ HOME_IGNORE = "home/.config/git/ignore"
     # other sections' keys and a subsection of core are not core.excludesFile
     ({"home/.gitconfig": '[user]\nexcludesFile = ~/one\n[core "x"]\nexcludesFile = ~/one\n',
       "home/one": "a\n"}, {}, True, set(), {"a"}),
+    # set empty: no excludes file at all, neither the default nor one named 'true'
+    ({"home/.gitconfig": "[core]\n\texcludesFile =\n", XDG_IGNORE: "a.log\n"},
+     {"true": "ab\n"}, True, set(), {"a.log", "ab"}),
+    # a later config's empty value undoes an earlier one's file
+    ({"home/.gitconfig": "[core]\nexcludesFile = ~/one\n", "home/one": "a\n"},
+     {".git/config": '[core]\n\texcludesFile = ""\n'}, True, set(), {"a"}),
+    # two headers on one line: the key is in the last
+    ({"home/.gitconfig": "[user] [core] excludesFile = ~/one\n", "home/one": "a\n"},
+     {}, True, {"a", "d/a"}, {"ab"}),
 ], ids=["xdg-default", "home-default", "xdg-wins-over-home", "configured", "quoted",
         "home-over-xdg", "repository-config-last", "info-exclude-wins", "gitignore-wins",
-        "other-sections"])
+        "other-sections", "set-empty", "emptied-later", "two-headers-on-a-line"])
 def test_the_persons_excludes_file_counts_as_in_git(tmp_path: Path, monkeypatch,
                                                      person: dict[str, str],
                                                      repo: dict[str, str], use_xdg: bool,

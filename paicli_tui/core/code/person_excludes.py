@@ -84,7 +84,10 @@ def person_excludes_file(repo_root: Path, env: Mapping[str, str] | None = None) 
     folders = git_folders(str(repo_root))
     local = [os.path.join(folders[1], "config")] if folders else []
     for config in [*global_git_configs(env), *local]:
-        value = _configured(config) or value
+        found = _configured(config)
+        value = value if found is None else found
+    if value == "":  # set empty: git reads no excludes file, not even the default
+        return None
     if value is not None:
         return _expanded(value, env, repo_root)
     xdg = env.get("XDG_CONFIG_HOME")

@@ -99,6 +99,10 @@ def _logical_lines(text: str) -> list[str]:
     return lines
 
 
+_SPACES = " \t\r\v\f"
+"""What git's isspace() takes for a space in a config line (a lone CR too)."""
+
+
 def _config_entries(text: str) -> list[tuple[str, str]]:
     """(key with subsection as '*', value) of a git config file, lower-case keys."""
     entries: list[tuple[str, str]] = []
@@ -106,20 +110,22 @@ def _config_entries(text: str) -> list[tuple[str, str]]:
     # read as git reads it: a BOM at the start is skipped (it hid the [core] header), lines
     # as _logical_lines says
     for raw in _logical_lines(text.removeprefix("\ufeff")):
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        match = _SECTION.match(line)
-        if match:
+        line = raw.strip(_SPACES)
+        # git takes a header's rest as the next thing on the line, another header too
+        # ('[a][core] excludesFile = x' is in [core])
+        while (match := _SECTION.match(line)) is not None:
             name, sub, rest = match.groups()
             if "." in name and sub is None:  # [section.sub] old syntax
                 name = name.split(".", 1)[0] + ".*"
             section = name.lower() + (".*" if sub is not None else "")
-            line = rest.strip()
-            if not line:
-                continue
-        key, _, value = line.partition("=")
-        entries.append((f"{section}.{key.strip().lower()}", _config_value(value) or "true"))
+            line = rest.strip(_SPACES)
+        if not line or line.startswith(("#", ";")):
+            continue
+        key, equals, value = line.partition("=")
+        # a key without '=' is a boolean true; 'key =' is the empty value, which git keeps
+        # (an empty core.excludesFile reads no file at all, not one named 'true')
+        entries.append((f"{section}.{key.strip().lower()}",
+                        _config_value(value) if equals else "true"))
     return entries
 
 
@@ -137,8 +143,8 @@ def _config_value(raw: str) -> str:
     while index < len(raw):
         char = raw[index]
         index += 1
-        if char in " \t" and not quoted:
-            spaces += char if out else ""
+        if char in _SPACES and not quoted:
+            spaces += " " if out else ""  # git keeps each as one space, a tab too
             continue
         if char in "#;" and not quoted:
             break
