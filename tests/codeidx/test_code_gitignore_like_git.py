@@ -70,6 +70,9 @@ def walked(root: Path) -> set[str]:
     # a backslash keeps the character after it: an escaped backslash keeps no space
     ("b\\\\ \n", {"b\\"}, {"b "}),
     ("b\\ \n", {"b "}, {"b", "b\\"}),
+    # a UTF-8 byte order mark (Windows editors write one) is not part of the first line
+    ("\ufeffa.log\nab\n", {"a.log", "d/a.log", "ab"}, {"a"}),
+    ("\ufeff#f\n", set(), {"#f"}),
 ])
 def test_lines_git_reads_its_own_way(tmp_path: Path, rules: str, ignored: set[str],
                                      kept: set[str]) -> None:

@@ -57,7 +57,8 @@ def _under(base: str, dir_only: bool, rel_path: str, is_dir: bool) -> str | None
 def parse_gitignore(text: str, base: str = "") -> list[IgnoreRule]:
     """Rules of one .gitignore file whose directory is ``base`` (project-relative)."""
     rules: list[IgnoreRule] = []
-    for raw in text.splitlines():
+    # git skips a UTF-8 byte order mark (a Windows editor's): it hid the first rule
+    for raw in text.removeprefix("\ufeff").splitlines():
         line = raw.rstrip("\n\r")
         if not line or line.startswith("#"):
             continue
