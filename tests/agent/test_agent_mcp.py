@@ -185,6 +185,20 @@ async def test_failing_servers_are_reported_and_the_session_goes_on(settings,
     await session.aclose()
 
 
+async def test_a_server_whose_cwd_is_no_folder_says_so(settings, project_dir) -> None:
+    """A mistyped cwd read 'command not found: <the folder>', sending the person to look
+    at a command that was fine."""
+    (project_dir / "a-file").write_text("x")
+    settings = with_servers(settings, gone=server_table(cwd=str(project_dir / "no-such")),
+                            file=server_table(cwd="a-file"))
+    session = await AgentSession.start(settings, project_dir, client=ScriptedClient([]))
+    errors = {s.config.name: (s.state, s.error) for s in session.mcp.statuses}
+    assert errors == {
+        "gone": ("failed", f"its cwd is not a folder: {project_dir / 'no-such'}"),
+        "file": ("failed", f"its cwd is not a folder: {project_dir / 'a-file'}")}
+    await session.aclose()
+
+
 async def test_servers_stop_with_the_session(settings, project_dir) -> None:
     session, _, results = await run_calls(
         with_servers(settings, demo=server_table(allowed_tools=["pid"])), project_dir,

@@ -51,7 +51,10 @@ def supervised(config: McpServerConfig, env: dict[str, str], cwd: Path) -> list[
     """The interpreter's arguments that run ``config``'s server under the process supervisor,
     tied to this process: if the app dies in any way (SIGKILL too) the server's whole tree is
     killed, even a server that ignores the end of its stdin. FileNotFoundError (the command)
-    when the program cannot be found, as the SDK's own start would say."""
+    when the program cannot be found, as the SDK's own start would say; NotADirectoryError
+    when ``cwd`` is no folder."""
+    if not cwd.is_dir():  # the start's own error names this folder as a missing command
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(cwd))
     command = config.command
     if os.sep not in command:
         found = shutil.which(command, path=env.get("PATH", os.defpath))

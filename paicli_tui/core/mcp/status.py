@@ -37,6 +37,8 @@ def describe_error(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     if isinstance(exc, TimeoutError):
         return "no answer in time"
+    if isinstance(exc, NotADirectoryError):
+        return f"its cwd is not a folder: {exc.filename or exc}"
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
     text = str(exc).strip() or type(exc).__name__
