@@ -112,6 +112,8 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
         """The settings of the model /model chose (None: the ones the app started with);
         a session reopened later talks to it too."""
         self.turn_worker: Worker[None] | None = None
+        self.turn_ends_unshown = 0
+        """Turn ends posted and not yet shown (turn_ended): the turn still counts as running."""
         self._asking = asyncio.Lock()
         """One question to the person at a time: plan tasks and sub-agents run in parallel,
         and a second dialog pushed over the first took the key meant for the first."""
@@ -151,7 +153,15 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
 
     @property
     def turn_running(self) -> bool:
-        return self.turn_worker is not None and self.turn_worker.is_running
+        # until its end is shown: an Enter handled between the worker's last step and
+        # turn_ended started the next turn, whose status line and reply that end then closed
+        return self.turn_ends_unshown > 0 or (self.turn_worker is not None
+                                              and self.turn_worker.is_running)
+
+    def post_turn_end(self, ended: TurnEnded) -> None:
+        """How the turn ended, for turn_ended to show; it runs until then."""
+        self.turn_ends_unshown += 1
+        self.post_message(ended)
 
     def on_mount(self) -> None:
         for widget in (self.query_one(SlashMenu), self.query_one("#queued"), self.status,
@@ -645,15 +655,16 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
             async for event in events:
                 self.post_message(AgentEventPosted(event))
         except asyncio.CancelledError:
-            self.post_message(TurnEnded("cancelled", what=what))
+            self.post_turn_end(TurnEnded("cancelled", what=what))
             raise
         except Exception as exc:
-            self.post_message(TurnEnded("error", str(exc), what=what))
+            self.post_turn_end(TurnEnded("error", str(exc), what=what))
             return
-        self.post_message(TurnEnded("done", what=what))
+        self.post_turn_end(TurnEnded("done", what=what))
 
     @on(TurnEnded)
     async def turn_ended(self, message: TurnEnded) -> None:
+        self.turn_ends_unshown = max(0, self.turn_ends_unshown - 1)
         self.status.stop()
         if self.app._exit:  # quitting cancelled the turn: nothing left to show it in
             return

@@ -304,11 +304,11 @@ class SlashCommandsMixin:
         try:
             outcome = await self.session.compact_now(focus)
         except asyncio.CancelledError:
-            self.post_message(TurnEnded("cancelled", what="Compaction"))
+            self.post_turn_end(TurnEnded("cancelled", what="Compaction"))
             raise
         except Exception as exc:  # in the chat, as "Nothing compacted" is
             self.say(f"Compaction failed: {exc}. The history is as it was.", "error")
-            self.post_message(TurnEnded("done"))  # what was queued still goes out
+            self.post_turn_end(TurnEnded("done"))  # what was queued still goes out
             return
         for event in outcome.events:
             self.post_message(AgentEventPosted(event))
@@ -316,7 +316,7 @@ class SlashCommandsMixin:
         # in the chat: a toast went by while the person looked away
         note = "" if outcome.compacted else \
             f"Nothing compacted{': ' + why if why else ' (the history is short)'}."
-        self.post_message(TurnEnded("done", note=note))
+        self.post_turn_end(TurnEnded("done", note=note))
 
     # -- memory and code from the input line --------------------------------------------------
     async def slash_save(self: ChatScreen, rest: str) -> None:
