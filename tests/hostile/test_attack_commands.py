@@ -263,7 +263,7 @@ def _wait_dead(pid: int, seconds: float = 30) -> bool:
     return False
 
 
-def _wait_file(path: Path, seconds: float = 10) -> int:
+def _wait_file(path: Path, seconds: float = 30) -> int:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if path.exists() and path.read_text().strip():

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 SERVER = str(Path(__file__).parents[1] / "doubles" / "mcp_demo_server.py")
-DEADLINE_S = 10
+DEADLINE_S = 30
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")]
 

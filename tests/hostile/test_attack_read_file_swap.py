@@ -15,7 +15,7 @@ import pytest
 from paicli_tui.core.agent.tools import files
 from paicli_tui.core.agent.tools.guard import ToolArgumentError
 
-DEADLINE_S = 10
+DEADLINE_S = 30
 
 
 class _SwapWhenSizeRead:
