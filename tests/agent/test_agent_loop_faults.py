@@ -202,7 +202,7 @@ _STEP = st.one_of(
 
 
 @hsettings(max_examples=25, deadline=None,
-           suppress_health_check=[HealthCheck.function_scoped_fixture])
+           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(script=st.lists(_STEP, min_size=1, max_size=8), turns=st.integers(1, 3))
 async def test_history_always_valid(settings, project_dir, script, turns) -> None:
     steps = list(script) + [Step(text="end")] * 30

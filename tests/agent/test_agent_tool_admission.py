@@ -97,7 +97,7 @@ _CALLS = st.lists(st.tuples(st.sampled_from([10, 40_000, 100_000]),
 
 
 @hsettings(max_examples=20, deadline=None,
-           suppress_health_check=[HealthCheck.function_scoped_fixture])
+           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(batch=_CALLS)
 async def test_offload_numbers_of_a_parallel_batch_equal_the_serial_ones(
         settings, project_dir, batch) -> None:

@@ -246,7 +246,7 @@ def test_setting_from_the_config_file(paicli_home: Path) -> None:
 
 
 @settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(answers=st.lists(st.sampled_from(list(SummaryConsent)), min_size=1, max_size=6),
        sizes=st.lists(st.integers(100, 3_000), min_size=10, max_size=45))
 async def test_any_answers_any_growth_never_pass_the_hard_limit_unsummarised(

@@ -144,7 +144,7 @@ def test_the_view_before_the_last_compaction_is_read_from_a_checkpoint_near_it(
 
 
 @settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(turns=st.integers(1, 60), every=st.integers(1, 12),
        full_min_bytes=st.sampled_from([1, 3_000, 20_000, 10**9]))
 def test_the_view_before_the_last_compaction_matches_a_read_of_the_whole_file(

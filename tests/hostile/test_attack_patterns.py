@@ -298,7 +298,7 @@ _NAME_BYTES = st.builds(
 
 
 @settings_(max_examples=8, deadline=None,
-           suppress_health_check=[HealthCheck.function_scoped_fixture])
+           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(raw=_NAME_BYTES)
 def test_property_any_bytes_file_name_survives_index_search_grep(tmp_path_factory, raw: bytes,
                                                                  settings) -> None:

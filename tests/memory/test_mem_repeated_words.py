@@ -46,7 +46,8 @@ def test_a_repeated_word_counts_once(service: LocalMemoryService) -> None:
 
 
 @hypothesis_settings(max_examples=25, deadline=None,
-                     suppress_health_check=[HealthCheck.function_scoped_fixture])
+                     suppress_health_check=[HealthCheck.too_slow,
+                                            HealthCheck.function_scoped_fixture])
 @given(words=st.lists(st.sampled_from(["timeout", "retry", "helm", "deploy", "jitter",
                                        "seconds", "the", "重试", "超时"]), min_size=1,
                       max_size=6),

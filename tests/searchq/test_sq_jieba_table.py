@@ -66,7 +66,8 @@ def test_table_segments_like_the_whole_dictionary(pair, text, expected) -> None:
         assert lazy.lcut(text) == expected
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.text(alphabet=CHARS, max_size=40))
 def test_any_text_segments_the_same(pair, text) -> None:
     full, lazy = pair
