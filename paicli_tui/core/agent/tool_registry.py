@@ -9,6 +9,7 @@ from typing import Any
 
 from ..contracts.tools import Tool, ToolContext, ToolOutput, tool_schema
 from ..messages import read_arguments
+from .argument_names import misnamed_arguments
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,12 @@ class ToolRegistry:
         if not isinstance(arguments, dict):
             return {}, ToolOutput(f"The arguments for {name} must be a JSON object.",
                                   status="failed")
+        # the program's own tools only: an MCP server's schema is its author's sketch, and
+        # the server answers a call it cannot take in its own words
+        misnamed = None if name.startswith(MCP_PREFIX) else \
+            misnamed_arguments(name, tool.parameters, arguments)
+        if misnamed is not None:
+            return arguments, ToolOutput(misnamed, status="failed")
         try:
             return arguments, await tool.run(arguments, context)
         except Exception as exc:  # a tool bug must not end the turn or corrupt history
