@@ -193,6 +193,12 @@ async def test_service_offers_the_four_tools(tree: Path, settings) -> None:
     assert out.status == "done" and "src/main/App.java:5:" in out.content
     bad = await tools["grep_code"].run({"pattern": "("}, context)
     assert bad.status == "failed" and "invalid regular expression" in bad.content
+    # a weak model's "greet(" meant the text: the error says how to search for it, and
+    # that way finds it
+    assert bad.content.endswith("; to search for the text as written, use literal=true")
+    literal = await tools["grep_code"].run({"pattern": "greet(", "literal": True,
+                                            "context": 0}, context)
+    assert literal.status == "done" and "src/main/App.java" in literal.content
     listed = await tools["glob_files"].run({"pattern": "*.md"}, context)
     assert listed.content == "中文/说明.md"
     missing = await tools["search_code"].run({"query": "greeting"}, context)

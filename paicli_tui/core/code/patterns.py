@@ -68,7 +68,9 @@ class SearchPattern:
             # V0: the syntax and meaning of Python's re, which the tool describes
             self._compiled = regex.compile(body, flags | regex.VERSION0)
         except (regex.error, OverflowError, RecursionError, ValueError) as exc:
-            raise PatternError(f"invalid regular expression {source!r}: {exc}") from None
+            # a weak model's "print(" or "foo[0]" meant the text: say how to search for it
+            raise PatternError(f"invalid regular expression {source!r}: {exc}; to search "
+                               "for the text as written, use literal=true") from None
         self._literal = source if literal and not ignore_case else None
 
     def search(self, line: str, control: ScanControl) -> bool:
