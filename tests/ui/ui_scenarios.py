@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pilot_helpers import session_started
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.pilot import Pilot
@@ -82,6 +83,9 @@ def freeze_clocks(screen: Screen, waited: float = 3.2, tool_running: float = 4.0
 
 
 async def type_and_send(pilot: Pilot, text: str) -> None:
+    # a message or command sent before the session has started is answered "The session
+    # is still starting…" instead: the scene's settle() is too short on a busy machine
+    await session_started(pilot)
     prompt = pilot.app.screen.query_one(PromptInput)
     prompt.load_text(text)
     await pilot.press("enter")
