@@ -288,6 +288,8 @@ class _Printer:
             self._note(f"[tools] {ev.text_call_unread_notice(event)}")
         elif isinstance(event, ev.ReplyAtOutputLimit):
             self._note(f"[reply] {ev.output_limit_notice(event)}")
+        elif isinstance(event, ev.ReplyFiltered):
+            self._note(f"[reply] {ev.filtered_notice(event)}")
         elif isinstance(event, ev.FilesAttached):
             self._note(f"[files] {ev.attached_notice(event)}")
         elif isinstance(event, ev.MemoryNotice):

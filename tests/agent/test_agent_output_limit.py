@@ -1,5 +1,6 @@
-"""A reply the provider ends at the model's output limit (finish reason "length"): the person
-is told why it ends there, and a tool call cut off in its arguments is not sent back to the
+"""A reply the provider ends at the model's output limit (finish reason "length") or stops
+with its content filter ("content_filter", GLM's "sensitive"): the person is told why it ends
+there, and a tool call cut off in its arguments is not sent back to the
 model as bad JSON but as the limit, with how to write less at once. Faked at the protocol:
 the real client reads the SSE a provider sends."""
 
@@ -18,9 +19,12 @@ from paicli_tui.core.agent.ledger_events import ledger_events
 from paicli_tui.core.agent.session import AgentSession
 from paicli_tui.core.context.ledger import SessionLedger
 from paicli_tui.core.contracts.events import (
+    AgentError,
     AssistantMessage,
     ReplyAtOutputLimit,
+    ReplyFiltered,
     TurnFinished,
+    filtered_notice,
     output_limit_notice,
 )
 
@@ -58,16 +62,39 @@ async def test_a_call_cut_in_its_arguments_is_told_as_the_limit(settings, projec
     await session.aclose()
 
 
-async def test_an_answer_cut_at_the_limit_says_so_after_it(settings, project_dir) -> None:
-    cut = sse([delta(content="The build uses make, and the tests"), delta(finish="length")])
+@pytest.mark.parametrize(("finish", "said"), [
+    ("length", ReplyAtOutputLimit(provider="deepseek")),
+    # the provider's content filter (OpenAI, Qwen; GLM says "sensitive")
+    ("content_filter", ReplyFiltered(provider="deepseek", finish_reason="content_filter")),
+    ("sensitive", ReplyFiltered(provider="deepseek", finish_reason="sensitive")),
+])
+async def test_an_answer_stopped_early_says_why_after_it(settings, project_dir, finish,
+                                                         said) -> None:
+    cut = sse([delta(content="The build uses make, and the tests"), delta(finish=finish)])
     replay = Replay([httpx.Response(200, content=cut), *_facts()])
     session = await AgentSession.start(settings, project_dir, client=client_for(replay))
     events = await drain(session.run_turn("how is it built?"))
     kinds = [type(e) for e in events]
-    assert kinds.index(AssistantMessage) < kinds.index(ReplyAtOutputLimit) \
-        < kinds.index(TurnFinished)
+    assert kinds.index(AssistantMessage) < kinds.index(type(said)) < kinds.index(TurnFinished)
+    assert [e for e in events if isinstance(e, type(said))] == [said]
     assert events[-1].final_text == "The build uses make, and the tests"
     assert len(replay.bodies()) == 1  # nothing sent to the model on its own
+    recorded = ledger_events(SessionLedger.open(settings.home, session.session_id).path,
+                             said.type)
+    assert len(recorded) == 1
+    await session.aclose()
+
+
+async def test_a_reply_filtered_before_a_word_is_not_called_empty(settings,
+                                                                  project_dir) -> None:
+    stopped = sse([delta(content=""), delta(finish="sensitive")])
+    replay = Replay([httpx.Response(200, content=stopped)])
+    session = await AgentSession.start(settings, project_dir,
+                                       client=client_for(replay, provider="glm"))
+    events = await drain(session.run_turn("explain this file"))
+    assert [e.message for e in events if isinstance(e, AgentError)] == [
+        "glm stopped the reply with finish reason 'sensitive' (its content filter) before "
+        "any answer or tool call"]
     await session.aclose()
 
 
@@ -107,6 +134,19 @@ async def test_no_notice_when_the_provider_did_not_stop_at_its_limit(
 ])
 def test_what_the_person_is_told(event: ReplyAtOutputLimit, words: str) -> None:
     assert output_limit_notice(event) == words
+
+
+def test_what_is_said_of_a_filtered_reply_and_where() -> None:
+    event = ReplyFiltered(provider="qwen", finish_reason="content_filter")
+    assert filtered_notice(event) == (
+        "qwen stopped the reply with finish reason 'content_filter' (its content filter), so "
+        "it may be incomplete; rewording the request, or the file it quotes, may get past it.")
+    out, err = io.StringIO(), io.StringIO()
+    _Printer(as_json=False, out=out, err=err).emit(event)
+    assert err.getvalue().startswith("[reply] qwen stopped the reply")
+    out = io.StringIO()
+    _Printer(as_json=True, out=out, err=err).emit(event)
+    assert json.loads(out.getvalue())["type"] == "reply_filtered"
 
 
 def test_exec_shows_it_on_stderr_and_in_json() -> None:

@@ -34,6 +34,7 @@ from ..contracts.events import (
     FilesAttached,
     MemorySelected,
     ReasoningDelta,
+    ReplyFiltered,
     RequestRetrying,
     RequestStarted,
     StreamLinesSkipped,
@@ -45,6 +46,7 @@ from ..contracts.events import (
     Usage,
 )
 from ..contracts.llm import (
+    CONTENT_FILTER_REASONS,
     ChatClient,
     ContextLengthExceeded,
     LLMError,
@@ -427,6 +429,10 @@ async def _request(turn: _Turn, reply: _Reply, schemas: Sequence[dict]
         provider = turn.client.provider
         session.ledger.event("stream_lines_skipped", provider=provider, count=skipped)
         yield StreamLinesSkipped(provider=provider, count=skipped)
+    if done.finish_reason in CONTENT_FILTER_REASONS:
+        session.ledger.event("reply_filtered", provider=turn.client.provider,
+                             finish_reason=done.finish_reason)
+        yield ReplyFiltered(provider=turn.client.provider, finish_reason=done.finish_reason)
     if done.finish_reason == "length" and not done.cut_by_client:
         limit = at_output_limit(turn.client.provider, reply.message.tool_calls)
         turn.cut_calls = limit.cut_calls

@@ -232,6 +232,23 @@ def text_calls_notice(event: ToolCallsFromText) -> str:
 
 
 @dataclass(frozen=True)
+class ReplyFiltered(AgentEvent):
+    """The provider's content filter stopped the reply (finish reason ``content_filter``,
+    GLM's ``sensitive``): what arrived is kept, and may stop mid-sentence."""
+
+    type: ClassVar[str] = "reply_filtered"
+    provider: str
+    finish_reason: str
+
+
+def filtered_notice(event: ReplyFiltered) -> str:
+    """What the person is told, in the TUI and by ``exec``."""
+    return (f"{event.provider} stopped the reply with finish reason {event.finish_reason!r} "
+            "(its content filter), so it may be incomplete; rewording the request, or the "
+            "file it quotes, may get past it.")
+
+
+@dataclass(frozen=True)
 class TextCallUnread(AgentEvent):
     """The reply held ``<tool_call>`` tags that could not be run (``why``: no such tool,
     not JSON); nothing ran. The model is told and asked once more in the turn

@@ -44,6 +44,11 @@ class StreamDelta:
     reasoning: str = ""
 
 
+CONTENT_FILTER_REASONS = frozenset({"content_filter", "sensitive"})
+"""Finish reasons of a reply the provider's content filter stopped (OpenAI, Azure, Qwen:
+``content_filter``; Zhipu GLM: ``sensitive``)."""
+
+
 @dataclass(frozen=True)
 class StreamDone:
     """The assembled reply once the stream ended properly."""

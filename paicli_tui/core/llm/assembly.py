@@ -11,7 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..contracts.llm import LLMError, StreamDelta, StreamDone, StreamInterrupted, UsageReport
+from ..contracts.llm import (
+    CONTENT_FILTER_REASONS,
+    LLMError,
+    StreamDelta,
+    StreamDone,
+    StreamInterrupted,
+    UsageReport,
+)
 from ..messages import Message, ToolCall
 
 # behaviour §8: later fields override earlier ones.
@@ -250,6 +257,9 @@ def empty_reply(provider: str, finish_reason: str | None, reasoning: str) -> str
     reasoning model that spent its whole output limit thinking has not sent an "empty
     reply": the person watched it think, and the limit is what to look at."""
     thought = f"{len(reasoning):,} characters of reasoning" if reasoning.strip() else ""
+    if finish_reason in CONTENT_FILTER_REASONS:
+        return (f"{provider} stopped the reply with finish reason {finish_reason!r} (its "
+                "content filter) before any answer or tool call")
     if finish_reason == "length":
         still = f" (it was still thinking: {thought})" if thought else ""
         return (f"{provider} stopped the reply at the model's output limit before any answer "

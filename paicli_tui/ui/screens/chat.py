@@ -792,6 +792,8 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
             await chat.add_notice(ev.text_call_unread_notice(event), "warning")
         elif isinstance(event, ev.ReplyAtOutputLimit):
             await chat.add_notice(ev.output_limit_notice(event), "warning")
+        elif isinstance(event, ev.ReplyFiltered):
+            await chat.add_notice(ev.filtered_notice(event), "warning")
         elif isinstance(event, ev.FilesAttached):
             await chat.add_notice(ev.attached_notice(event),
                                   "warning" if event.refused or event.cut else "dim")
