@@ -25,6 +25,7 @@ from .memory_rows import (
     NO_WORD_MATCH,
     NOT_VERIFIED,
     RANKED_ASKED,
+    READING,
     SCOPES,
     done_message,
     filter_rows,
@@ -67,6 +68,10 @@ class MemoryPanel(Panel):
         """The filter text a ranking is under way for (Enter again does not start another:
         each one runs to its end in its thread, and the first may load the embedder)."""
         self.rows: list[MemoryRow] = []
+        self.read_once = False
+        """The store was read (until then an empty list is not an empty store)."""
+        self.read_problem = ""
+        """Why the store could not be read, while it could not."""
         self._width = 0
         self.new_ids: set[str] = set()
         """Automatic memories written since the person last looked (marked `new`)."""
@@ -137,11 +142,13 @@ class MemoryPanel(Panel):
 
     @on(Loaded)
     def loaded(self, message: Loaded) -> None:
+        self.read_problem = message.problem
         if message.problem:
             self._status(message.problem)
             return
         rows = message.rows
         self.rows = rows
+        self.read_once = True
         inbox = self._inbox()
         if inbox is not None:
             inbox.stored.publish(len(rows))  # the chat's welcome line keeps the count
@@ -163,6 +170,11 @@ class MemoryPanel(Panel):
             self._run_command(action, argument)
 
     def _fill(self) -> None:
+        if not self.read_once:
+            # the table laid out before the store was read: "0 of 0 memories" there read
+            # as a lost memory for the seconds a loaded machine takes to read it
+            self._status(self.read_problem or READING)
+            return
         table = self.query_one(DataTable)
         scope = str(self.query_one("#memory-scope", Select).value)
         text = self.query_one("#memory-filter", Input).value

@@ -33,6 +33,8 @@ def ranked_rows(rows: list[MemoryRow], scope: str, ids: list[str]) -> list[Memor
 NO_WORD_MATCH = " · no word match · Enter: by meaning"
 """Why the word filter shows nothing, and the way on: "testing framework" holds no word of
 "测试用 pytest", which a ranking by meaning (as `memory search`) finds."""
+READING = "Reading the memories…"
+"""The status line until the store is read (its list is empty until then, not the store)."""
 RANKED_LIMIT = 20
 """Memories a ranking by meaning lists at most (those that pass the relevance bars)."""
 RANKED_ASKED = 100
