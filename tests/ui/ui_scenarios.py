@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pilot_helpers import session_started
+from pilot_helpers import session_started, wait_until
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.pilot import Pilot
@@ -93,6 +93,10 @@ async def type_and_send(pilot: Pilot, text: str) -> None:
 
 async def reach(pilot: Pilot, scene: Scene, seconds: float = 30.0) -> None:
     """Run the scene's steps, wait until its screen is on top, then let data load."""
+    if isinstance(pilot.app, PaicliApp):
+        # F4 or a message before the session has started is answered "still starting":
+        # the steps' first settle() is too short for that on a busy machine
+        await session_started(pilot)
     await scene.before(pilot)
     for _ in range(int(seconds / 0.05)):
         if type(pilot.app.screen).__name__ == scene.screen:
@@ -152,6 +156,10 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
     async def chat_before(pilot: Pilot) -> None:
         await settle(pilot)
         await type_and_send(pilot, "find the config loader")
+        # the script has streamed up to its hold: the partial answer's last line is shown
+        await wait_until(pilot, lambda: "config.toml" in (
+            pilot.app.screen.query("AssistantBlock").last().text
+            if pilot.app.screen.query("AssistantBlock") else ""))
         await settle(pilot, 6)
     out.append(Scene("chat_midstream", chat, chat_before,
                      "The chat mid-stream: the question, folded reasoning, two finished tool "
@@ -195,6 +203,7 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
         await pilot.press("f3")
         await settle(pilot)
         await pilot.press(*"load config", "enter")
+        await wait_until(pilot, lambda: len(pilot.app.screen.panel.hits) == 2)
         await settle(pilot)
     out.append(Scene("code_search", code, code_before,
                      "Code search: two results (Java method and Python function) with "
