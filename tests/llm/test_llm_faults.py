@@ -176,6 +176,26 @@ async def test_a_reply_without_an_answer_says_what_it_held(chunks, said) -> None
     assert str(caught.value) == said
 
 
+@pytest.mark.parametrize(("body", "said"), [
+    ({"code": 1301, "msg": "系统检测到输入或生成内容可能包含不安全或敏感内容"},
+     "deepseek answered with JSON that is not a chat completion: "
+     "系统检测到输入或生成内容可能包含不安全或敏感内容"),
+    ({"error_code": 18, "error_msg": "Open api qps request limit reached"},
+     "deepseek answered with JSON that is not a chat completion: Open api qps request limit "
+     "reached"),
+    ({"status": "失败"},
+     'deepseek answered with JSON that is not a chat completion: {"status": "失败"}'),
+    ({"error": {"message": "余额不足"}}, "deepseek error in stream: 余额不足"),
+])
+async def test_a_gateways_own_json_answer_is_quoted(body, said) -> None:
+    # sent with status 200 in the gateway's own shape, it read as an empty stream: "stopped
+    # streaming before the reply was complete"
+    replay = Replay([httpx.Response(200, json=body)])
+    with pytest.raises(LLMError) as caught:
+        await run(client_for(replay))
+    assert str(caught.value) == said
+
+
 async def test_error_object_inside_the_stream() -> None:
     stream = sse([{"error": {"message": "upstream failed"}}], done=False)
     with pytest.raises(LLMError, match="upstream failed"):

@@ -105,7 +105,8 @@ def _error_message(body: bytes) -> str:
     if isinstance(data, dict):
         error = data.get("error", data)
         if isinstance(error, dict):
-            message = error.get("message") or error.get("msg") or json.dumps(error)
+            message = error.get("message") or error.get("msg") or error.get("error_msg") \
+                or json.dumps(error, ensure_ascii=False)
         else:
             message = str(error)
         return str(message)[:500]
@@ -437,6 +438,11 @@ class OpenAICompatibleClient:
             raise LLMError(f"{self.provider} sent a reply that is not JSON") from None
         if not isinstance(data, dict):
             raise LLMError(f"{self.provider} sent an unexpected reply")
+        if "choices" not in data and "error" not in data:
+            # a gateway's own answer in its own shape ({"code": 1301, "msg": …}, Baidu's
+            # error_msg): read as an empty stream it "stopped before the reply was complete"
+            raise LLMError(self._safe(f"{self.provider} answered with JSON that is not a chat "
+                                      f"completion: {_error_message(raw)}"))
         try:
             return assembler.feed(data)
         except LLMError as exc:
