@@ -196,6 +196,20 @@ async def test_a_gateways_own_json_answer_is_quoted(body, said) -> None:
     assert str(caught.value) == said
 
 
+@pytest.mark.parametrize(("chunk", "said"), [
+    ({"code": 1301, "msg": "系统检测到输入或生成内容可能包含不安全或敏感内容"},
+     "deepseek error in stream: 系统检测到输入或生成内容可能包含不安全或敏感内容"),
+    ({"error_code": 336501, "error_msg": "Rate limit reached for RPM"},
+     "deepseek error in stream: Rate limit reached for RPM"),
+])
+async def test_a_gateways_own_error_line_in_the_stream_is_quoted(chunk, said) -> None:
+    # passed over as a line of no known shape, the turn ended on "returned an empty reply"
+    replay = Replay([httpx.Response(200, content=sse([chunk]))])
+    with pytest.raises(LLMError) as caught:
+        await run(client_for(replay))
+    assert str(caught.value) == said
+
+
 async def test_error_object_inside_the_stream() -> None:
     stream = sse([{"error": {"message": "upstream failed"}}], done=False)
     with pytest.raises(LLMError, match="upstream failed"):

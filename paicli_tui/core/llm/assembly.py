@@ -151,6 +151,9 @@ class ReplyAssembler:
         if error:
             message = error.get("message") if isinstance(error, Mapping) else str(error)
             raise LLMError(f"{self.provider} error in stream: {message}")
+        said = gateway_error(chunk)
+        if said:
+            raise LLMError(f"{self.provider} error in stream: {said}")
         usage = parse_usage(chunk.get("usage"))
         if usage is not None:
             self.usage = usage
@@ -267,3 +270,17 @@ def empty_reply(provider: str, finish_reason: str | None, reasoning: str) -> str
     if thought:
         return f"{provider} sent only reasoning ({thought}), no answer or tool call"
     return f"{provider} returned an empty reply"
+
+
+def gateway_error(chunk: Mapping[str, Any]) -> str:
+    """A gateway's error in its own shape (``{"code": 1301, "msg": "…"}``, Baidu's
+    ``error_msg``) where a chunk was expected; "" for anything else. A chunk of a reply
+    always carries ``choices`` (or only ``usage``): such a line used to be passed over, and
+    the turn ended on "returned an empty reply" without the gateway's words."""
+    if "choices" in chunk or "usage" in chunk:
+        return ""
+    for key in ("msg", "error_msg"):
+        value = chunk.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()[:500]
+    return ""
