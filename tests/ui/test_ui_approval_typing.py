@@ -151,3 +151,32 @@ async def test_the_agents_other_questions_wait_for_a_quiet_keyboard_too(settings
         await wait_until(pilot, lambda: app.screen.armed)
         await pilot.press("n")
         await wait_until(pilot, lambda: answers == ["cancel", "not_yet"])
+
+
+async def test_a_key_pressed_before_the_dialog_armed_and_read_after_is_typing(settings,
+                                                                               project_dir):
+    """Found in tmux while an index built: keys typed on time waited in the app's queue while
+    the arming timer ran out, and the `y` of "yes", read after the dialog armed, approved
+    `touch late_file.txt`. A key pressed before the dialog armed goes into the message
+    however late it is read, and the dialog waits for a quiet keyboard again."""
+    from textual import events
+
+    decisions: list[str] = []
+    model_asks = asyncio.Event()
+    model_asks.set()
+    app = asking_app(settings, project_dir, decisions, model_asks)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press(*"go", "enter")
+        await wait_for_screen(pilot, ApprovalModal)
+        dialog = app.screen
+        await wait_until(pilot, lambda: dialog.armed)
+        late = events.Key("y", "y")
+        late.time = dialog.armed_at - 0.2  # pressed while it waited, read after it armed
+        app.post_message(late)
+        await wait_until(pilot, lambda: decisions or prompt.text == "y")
+        assert decisions == [] and app.screen is dialog and not dialog.armed
+        await wait_until(pilot, lambda: dialog.armed)  # quiet again: now it answers
+        await pilot.press("n")
+        await wait_until(pilot, lambda: decisions == ["deny"])

@@ -6,6 +6,10 @@ The agent asks when it gets there, often while the person is typing their next m
 one, the Enter that sent a line pressed the focused button. Until the keyboard has been quiet
 for ``ARM_AFTER_S`` the dialog's buttons are disabled and its keys do nothing; what is typed
 meanwhile goes on where it was going (the chat input, through ``typed``), so nothing is lost.
+
+Quiet is read from when each key was pressed, not from when the app got to it: with the event
+loop held up (an index build's thread, a long redraw) keys typed on time waited in the queue
+while the timer ran out, and the `y` of a word read after the dialog armed approved it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textual import events
+from textual._time import get_time  # the clock every Textual message is stamped with
 from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.timer import Timer
@@ -40,18 +45,25 @@ class QuietStart(ModalScreen[Any]):
         self._typed = typed
         self._arm_timer: Timer | None = None
         self._armed_focus: Widget | None = None
+        self.armed_at = 0.0
+        """When it armed, on Textual's clock: a key pressed before then is still typing."""
 
     def start_quiet(self, focus: Widget) -> None:
         self._armed_focus = focus
         if self.ARM_AFTER_S <= 0:
             self.arm()
             return
+        self._wait_for_quiet()
+
+    def _wait_for_quiet(self) -> None:
+        self.armed = False
         for button in self.query(Button):
             button.disabled = True
         self._arm_timer = self.set_timer(self.ARM_AFTER_S, self.arm)
 
     def arm(self) -> None:
         self.armed = True
+        self.armed_at = get_time()
         for button in self.query(Button):
             button.disabled = False
         if self._armed_focus is not None:
@@ -63,11 +75,13 @@ class QuietStart(ModalScreen[Any]):
         return super().check_action(action, parameters)
 
     def on_key(self, event: events.Key) -> None:
-        if self.armed:
+        if self.armed and event.time >= self.armed_at:
             return
         event.stop()
         event.prevent_default()
-        if self._arm_timer is not None:
+        if self.armed:  # pressed before the dialog armed, read only now: still typing
+            self._wait_for_quiet()
+        elif self._arm_timer is not None:
             self._arm_timer.reset()  # still typing: wait for the keyboard to rest
         if self._typed is not None:
             self._typed(event)
