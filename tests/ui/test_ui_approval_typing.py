@@ -49,6 +49,23 @@ def asking_app(settings, project_dir, decisions: list,
         settings, project_dir, session=FakeSession(script=script), client=FakeClient()))
 
 
+def asks_at_once() -> asyncio.Event:
+    """The model's question comes as soon as the message is sent."""
+    model_asks = asyncio.Event()
+    model_asks.set()
+    return model_asks
+
+
+async def send_and_wait_armed(pilot, app: PaicliApp) -> ApprovalModal:
+    """Send a message, and wait for the dialog it brings to take keys."""
+    await wait_until(pilot, lambda: app.screen.session is not None)
+    await pilot.press(*"go", "enter")
+    await wait_for_screen(pilot, ApprovalModal)
+    dialog = app.screen
+    await wait_until(pilot, lambda: dialog.armed)
+    return dialog
+
+
 async def test_keys_typed_as_the_dialog_opens_go_to_the_message(settings, project_dir):
     decisions: list[str] = []
     model_asks = asyncio.Event()
@@ -73,15 +90,9 @@ async def test_a_quick_second_y_does_not_answer_the_next_dialog(settings, projec
     """Two questions in a row: `y y` meant for the first (a double press) left the second
     approved before it was read. The second dialog waits for a quiet keyboard too."""
     decisions: list[str] = []
-    model_asks = asyncio.Event()
-    model_asks.set()
-    app = asking_app(settings, project_dir, decisions, model_asks)
+    app = asking_app(settings, project_dir, decisions, asks_at_once())
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.screen.session is not None)
-        await pilot.press(*"go", "enter")
-        await wait_for_screen(pilot, ApprovalModal)
-        await wait_until(pilot, lambda: app.screen.armed)
-        dialog = app.screen
+        dialog = await send_and_wait_armed(pilot, app)
         await pilot.press("y")
         await wait_until(pilot, lambda: decisions == ["once"])
         chat = app.screen
@@ -162,16 +173,10 @@ async def test_a_key_pressed_before_the_dialog_armed_and_read_after_is_typing(se
     from textual import events
 
     decisions: list[str] = []
-    model_asks = asyncio.Event()
-    model_asks.set()
-    app = asking_app(settings, project_dir, decisions, model_asks)
+    app = asking_app(settings, project_dir, decisions, asks_at_once())
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.screen.session is not None)
-        prompt = app.screen.query_one(PromptInput)
-        await pilot.press(*"go", "enter")
-        await wait_for_screen(pilot, ApprovalModal)
-        dialog = app.screen
-        await wait_until(pilot, lambda: dialog.armed)
+        dialog = await send_and_wait_armed(pilot, app)
+        prompt = app.screen_stack[-2].query_one(PromptInput)  # the chat, under the dialog
         late = events.Key("y", "y")
         late.time = dialog.armed_at - 0.2  # pressed while it waited, read after it armed
         app.post_message(late)
