@@ -96,8 +96,16 @@ async def test_scripts_do_not_use_up_the_html_converted(settings, project_dir, s
     # an end tag with something a browser skips still ends the script or style
     ("<script>x</script foo><p>b</p>", "<p>b</p>"),
     ("<style>p{}</style/><p>b</p><script>y</scripts></script\t>", "<p>b</p>"),
-    ("<p>a</p><script>x</script <p>b</p", "<p>a</p>b</p"),  # its '>' is the first one
+    # its '>' is the first one; the '</p' left open at the end is dropped, as in a browser
+    ("<p>a</p><script>x</script <p>b</p", "<p>a</p>b"),
     ("<p>a</p><script>x</script b", "<p>a</p>"),  # no '>' after it: it runs to the end
+    # a tag without its '>' runs to the page's end and is dropped, as a browser drops it
+    ("<p>a</p><a <a <a ", "<p>a</p>"),
+    ('<p>a</p><a title="<b>x</b>', "<p>a</p>"),
+    ("<p>a</p></a</a</a", "<p>a</p>"),
+    ("<p>a</p><title x='<a <a", "<p>a</p>"),
+    ("<p>a</p><svg><g></svg <p", "<p>a</p><svg><g>"),
+    ("<p>a</p><a<a<a<a>b", "<p>a</p><a<a<a<a>b"),  # one tag, closed
     # outside SVG and MathML a CDATA section is a comment ending at the first '>', and so
     # are a doctype, '<?xml …>' and '</ …>'
     ("<![CDATA[ <script> ]]><p>a</p>", " ]]><p>a</p>"),
@@ -127,6 +135,31 @@ async def test_scripts_do_not_use_up_the_html_converted(settings, project_dir, s
 ])
 def test_without_scripts(html: str, kept: str) -> None:
     assert without_scripts(html) == kept
+
+
+@pytest.mark.parametrize("tail", ["<a " * 20_000, "<a/" * 20_000, "</a" * 20_000,
+                                  '<p title="' + "<a " * 20_000],
+                         ids=["start-tags", "slashes", "end-tags", "in-a-value"])
+def test_a_tag_left_open_is_not_parsed_again_and_again(tail: str) -> None:
+    """Python's HTML parser took each '<' of a tag left open at the page's end for a tag of
+    its own, reading on to the end each time: 60,000 characters of '<a ' held web_fetch's
+    thread for about 30 s of CPU (90 s at 100,000), past any deadline. Such a tag is
+    dropped, as a browser drops it, so the parser never sees one."""
+    readable = page.html_to_markdown("<html><body><p>Release notes</p>" + tail,
+                                     deadline=time.monotonic() + 3_600)
+    assert readable.text == "Release notes"
+    assert "<" not in without_scripts("<p>Release notes</p>" + tail).removeprefix(
+        "<p>Release notes</p>")
+
+
+@pytest.mark.parametrize(("html", "cut"), [
+    # the last '<' before the limit lies in a value: the cut leaves no tag open
+    ('<p>a</p><a title="<b> <b> <b>">x</a>', "<p>a</p>"),
+    ("<p>a</p><p>bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "<p>a</p><p>bbbbbbbbbbbbb"),
+    ("<p>a</p><p>b</p>", "<p>a</p><p>b</p>"),
+])
+def test_a_long_page_is_cut_between_tags(html: str, cut: str) -> None:
+    assert page._cut_html(html, 24) == cut
 
 
 @pytest.mark.parametrize(("html", "title", "text"), [

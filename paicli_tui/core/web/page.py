@@ -34,11 +34,15 @@ more than a model reads of it."""
 
 _WS = "\t\n\f\r "
 """What HTML takes for white space between a tag's name and its attributes."""
-_ATTRIBUTES = (rf"""(?:[{_WS}/]++|[^{_WS}/>][^{_WS}/>=]*+(?:[{_WS}]*+=[{_WS}]*+"""
-               rf"""(?:"[^"]*+"?|'[^']*+'?|[^{_WS}>]*+))?+)*+>?""")
+_ATTRIBUTE_LIST = (rf"""(?:[{_WS}/]++|[^{_WS}/>][^{_WS}/>=]*+(?:[{_WS}]*+=[{_WS}]*+"""
+                   rf"""(?:"[^"]*+"?|'[^']*+'?|[^{_WS}>]*+))?+)*+""")
+_ATTRIBUTES = _ATTRIBUTE_LIST + ">?"
 """The rest of a tag after its name, up to and with its '>' (none at the page's end), read
 as a browser reads it: a quoted value runs to its closing quote, so '<a title="<script>">'
-opens no script and '<a title="x>y">' does not end at the first '>'."""
+opens no script and '<a title="x>y">' does not end at the first '>'. Only the page's end
+stops it before a '>'."""
+_CLOSED = _ATTRIBUTE_LIST + ">"
+"""The rest of a tag that has its '>'."""
 _DROPPED_RAW = ("script", "style")
 """Elements whose text runs to their end tag and is dropped (never content)."""
 _RCDATA = ("title", "textarea")
@@ -63,18 +67,23 @@ def _scanner(special: tuple[str, ...]) -> re.Pattern[str]:
     names = "|".join(special)
     ends = "|".join(_FOREIGN)
     plain = (rf"[^<]++|<(?![A-Za-z!?/])"
-             rf"|<(?!(?:{names})(?:[{_WS}/>]|$))[A-Za-z][^{_WS}/>]*+{_ATTRIBUTES}"
-             rf"|</(?!(?:{ends})(?:[{_WS}/>]|$))[A-Za-z][^{_WS}/>]*+{_ATTRIBUTES}")
+             rf"|<(?!(?:{names})(?:[{_WS}/>]|$))[A-Za-z][^{_WS}/>]*+{_CLOSED}"
+             rf"|</(?!(?:{ends})(?:[{_WS}/>]|$))[A-Za-z][^{_WS}/>]*+{_CLOSED}")
     return re.compile(
         rf"(?:{plain})*+(?P<at>)(?:(?P<comment><!--)|(?P<cdata><!\[CDATA\[)"
         rf"|(?P<bogus><[!?]|</(?![A-Za-z]))|</(?P<end>{ends})(?=[{_WS}/>]|$){_ATTRIBUTES}"
-        rf"|<(?P<name>{names})(?=[{_WS}/>]|$){_ATTRIBUTES})?", re.IGNORECASE)
+        rf"|<(?P<name>{names})(?=[{_WS}/>]|$){_ATTRIBUTES}|(?P<unclosed></?[A-Za-z]))?",
+        re.IGNORECASE)
 
 
 _HTML_STEP = _scanner(_DROPPED_RAW + _RCDATA + _RAWTEXT + ("plaintext",) + _FOREIGN)
 _FOREIGN_STEP = _scanner(_FOREIGN + _BREAKOUT)
 """Inside SVG or MathML a '<script>' or '<title>' is an element of theirs, read as markup."""
-_KINDS = ("comment", "cdata", "bogus", "end", "name")
+_KINDS = ("comment", "cdata", "bogus", "end", "name", "unclosed")
+_WHOLE_TOKENS = re.compile(
+    rf"(?:[^<]++|<(?![A-Za-z!?/])|</?[A-Za-z][^{_WS}/>]*+{_CLOSED})*+")
+"""Text and whole tags, which is all :func:`without_scripts` leaves: where a page can be cut
+without leaving a tag open."""
 _COMMENT_END = re.compile(r"(?<=<!--)-?>|--!?>")
 """A comment ends at ``-->`` or ``--!>``, and ``<!-->`` and ``<!--->`` are whole empty ones,
 as a browser reads them: one taken as open ran on to the next ``-->`` and lost the page
@@ -132,7 +141,11 @@ def without_scripts(html: str) -> str:
         kept.append(html[at : step.start("at")])
         at = step.end()
         kind = next((kind for kind in _KINDS if step.group(kind) is not None), None)
-        if kind is None:  # the page's end
+        # A tag without its '>' runs to the page's end, and a browser drops it. Left in,
+        # Python's HTML parser tried each '<' in it as a tag of its own, each time reading
+        # to the end: 100,000 characters of '<a ' took 90 s of CPU.
+        if kind is None or kind == "unclosed" or (
+                kind in ("end", "name") and not html.endswith(">", 0, at)):
             return "".join(kept)
         if kind == "comment":
             closed = _COMMENT_END.search(html, at)
@@ -184,11 +197,13 @@ def _as_text(text: str, raw: bool) -> str:
 
 
 def _cut_html(html: str, limit: int) -> str:
-    """The first ``limit`` characters of ``html``, ending before a tag cut in two."""
+    """At most the first ``limit`` characters of ``html`` (the output of
+    :func:`without_scripts`), ending before a tag cut in two. The last '<' before the limit
+    was no such place: it could lie in an attribute's value, leaving a tag open (see
+    :func:`without_scripts` for what that costs)."""
     if len(html) <= limit:
         return html
-    end = html.rfind("<", 0, limit)
-    return html[: end if end > 0 else limit]
+    return html[: _WHOLE_TOKENS.match(html, 0, limit).end()]
 
 
 def html_to_markdown(html: str, deadline: float | None = None) -> Readable:
