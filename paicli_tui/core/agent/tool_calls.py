@@ -185,7 +185,10 @@ async def run_calls(session: AgentSession, calls: Sequence[ToolCall], guard: Run
         # A loaded skill's text follows the whole group of results (pairing holds).
         for injected in session.state.take_injections():
             session.append(injected)
-    if runaway is not None:
+    # A model past its last notice gets the turn's wrap-up instead, which says the same
+    # and takes the tools away: a notice before it put two user messages in a row, which
+    # a chat template that wants turns to alternate (Mistral's, served by vLLM) refuses.
+    if runaway is not None and not guard.stuck:
         session.append(runaway_notice(runaway.name, RUNAWAY_REPEATS))
 
 
