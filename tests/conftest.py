@@ -103,6 +103,17 @@ def _log_file_closed_after_each_test() -> Iterator[None]:
     stop_logging()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def no_global_git_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """No machine's global git config for the whole run: a module's fixture (an index built
+    once for a file's tests) runs before paicli_home sets it per test, and its walk read the
+    developer's excludes file ('*.py' there emptied the index the tests search)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config-session")))
+        patch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def paicli_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh PAICLI_HOME for every test; provider keys from the real environment removed."""
