@@ -187,14 +187,20 @@ async def _write_after_always(settings, project_dir, target: str
     return finished, asked
 
 
-@pytest.mark.parametrize("config", [".gitconfig", "dotfiles/gitconfig"])
+@pytest.mark.parametrize(("config", "included"), [(".gitconfig", None),
+                                                  ("dotfiles/gitconfig", None),
+                                                  (".gitconfig", ".gitconfig.local")])
 async def test_a_hooks_path_in_the_person_s_own_git_config_counts_too(
-        config, settings, project_dir, tmp_path, monkeypatch) -> None:
+        config, included, settings, project_dir, tmp_path, monkeypatch) -> None:
     """~/.gitconfig, or the file $GIT_CONFIG_GLOBAL names instead (read by git, not here:
-    its core.hooksPath went unseen)."""
+    its core.hooksPath went unseen), or a file it includes (a dotfiles setup's local part:
+    unseen too)."""
     home = tmp_path / "person"
     (home / config).parent.mkdir(parents=True)
-    (home / config).write_text("[core]\n\thooksPath = .githooks\n")
+    (home / config).write_text("[core]\n\thooksPath = .githooks\n" if included is None
+                               else f"[include]\n\tpath = {included}\n")
+    if included is not None:
+        (home / included).write_text("[core]\n\thooksPath = .githooks\n")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     if config == ".gitconfig":

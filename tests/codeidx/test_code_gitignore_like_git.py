@@ -176,9 +176,19 @@ HOME_IGNORE = "home/.config/git/ignore"
     # two headers on one line: the key is in the last
     ({"home/.gitconfig": "[user] [core] excludesFile = ~/one\n", "home/one": "a\n"},
      {}, True, {"a", "d/a"}, {"ab"}),
+    # an included file is read where it is included (relative to the including file, or
+    # from ~), nested too; a later line of the includer wins over it
+    ({"home/.gitconfig": "[include]\n\tpath = .gitconfig.local\n",
+      "home/.gitconfig.local": "[include]\n\tpath = ~/more/config\n",
+      "home/more/config": "[core]\n\texcludesFile = ~/one\n", "home/one": "a\n"},
+     {}, True, {"a", "d/a"}, {"ab"}),
+    ({"home/.gitconfig": "[include]\n\tpath = ~/inc\n[core]\n\texcludesFile = ~/two\n",
+      "home/inc": "[core]\n\texcludesFile = ~/one\n", "home/one": "a\n",
+      "home/two": "ab\n"}, {}, True, {"ab"}, {"a"}),
 ], ids=["xdg-default", "home-default", "xdg-wins-over-home", "configured", "quoted",
         "home-over-xdg", "repository-config-last", "info-exclude-wins", "gitignore-wins",
-        "other-sections", "set-empty", "emptied-later", "two-headers-on-a-line"])
+        "other-sections", "set-empty", "emptied-later", "two-headers-on-a-line", "included",
+        "includer-later-wins"])
 def test_the_persons_excludes_file_counts_as_in_git(tmp_path: Path, monkeypatch,
                                                      person: dict[str, str],
                                                      repo: dict[str, str], use_xdg: bool,

@@ -14,7 +14,10 @@ there sees git leave those files out, and the agent's walk must too. git is not 
   never a FIFO or a device) as ignore patterns, which can hide files from the walk and
   nothing more, as a committed .gitignore can.
 
-``include.path`` and ``includeIf`` are not followed, and the system config is not read.
+``include.path`` is followed as git follows it (relative to the including file, ``~``
+expanded, at most ten deep): a dotfiles ``~/.gitconfig`` often keeps its settings in an
+included ``~/.gitconfig.local``. ``includeIf`` (a condition on the repository or the branch)
+is not followed, and the system config is not read.
 """
 
 from __future__ import annotations
@@ -49,32 +52,56 @@ def global_git_configs(env: Mapping[str, str]) -> list[str]:
     return configs
 
 
-def _configured(config: str) -> str | None:
-    """The last ``core.excludesFile`` of one config file, or None."""
+MAX_INCLUDE_DEPTH = 10
+"""git's own limit: a file including itself is an error there, and read no deeper here."""
+
+
+def config_file_entries(config: str, env: Mapping[str, str],
+                        depth: int = 0) -> list[tuple[str, str]]:
+    """The entries of one git config file as :func:`config_entries` gives them, with each
+    ``include.path`` replaced by the entries of the file it names, where git reads them."""
     try:
         text, _ = read_regular_text(config, MAX_CONFIG_BYTES)
     except OSError:  # missing, unreadable, a FIFO
-        return None
-    found = None
+        return []
+    entries: list[tuple[str, str]] = []
     for key, value in config_entries(text):
+        if key != "include.path":
+            entries.append((key, value))
+        elif value and depth < MAX_INCLUDE_DEPTH:
+            included = _home_expanded(value, env)
+            if included is not None:
+                entries += config_file_entries(
+                    os.path.join(os.path.dirname(config), included), env, depth + 1)
+    return entries
+
+
+def _configured(config: str, env: Mapping[str, str]) -> str | None:
+    """The last ``core.excludesFile`` of one config file (its includes too), or None."""
+    found = None
+    for key, value in config_file_entries(config, env):
         if key == "core.excludesfile":
             found = value
     return found
 
 
+def _home_expanded(value: str, env: Mapping[str, str]) -> str | None:
+    """``value`` with a leading '~' (the home folder) or '~user' expanded as git expands it;
+    None when it cannot be (no home, no such user)."""
+    if value == "~" or value.startswith("~/"):
+        home = _home(env)
+        return None if home is None else home + value[1:]
+    if value.startswith("~"):
+        value = os.path.expanduser(value)
+        return None if value.startswith("~") else value
+    return value
+
+
 def _expanded(value: str, env: Mapping[str, str], repo_root: Path) -> Path | None:
     """The path git makes of a configured value: '~' is the home folder, '~user' that
     user's, and a relative path is relative to the repository's root (where git runs)."""
-    if value == "~" or value.startswith("~/"):
-        home = _home(env)
-        if home is None:
-            return None
-        value = home + value[1:]
-    elif value.startswith("~"):
-        value = os.path.expanduser(value)
-        if value.startswith("~"):  # no such user
-            return None
-    return repo_root / value
+    expanded = _home_expanded(value, env)
+    return None if expanded is None else repo_root / expanded
 
 
 def person_excludes_file(repo_root: Path, env: Mapping[str, str] | None = None) -> Path | None:
@@ -84,7 +111,7 @@ def person_excludes_file(repo_root: Path, env: Mapping[str, str] | None = None) 
     folders = git_folders(str(repo_root))
     local = [os.path.join(folders[1], "config")] if folders else []
     for config in [*global_git_configs(env), *local]:
-        found = _configured(config)
+        found = _configured(config, env)
         value = value if found is None else found
     if value == "":  # set empty: git reads no excludes file, not even the default
         return None

@@ -9,7 +9,8 @@ runs the same way, in the person's own terminal, out of reach of any approval he
 
 Read at write time, without running git: the repository's ``config`` (and
 ``config.worktree``) and the person's global ``~/.gitconfig`` /
-``$XDG_CONFIG_HOME/git/config`` (or ``$GIT_CONFIG_GLOBAL``), the repository's value last.
+``$XDG_CONFIG_HOME/git/config`` (or ``$GIT_CONFIG_GLOBAL``), the repository's value last,
+each with the files it includes (``include.path``).
 
 A git folder need not be named ``.git``: a bare repository kept in the project
 (``vendor/x.git``), or a submodule's folder kept outside ``.git``, is one as soon as it has what
@@ -24,10 +25,8 @@ from pathlib import Path
 
 from ....regular_files import read_regular
 from ...code.git_folders import git_folders
-from ...code.person_excludes import global_git_configs
-from ...contracts.shell_git import config_entries
+from ...code.person_excludes import config_file_entries, global_git_configs
 
-_CONFIG_BYTES = 1_000_000
 _HOOK_BYTES = 4_096
 _LEFTHOOK_CONFIGS = tuple(f"{dot}lefthook{local}.{ext}" for dot in ("", ".")
                           for local in ("", "-local") for ext in ("yml", "yaml", "toml", "json"))
@@ -68,8 +67,7 @@ def _hooks_path(git_dir: str, common: str) -> str | None:
     value = None
     for config in (*global_git_configs(os.environ), os.path.join(common, "config"),
                    os.path.join(git_dir, "config.worktree")):
-        text = _read(config, _CONFIG_BYTES).decode("utf-8", "replace")
-        for key, found in config_entries(text):
+        for key, found in config_file_entries(config, os.environ):  # its includes too
             if key == "core.hookspath":
                 value = found
     return value
