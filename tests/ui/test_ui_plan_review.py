@@ -153,6 +153,25 @@ async def test_revise_then_run_the_new_plan(settings, project_dir) -> None:
         assert list(pane.rows) == ["scan", "docs", "sum"]
 
 
+async def test_a_revision_that_changed_nothing_says_so(settings, project_dir) -> None:
+    """A weak model handed the plan back word for word: the review opened again on the same
+    tasks with nothing said, as if the words had not been sent. It now says the revision is
+    the plan before, in the dialog and the chat."""
+    client = ReviewClient([FIRST, FIRST])
+    app = make_app(settings, project_dir, client)
+    async with app.run_test(size=(100, 30)) as pilot:
+        first = await start(pilot)
+        offered = shown(first)
+        await pilot.press("r", *"不要运行测试", "enter")
+        again = await review_opens(pilot, after=first)
+        note = ("The model's revision is the same plan as before: Revise (r) with other "
+                "words, or Edit (e) to change it yourself.")
+        assert shown(again) == [note, *offered]
+        assert note in notices(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "rejected" in notices(app))
+
+
 async def test_a_revision_invalid_twice_is_refused_and_the_plan_before_offered(
         settings, project_dir) -> None:
     """The model's revision is no plan, and still none once asked to fix it: the review

@@ -30,6 +30,8 @@ class PlanReviewFlow:
         """The person's last edit of this plan's JSON: the next Edit starts from it."""
         self.shown: Any = None
         """The plan last written to the chat (a refused revision offers it again)."""
+        self.revised = False
+        """The plan to review next is the model's revision (not an offer again)."""
 
     async def watch(self, events: AsyncIterator[ev.AgentEvent]) -> AsyncIterator[ev.AgentEvent]:
         async for event in events:
@@ -39,6 +41,7 @@ class PlanReviewFlow:
                     self.note = f"The revision was refused: {event.detail}"
                 else:
                     self.note, self.edited = "", None  # a new plan: an old edit is not its
+                    self.revised = True
             yield event
 
     async def review(self, plan: Any) -> Any:
@@ -51,8 +54,16 @@ class PlanReviewFlow:
 
         screen = self.screen
         if plan is not self.shown:
-            screen.say(plan.describe())
+            if self.revised and self.shown is not None and \
+                    plan.to_json() == self.shown.to_json():
+                # a weak model hands the plan back as it was: the same dialog again read
+                # as if the words had not been sent
+                self.note = same_plan_note(self.revisions_left)
+                screen.say(self.note, "warning")
+            else:
+                screen.say(plan.describe())
             self.shown = plan
+        self.revised = False
         while True:
             with screen.waiting_for_the_person("Waiting for your review of the plan"):
                 # asked in the turn: Ctrl+C there rejects the plan and cancels the turn
@@ -85,3 +96,10 @@ class PlanReviewFlow:
             screen.post_message(AgentEventPosted(ev.PlanProposed(
                 chosen.goal, tuple(chosen.to_json()["tasks"]))))
             return chosen
+
+
+def same_plan_note(revisions_left: int) -> str:
+    """The dialog's note when the model's revision is the plan before, word for word."""
+    way_on = "Revise (r) with other words, or Edit (e) to change it yourself" \
+        if revisions_left else "Edit (e) changes it by hand"
+    return f"The model's revision is the same plan as before: {way_on}."
