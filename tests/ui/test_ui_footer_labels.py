@@ -178,6 +178,36 @@ async def test_an_index_build_leaves_the_keys_on_one_line(settings, project_dir,
         assert label.tooltip == (None if progress == whole else whole)
 
 
+async def test_a_build_in_the_memory_browser_leaves_its_keys_two_lines(settings,
+                                                                        project_dir) -> None:
+    """Found in tmux: at 80 columns the memory browser's keys take two lines whatever the
+    label says, and the whole step ('⟳ index 6%: embedding 184/3000 files') pushed them
+    onto a third, a row of the list lost for words the hover gives. The label now says the
+    share done when the longer words cost the keys a line."""
+    from test_ui_memory_meaning import browser_app, open_browser
+
+    app = browser_app(settings, project_dir, FakeMemory(seeded_memories()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_browser(pilot, app, "/memory")
+        app.index_job.stepped(IndexJob.Stepped(IndexStep(12, 23, "", "embed", "64/120")))
+
+        def problems() -> list[str]:
+            footer = screen.query_one(AppFooter)
+            labels = footer.query(ActivityLabel)
+            if not labels or shown_text(labels.first()) != "⟳ index 52%":
+                return [f"the label reads {shown_text(labels.first())!r}" if labels
+                        else "no label"]
+            found = [f"{k.description} is cut at {k.region}" for k in footer.query(FooterKey)
+                     if k.display and not footer.region.contains_region(k.region)]
+            if footer.region.height != 2:
+                found.append(f"{footer.region.height} lines")
+            return found
+
+        await wait_until(pilot, lambda: not problems(), explain=problems)
+        label = screen.query_one(ActivityLabel)
+        assert label.tooltip == "⟳ index 52%: embedding 12/23 files"
+
+
 @pytest.mark.parametrize(("index", "inbox", "texts"), [
     ((), (), []),
     (("⟳ index 52%: embedding 12/23 files", "⟳ index 52%"), (),
@@ -222,3 +252,9 @@ def test_the_builds_words_long_and_short(state, texts) -> None:
     (1_204, ("✉ 1,204 new memories (F2)", "✉ 1,204 new (F2)"))])
 def test_the_inboxs_words_long_and_short(new, texts) -> None:
     assert inbox_texts(new) == texts
+
+
+def test_the_whole_step_gives_way_when_it_costs_the_keys_a_line() -> None:
+    texts = ["⟳ index 52%: embedding 12/23 files", "⟳ index 52%"]
+    assert fitting_text(texts, 12, 40, lambda cells: 3 if cells > 20 else 2) == texts[1]
+    assert fitting_text(texts, 12, 40, lambda cells: 2) == texts[0]  # as many lines: whole

@@ -8,7 +8,7 @@ at 60 columns the memory browser showed no Delete, Accept or Reject)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import product
 from typing import Any
 
@@ -58,15 +58,22 @@ def activity_texts(*sources: Sequence[str]) -> list[str]:
     return sorted(texts, key=lambda text: (-cell_len(text), text))
 
 
-def fitting_text(texts: Sequence[str], room: int, share: int) -> str:
+def fitting_text(texts: Sequence[str], room: int, share: int,
+                 key_lines: Callable[[int], int] | None = None) -> str:
     """The longest of ``texts`` (longest first) whose label (a cell of padding each side)
     leaves the keys their one line, ``room`` cells; else the longest shown whole in the
-    label's ``share`` of the footer (the keys wrap); else the shortest, cut with …"""
-    for limit in (room, share):
-        found = next((text for text in texts if cell_len(text) + 2 <= limit), None)
-        if found is not None:
-            return found
-    return texts[-1] if texts else ""
+    label's ``share`` of the footer that leaves the keys as few lines as any does
+    (``key_lines``: the keys' lines beside a label so many cells wide; at 80 columns the
+    memory browser's keys took a third line for the whole step); else the shortest, cut
+    with …"""
+    found = next((text for text in texts if cell_len(text) + 2 <= room), None)
+    if found is not None:
+        return found
+    whole = [text for text in texts if cell_len(text) + 2 <= share]
+    if whole and key_lines is not None:
+        fewest = min(key_lines(cell_len(text) + 2) for text in whole)
+        whole = [text for text in whole if key_lines(cell_len(text) + 2) == fewest]
+    return whole[0] if whole else texts[-1] if texts else ""
 
 
 class ActivityLabel(Static):
@@ -93,7 +100,8 @@ class ActivityLabel(Static):
         if footer is not None:
             footer.label_least(self.id or "", shortest)
             text = fitting_text(texts, footer.activity_room(),
-                                int(footer.shown_width() * LABEL_MAX_SHARE["activity"]))
+                                int(footer.shown_width() * LABEL_MAX_SHARE["activity"]),
+                                footer.key_lines_beside_activity)
         else:
             text = texts[0] if texts else ""
         self.update(text)
@@ -235,11 +243,18 @@ class AppFooter(Footer):
         return self.shown_width() - sum(self._hint_widths) - palette - \
             self._labels_width(others)
 
-    def _key_room(self) -> int:
+    def _key_room(self, labels: dict[str, int] | None = None) -> int:
         """Cells each line has for keys: the footer less what is docked on its right (the
-        palette key while it stays, background work and logged errors while they show)."""
+        palette key while it stays, background work and logged errors while they show, as
+        wide as ``labels`` says, else as they are)."""
         palette = self._palette_cells if self._palette_fits() else 0
-        return max(1, self.shown_width() - palette - self._labels_width(self._label_cells))
+        cells = self._label_cells if labels is None else labels
+        return max(1, self.shown_width() - palette - self._labels_width(cells))
+
+    def key_lines_beside_activity(self, cells: int) -> int:
+        """The keys' lines with the activity label ``cells`` wide."""
+        labels = {**self._label_cells, "activity": cells}
+        return len(key_rows(self._hint_widths, self._key_room(labels)))
 
     def label_least(self, label_id: str, cells: int) -> None:
         """The fewest cells label ``label_id`` can say its words in (0: it has none)."""
