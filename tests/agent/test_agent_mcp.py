@@ -317,6 +317,21 @@ async def test_a_long_call_says_its_summary_is_cut(settings, project_dir) -> Non
     await session.aclose()
 
 
+def test_one_mistyped_server_leaves_the_others_to_start(settings, project_dir) -> None:
+    """A typo in one [mcp_servers.NAME] table ('commnd') kept every server of config.toml
+    from starting, in a session and in `paicli-tui mcp list` alike: only that one is named
+    as unreadable now."""
+    from paicli_tui.core.mcp.session_start import configured_servers
+
+    found = configured_servers(with_servers(
+        settings, docs=server_table(), typo={"commnd": "npx"},
+        wrong={"command": "npx", "args": "-y"}), project_dir)
+    assert [config.name for config in found.configs] == ["docs"]
+    assert [error.split(": ", 1)[1] for error in found.errors] == [
+        "MCP server 'typo' needs a 'command'",
+        "MCP server 'wrong': 'args' must be a list of strings"]
+
+
 def test_a_mcp_json_written_after_the_start_is_named_by_slash_mcp(settings, project_dir):
     """/mcp said "No MCP servers. Add one to … (or a project's .mcp.json)" with one written
     in the project after the session started: it now names the file and `/mcp approve`."""

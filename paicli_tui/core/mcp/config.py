@@ -89,6 +89,20 @@ def servers_from_settings(settings: Settings) -> list[McpServerConfig]:
             for name, raw in sorted(settings.mcp_servers.items())]
 
 
+def readable_servers(settings: Settings) -> tuple[list[McpServerConfig], list[str]]:
+    """config.toml's servers that can be read, in name order, and why each other cannot:
+    one mistyped table no longer keeps every other server from starting."""
+    where = str(settings.home.config_file)
+    servers: list[McpServerConfig] = []
+    errors: list[str] = []
+    for name, raw in sorted(settings.mcp_servers.items()):
+        try:
+            servers.append(_server(name, raw, "config", where))
+        except ConfigError as exc:
+            errors.append(str(exc))
+    return servers, errors
+
+
 @dataclass(frozen=True)
 class ProjectServers:
     """A project's ``.mcp.json``: its servers and whether the person approved this file."""

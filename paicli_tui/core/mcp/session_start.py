@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...config import ConfigError, Settings
+from ...config import Settings
 from ..plural import counted
 from .config import (
     McpServerConfig,
     approve_project_servers,
     project_servers,
-    servers_from_settings,
+    readable_servers,
 )
 from .manager import McpManager
 from .status import ServerStatus, markdown_literal
@@ -38,10 +38,7 @@ class ConfiguredServers:
 def configured_servers(settings: Settings, project_root: Path) -> ConfiguredServers:
     """config.toml's servers, plus the project's .mcp.json ones once it is approved."""
     found = ConfiguredServers()
-    try:
-        found.configs = servers_from_settings(settings)
-    except ConfigError as exc:
-        found.errors.append(str(exc))
+    found.configs, found.errors = readable_servers(settings)
     project = project_servers(project_root, settings.home)
     if project is not None:
         if project.error:
