@@ -261,20 +261,26 @@ def test_a_linked_worktree_uses_its_main_repositorys_excludes(
     assert not ignored & walked(worktree) and "a" in walked(worktree)
 
 
-def test_git_config_global_replaces_the_persons_config_files(tmp_path: Path,
-                                                             monkeypatch) -> None:
+@pytest.mark.parametrize(("chosen", "ignored", "kept"), [
+    ("chosen.gitconfig", "ab", "a"),
+    # set empty: no global config at all (the default excludes file is still read)
+    ("", "d/a.log", "a"),
+])
+def test_git_config_global_replaces_the_persons_config_files(
+        tmp_path: Path, monkeypatch, chosen: str, ignored: str, kept: str) -> None:
     """$GIT_CONFIG_GLOBAL names the one global config git reads: ~/.gitconfig is then not
     read, and neither is the default excludes file once it sets core.excludesFile."""
     root = project(tmp_path / "p", {})
     home = tmp_path / "home"
     (home / ".config" / "git").mkdir(parents=True)
+    (home / ".config" / "git" / "ignore").write_text("*.log\n")
     (home / ".gitconfig").write_text("[core]\n\texcludesFile = ~/ignored\n")
     (home / "ignored").write_text("a\n")
     (home / "chosen.gitconfig").write_text("[core]\n\texcludesFile = ~/chosen\n")
     (home / "chosen").write_text("ab\n")
-    env = {"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / "chosen.gitconfig")}
+    env = {"HOME": str(home), "GIT_CONFIG_GLOBAL": str(home / chosen) if chosen else ""}
     monkeypatch.setenv("HOME", env["HOME"])
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", env["GIT_CONFIG_GLOBAL"])
     monkeypatch.delenv("XDG_CONFIG_HOME")
     assert walked(root) == listed_by_git_for(root, env)
-    assert "ab" not in walked(root) and "a" in walked(root)
+    assert ignored not in walked(root) and kept in walked(root)

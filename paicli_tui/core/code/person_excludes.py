@@ -40,8 +40,8 @@ def _home(env: Mapping[str, str]) -> str | None:
 
 def global_git_configs(env: Mapping[str, str]) -> list[str]:
     """The person's global config files in the order git reads them (the last value wins)."""
-    if env.get("GIT_CONFIG_GLOBAL"):
-        return [env["GIT_CONFIG_GLOBAL"]]
+    if "GIT_CONFIG_GLOBAL" in env:  # set empty, git reads no global config at all
+        return [env["GIT_CONFIG_GLOBAL"]] if env["GIT_CONFIG_GLOBAL"] else []
     home = _home(env)
     configs = []
     xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else None)
