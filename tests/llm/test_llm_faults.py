@@ -45,6 +45,11 @@ async def test_429_honours_retry_after() -> None:
     ("3600", [], "it asks to wait 60 min before the next request"),
     ("86400", [], "it asks to wait 24 h before the next request"),
     ("9000", [], "it asks to wait 2 h 30 min before the next request"),
+    ("604800", [], "it asks to wait 168 h before the next request"),
+    ("604801", [], "it asks to wait more than a week before the next request"),
+    ("1e300", [], "it asks to wait more than a week before the next request"),
+    ("Fri, 31 Dec 9999 23:59:59 GMT", [],
+     "it asks to wait more than a week before the next request"),
 ])
 async def test_a_wait_past_a_minute_is_said_not_retried(header, slept, said) -> None:
     # a daily quota used up ("come back in an hour"): retried after the 60 s cap it only

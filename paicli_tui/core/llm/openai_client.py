@@ -81,8 +81,15 @@ def retry_after_seconds(value: str | None) -> float | None:
     return max(0.0, seconds) if math.isfinite(seconds) else None  # "nan", "inf"
 
 
+WEEK_S = 7 * 24 * 3600
+
+
 def _wait_words(seconds: float) -> str:
-    """``2 min``, ``1 h 30 min``, ``90 s``: how long a provider asks to wait."""
+    """``2 min``, ``1 h 30 min``, ``90 s``: how long a provider asks to wait; past a week,
+    ``more than a week`` (a header of '1e300' or a date in the year 9999 wrote out its
+    hundreds of digits)."""
+    if seconds > WEEK_S:
+        return "more than a week"
     if seconds < 120:
         return f"{seconds:.0f} s"
     minutes = round(seconds / 60)
