@@ -31,6 +31,8 @@ def _replies(*texts: str) -> list[httpx.Response]:
 @pytest.mark.parametrize(("written", "why"), [
     (BASH, "no tool named 'bash'"),
     (BROKEN, "not valid JSON (Expecting ',' delimiter at position 51)"),
+    ('<tool_call>{"function": "bash", "arguments": {"command": "ls"}}</tool_call>',
+     "no tool named 'bash'"),
     ("I will look.\n<tool_call>[1, 2]</tool_call>",
      'not a {"name": …, "arguments": {…}} object'),
 ])

@@ -90,6 +90,14 @@ def test_a_flood_of_calls_stays_text() -> None:
 @pytest.mark.parametrize(("text", "why"), [
     ('<tool_call>{"name": "bash", "arguments": {}}</tool_call>', "no tool named 'bash'"),
     ('<tool_call>{"function": {"name": "shell", "arguments": {}}}', "no tool named 'shell'"),
+    # the function's name given as the function itself, or something else there: these
+    # raised AttributeError, and the turn ended on an internal error
+    ('<tool_call>{"function": "bash", "arguments": {}}</tool_call>', "no tool named 'bash'"),
+    ('<tool_call>{"function": "read_file", "path": "a"}</tool_call>',
+     'not a {"name": …, "arguments": {…}} object'),
+    ('<tool_call>{"function": 1, "name": "x"}</tool_call>', "no tool named 'x'"),
+    ('<tool_call>[{"function": ["bash"]}]</tool_call>',
+     'not a {"name": …, "arguments": {…}} object'),
     ('<tool_call>```json\n{"name": "read_file", "arguments": {"path": 1}\n```</tool_call>',
      "not valid JSON (Expecting ',' delimiter at position 47)"),
     ('<tool_call>{"name": "read_file", "arguments": "{oops"}</tool_call>',

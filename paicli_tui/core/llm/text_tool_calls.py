@@ -186,12 +186,23 @@ def unread_tagged_call(content: str, offered: Collection[str]) -> str | None:
         for item in data if isinstance(data, list) else [data]:
             if _call(item, offered) is not None:
                 continue
-            function = item.get("function") if isinstance(item, dict) else None
-            name = (function or item).get("name") if isinstance(item, dict) else None
+            name = _named(item)
             if isinstance(name, str) and name not in offered:
                 return f"no tool named {name[:60]!r}"
             return 'not a {"name": …, "arguments": {…}} object'
     return "not one call the tools take"  # each read alone, together past the limit
+
+
+def _named(item: object) -> object:
+    """The tool a call written as text names: ``{"name": …}``, ``{"function": {"name":
+    …}}`` or ``{"function": "bash"}`` (a weak model's; a string or a number there raised
+    AttributeError and ended the turn on an internal error)."""
+    if not isinstance(item, dict):
+        return None
+    function = item.get("function")
+    if isinstance(function, dict):
+        return function.get("name")
+    return function if isinstance(function, str) else item.get("name")
 
 
 def _tag_bodies(text: str) -> list[str]:
