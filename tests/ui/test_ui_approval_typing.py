@@ -185,3 +185,29 @@ async def test_a_key_pressed_before_the_dialog_armed_and_read_after_is_typing(se
         await wait_until(pilot, lambda: dialog.armed)  # quiet again: now it answers
         await pilot.press("n")
         await wait_until(pilot, lambda: decisions == ["deny"])
+
+
+async def test_a_paste_as_the_dialog_opens_goes_into_the_message(settings, project_dir):
+    """Found in tmux: text pasted as the approval dialog appeared (it has no field to take
+    it) vanished, neither in the dialog nor in the message. It goes into the message, while
+    the dialog waits for a quiet keyboard and once it answers keys."""
+    from textual import events
+
+    decisions: list[str] = []
+    app = asking_app(settings, project_dir, decisions, asks_at_once())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.screen.session is not None)
+        prompt = app.screen.query_one(PromptInput)
+        await pilot.press(*"go", "enter")
+        await wait_for_screen(pilot, ApprovalModal)
+        dialog = app.screen
+        app.post_message(events.Paste("see 粘贴的文字, yes"))
+        await wait_until(pilot, lambda: prompt.text == "see 粘贴的文字, yes", 30,
+                         lambda: prompt.text)
+        await wait_until(pilot, lambda: dialog.armed)
+        app.post_message(events.Paste(" and more"))
+        await wait_until(pilot, lambda: prompt.text == "see 粘贴的文字, yes and more", 30,
+                         lambda: prompt.text)
+        assert decisions == [] and app.screen is dialog
+        await pilot.press("n")
+        await wait_until(pilot, lambda: decisions == ["deny"])

@@ -27,8 +27,9 @@ from textual.widgets import Button
 
 from .dialog_keys import CTRL_C
 
-Typed = Callable[[events.Key], None]
-"""Receives a key typed before the dialog answers keys (the chat input's typing)."""
+Typed = Callable[[events.Key | events.Paste], None]
+"""Receives a key typed before the dialog answers keys, or a paste no field of the dialog
+took (the chat input's typing)."""
 
 
 class QuietStart(ModalScreen[Any]):
@@ -83,5 +84,14 @@ class QuietStart(ModalScreen[Any]):
             self._wait_for_quiet()
         elif self._arm_timer is not None:
             self._arm_timer.reset()  # still typing: wait for the keyboard to rest
+        if self._typed is not None:
+            self._typed(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste no field of the dialog took (the approval has none) was meant for the
+        message being written; it vanished before, armed or not."""
+        event.stop()
+        if not self.armed and self._arm_timer is not None:
+            self._arm_timer.reset()  # pasting is typing: wait for the keyboard to rest
         if self._typed is not None:
             self._typed(event)

@@ -524,10 +524,13 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
             event.prevent_default()
             prompt.type_character(event.character)
 
-    def typed_under_dialog(self, event: events.Key) -> None:
-        """A key typed as a dialog of the agent's opened: it was meant for the message being
-        written, so it goes there (a dialog takes keys once the keyboard rests)."""
-        if event.is_printable and event.character:
+    def typed_under_dialog(self, event: events.Key | events.Paste) -> None:
+        """A key typed as a dialog of the agent's opened, or a paste none of its fields took:
+        it was meant for the message being written, so it goes there (a dialog takes keys
+        once the keyboard rests)."""
+        if isinstance(event, events.Paste):
+            self.prompt.paste_text(event.text)
+        elif event.is_printable and event.character:
             self.prompt.type_character(event.character)
         elif event.key == "backspace":
             self.prompt.action_delete_left()
