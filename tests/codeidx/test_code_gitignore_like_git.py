@@ -284,3 +284,30 @@ def test_git_config_global_replaces_the_persons_config_files(
     monkeypatch.delenv("XDG_CONFIG_HOME")
     assert walked(root) == listed_by_git_for(root, env)
     assert ignored not in walked(root) and kept in walked(root)
+
+
+def test_a_config_including_itself_again_and_again_is_read_a_bounded_number_of_times(
+        tmp_path: Path, monkeypatch) -> None:
+    """A repository's .git/config that includes itself a hundred times: with ten levels of
+    includes followed, 100^10 reads, and the walk of every grep and glob never ended."""
+    from paicli_tui.core.code import person_excludes
+
+    root = project(tmp_path / "p", {})
+    (root / ".git" / "config").write_text(
+        "[include]\n" + "\tpath = config\n" * 100 + "[core]\n\texcludesFile = ~/one\n")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "one").write_text("a\n")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    reads = []
+    real_read = person_excludes.read_regular_text
+
+    def counted(path, limit):
+        reads.append(path)
+        if len(reads) > 1_000:  # unbounded: fail rather than read on for ever
+            raise AssertionError("the config was read again and again")
+        return real_read(path, limit)
+
+    monkeypatch.setattr(person_excludes, "read_regular_text", counted)
+    assert "a" not in walked(root) and "ab" in walked(root)
+    config_reads = [path for path in reads if str(path).endswith(os.path.join(".git", "config"))]
+    assert len(config_reads) <= 2 * (1 + person_excludes.MAX_INCLUDED_FILES)

@@ -54,12 +54,22 @@ def global_git_configs(env: Mapping[str, str]) -> list[str]:
 
 MAX_INCLUDE_DEPTH = 10
 """git's own limit: a file including itself is an error there, and read no deeper here."""
+MAX_INCLUDED_FILES = 32
+"""Included files read for one config file in all. A repository's config that includes
+itself twice on each of ten levels would be read 2^10 times, a hundred times 100^10: the
+walk would never end (git itself stops at the first level past ten)."""
 
 
-def config_file_entries(config: str, env: Mapping[str, str],
-                        depth: int = 0) -> list[tuple[str, str]]:
+def config_file_entries(config: str, env: Mapping[str, str]) -> list[tuple[str, str]]:
     """The entries of one git config file as :func:`config_entries` gives them, with each
     ``include.path`` replaced by the entries of the file it names, where git reads them."""
+    return _entries_with_includes(config, env, 0, [MAX_INCLUDED_FILES])
+
+
+def _entries_with_includes(config: str, env: Mapping[str, str], depth: int,
+                           budget: list[int]) -> list[tuple[str, str]]:
+    """:func:`config_file_entries` ``depth`` includes down; ``budget``: the included files
+    still to be read, shared by the whole tree of includes."""
     try:
         text, _ = read_regular_text(config, MAX_CONFIG_BYTES)
     except OSError:  # missing, unreadable, a FIFO
@@ -68,11 +78,12 @@ def config_file_entries(config: str, env: Mapping[str, str],
     for key, value in config_entries(text):
         if key != "include.path":
             entries.append((key, value))
-        elif value and depth < MAX_INCLUDE_DEPTH:
+        elif value and depth < MAX_INCLUDE_DEPTH and budget[0] > 0:
             included = _home_expanded(value, env)
             if included is not None:
-                entries += config_file_entries(
-                    os.path.join(os.path.dirname(config), included), env, depth + 1)
+                budget[0] -= 1
+                entries += _entries_with_includes(
+                    os.path.join(os.path.dirname(config), included), env, depth + 1, budget)
     return entries
 
 
