@@ -114,6 +114,20 @@ async def test_export_writes_a_new_file_under_the_project(paicli_home, project_d
     assert (project_dir / ".paicli" / ".gitignore").read_text() == "*\n"
 
 
+async def test_export_before_any_message_writes_nothing(settings, project_dir) -> None:
+    """Found in tmux: a session of only !commands exported 'the conversation (0 messages
+    from you, 0 tool calls)' to a new file holding one heading line. Before any message
+    there is nothing to export, and the chat says so."""
+    app = make_app(settings, project_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/export")
+        await wait_until(pilot, lambda: any("export" in n for n in notices(app)),
+                         explain=lambda: notices(app))
+        assert "Nothing to export: no message has been sent in this conversation yet. " \
+            "Nothing was written." in notices(app)
+    assert not (project_dir / ".paicli" / "exports").exists()
+
+
 async def test_export_never_follows_a_dot_dir_leading_out(settings, project_dir,
                                                           tmp_path) -> None:
     elsewhere = tmp_path / "elsewhere"

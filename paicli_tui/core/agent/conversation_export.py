@@ -35,6 +35,12 @@ class ExportedText:
     turns: int
     """The person's messages in it."""
     calls: int
+    sections: int = 0
+    """The parts under the heading (0: nothing to export, a file of one heading line)."""
+
+
+NOTHING_TO_EXPORT = ("Nothing to export: no message has been sent in this conversation yet. "
+                     "Nothing was written.")
 
 
 def code_span(text: str) -> str:
@@ -100,7 +106,7 @@ def conversation_markdown(history: Sequence[Message], heading: str,
             if blocks:
                 parts.append("## Assistant\n\n" + "\n\n".join(blocks))
     text = "\n\n".join(parts) + "\n"
-    return ExportedText(redact(text), turns, calls)
+    return ExportedText(redact(text), turns, calls, len(parts) - 1)
 
 
 def default_export_path(project_root: Path, session_id: str, now: datetime) -> Path:

@@ -46,6 +46,7 @@ class ConversationOutputsMixin:
     @work(group="export", exit_on_error=False)
     async def export_conversation(self: ChatScreen, wanted: str) -> None:
         from ...core.agent.conversation_export import (
+            NOTHING_TO_EXPORT,
             conversation_markdown,
             default_export_path,
             path_span,
@@ -60,6 +61,9 @@ class ConversationOutputsMixin:
             conversation_markdown, list(session.history),
             f"paicli-tui conversation {session.session_id} · {root.name} · "
             f"{now:%Y-%m-%d %H:%M}", lambda text: redact_known(text, secrets))
+        if not exported.sections:  # a file of one heading line read as a failed export
+            self.say(NOTHING_TO_EXPORT, "warning")
+            return
         if not wanted:
             try:
                 await asyncio.to_thread(prepare_export_folder, root)
