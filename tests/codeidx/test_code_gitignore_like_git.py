@@ -286,15 +286,19 @@ def test_git_config_global_replaces_the_persons_config_files(
     assert ignored not in walked(root) and kept in walked(root)
 
 
+@pytest.mark.parametrize("included", ["config", "big"])
 def test_a_config_including_itself_again_and_again_is_read_a_bounded_number_of_times(
-        tmp_path: Path, monkeypatch) -> None:
+        tmp_path: Path, monkeypatch, included: str) -> None:
     """A repository's .git/config that includes itself a hundred times: with ten levels of
-    includes followed, 100^10 reads, and the walk of every grep and glob never ended."""
+    includes followed, 100^10 reads, and the walk of every grep and glob never ended; one
+    that includes a file of 600,000 characters a hundred times read 32 of them at every
+    walk. What a config brings with its includes is bounded like one config file."""
     from paicli_tui.core.code import person_excludes
 
     root = project(tmp_path / "p", {})
+    (root / ".git" / "big").write_text("[x]\n" + "\ta = b\n" * 100_000)
     (root / ".git" / "config").write_text(
-        "[include]\n" + "\tpath = config\n" * 100 + "[core]\n\texcludesFile = ~/one\n")
+        "[core]\n\texcludesFile = ~/one\n[include]\n" + f"\tpath = {included}\n" * 100)
     (tmp_path / "home").mkdir()
     (tmp_path / "home" / "one").write_text("a\n")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
@@ -302,12 +306,14 @@ def test_a_config_including_itself_again_and_again_is_read_a_bounded_number_of_t
     real_read = person_excludes.read_regular_text
 
     def counted(path, limit):
-        reads.append(path)
         if len(reads) > 1_000:  # unbounded: fail rather than read on for ever
             raise AssertionError("the config was read again and again")
-        return real_read(path, limit)
+        text, whole = real_read(path, limit)
+        reads.append((str(path), len(text)))
+        return text, whole
 
     monkeypatch.setattr(person_excludes, "read_regular_text", counted)
-    assert "a" not in walked(root) and "ab" in walked(root)
-    config_reads = [path for path in reads if str(path).endswith(os.path.join(".git", "config"))]
-    assert len(config_reads) <= 2 * (1 + person_excludes.MAX_INCLUDED_FILES)
+    assert "a" not in walked(root)
+    of_the_repository = [size for path, size in reads if os.sep + ".git" + os.sep in path]
+    assert len(of_the_repository) <= 1 + person_excludes.MAX_INCLUDED_FILES
+    assert sum(of_the_repository) <= person_excludes.MAX_CONFIG_BYTES

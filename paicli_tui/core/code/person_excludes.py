@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...regular_files import read_regular_text
@@ -57,31 +58,42 @@ MAX_INCLUDE_DEPTH = 10
 MAX_INCLUDED_FILES = 32
 """Included files read for one config file in all. A repository's config that includes
 itself twice on each of ten levels would be read 2^10 times, a hundred times 100^10: the
-walk would never end (git itself stops at the first level past ten)."""
+walk would never end (git itself stops at the first level past ten). Their text counts
+toward the MAX_CONFIG_BYTES of the file that includes them (32 files of a megabyte each took
+8 s to read at every walk)."""
+
+
+@dataclass
+class _Budget:
+    """What a config file and the files it includes may still bring, in all."""
+
+    files: int = MAX_INCLUDED_FILES
+    chars: int = MAX_CONFIG_BYTES
 
 
 def config_file_entries(config: str, env: Mapping[str, str]) -> list[tuple[str, str]]:
     """The entries of one git config file as :func:`config_entries` gives them, with each
     ``include.path`` replaced by the entries of the file it names, where git reads them."""
-    return _entries_with_includes(config, env, 0, [MAX_INCLUDED_FILES])
+    return _entries_with_includes(config, env, 0, _Budget())
 
 
 def _entries_with_includes(config: str, env: Mapping[str, str], depth: int,
-                           budget: list[int]) -> list[tuple[str, str]]:
-    """:func:`config_file_entries` ``depth`` includes down; ``budget``: the included files
-    still to be read, shared by the whole tree of includes."""
+                           budget: _Budget) -> list[tuple[str, str]]:
+    """:func:`config_file_entries` ``depth`` includes down, within ``budget``, shared by
+    the whole tree of includes."""
     try:
-        text, _ = read_regular_text(config, MAX_CONFIG_BYTES)
+        text, _ = read_regular_text(config, max(0, budget.chars))
     except OSError:  # missing, unreadable, a FIFO
         return []
+    budget.chars -= len(text)
     entries: list[tuple[str, str]] = []
     for key, value in config_entries(text):
         if key != "include.path":
             entries.append((key, value))
-        elif value and depth < MAX_INCLUDE_DEPTH and budget[0] > 0:
+        elif value and depth < MAX_INCLUDE_DEPTH and budget.files > 0 and budget.chars > 0:
             included = _home_expanded(value, env)
             if included is not None:
-                budget[0] -= 1
+                budget.files -= 1
                 entries += _entries_with_includes(
                     os.path.join(os.path.dirname(config), included), env, depth + 1, budget)
     return entries
