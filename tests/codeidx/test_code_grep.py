@@ -235,7 +235,10 @@ def test_a_long_line_shows_the_part_around_its_match(
     # the repository's own excludes win over the person's, every .gitignore over both
     ("*.txt\n", "!keep2.txt\n", "", ["keep2.txt"]),
     ("*.txt\n", "*.txt\n", "!person.txt\n", ["person.txt"]),
-], ids=["info-exclude", "persons-excludes", "exclude-wins", "gitignore-wins"])
+    # past the megabyte the walk reads of it: ripgrep read it whole and hid person.txt,
+    # which glob_files, @path and the index list
+    ("#" * 1_000_000 + "\nperson.txt\n", "", "", ["debug2.txt", "keep2.txt", "person.txt"]),
+], ids=["info-exclude", "persons-excludes", "exclude-wins", "gitignore-wins", "huge"])
 def test_both_backends_leave_out_what_gits_excludes_files_list(
         project_dir: Path, monkeypatch, use_rg: bool, person: str, exclude: str,
         gitignore: str, kept: list[str]) -> None:

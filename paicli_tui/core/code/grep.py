@@ -19,6 +19,7 @@ from .ignore import (
     ALWAYS_SKIPPED_DIRS,
     GIT_POINTER,
     MAX_FILE_BYTES,
+    MAX_IGNORE_FILE_BYTES,
     git_excludes_files,
     is_binary_bytes,
     read_listed_file,
@@ -220,6 +221,10 @@ def _ripgrep_backend(rg: str, root: Path, options: GrepOptions, start: str,
     # neither $GIT_CONFIG_GLOBAL nor a repository's config), lowest first as in git
     for excludes in git_excludes_files(root):
         if excludes.is_file():  # never a FIFO: ripgrep would wait on it
+            if excludes.stat().st_size > MAX_IGNORE_FILE_BYTES:
+                # the walk reads only its start, ripgrep would read it whole (a repository's
+                # config can name any file): their answers would differ, so Python scans
+                return None
             args += ["--ignore-file", str(excludes)]
     for name in sorted(ALWAYS_SKIPPED_DIRS):
         args += ["--glob", f"!{name}/"]
