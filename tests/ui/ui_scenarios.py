@@ -57,11 +57,29 @@ async def settle(pilot: Pilot, rounds: int = 3) -> None:
     for _ in range(rounds):
         await pilot.pause(0.05)
     await pilot.wait_for_scheduled_animations()
+    await _anchored_logs_at_their_end(pilot)
     for screen in pilot.app.screen_stack:
         for widget in screen.query("Input, TextArea"):
             widget.cursor_blink = False  # type: ignore[attr-defined]
         freeze_clocks(screen)
     await pilot.pause()
+
+
+async def _anchored_logs_at_their_end(pilot: Pilot, seconds: float = 5.0) -> None:
+    """An anchored chat log scrolls to its end on a later refresh; on a loaded machine the
+    picture could be taken before it did (CI saw the 50x16 plan review's background scrollbar
+    one fraction of a row off). Not for a log the scene scrolled up on purpose."""
+    from paicli_tui.ui.widgets.chat_log import ChatLog
+
+    def behind() -> list[ChatLog]:
+        return [log for screen in pilot.app.screen_stack for log in screen.query(ChatLog)
+                if log.is_anchored and not log._anchor_released
+                and log.scroll_y < log.max_scroll_y]
+
+    for _ in range(int(seconds / 0.05)):
+        if not behind():
+            return
+        await pilot.pause(0.05)
 
 
 def freeze_clocks(screen: Screen, waited: float = 3.2, tool_running: float = 4.0) -> None:
