@@ -191,7 +191,7 @@ def scenes(settings: Settings, project: Path) -> list[Scene]:
 
     out.append(Scene("gauge_zones", GaugeZones(), settle,
                      "Four gauges: ok (green), near clearing (yellow), clearing (bold "
-                     "yellow), compacting (red); markers at 57k and 95k.", screen="Screen"))
+                     "yellow), compacts next (red); markers at 57k and 95k.", screen="Screen"))
 
     memory = _app(_backend(settings, project, session=FakeSession(), client=FakeClient()))
 
@@ -325,7 +325,7 @@ class GaugeZones(App):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            for label in ("ok", "near clearing", "clearing", "compacting"):
+            for label in ("ok", "near clearing", "clearing", "compacts next"):
                 yield Label(label)
                 yield ContextGauge()
 

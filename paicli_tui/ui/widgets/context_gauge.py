@@ -11,7 +11,10 @@ from ..format import fmt_tokens, zone_for
 from .gauge_bar import GaugeBar
 
 ZONE_LABELS = {"ok": "ok", "near": "near clearing", "clearing": "clearing",
-               "compaction": "compacting"}
+               "compaction": "compacts next"}
+"""Past the compaction trigger the history is compacted before the next request, not now:
+"compacting" beside an idle gauge (362% after a huge reply) read as work under way. While
+a compaction runs, the gauge's state says "compacting…" instead."""
 
 SPARK_POINTS = 40
 """Requests kept in the sparkline (older ones scroll out)."""
