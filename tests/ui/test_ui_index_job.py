@@ -122,6 +122,40 @@ async def test_the_welcome_line_says_the_index_is_ready_once_index_built_it(sett
         assert "no code index yet" not in str(welcome.render())
 
 
+class FailingCode(HeldCode):
+    """A build that fails once released (the embedder cannot load)."""
+
+    def index(self, progress: Callable[[IndexStep], None]) -> str:
+        progress(IndexStep(23, 23, "", "scan", ""))
+        assert self.release.wait(20), "the test never released the build"
+        raise RuntimeError("the embedder could not load")
+
+
+@pytest.mark.parametrize(("code_kind", "after"), [
+    (HeldCode, "code index ready"),
+    (FailingCode, "no code index yet (/index builds it)"),  # nothing built: say so again
+])
+async def test_the_welcome_line_says_the_index_is_building_while_it_builds(settings,
+                                                                          project_dir,
+                                                                          code_kind, after):
+    """Found in tmux: for the minutes a first build took, the welcome line above said "no
+    code index yet (/index builds it)" while /index was running. It says the index is
+    building until the build ends."""
+    code = code_kind()
+    app = PaicliApp(settings, project_dir, backend=FakeBackend(
+        settings, project_dir, session=FakeSession(), client=FakeClient(), code_=code))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query(WelcomeLine)))
+        welcome = app.screen.query_one(WelcomeLine)
+        app.screen.action_slash("/index")
+        await wait_until(pilot, lambda: "code index building (the footer shows how far)"
+                         in str(welcome.render()), 30, lambda: str(welcome.render()))
+        assert "no code index yet" not in str(welcome.render())
+        code.release.set()
+        await wait_until(pilot, lambda: after in str(welcome.render()), 30,
+                         lambda: str(welcome.render()))
+
+
 @pytest.mark.parametrize(("event", "loaded", "expected"), [
     (IndexStep(23, 23, "", "scan"), False, IndexState(True, 0, 0, "scanning files: 23 found")),
     (IndexStep(0, 23, "", "parse"), False,

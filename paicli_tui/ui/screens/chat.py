@@ -185,14 +185,17 @@ class ChatScreen(SlashCommandsMixin, ConversationOutputsMixin, PlanViewMixin, Pa
     def index_changed(self, state: IndexState) -> None:
         """An index build ended (started here or in code search): the chat keeps a line of
         it (the toast goes after a few seconds; the welcome line may say "no index yet")."""
-        if self.index_running and not state.running and state.summary:
+        built = self.index_running and not state.running and state.summary
+        if built:
             self.call_later(self.chat.add_notice,
                             f"Code index: {state.summary}" if not state.failed
                             else f"Code index build failed: {state.summary}",
                             "error" if state.failed else "info")
-            if not state.failed:
-                for welcome in self.chat.query(WelcomeLine):
-                    welcome.index_built()
+        for welcome in self.chat.query(WelcomeLine):
+            if built and not state.failed:
+                welcome.index_built()
+            elif state.running != self.index_running:
+                welcome.index_building(state.running)
         self.index_running = state.running
 
     def memories_counted(self, count: int) -> None:

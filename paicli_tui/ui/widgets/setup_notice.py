@@ -15,6 +15,7 @@ class SetupNotice(Static):
 
 
 NO_CODE_INDEX = "no code index yet (/index builds it)"
+CODE_INDEX_BUILDING = "code index building (the footer shows how far)"
 CODE_INDEX_READY = "code index ready"
 FACT_SEPARATOR = " · "
 
@@ -48,9 +49,22 @@ class WelcomeLine(Static):
     def index_built(self) -> None:
         """An index build finished in this session: the line stops telling the person to
         build one (it stays at the top of the chat, read long after it was written)."""
-        if NO_CODE_INDEX in self.text:
-            self.text = self.text.replace(NO_CODE_INDEX, CODE_INDEX_READY)
-            self.update(self.text)
+        self._index_fact((NO_CODE_INDEX, CODE_INDEX_BUILDING), CODE_INDEX_READY)
+
+    def index_building(self, running: bool) -> None:
+        """A first build started, or stopped without an index: while it ran the line kept
+        telling the person to run /index, which was running."""
+        if running:
+            self._index_fact((NO_CODE_INDEX,), CODE_INDEX_BUILDING)
+        else:
+            self._index_fact((CODE_INDEX_BUILDING,), NO_CODE_INDEX)
+
+    def _index_fact(self, olds: tuple[str, ...], new: str) -> None:
+        for old in olds:
+            if old in self.text:
+                self.text = self.text.replace(old, new)
+                self.update(self.text)
+                return
 
     def memories_counted(self, count: int) -> None:
         """The store changed (a save, the browser) or could be read again: the line keeps
