@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from textual import events
-from textual._time import get_time  # the clock every Textual message is stamped with
 from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.timer import Timer
@@ -26,6 +25,11 @@ from textual.widget import Widget
 from textual.widgets import Button
 
 from .dialog_keys import CTRL_C
+
+try:  # the clock every Textual message is stamped with (a private module of Textual's)
+    from textual._time import get_time
+except ImportError:  # moved in a later Textual: its clock is the monotonic one
+    from time import monotonic as get_time
 
 Typed = Callable[[events.Key | events.Paste], None]
 """Receives a key typed before the dialog answers keys, or a paste no field of the dialog
