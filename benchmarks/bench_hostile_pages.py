@@ -15,6 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from growth_ratio import report_growth  # noqa: E402
+
 from paicli_tui.core.web.page import html_to_markdown  # noqa: E402
 
 SHAPES = {
@@ -26,24 +28,15 @@ SHAPES = {
     "nested svg": lambda n: "<svg><math>" * (n // 11),
     "paragraphs": lambda n: "<p>a</p>" * (n // 8),
 }
-RATIO_LIMIT = 8.0
 
 
-def cpu_seconds(html: str) -> float:
-    started = time.process_time()
-    html_to_markdown(html, deadline=time.monotonic() + 3_600)
-    return max(time.process_time() - started, 1e-3)  # a too-quick run's ratio is noise
+def convert(html: str) -> object:
+    return html_to_markdown(html, deadline=time.monotonic() + 3_600)
 
 
 def main() -> int:
     size = int(sys.argv[1]) if len(sys.argv) > 1 else 25_000
-    worst = 0.0
-    for name, shape in SHAPES.items():
-        times = [cpu_seconds(shape(size * factor)) for factor in (1, 2, 4)]
-        ratio = times[2] / times[0]
-        worst = max(worst, ratio)
-        print(f"{name:16} " + "  ".join(f"{t:7.3f}s" for t in times) + f"  ratio {ratio:5.1f}")
-    return 1 if worst > RATIO_LIMIT else 0
+    return report_growth(SHAPES, convert, size)
 
 
 if __name__ == "__main__":

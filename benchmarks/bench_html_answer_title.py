@@ -9,10 +9,11 @@ from every '<title' gave about 16. Exits with 1 when a shape's ratio is over 8.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from growth_ratio import report_growth  # noqa: E402
 
 from paicli_tui.core.llm.html_answer import page_title  # noqa: E402
 
@@ -21,27 +22,13 @@ SHAPES = {
     "open headings": lambda n: "<h1 " * (n // 4),
     "a real page": lambda n: "<html><title>502 Bad Gateway</title>" + "<p>a</p>" * (n // 8),
 }
-RATIO_LIMIT = 8.0
 REPEAT = 20
 """Each size runs this many times: one run of a linear shape is too quick to time."""
 
 
-def cpu_seconds(text: str) -> float:
-    started = time.process_time()
-    for _ in range(REPEAT):
-        page_title(text)
-    return max(time.process_time() - started, 1e-3)  # a too-quick run's ratio is noise
-
-
 def main() -> int:
     size = int(sys.argv[1]) if len(sys.argv) > 1 else 16_000
-    worst = 0.0
-    for name, shape in SHAPES.items():
-        times = [cpu_seconds(shape(size * factor)) for factor in (1, 2, 4)]
-        ratio = times[2] / times[0]
-        worst = max(worst, ratio)
-        print(f"{name:14} " + "  ".join(f"{t:7.3f}s" for t in times) + f"  ratio {ratio:5.1f}")
-    return 1 if worst > RATIO_LIMIT else 0
+    return report_growth(SHAPES, page_title, size, REPEAT)
 
 
 if __name__ == "__main__":
