@@ -44,6 +44,8 @@ def resumed_line(session_id: str, history: list) -> str:
     from ..core.messages import InternalKind, Role
 
     users = sum(1 for m in history if m.role is Role.USER and m.internal is None)
+    if not users:  # a session of !commands (or a plan) only: the picker says "only commands"
+        return f"Resumed session {session_id} · no message from you yet."
     since = " since the summary of the older turns" if any(
         m.internal is InternalKind.SUMMARY for m in history) else ""
     return f"Resumed session {session_id} · {counted(users, 'message')} from you{since}."

@@ -45,6 +45,7 @@ async def test_a_session_of_commands_only_is_listed_and_resumed(settings, projec
 
         await wait_until(pilot, lambda: any(n.startswith(f"Resumed session {ran}")
                                             for n in notices()), explain=notices)
+        assert f"Resumed session {ran} · no message from you yet." in notices()  # not "0 messages"
         assert "1 command you ran before quitting (`!echo hello`): its output goes with " \
                "your next message." in notices()
         # the first words the person writes name the session instead of the command
