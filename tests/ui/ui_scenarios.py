@@ -68,13 +68,14 @@ async def settle(pilot: Pilot, rounds: int = 3) -> None:
 async def _anchored_logs_at_their_end(pilot: Pilot, seconds: float = 5.0) -> None:
     """An anchored chat log scrolls to its end on a later refresh; on a loaded machine the
     picture could be taken before it did (CI saw the 50x16 plan review's background scrollbar
-    one fraction of a row off). Not for a log the scene scrolled up on purpose."""
+    one fraction of a row off). Not for a log the scene scrolled up on purpose, nor for one
+    shorter than its view (its scroll_y can sit below 0 there, which is its end)."""
     from paicli_tui.ui.widgets.chat_log import ChatLog
 
     def behind() -> list[ChatLog]:
         return [log for screen in pilot.app.screen_stack for log in screen.query(ChatLog)
                 if log.is_anchored and not log._anchor_released
-                and log.scroll_y < log.max_scroll_y]
+                and 0 < log.max_scroll_y and log.scroll_y < log.max_scroll_y]
 
     for _ in range(int(seconds / 0.05)):
         if not behind():
