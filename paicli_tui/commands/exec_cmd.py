@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -282,16 +284,9 @@ class _Printer:
             self._note(plan_finished_line(event))
         elif isinstance(event, ev.ToolCallsFromText) and not event.asked:
             self._note(f"[tools] {ev.text_calls_notice(event)}")
-        elif isinstance(event, ev.StreamLinesSkipped):
-            self._note(f"[stream] {ev.skipped_lines_notice(event)}")
-        elif isinstance(event, ev.TextCallUnread):
-            self._note(f"[tools] {ev.text_call_unread_notice(event)}")
-        elif isinstance(event, ev.ReplyAtOutputLimit):
-            self._note(f"[reply] {ev.output_limit_notice(event)}")
-        elif isinstance(event, ev.ReplyFiltered):
-            self._note(f"[reply] {ev.filtered_notice(event)}")
-        elif isinstance(event, ev.FilesAttached):
-            self._note(f"[files] {ev.attached_notice(event)}")
+        elif type(event) in _tagged_notices():
+            tag, notice = _tagged_notices()[type(event)]
+            self._note(f"[{tag}] {notice(event)}")
         elif isinstance(event, ev.MemoryNotice):
             self._note(f"[memory] {event.detail}")
         elif isinstance(event, ev.McpServerChanged):
@@ -321,6 +316,19 @@ class _Printer:
         if not self.as_json:
             print(f"session: {self.session} (continue with: paicli-tui exec --resume "
                   f"{self.session} ...)", file=self.err, flush=True)
+
+
+@cache
+def _tagged_notices() -> dict[type, tuple[str, Callable[[Any], str]]]:
+    """Events exec reports as ``[tag]`` and the notice the chat shows for them too (built on
+    first use: the core's events load inside run(), so --help stays light)."""
+    from ..core.contracts import events as ev
+
+    return {ev.StreamLinesSkipped: ("stream", ev.skipped_lines_notice),
+            ev.TextCallUnread: ("tools", ev.text_call_unread_notice),
+            ev.ReplyAtOutputLimit: ("reply", ev.output_limit_notice),
+            ev.ReplyFiltered: ("reply", ev.filtered_notice),
+            ev.FilesAttached: ("files", ev.attached_notice)}
 
 
 def _short_id(subagent: str) -> str:
